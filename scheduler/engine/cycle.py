@@ -1,0 +1,200 @@
+"""One scheduling cycle in teaching mode: every filter on every node, then scores, then the choice.
+
+What a node *reports* (and the FailedScheduling message) is still the first failing plugin in
+profile order, exactly as kube-scheduler, which stops at that plugin.
+"""
+
+from __future__ import annotations
+
+import random
+
+from scheduler.engine.decision import Decision
+from scheduler.engine.fit_error import fit_error_message, preemption_message
+from scheduler.engine.framework import (
+    MAX_NODE_SCORE,
+    MIN_NODE_SCORE,
+    Code,
+    CycleState,
+    PreFilterResult,
+    ScoreColumn,
+    Status,
+    Why,
+)
+from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.profile import Profile, default_profile
+from scheduler.engine.snapshot import Snapshot
+
+
+class ScoreOutOfRange(RuntimeError):
+    pass
+
+
+def schedule(
+    pod: dict | PodInfo,
+    snapshot: Snapshot,
+    profile: Profile | None = None,
+    *,
+    score_all_nodes: bool = False,
+    tie_break: str = "deterministic",
+    seed: int | None = None,
+) -> Decision:
+    """Explain where `pod` goes. `score_all_nodes` scores every node, as upstream's plugin tests do."""
+    profile = profile or default_profile()
+    pod_info = pod if isinstance(pod, PodInfo) else PodInfo.of(pod)
+    nodes = snapshot.nodes
+    decision = Decision(
+        pod=pod_info,
+        node_names=[node.name for node in nodes],
+        filters=profile.filters,
+        scorers=profile.scorers,
+        tie_break=tie_break,
+    )
+    state = CycleState()
+    _run_filters(decision, state, pod_info, snapshot)
+    if decision.feasible or score_all_nodes:
+        _run_scores(decision, state, pod_info, snapshot, score_all_nodes)
+    if decision.feasible:
+        _select_host(decision, tie_break, seed)
+    else:
+        decision.message = _failure_message(decision, pod_info, len(nodes))
+    return decision
+
+
+def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> None:
+    nodes = snapshot.nodes
+    allowed: frozenset[str] | None = None
+    narrowing: list[str] = []
+    for plugin in decision.filters:
+        outcome = plugin.pre_filter(state, pod, nodes, snapshot)
+        if isinstance(outcome, PreFilterResult):
+            narrowing.append(plugin.name)
+            allowed = outcome.node_names if allowed is None else allowed & outcome.node_names
+        elif isinstance(outcome, Status) and outcome.is_skip:
+            decision.skipped_filters[plugin.name] = outcome
+        elif isinstance(outcome, Status) and outcome.is_rejection:
+            if decision.prefilter_rejection is None or outcome.code is Code.UNRESOLVABLE:
+                decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
+            if outcome.code is Code.UNRESOLVABLE:
+                break  # upstream stops PreFilter at the first UnschedulableAndUnresolvable
+    if decision.prefilter_rejection is None and allowed is not None:
+        _record_absent_nodes(decision, nodes, allowed, narrowing)
+
+    # Teaching mode: each filter runs on every node, even those an earlier plugin rejected.
+    prefilter_failed = decision.prefilter_rejection
+    for plugin in decision.filters:
+        if plugin.name in decision.skipped_filters:
+            continue
+        if prefilter_failed is not None and plugin.name == prefilter_failed.plugin:
+            continue
+        failures = plugin.filter(state, pod, nodes)
+        decision.filter_failures[plugin.name] = {
+            name: _with_plugin(status, plugin.name) for name, status in failures.items()
+        }
+
+    first = decision.first_failure
+    if prefilter_failed is not None:
+        for node in nodes:
+            first[node.name] = prefilter_failed
+        return
+    first.update(decision.absent_nodes)
+    for plugin in decision.filters:
+        for name, status in decision.filter_failures.get(plugin.name, {}).items():
+            if name not in first:
+                first[name] = status
+    decision.feasible = [node.name for node in nodes if node.name not in first]
+
+
+def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: list[str]) -> None:
+    if len(narrowing) == 1:
+        reason = f"node(s) didn't satisfy plugin(s) [{narrowing[0]}]"
+    else:
+        reason = f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(narrowing))}]"
+    why = Why(
+        f"PreFilter narrowed the candidates to {sorted(allowed)} (spec.affinity.nodeAffinity matchFields "
+        "on metadata.name); this node was never considered.",
+        f"PreFilter 已把候选节点缩小为 {sorted(allowed)}（nodeAffinity 的 matchFields 指定了 "
+        "metadata.name），该节点根本不参与过滤。",
+    )
+    for node in nodes:
+        if node.name not in allowed:
+            decision.absent_nodes[node.name] = Status(Code.UNRESOLVABLE, (reason,), narrowing[0], why)
+
+
+def _with_plugin(status: Status, plugin: str) -> Status:
+    if status.plugin == plugin:
+        return status
+    return Status(status.code, status.reasons, plugin, status.why)
+
+
+def _run_scores(
+    decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot, score_all_nodes: bool
+) -> None:
+    if score_all_nodes:
+        scored = list(snapshot.nodes)
+    else:
+        if len(decision.feasible) < 2:
+            return  # one feasible node is chosen without PreScore or Score
+        feasible = set(decision.feasible)
+        scored = [node for node in snapshot.nodes if node.name in feasible]
+    decision.scored = [node.name for node in scored]
+    decision.scored_index = {name: index for index, name in enumerate(decision.scored)}
+    active = []
+    for plugin, weight in decision.scorers:
+        status = plugin.pre_score(state, pod, scored, snapshot)
+        if status is not None and status.is_skip:
+            decision.skipped_scores[plugin.name] = status
+        else:
+            active.append((plugin, weight))
+    totals = [0] * len(scored)
+    if not active:
+        totals = [1] * len(scored)
+    for plugin, weight in active:
+        column: ScoreColumn = plugin.score(state, pod, scored)
+        normalized = plugin.normalize_score(state, pod, list(column.raw))
+        column.normalized = list(column.raw) if normalized is None else normalized
+        for index, value in enumerate(column.normalized):
+            if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
+                raise ScoreOutOfRange(
+                    f"plugin {plugin.name!r} returns an invalid score {value}, it should be in the range "
+                    f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+                )
+            totals[index] += value * weight
+        decision.columns[plugin.name] = column
+    decision.totals = dict(zip(decision.scored, totals, strict=True))
+
+
+def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:
+    if len(decision.feasible) == 1 and decision.feasible[0] not in decision.totals:
+        decision.selected = decision.feasible[0]
+        decision.tied = [decision.selected]
+        return
+    candidates = [(decision.totals[name], name) for name in decision.feasible]
+    best = max(score for score, _ in candidates)
+    decision.tied = [name for score, name in candidates if score == best]
+    if tie_break == "random":
+        rng = random.Random(seed)
+        chosen = decision.tied[0]
+        for count, name in enumerate(decision.tied[1:], start=2):
+            if rng.randrange(count) == 0:  # replace the choice with probability 1/count
+                chosen = name
+        decision.selected = chosen
+    else:
+        decision.selected = min(decision.tied)
+
+
+def _failure_message(decision: Decision, pod: PodInfo, num_nodes: int) -> str:
+    statuses = [decision.first_failure[name] for name in decision.node_names]
+    policy = (pod.pod.get("spec") or {}).get("preemptionPolicy") or "PreemptLowerPriority"
+    postfilter = preemption_message(num_nodes, statuses, policy)
+    rejection = decision.prefilter_rejection
+    return fit_error_message(
+        num_nodes,
+        statuses,
+        prefilter_message=rejection.message() if rejection is not None else "",
+        postfilter_message=postfilter,
+    )
+
+
+def schedule_default(pod: dict, nodes: list[dict], pods: list[dict]) -> Decision:
+    """Convenience for one-off questions: build a snapshot and schedule with the default profile."""
+    return schedule(pod, Snapshot.from_objects(nodes, pods))

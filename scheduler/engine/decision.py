@@ -1,0 +1,132 @@
+"""A scheduling decision that explains every node: filters, scores, totals and the choice.
+
+The decision keeps what it needs compactly (failures only, score columns) and renders the
+per-node explanation on demand, so keeping thousands of them stays cheap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from scheduler.engine.framework import SUCCESS, Plugin, ScoreColumn, Status, Why
+from scheduler.engine.legacy import legacy_names
+from scheduler.engine.podinfo import PodInfo
+
+TIE_RULES = {
+    "deterministic": Why(
+        "Among nodes tied at the top total, KubeSim picks the one whose name sorts first, so a lesson "
+        "replays the same way. The real kube-scheduler picks one of them uniformly at random.",
+        "总分并列最高时，KubeSim 选名字按字典序最靠前的节点，使课堂演示可重现；真实的 kube-scheduler 会在"
+        "并列节点中均匀随机地选一个。",
+    ),
+    "random": Why(
+        "Among nodes tied at the top total, one is picked uniformly at random (reservoir sampling), "
+        "as kube-scheduler's selectHost does.",
+        "总分并列最高时，像 kube-scheduler 的 selectHost 一样，用蓄水池抽样在并列节点中均匀随机选一个。",
+    ),
+}
+
+
+@dataclass(slots=True)
+class Decision:
+    pod: PodInfo
+    node_names: list[str]
+    filters: list[Plugin]
+    scorers: list[tuple[Plugin, int]]
+    skipped_filters: dict[str, Status] = field(default_factory=dict)
+    filter_failures: dict[str, dict[str, Status]] = field(default_factory=dict)
+    prefilter_rejection: Status | None = None
+    absent_nodes: dict[str, Status] = field(default_factory=dict)
+    first_failure: dict[str, Status] = field(default_factory=dict)
+    feasible: list[str] = field(default_factory=list)
+    scored: list[str] = field(default_factory=list)
+    scored_index: dict[str, int] = field(default_factory=dict)
+    skipped_scores: dict[str, Status] = field(default_factory=dict)
+    columns: dict[str, ScoreColumn] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    selected: str | None = None
+    tied: list[str] = field(default_factory=list)
+    tie_break: str = "deterministic"
+    message: str | None = None
+
+    # -- per node ------------------------------------------------------------------------------
+    def filter_status(self, plugin: str, node: str) -> Status:
+        if self.prefilter_rejection is not None and self.prefilter_rejection.plugin == plugin:
+            return self.prefilter_rejection
+        if plugin in self.skipped_filters:
+            return self.skipped_filters[plugin]
+        if node in self.absent_nodes and self.absent_nodes[node].plugin == plugin:
+            return self.absent_nodes[node]
+        return self.filter_failures.get(plugin, {}).get(node, SUCCESS)
+
+    def node_scores(self, node: str) -> dict[str, dict]:
+        index = self.scored_index.get(node)
+        if index is None:
+            return {}
+        scores = {}
+        for plugin, weight in self.scorers:
+            column = self.columns.get(plugin.name)
+            if column is None:
+                continue
+            raw, normalized = column.raw[index], column.normalized[index]
+            detail = column.details[index] if column.details is not None else None
+            scores[plugin.name] = {
+                "raw": raw,
+                "normalized": normalized,
+                "weight": weight,
+                "weighted": normalized * weight,
+                "legacy": legacy_names(plugin, "score"),
+                "why": plugin.explain_score(detail, raw, normalized, weight).as_dict(),
+            }
+        return scores
+
+    def node_result(self, node: str) -> dict:
+        first = self.first_failure.get(node)
+        filters = {}
+        for plugin in self.filters:
+            status = self.filter_status(plugin.name, node)
+            filters[plugin.name] = {
+                "status": status.code.value,
+                "reasons": list(status.reasons),
+                "legacy": legacy_names(plugin, "filter"),
+                "why": status.why.as_dict() if status.why else None,
+            }
+        return {
+            "feasible": first is None,
+            "firstFailure": None
+            if first is None
+            else {
+                "plugin": first.plugin,
+                "status": first.code.value,
+                "reasons": list(first.reasons),
+                "why": first.why.as_dict() if first.why else None,
+            },
+            "filters": filters,
+            "scores": self.node_scores(node),
+            "total": self.totals.get(node),
+        }
+
+    # -- whole decision ------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        return {
+            "pod": self.pod.key,
+            "selected": self.selected,
+            "message": self.message,
+            "nodes": {name: self.node_result(name) for name in self.node_names},
+            "feasibleNodes": list(self.feasible),
+            "filterPlugins": [plugin.name for plugin in self.filters],
+            "scorePlugins": [
+                {"name": plugin.name, "weight": weight, "legacy": legacy_names(plugin, "score")}
+                for plugin, weight in self.scorers
+            ],
+            "skippedScores": {
+                name: status.why.as_dict() if status.why else None
+                for name, status in self.skipped_scores.items()
+            },
+            "tie": {
+                "nodes": list(self.tied),
+                "rule": self.tie_break,
+                "mattered": len(self.tied) > 1,
+                "why": TIE_RULES[self.tie_break].as_dict(),
+            },
+        }

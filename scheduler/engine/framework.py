@@ -1,0 +1,150 @@
+"""The scheduling framework's vocabulary: statuses, cycle state and the plugin interface.
+
+Plugins are evaluated column-wise: a Filter sees the whole node list and returns only the nodes
+that fail, a Score returns one raw score per node. That keeps 5,000-node clusters fast in pure
+Python while still evaluating every filter on every node (teaching mode).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.podinfo import PodInfo
+
+MAX_NODE_SCORE = 100
+MIN_NODE_SCORE = 0
+
+
+class Code(enum.Enum):
+    SUCCESS = "Success"
+    ERROR = "Error"
+    UNSCHEDULABLE = "Unschedulable"
+    UNRESOLVABLE = "UnschedulableAndUnresolvable"
+    SKIP = "Skip"
+
+    @property
+    def is_rejection(self) -> bool:
+        return self in (Code.UNSCHEDULABLE, Code.UNRESOLVABLE)
+
+
+@dataclass(frozen=True, slots=True)
+class Why:
+    """A plain-language explanation in English and Simplified Chinese."""
+
+    en: str
+    zh: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"en": self.en, "zh": self.zh}
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    code: Code
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+    why: Why | None = None
+
+    @property
+    def is_success(self) -> bool:
+        return self.code is Code.SUCCESS
+
+    @property
+    def is_skip(self) -> bool:
+        return self.code is Code.SKIP
+
+    @property
+    def is_rejection(self) -> bool:
+        return self.code.is_rejection
+
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+
+SUCCESS = Status(Code.SUCCESS)
+
+
+def unschedulable(plugin: str, reason: str | Sequence[str], why: Why | None = None) -> Status:
+    reasons = (reason,) if isinstance(reason, str) else tuple(reason)
+    return Status(Code.UNSCHEDULABLE, reasons, plugin, why)
+
+
+def unresolvable(plugin: str, reason: str | Sequence[str], why: Why | None = None) -> Status:
+    reasons = (reason,) if isinstance(reason, str) else tuple(reason)
+    return Status(Code.UNRESOLVABLE, reasons, plugin, why)
+
+
+def skip(plugin: str, why: Why | None = None) -> Status:
+    return Status(Code.SKIP, (), plugin, why)
+
+
+@dataclass(frozen=True, slots=True)
+class PreFilterResult:
+    """PreFilter narrowed the candidate nodes to these names (NodeAffinity's metadata.name fields)."""
+
+    node_names: frozenset[str]
+    plugin: str
+    why: Why | None = None
+
+
+class CycleState(dict):
+    """Per-cycle scratch space: PreFilter/PreScore facts keyed by plugin name."""
+
+
+@dataclass(slots=True)
+class ScoreColumn:
+    """One score plugin's results over the scored nodes, in node order."""
+
+    raw: list[int]
+    details: list[Any] | None = None  # per-node inputs of the arithmetic, for the explanation
+    normalized: list[int] = field(default_factory=list)
+
+
+class Plugin:
+    """Base class. Override the extension points the plugin implements."""
+
+    name: ClassVar[str] = ""
+    # The names the course notes use (the legacy Policy predicates and priorities).
+    legacy_filter_names: ClassVar[tuple[str, ...]] = ()
+    legacy_score_names: ClassVar[tuple[str, ...]] = ()
+    is_filter: ClassVar[bool] = False
+    is_score: ClassVar[bool] = False
+
+    def __init__(self, args: dict | None = None) -> None:
+        self.args = args or {}
+
+    # -- Filter side -------------------------------------------------------------------------
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
+    ) -> Status | PreFilterResult | None:
+        """None means Success. A Skip status skips Filter; a rejection fails the whole cycle."""
+        return None
+
+    def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
+        """Return the failing nodes only, by name; every node not listed passed."""
+        return {}
+
+    # -- Score side --------------------------------------------------------------------------
+    def pre_score(
+        self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
+    ) -> Status | None:
+        """None means Success; a Skip status leaves this plugin out of the cycle's scores."""
+        return None
+
+    def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
+        raise NotImplementedError
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
+        """Map raw scores onto 0..100; None means the plugin has no NormalizeScore."""
+        return None
+
+    def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
+        """The arithmetic behind one node's score, in plain language."""
+        return Why(
+            f"{self.name} scored {raw}, normalized to {normalized}; ×{weight} = {normalized * weight}.",
+            f"{self.name} 原始得分 {raw}，归一化为 {normalized}；×{weight} = {normalized * weight}。",
+        )

@@ -1,0 +1,98 @@
+"""The cluster as the scheduler sees it: nodes in order, each with its bound pods.
+
+Kept up to date incrementally (like kube-scheduler's cache) so that placing one pod does not
+rebuild the state of thousands of nodes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.podinfo import PodInfo
+
+
+class Snapshot:
+    def __init__(self) -> None:
+        self.nodes: list[NodeInfo] = []
+        self.by_name: dict[str, NodeInfo] = {}
+        self.image_num_nodes: Counter = Counter()  # image name -> nodes listing it
+        self.generation = 0
+        # Pods bound to a node we do not know (yet): attached when the node appears.
+        self._waiting: dict[str, list[PodInfo]] = {}
+
+    @classmethod
+    def from_objects(cls, nodes: Iterable[dict], pods: Iterable[dict] = ()) -> Snapshot:
+        snapshot = cls()
+        for node in nodes:
+            snapshot.upsert_node(node)
+        for pod in pods:
+            if (pod.get("spec") or {}).get("nodeName"):
+                snapshot.add_pod(pod)
+        return snapshot
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self) -> Iterator[NodeInfo]:
+        return iter(self.nodes)
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self.by_name.get(name)
+
+    def pods(self) -> Iterator[PodInfo]:
+        for node in self.nodes:
+            yield from node.pods
+
+    def upsert_node(self, node: dict) -> NodeInfo:
+        info = NodeInfo.of(node)
+        previous = self.by_name.get(info.name)
+        if previous is not None:
+            info.take_pods_from(previous)
+            self._count_images(previous, -1)
+            self.nodes[self.nodes.index(previous)] = info
+        else:
+            self.nodes.append(info)
+            for pod in self._waiting.pop(info.name, []):
+                info.add_pod(pod)
+        self.by_name[info.name] = info
+        self._count_images(info, 1)
+        self.generation += 1
+        return info
+
+    def remove_node(self, name: str) -> None:
+        info = self.by_name.pop(name, None)
+        if info is None:
+            return
+        self.nodes.remove(info)
+        self._count_images(info, -1)
+        if info.pods:
+            self._waiting[name] = list(info.pods)
+        self.generation += 1
+
+    def add_pod(self, pod: dict | PodInfo) -> PodInfo:
+        info = pod if isinstance(pod, PodInfo) else PodInfo.of(pod)
+        node = self.by_name.get(info.node_name)
+        if node is None:
+            self._waiting.setdefault(info.node_name, []).append(info)
+        else:
+            node.add_pod(info)
+        self.generation += 1
+        return info
+
+    def remove_pod(self, pod: dict | PodInfo) -> None:
+        info = pod if isinstance(pod, PodInfo) else PodInfo.of(pod)
+        node = self.by_name.get(info.node_name)
+        if node is not None:
+            node.remove_pod(info)
+        else:
+            waiting = self._waiting.get(info.node_name, [])
+            waiting[:] = [p for p in waiting if p.key != info.key]
+        self.generation += 1
+
+    def _count_images(self, info: NodeInfo, sign: int) -> None:
+        for name in info.images:
+            self.image_num_nodes[name] += sign
+            if self.image_num_nodes[name] <= 0:
+                del self.image_num_nodes[name]
