@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "channels",
     "cluster",
     "scheduler",
+    "dashboard",
 ]
 
 MIDDLEWARE = [

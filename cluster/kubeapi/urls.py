@@ -1,0 +1,5 @@
+"""URL routes."""
+
+from __future__ import annotations
+
+urlpatterns: list = []
