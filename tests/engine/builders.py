@@ -110,5 +110,5 @@ def run_score(plugin, pod: dict, nodes: list[dict], pods: list[dict] = ()) -> di
     return {node.name: score for node, score in zip(snapshot.nodes, scores, strict=True)}
 
 
-def decide(pod: dict, nodes: list[dict], pods: list[dict] = (), profile: Profile | None = None, **kw) -> Decision:
+def decide(pod: dict, nodes: list[dict], pods=(), profile: Profile | None = None, **kw) -> Decision:
     return schedule(pod, Snapshot.from_objects(nodes, pods), profile, **kw)
