@@ -1,0 +1,189 @@
+"""Cluster state: Kubernetes objects stored as their JSON, an etcd-like event log, and flow traces.
+
+Only `cluster.apiserver` writes these rows (DESIGN.md rule 1).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+# Kinds the simulated API server serves, with their API group/version and scope.
+NAMESPACED_KINDS = ("Pod", "ReplicationController", "ReplicaSet", "Deployment", "Event", "Lease")
+CLUSTER_KINDS = ("Node", "Namespace")
+
+
+class Cluster(models.Model):
+    """One simulated cluster: the teacher's demo or a student's sandbox."""
+
+    name = models.SlugField(max_length=63, unique=True)
+    # etcd's revision: every write bumps it and stamps it as the object's resourceVersion.
+    revision = models.BigIntegerField(default=0)
+    # Watches from a revision below this get 410 Gone (the log before it was compacted).
+    compacted_revision = models.BigIntegerField(default=0)
+    pace_ms = models.PositiveIntegerField(default=settings.KUBESIM_PACE_MS)
+    step_mode = models.BooleanField(default=False)
+    public = models.BooleanField(default=True, help_text="Visible to everyone (the classroom demo).")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="clusters"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class FlowTrace(models.Model):
+    """One user action that creates or changes a workload, and the 13 steps it causes."""
+
+    id = models.CharField(max_length=16, primary_key=True)
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="traces")
+    kind = models.CharField(max_length=40)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253)
+    verb = models.CharField(max_length=20)  # create / update / patch / scale / delete
+    client = models.CharField(max_length=200)  # who played kubectl's part: "kubectl", "web form", ...
+    # Step mode: how many more steps the user has released with "next".
+    permits = models.IntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["cluster", "-created_at"])]
+
+
+class FlowStep(models.Model):
+    """A numbered step of the course's list-watch flow, recorded by the part that performed it."""
+
+    trace = models.ForeignKey(FlowTrace, on_delete=models.CASCADE, related_name="steps")
+    seq = models.PositiveIntegerField()  # order within the trace
+    step = models.PositiveSmallIntegerField()  # the course's number, 1..13
+    actor = models.CharField(max_length=40)  # kubectl/apiserver/etcd/controller-manager/scheduler/kubelet
+    source = models.CharField(max_length=60)
+    target = models.CharField(max_length=60)
+    title_en = models.CharField(max_length=200)
+    title_zh = models.CharField(max_length=200)
+    detail_en = models.TextField()
+    detail_zh = models.TextField()
+    skipped = models.BooleanField(default=False)
+    object_kind = models.CharField(max_length=40, blank=True)
+    object_namespace = models.CharField(max_length=253, blank=True)
+    object_name = models.CharField(max_length=253, blank=True)
+    node = models.CharField(max_length=253, blank=True)
+    revision = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["trace", "seq"]
+        constraints = [models.UniqueConstraint(fields=["trace", "seq"], name="flowstep_unique_seq")]
+
+
+class ApiObject(models.Model):
+    """Any Kubernetes object, stored as its JSON with indexed columns for what is queried."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="objects")
+    kind = models.CharField(max_length=40)
+    namespace = models.CharField(max_length=253, blank=True)  # "" for cluster-scoped kinds
+    name = models.CharField(max_length=253)
+    uid = models.CharField(max_length=36)
+    resource_version = models.BigIntegerField()
+    body = models.JSONField()
+    node_name = models.CharField(max_length=253, blank=True)  # Pod: spec.nodeName
+    phase = models.CharField(max_length=40, blank=True)  # Pod: status.phase
+    owner_uid = models.CharField(max_length=36, blank=True)  # controller ownerReference
+    trace = models.ForeignKey(FlowTrace, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "kind", "namespace", "name"], name="apiobject_unique")
+        ]
+        indexes = [
+            models.Index(fields=["cluster", "kind", "node_name"]),
+            models.Index(fields=["cluster", "kind", "phase"]),
+            models.Index(fields=["cluster", "owner_uid"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
+
+
+class KindManager(models.Manager):
+    def __init__(self, kind: str) -> None:
+        super().__init__()
+        self.kind = kind
+
+    def get_queryset(self):
+        return super().get_queryset().filter(kind=self.kind)
+
+
+class Node(ApiObject):
+    objects = KindManager("Node")
+
+    class Meta:
+        proxy = True
+
+
+class Pod(ApiObject):
+    objects = KindManager("Pod")
+
+    class Meta:
+        proxy = True
+
+
+class ReplicationController(ApiObject):
+    objects = KindManager("ReplicationController")
+
+    class Meta:
+        proxy = True
+
+
+class ReplicaSet(ApiObject):
+    objects = KindManager("ReplicaSet")
+
+    class Meta:
+        proxy = True
+
+
+class Deployment(ApiObject):
+    objects = KindManager("Deployment")
+
+    class Meta:
+        proxy = True
+
+
+class Event(ApiObject):
+    objects = KindManager("Event")
+
+    class Meta:
+        proxy = True
+
+
+class Label(models.Model):
+    """Labels as first-class rows, so label selectors run as queries."""
+
+    obj = models.ForeignKey(ApiObject, on_delete=models.CASCADE, related_name="label_rows")
+    key = models.CharField(max_length=317)
+    value = models.CharField(max_length=63, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["key", "value"])]
+        constraints = [models.UniqueConstraint(fields=["obj", "key"], name="label_unique_key")]
+
+
+class WatchEvent(models.Model):
+    """The ordered event log: etcd's history. `revision` is the resourceVersion it produced."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="events_log")
+    revision = models.BigIntegerField()
+    type = models.CharField(max_length=10)  # ADDED / MODIFIED / DELETED
+    kind = models.CharField(max_length=40)
+    namespace = models.CharField(max_length=253, blank=True)
+    name = models.CharField(max_length=253)
+    object = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["revision"]
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "revision"], name="watchevent_unique_revision")
+        ]
