@@ -1,0 +1,121 @@
+"""Multi-document YAML read safely, remembering where every field came from.
+
+Used wherever users hand us YAML (the explain command, the apply endpoint, lab files) so that an
+error can name the document, the field path and the line. Aliases are refused outright: a
+"billion laughs" alias bomb cannot expand, and Kubernetes manifests never need them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import yaml
+
+MAX_DOCUMENTS = 500
+MAX_DEPTH = 64
+
+
+class YamlError(ValueError):
+    """Malformed YAML; `line` is 1-based when known."""
+
+    def __init__(self, message: str, line: int | None = None, document: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.document = document
+
+    def __str__(self) -> str:
+        where = []
+        if self.document is not None:
+            where.append(f"document {self.document}")
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+@dataclass(slots=True)
+class Document:
+    index: int  # 0-based position in the stream
+    data: object
+    line: int  # 1-based line where the document starts
+    lines: dict[tuple, int] = field(default_factory=dict)  # field path -> 1-based line
+
+    def line_of(self, path: tuple) -> int:
+        """The line of `path`, or of its nearest ancestor that we know."""
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            path = path[:-1]
+        return self.line
+
+
+def format_path(path: tuple) -> str:
+    """('spec', 'containers', 0, 'image') -> 'spec.containers[0].image'."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _construct(node: yaml.Node, path: tuple, lines: dict, depth: int) -> object:
+    if depth > MAX_DEPTH:
+        raise YamlError("nesting is too deep", node.start_mark.line + 1)
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        result: dict = {}
+        for key_node, value_node in node.value:
+            key = (
+                yaml.SafeLoader.construct_scalar(_LOADER, key_node)
+                if isinstance(key_node, yaml.ScalarNode)
+                else None
+            )
+            if not isinstance(key, str):
+                raise YamlError("mapping keys must be strings", key_node.start_mark.line + 1)
+            if key == "<<":
+                raise YamlError("merge keys (<<) are not supported", key_node.start_mark.line + 1)
+            if key in result:
+                raise YamlError(f"duplicate key {key!r}", key_node.start_mark.line + 1)
+            result[key] = _construct(value_node, (*path, key), lines, depth + 1)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [_construct(item, (*path, i), lines, depth + 1) for i, item in enumerate(node.value)]
+    return _LOADER.construct_object(node, deep=True)
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    def compose_node(self, parent, index):  # type: ignore[override]
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise YamlError("YAML aliases (*name) are not allowed", event.start_mark.line + 1)
+        return super().compose_node(parent, index)
+
+
+_LOADER = yaml.SafeLoader("")
+
+
+def load_documents(text: str) -> list[Document]:
+    """Parse every document; empty documents are dropped. Raises YamlError with the line."""
+    loader = _NoAliasLoader(text)
+    documents: list[Document] = []
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            if node is None:
+                continue
+            lines: dict[tuple, int] = {}
+            data = _construct(node, (), lines, 0)
+            if data is not None:
+                documents.append(Document(len(documents), data, node.start_mark.line + 1, lines))
+            if len(documents) > MAX_DOCUMENTS:
+                raise YamlError(f"too many documents (more than {MAX_DOCUMENTS})")
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        raise YamlError(str(err.problem or err), mark.line + 1 if mark else None, len(documents)) from None
+    except yaml.YAMLError as err:
+        raise YamlError(str(err), None, len(documents)) from None
+    except YamlError as err:
+        err.document = len(documents)
+        raise
+    finally:
+        loader.dispose()
+    return documents
