@@ -1,0 +1,99 @@
+"""HTTP views for what kubectl asks before it touches any object: version, discovery, OpenAPI.
+
+These answer the same for every cluster (the API surface is fixed); only the cluster's existence
+is checked, so a mistyped `--server .../clusters/demoo` fails with a clear NotFound.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.http import require_GET
+
+from cluster.kubeapi import discovery, openapi
+from cluster.kubeapi.resources import VERSION
+from cluster.models import Cluster
+
+
+def json_response(doc: dict, status: int = 200, content_type: str = "application/json") -> HttpResponse:
+    return HttpResponse(json.dumps(doc), status=status, content_type=content_type)
+
+
+def not_found(message: str) -> HttpResponse:
+    status = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": "NotFound",
+        "details": {},
+        "code": 404,
+    }
+    return json_response(status, 404)
+
+
+def _missing(cluster: str) -> HttpResponse | None:
+    if Cluster._default_manager.filter(name=cluster).exists():
+        return None
+    return not_found(f'clusters "{cluster}" not found')
+
+
+@require_GET
+def version(request: HttpRequest, cluster: str) -> HttpResponse:
+    return _missing(cluster) or json_response(VERSION)
+
+
+def _discovery(request: HttpRequest, cluster: str, core: bool) -> HttpResponse:
+    if missing := _missing(cluster):
+        return missing
+    media_type = discovery.wants_aggregated(request.headers.get("Accept", ""))
+    if media_type:
+        return json_response(discovery.aggregated(core, media_type), content_type=media_type)
+    return json_response(discovery.api_versions() if core else discovery.api_group_list())
+
+
+@require_GET
+def core_api(request: HttpRequest, cluster: str) -> HttpResponse:
+    return _discovery(request, cluster, core=True)
+
+
+@require_GET
+def named_apis(request: HttpRequest, cluster: str) -> HttpResponse:
+    return _discovery(request, cluster, core=False)
+
+
+@require_GET
+def api_group(request: HttpRequest, cluster: str, group: str) -> HttpResponse:
+    if missing := _missing(cluster):
+        return missing
+    doc = discovery.api_group(group)
+    return json_response(doc) if doc else not_found("the server could not find the requested resource")
+
+
+@require_GET
+def resource_list(request: HttpRequest, cluster: str, version: str, group: str = "") -> HttpResponse:
+    if missing := _missing(cluster):
+        return missing
+    doc = discovery.api_resource_list(group, version)
+    return json_response(doc) if doc else not_found("the server could not find the requested resource")
+
+
+@require_GET
+def openapi_root(request: HttpRequest, cluster: str) -> HttpResponse:
+    return _missing(cluster) or json_response(openapi.root_document())
+
+
+@require_GET
+def openapi_document(request: HttpRequest, cluster: str, gv_path: str) -> HttpResponse:
+    if missing := _missing(cluster):
+        return missing
+    doc = openapi.group_version_document(gv_path)
+    if doc is None:
+        return not_found(f"the server could not find the requested resource ({gv_path})")
+    response = json_response(doc)
+    # kubectl fetches with the ?hash= the root gave it; the document under a hash never changes.
+    if request.GET.get("hash") == openapi.document_hash(gv_path):
+        response["Cache-Control"] = "public, immutable"
+    return response
