@@ -81,7 +81,7 @@ class FlowStep(models.Model):
 class ApiObject(models.Model):
     """Any Kubernetes object, stored as its JSON with indexed columns for what is queried."""
 
-    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="objects")
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="api_objects")
     kind = models.CharField(max_length=40)
     namespace = models.CharField(max_length=253, blank=True)  # "" for cluster-scoped kinds
     name = models.CharField(max_length=253)

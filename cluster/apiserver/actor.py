@@ -1,0 +1,15 @@
+"""Who is calling the API server: for the flow's steps and for Events' source."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cluster.models import FlowTrace
+
+
+@dataclass(slots=True)
+class Actor:
+    client: str  # kubectl | web | upload | api | controller-manager | scheduler | kubelet
+    detail: str = ""  # e.g. the User-Agent "kubectl/v1.33.1 (linux/amd64)", or "web form"
+    trace: FlowTrace | None = None  # the trace this write belongs to (components pass their object's)
+    node: str = ""  # the kubelet's node

@@ -1,0 +1,183 @@
+"""POST /apply: multi-document YAML created or configured in one transaction, all or nothing.
+
+Like `kubectl apply`: a new object is created, an existing one is updated through a three-way merge
+with its last-applied-configuration annotation ("configured"), or left alone ("unchanged"). Every
+error names its document, line and field path.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+
+from django.db import transaction
+
+from cluster.apiserver import defaults, store
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.errors import ApiError, bad_request
+from cluster.apiserver.patch import merge_patch
+from cluster.apiserver.reads import check_kind
+from cluster.models import Cluster
+from kubesim.yamldocs import Document, YamlError, load_documents
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
+
+
+def load_one(text: str) -> object:
+    """One YAML (or JSON) document, for apply-patch bodies; 400 when malformed or not exactly one."""
+    try:
+        documents = load_documents(text)
+    except YamlError as err:
+        raise bad_request(f"error decoding YAML: {err}") from None
+    if len(documents) != 1:
+        raise bad_request(f"expected one YAML document, found {len(documents)}")
+    return documents[0].data
+
+
+def _path_tuple(field: str) -> tuple:
+    """'spec.containers[0].image' -> ('spec', 'containers', 0, 'image'); map keys stay strings."""
+    parts: list = []
+    for name, index in _PATH_PART.findall(field):
+        parts.append(name if name else (int(index) if index.isdigit() else index))
+    return tuple(parts)
+
+
+def _objects(documents: list[Document]) -> list[tuple[Document, tuple, object]]:
+    """Each object with its document and path prefix; a v1 List contributes its items."""
+    found = []
+    for doc in documents:
+        data = doc.data
+        if isinstance(data, dict) and str(data.get("kind", "")).endswith("List") and "items" in data:
+            for i, item in enumerate(data.get("items") or []):
+                found.append((doc, ("items", i), item))
+        else:
+            found.append((doc, (), data))
+    return found
+
+
+def _three_way(existing: dict, manifest: dict, info_kind: str) -> dict:
+    """The object after applying `manifest`: fields it dropped since the last apply are removed."""
+    desired = copy.deepcopy(manifest)
+    desired.setdefault("metadata", {})
+    defaults.kind_defaults(desired)
+    desired.pop("status", None)
+    for key in ("uid", "resourceVersion", "creationTimestamp", "generation"):
+        desired["metadata"].pop(key, None)
+    annotations = (existing.get("metadata") or {}).get("annotations") or {}
+    try:
+        last = json.loads(annotations.get(LAST_APPLIED, "{}"))
+    except json.JSONDecodeError:
+        last = {}
+    patch = merge_patch(_removals(last, manifest), desired)
+    return merge_patch(existing, patch)  # type: ignore[return-value]
+
+
+def _removals(last: object, new: object) -> dict:
+    """A merge patch that deletes (null) the keys `last` had and `new` no longer has."""
+    if not isinstance(last, dict) or not isinstance(new, dict):
+        return {}
+    patch: dict = {}
+    for key, value in last.items():
+        if key not in new:
+            patch[key] = None
+        elif isinstance(value, dict):
+            nested = _removals(value, new[key])
+            if nested:
+                patch[key] = nested
+    return patch
+
+
+def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
+    from cluster.apiserver.service import _store_update, create
+
+    info = check_kind(obj)
+    manifest = copy.deepcopy(obj)
+    meta = manifest.setdefault("metadata", {})
+    if info.namespaced and not meta.get("namespace"):
+        meta["namespace"] = "default"
+    applied = {k: v for k, v in manifest.items() if k != "status"}
+    meta.setdefault("annotations", {})[LAST_APPLIED] = json.dumps(applied, separators=(",", ":")) + "\n"
+    row = store.find(
+        cluster, info.kind, meta.get("namespace", "") if info.namespaced else "", meta.get("name", "")
+    )
+    if row is None:
+        return "created", create(cluster, manifest, actor)
+    locked = store.lock(cluster)
+    before = locked.revision
+    result = _store_update(
+        locked, info, row, _three_way(row.body, manifest, info.kind), actor, None, "update"
+    )
+    cluster.revision = locked.revision
+    return ("configured" if locked.revision != before else "unchanged"), result
+
+
+def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> list[dict]:
+    meta = (obj.get("metadata") or {}) if isinstance(obj, dict) else {}
+    base = {
+        "index": doc.index,
+        "document": doc.index + 1,
+        "kind": obj.get("kind", "") if isinstance(obj, dict) else "",
+        "name": meta.get("name", ""),
+        "reason": err.reason,
+        "code": err.code,
+    }
+    causes = (err.details or {}).get("causes") or []
+    if not causes:
+        return [{**base, "line": doc.line_of(prefix), "field": "", "message": err.message}]
+    return [
+        {
+            **base,
+            "line": doc.line_of(prefix + _path_tuple(cause.get("field", ""))),
+            "field": cause.get("field", ""),
+            "message": f"{cause.get('field', '')}: {cause.get('message', '')}",
+        }
+        for cause in causes
+    ]
+
+
+def _fail(errors: list[dict]) -> ApiError:
+    first = errors[0]
+    lines = [f"document {e['document']}, line {e['line']}: {e['message']}" for e in errors]
+    causes = [{"reason": e["reason"], "message": e["message"], "field": e["field"]} for e in errors]
+    details = {"causes": causes, "errors": errors}
+    return ApiError(first["code"], first["reason"], "; ".join(lines), details)
+
+
+def apply_text(cluster: Cluster, text: str, actor: Actor) -> dict:
+    """Create or configure every object; on any error nothing is written and every error is listed."""
+    try:
+        documents = load_documents(text)
+    except YamlError as err:
+        index = err.document or 0
+        entry = {"index": index, "document": index + 1, "line": err.line, "field": "", "message": err.message}
+        raise ApiError(400, "BadRequest", f"error parsing YAML: {err}", {"errors": [entry]}) from None
+    if not documents:
+        raise bad_request("no objects passed to apply")
+    results, errors = [], []
+    with transaction.atomic():
+        for doc, prefix, obj in _objects(documents):
+            try:
+                with transaction.atomic():
+                    action, body = _apply_one(cluster, obj, actor)
+            except ApiError as err:
+                errors.extend(_error_entries(err, doc, prefix, obj))
+                continue
+            meta = body["metadata"]
+            results.append(
+                {
+                    "index": doc.index,
+                    "document": doc.index + 1,
+                    "line": doc.line_of(prefix),
+                    "apiVersion": body["apiVersion"],
+                    "kind": body["kind"],
+                    "namespace": meta.get("namespace", ""),
+                    "name": meta["name"],
+                    "action": action,
+                    "resourceVersion": meta.get("resourceVersion"),
+                }
+            )
+        if errors:
+            raise _fail(errors)
+    return {"kind": "ApplyResult", "revision": cluster.revision, "objects": results}

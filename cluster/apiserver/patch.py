@@ -1,0 +1,72 @@
+"""PATCH bodies: JSON merge patch here (RFC 7386); strategic merge and JSON patch from cluster.kubeapi."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+
+from cluster.apiserver.errors import ApiError, bad_request, unsupported_media_type
+
+MERGE = "application/merge-patch+json"
+STRATEGIC = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+APPLY = "application/apply-patch+yaml"
+PATCH_TYPES = (JSON_PATCH, MERGE, STRATEGIC, APPLY)
+
+
+def merge_patch(target: object, patch: object) -> object:
+    """RFC 7386: objects merge key by key, null deletes, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def _kubeapi(module: str):
+    """F's module when it exists (cluster.kubeapi.<module>), else None."""
+    try:
+        return importlib.import_module(f"cluster.kubeapi.{module}")
+    except ModuleNotFoundError:
+        return None
+
+
+def decode(body: bytes | str | dict | list, content_type: str) -> object:
+    if isinstance(body, dict | list):
+        return body
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    if content_type == APPLY:
+        from cluster.apiserver.manifests import load_one
+
+        return load_one(text)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise bad_request(
+            f"error decoding patch: {err.msg} at line {err.lineno}, column {err.colno}"
+        ) from None
+
+
+def apply_patch(original: dict, patch: object, content_type: str, kind: str) -> dict:
+    """The patched object, by the patch's media type (parameters such as charset ignored)."""
+    content_type = content_type.split(";")[0].strip()
+    if content_type in (MERGE, APPLY) or (content_type == STRATEGIC and not _kubeapi("strategic_merge")):
+        if not isinstance(patch, dict):
+            raise bad_request("error decoding patch: a merge patch must be a JSON object")
+        return merge_patch(original, patch)  # type: ignore[return-value]
+    if content_type == STRATEGIC:
+        result = _kubeapi("strategic_merge").apply(original, patch, kind)
+    elif content_type == JSON_PATCH and (module := _kubeapi("json_patch")):
+        if not isinstance(patch, list):
+            raise bad_request("error decoding patch: a JSON patch must be a list of operations")
+        result = module.apply(original, patch)
+    else:
+        raise unsupported_media_type(content_type)
+    if not isinstance(result, dict):
+        raise ApiError(422, "Invalid", "the patch did not produce an object")
+    return result

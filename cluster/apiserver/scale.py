@@ -1,0 +1,100 @@
+"""The scale subresource (autoscaling/v1 Scale) of ReplicationControllers, ReplicaSets, Deployments."""
+
+from __future__ import annotations
+
+import copy
+
+from django.db import transaction
+
+from cluster.apiserver import store
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.errors import ApiError, Cause, invalid, not_found
+from cluster.apiserver.kinds import KindInfo
+from cluster.apiserver.reads import info_for
+from cluster.models import ApiObject, Cluster
+
+_SCALE_INFO = KindInfo("Scale", "autoscaling", "v1", "scale", "scale", True)
+
+
+def _selector_text(kind: str, selector: object) -> str:
+    """The selector as a label-selector string, as Scale.status.selector carries it."""
+    if not isinstance(selector, dict):
+        return ""
+    if kind == "ReplicationController":
+        return ",".join(f"{k}={v}" for k, v in sorted(selector.items()))
+    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
+    for expr in selector.get("matchExpressions") or []:
+        op, key, values = expr.get("operator"), expr.get("key"), ",".join(sorted(expr.get("values") or []))
+        parts.append(
+            {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": key}.get(
+                op, f"!{key}"
+            )
+        )
+    return ",".join(sorted(parts))
+
+
+def to_scale(body: dict) -> dict:
+    meta = body["metadata"]
+    spec, status = body.get("spec") or {}, body.get("status") or {}
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": {
+            "name": meta["name"],
+            "namespace": meta.get("namespace", ""),
+            "uid": meta.get("uid"),
+            "resourceVersion": meta.get("resourceVersion"),
+            "creationTimestamp": meta.get("creationTimestamp"),
+        },
+        "spec": {"replicas": spec.get("replicas", 0)},
+        "status": {
+            "replicas": status.get("replicas", 0),
+            "selector": _selector_text(body["kind"], spec.get("selector")),
+        },
+    }
+
+
+def _scalable(kind: str) -> KindInfo:
+    info = info_for(kind)
+    if not info.has_scale:
+        raise ApiError(404, "NotFound", "the server could not find the requested resource")
+    return info
+
+
+def get_scale(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
+    info = _scalable(kind)
+    row = ApiObject.objects.filter(
+        cluster=cluster, kind=kind, namespace=namespace or "default", name=name
+    ).first()
+    if row is None:
+        raise not_found(info, name)
+    return to_scale(row.body)
+
+
+def scale(
+    cluster: Cluster,
+    kind: str,
+    namespace: str | None,
+    name: str,
+    replicas: object,
+    actor: Actor,
+    resource_version: str | None = None,
+) -> dict:
+    """Set spec.replicas; returns the Scale. A negative or non-integer count gets 422."""
+    from cluster.apiserver.service import _check_version, _store_update
+
+    info = _scalable(kind)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        message = f"Invalid value: {replicas}: must be greater than or equal to 0"
+        raise invalid(_SCALE_INFO, name, [Cause("FieldValueInvalid", "spec.replicas", message)])
+    with transaction.atomic():
+        locked = store.lock(cluster)
+        row = store.find(locked, kind, namespace or "default", name)
+        if row is None:
+            raise not_found(info, name)
+        _check_version(info, name, resource_version, row)
+        body = copy.deepcopy(row.body)
+        body["spec"]["replicas"] = replicas
+        result = _store_update(locked, info, row, body, actor, None, "scale")
+    cluster.revision = locked.revision
+    return to_scale(result)

@@ -1,0 +1,134 @@
+"""The write path: etcd's part. Every change is one revision, one row change and one log entry.
+
+Callers hold `transaction.atomic()` and the cluster row lock (`lock`), so revisions are gapless and
+a failed request leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import copy
+from functools import partial
+
+from django.conf import settings
+from django.db import transaction
+
+from cluster import broadcast
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.errors import Gone
+from cluster.flow import hooks
+from cluster.models import ApiObject, Cluster, Label, WatchEvent
+
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+
+
+def log_keep() -> int:
+    """How many log entries each cluster keeps before compaction (etcd's history window)."""
+    return int(getattr(settings, "KUBESIM_EVENT_LOG_KEEP", 10_000))
+
+
+def lock(cluster: Cluster) -> Cluster:
+    """The cluster row, locked for this transaction (select_for_update; SQLite's IMMEDIATE mode)."""
+    return Cluster.objects.select_for_update().get(pk=cluster.pk)
+
+
+def find(cluster: Cluster, kind: str, namespace: str, name: str) -> ApiObject | None:
+    return ApiObject.objects.filter(cluster=cluster, kind=kind, namespace=namespace, name=name).first()
+
+
+def _owner_uid(meta: dict) -> str:
+    refs = [ref for ref in meta.get("ownerReferences") or [] if isinstance(ref, dict)]
+    controller = next((ref for ref in refs if ref.get("controller")), refs[0] if refs else None)
+    return str(controller.get("uid", "")) if controller else ""
+
+
+def _fill_row(row: ApiObject, body: dict, revision: int) -> None:
+    meta, spec, status = body["metadata"], body.get("spec"), body.get("status")
+    row.uid = meta.get("uid", "")
+    row.resource_version = revision
+    row.body = body
+    row.node_name = (spec.get("nodeName") or "") if row.kind == "Pod" and isinstance(spec, dict) else ""
+    row.phase = (status.get("phase") or "") if row.kind == "Pod" and isinstance(status, dict) else ""
+    row.owner_uid = _owner_uid(meta)
+
+
+def _sync_labels(row: ApiObject, labels: dict, old_labels: dict | None) -> None:
+    if labels == old_labels:
+        return
+    if old_labels:
+        Label.objects.filter(obj=row).delete()
+    Label.objects.bulk_create([Label(obj=row, key=k, value=v) for k, v in labels.items()])
+
+
+def write(
+    cluster: Cluster, verb: str, kind: str, body: dict, row: ApiObject | None, actor: Actor
+) -> ApiObject:
+    """Commit one change of `body` (a new dict, owned by us from here) and return its row.
+
+    verb is create / update / patch / status / bind / scale / delete; a delete passes the live row.
+    """
+    revision = cluster.revision + 1
+    Cluster.objects.filter(pk=cluster.pk).update(revision=revision)
+    cluster.revision = revision
+    body["metadata"]["resourceVersion"] = str(revision)
+    if verb == "delete":
+        event_type = DELETED
+        row.body = body
+        row.resource_version = revision
+        row.delete()
+    else:
+        event_type = ADDED if row is None else MODIFIED
+        old_labels = None if row is None else (row.body.get("metadata") or {}).get("labels") or {}
+        if row is None:
+            row = ApiObject(cluster=cluster, kind=kind, trace=actor.trace)
+            row.namespace = body["metadata"].get("namespace", "")
+            row.name = body["metadata"]["name"]
+        _fill_row(row, body, revision)
+        row.save()
+        _sync_labels(row, body["metadata"].get("labels") or {}, old_labels)
+    event = WatchEvent.objects.create(
+        cluster=cluster,
+        revision=revision,
+        type=event_type,
+        kind=kind,
+        namespace=row.namespace,
+        name=row.name,
+        object=body,
+    )
+    trace = hooks.on_write(cluster, verb, row, event, actor)
+    if trace is not None and verb != "delete" and trace.pk != row.trace_id:
+        row.trace = trace
+        ApiObject.objects.filter(pk=row.pk).update(trace=trace)
+    _compact(cluster)
+    transaction.on_commit(partial(broadcast.notify, cluster.name, revision))
+    return row
+
+
+def _compact(cluster: Cluster) -> None:
+    """Keep the newest log_keep() entries; compact in batches so most writes skip this."""
+    keep = log_keep()
+    if cluster.revision - cluster.compacted_revision <= keep + max(1, keep // 10):
+        return
+    compacted = cluster.revision - keep
+    WatchEvent.objects.filter(cluster=cluster, revision__lte=compacted).delete()
+    Cluster.objects.filter(pk=cluster.pk).update(compacted_revision=compacted)
+    cluster.compacted_revision = compacted
+
+
+def events_since(cluster: Cluster, revision: int, limit: int | None = None) -> list[WatchEvent]:
+    """Log entries after `revision`, oldest first; Gone (410) when they were compacted away."""
+    events = WatchEvent.objects.filter(cluster=cluster, revision__gt=revision).order_by("revision")
+    if limit:
+        events = events[:limit]
+    events = list(events)
+    compacted = (
+        Cluster.objects.filter(pk=cluster.pk).values_list("compacted_revision", flat=True).first() or 0
+    )
+    # Checked after reading, so a compaction racing with this read cannot hide a gap.
+    if revision < compacted:
+        raise Gone(revision, compacted + 1)
+    return events
+
+
+def body_of(row: ApiObject) -> dict:
+    """A copy of the stored object that callers may change freely."""
+    return copy.deepcopy(row.body)

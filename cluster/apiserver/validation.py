@@ -1,0 +1,149 @@
+"""Validation of objects on create and update, as the real API server's ValidateX functions.
+
+Each validator returns the causes; the service turns them into one 422 Invalid Status.
+"""
+
+from __future__ import annotations
+
+import re
+
+from cluster.apiserver.fielderrors import FieldErrors
+from scheduler.engine.quantity import QuantityError, parse_quantity
+
+_QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+# distribution/reference's grammar, which the kubelet applies before pulling (InvalidImageName).
+_IMAGE_REF = re.compile(
+    r"(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*"
+    r"[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)"
+    r"[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:"
+    r"[0-9a-fA-F]{32,})?",
+    re.ASCII,
+)
+
+
+def image_reference_error(image: str) -> str | None:
+    """None when the kubelet could pull `image`; else why it is an InvalidImageName."""
+    return None if _IMAGE_REF.fullmatch(image) else "invalid reference format"
+
+
+def _is_list(errors: FieldErrors, path: str, value: object) -> bool:
+    if isinstance(value, list):
+        return True
+    errors.type_error(path, value, "a list")
+    return False
+
+
+def _is_map(errors: FieldErrors, path: str, value: object) -> bool:
+    if isinstance(value, dict):
+        return True
+    errors.type_error(path, value, "an object")
+    return False
+
+
+def metadata(errors: FieldErrors, meta: object, namespaced: bool, name_check: str = "subdomain") -> None:
+    if not _is_map(errors, "metadata", meta):
+        return
+    name = meta.get("name")
+    if not name:
+        errors.required("metadata.name", "name or generateName is required")
+    elif not isinstance(name, str):
+        errors.invalid("metadata.name", name, "must be a string")
+    elif name_check == "label":
+        errors.dns_label("metadata.name", name)
+    else:
+        errors.dns_subdomain("metadata.name", name)
+    namespace = meta.get("namespace")
+    if namespaced and isinstance(namespace, str):
+        errors.dns_label("metadata.namespace", namespace)
+    elif not namespaced and namespace:
+        errors.forbidden("metadata.namespace", "not allowed on this type")
+    errors.labels("metadata.labels", meta.get("labels"))
+    annotations = meta.get("annotations")
+    if annotations is not None and _is_map(errors, "metadata.annotations", annotations):
+        for key, value in annotations.items():
+            errors.label_key("metadata.annotations", key)
+            if not isinstance(value, str):
+                errors.invalid(f"metadata.annotations[{key}]", value, "must be a string")
+
+
+def quantity(errors: FieldErrors, path: str, value: object) -> object | None:
+    """The parsed quantity, or None after recording why it is invalid."""
+    if not isinstance(value, str | int | float) or isinstance(value, bool):
+        errors.invalid(path, value, _QUANTITY_MSG)
+        return None
+    try:
+        parsed = parse_quantity(value)
+    except QuantityError:
+        errors.invalid(path, value, _QUANTITY_MSG)
+        return None
+    if parsed < 0:
+        errors.invalid(path, value, "must be greater than or equal to 0")
+        return None
+    return parsed
+
+
+def resource_list(errors: FieldErrors, path: str, resources: object) -> dict:
+    parsed: dict = {}
+    if resources is None or not _is_map(errors, path, resources):
+        return parsed
+    for name, value in resources.items():
+        amount = quantity(errors, f"{path}[{name}]", value)
+        if amount is not None:
+            parsed[name] = amount
+    return parsed
+
+
+def _ports(errors: FieldErrors, path: str, ports: object) -> None:
+    if ports is None or not _is_list(errors, path, ports):
+        return
+    for i, port in enumerate(ports):
+        where = f"{path}[{i}]"
+        if not _is_map(errors, where, port):
+            continue
+        number = port.get("containerPort")
+        if number is None:
+            errors.required(f"{where}.containerPort")
+        elif not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= 65535:
+            errors.invalid(f"{where}.containerPort", number, "must be between 1 and 65535, inclusive")
+        host = port.get("hostPort")
+        if host not in (None, 0) and (not isinstance(host, int) or not 1 <= host <= 65535):
+            errors.invalid(f"{where}.hostPort", host, "must be between 1 and 65535, inclusive")
+        if port.get("protocol") not in (None, "TCP", "UDP", "SCTP"):
+            errors.not_supported(f"{where}.protocol", port["protocol"], ("SCTP", "TCP", "UDP"))
+
+
+def container(errors: FieldErrors, path: str, c: object, seen: set) -> None:
+    if not _is_map(errors, path, c):
+        return
+    name = c.get("name")
+    if not name:
+        errors.required(f"{path}.name")
+    elif not isinstance(name, str):
+        errors.invalid(f"{path}.name", name, "must be a string")
+    else:
+        errors.dns_label(f"{path}.name", name)
+        if name in seen:
+            errors.duplicate(f"{path}.name", name)
+        seen.add(name)
+    image = c.get("image")
+    if not image:
+        errors.required(f"{path}.image")
+    elif not isinstance(image, str):
+        errors.invalid(f"{path}.image", image, "must be a string")
+    elif image != image.strip():
+        errors.invalid(f"{path}.image", image, "must not have leading or trailing whitespace")
+    policy = c.get("imagePullPolicy")
+    if policy is not None and policy not in ("Always", "IfNotPresent", "Never"):
+        errors.not_supported(f"{path}.imagePullPolicy", policy, ("Always", "IfNotPresent", "Never"))
+    _ports(errors, f"{path}.ports", c.get("ports"))
+    resources = c.get("resources")
+    if resources is not None and _is_map(errors, f"{path}.resources", resources):
+        limits = resource_list(errors, f"{path}.resources.limits", resources.get("limits"))
+        requests = resource_list(errors, f"{path}.resources.requests", resources.get("requests"))
+        for res, amount in requests.items():
+            if res in limits and amount > limits[res]:
+                errors.invalid(
+                    f"{path}.resources.requests",
+                    resources["requests"][res],
+                    f"must be less than or equal to {res} limit of {resources['limits'][res]}",
+                )
