@@ -1,0 +1,121 @@
+"""The controller manager: one list-watch over workloads and pods, and the controllers it runs.
+
+Steps 5 and 6 of a trace are recorded here (the watch delivers the event; a controller decides);
+the pods it creates land through the API server, which records steps 7 and 8.
+"""
+
+from __future__ import annotations
+
+from channels.db import database_sync_to_async
+
+from cluster.apiserver.actor import Actor
+from cluster.controllers.deployment import DeploymentController
+from cluster.controllers.pods import controller_ref
+from cluster.controllers.replicaset import ReplicaSetController
+from cluster.controllers.replication import ReplicationManager
+from cluster.flow.steps import CONTROLLER_MANAGER_PORT
+from cluster.informer import Delta, Informer
+from cluster.models import Cluster, FlowStep, FlowTrace
+
+WORKLOADS = ("ReplicationController", "ReplicaSet", "Deployment")
+OwnerKey = tuple[str, str, str]  # kind, namespace, name
+
+
+class ControllerManager:
+    component = "controller-manager"
+
+    def __init__(self, cluster_name: str) -> None:
+        self.cluster_name = cluster_name
+        self.informer = Informer(
+            cluster_name,
+            self.component,
+            (*WORKLOADS, "Pod"),
+            "ReplicationControllers, ReplicaSets, Deployments and Pods",
+            CONTROLLER_MANAGER_PORT,
+        )
+        self.cluster: Cluster | None = None
+        self.dirty: dict[OwnerKey, str | None] = {}
+        self.pods_by_owner: dict[str, dict[tuple[str, str], dict]] = {}
+        self.stepped: set[str] = set()  # traces whose steps 5 and 6 are recorded
+        self.controllers = {
+            "ReplicationController": ReplicationManager(self),
+            "ReplicaSet": ReplicaSetController(self),
+            "Deployment": DeploymentController(self),
+        }
+
+    def actor(self, trace_id: str | None, detail: str) -> Actor:
+        return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
+
+    async def step(self) -> bool:
+        """Read the log, then reconcile every workload that changed; True when there was work."""
+        deltas = await database_sync_to_async(self._sync)()
+        for delta in deltas:
+            self._observe(delta)
+        if not self.dirty:
+            return bool(deltas) or self.informer.behind
+        dirty, self.dirty = self.dirty, {}
+        for (kind, namespace, name), trace_id in dirty.items():
+            obj = self.informer.get(kind, namespace, name)
+            if obj is not None:
+                await self.controllers[kind].sync(obj, trace_id)
+        return True
+
+    def _sync(self) -> list[Delta]:
+        if self.cluster is None:
+            self.cluster = Cluster.objects.get(name=self.cluster_name)
+        return self.informer.sync()
+
+    def _observe(self, delta: Delta) -> None:
+        if delta.kind == "Pod":
+            self._index_pod(delta)
+            ref = controller_ref(delta.obj) or (controller_ref(delta.old) if delta.old else None)
+            if ref is not None and ref.get("kind") in WORKLOADS:
+                self._mark((ref["kind"], delta.key[0], ref["name"]), delta.trace_id)
+            return
+        self._mark((delta.kind, *delta.key), delta.trace_id)
+        ref = controller_ref(delta.obj)
+        if delta.kind == "ReplicaSet" and ref is not None and ref.get("kind") == "Deployment":
+            self._mark(("Deployment", delta.key[0], ref["name"]), delta.trace_id)
+
+    def _mark(self, key: OwnerKey, trace_id: str | None) -> None:
+        if trace_id is not None or key not in self.dirty:
+            self.dirty[key] = trace_id
+
+    def _index_pod(self, delta: Delta) -> None:
+        if delta.old is not None:
+            old_ref = controller_ref(delta.old)
+            if old_ref is not None:
+                self.pods_by_owner.get(old_ref["uid"], {}).pop(delta.key, None)
+        ref = controller_ref(delta.obj)
+        if delta.type != "DELETED" and ref is not None:
+            self.pods_by_owner.setdefault(ref["uid"], {})[delta.key] = delta.obj
+
+    # -- what controllers use ----------------------------------------------------------------
+    def owned_pods(self, owner: dict) -> list[dict]:
+        return list(self.pods_by_owner.get(owner["metadata"]["uid"], {}).values())
+
+    def assume_pod(self, pod: dict) -> None:
+        """Our own create, seen before its event arrives (the event then upserts the same object)."""
+        key = (pod["metadata"].get("namespace", ""), pod["metadata"]["name"])
+        self.informer.store["Pod"][key] = pod
+        self._index_pod(Delta("ADDED", "Pod", pod, None, 0, None))
+
+    def forget_pod(self, pod: dict) -> None:
+        key = (pod["metadata"].get("namespace", ""), pod["metadata"]["name"])
+        self.informer.store["Pod"].pop(key, None)
+        self._index_pod(Delta("DELETED", "Pod", pod, pod, 0, None))
+
+    def assume(self, obj: dict) -> None:
+        key = (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])
+        self.informer.store[obj["kind"]][key] = obj
+
+    def needs_steps(self, trace_id: str | None, kind: str, namespace: str, name: str) -> bool:
+        """Steps 5–6 belong to the controller of the trace's own object (or of a user-deleted pod)."""
+        if trace_id is None or trace_id in self.stepped:
+            return False
+        trace = FlowTrace.objects.filter(pk=trace_id).values("kind", "namespace", "name", "verb").first()
+        if trace is None or FlowStep.objects.filter(trace_id=trace_id, step=5).exists():
+            self.stepped.add(trace_id)
+            return False
+        own = (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)
+        return own or (trace["kind"] == "Pod" and trace["verb"] == "delete")

@@ -1,0 +1,158 @@
+"""The Replication Controller (and, by subclassing, the ReplicaSet controller): keep spec.replicas pods.
+
+"一旦副本数量少于 RC 中定义的数量，RC 会自动创建副本" — it creates pods when there are fewer than
+spec.replicas, deletes the surplus when there are more, and recreates a pod that was deleted.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING
+
+from channels.db import database_sync_to_async
+
+from cluster import event_recorder
+from cluster.apiserver import service as api
+from cluster.apiserver.errors import ApiError
+from cluster.controllers import texts
+from cluster.controllers.pods import (
+    deletion_rank,
+    is_active,
+    is_ready,
+    labels_of,
+    pod_from_template,
+    random_suffix,
+)
+from cluster.flow import gate
+from cluster.flow.recorder import record_step, skip_steps
+from cluster.models import FlowTrace
+
+if TYPE_CHECKING:
+    from cluster.controllers.manager import ControllerManager
+
+db = database_sync_to_async
+
+
+class ReplicationManager:
+    kind = "ReplicationController"
+    title = "Replication Controller"
+    event_component = "replication-controller"
+
+    def __init__(self, manager: ControllerManager) -> None:
+        self.cm = manager
+
+    async def sync(self, owner: dict, trace_id: str | None) -> None:
+        meta = owner["metadata"]
+        pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
+        wanted = int((owner.get("spec") or {}).get("replicas", 1))
+        diff = wanted - len(pods)
+        steps = await db(self.cm.needs_steps)(trace_id, self.kind, meta.get("namespace", ""), meta["name"])
+        if steps:
+            await self._record_decision(owner, trace_id, len(pods), wanted)
+        if diff > 0:
+            for _ in range(diff):
+                await gate.before_step(self.cm.cluster_name, trace_id, 7)
+                await db(self._create_pod)(owner, trace_id)
+        elif diff < 0:
+            for pod in sorted(pods, key=deletion_rank)[:-diff]:
+                await db(self._delete_pod)(owner, pod, trace_id)
+        if steps and diff <= 0:
+            en, zh = texts.no_new_pod(self.title, diff)
+            await db(skip_steps)(FlowTrace(pk=trace_id), range(7, 14), en, zh, obj=_ref(owner))
+        await db(self._update_status)(owner, trace_id)
+
+    async def _record_decision(self, owner: dict, trace_id: str, have: int, wanted: int) -> None:
+        cluster = self.cm.cluster_name
+        await gate.before_step(cluster, trace_id, 5)
+        en, zh = texts.event_received(owner)
+        await db(record_step)(trace_id, 5, detail_en=en, detail_zh=zh, obj=_ref(owner))
+        await gate.before_step(cluster, trace_id, 6)
+        en, zh = texts.replicas_decided(self.title, owner, have, wanted)
+        await db(record_step)(trace_id, 6, detail_en=en, detail_zh=zh, obj=_ref(owner))
+        self.cm.stepped.add(trace_id)
+
+    # -- database thread ---------------------------------------------------------------------
+    def _create_pod(self, owner: dict, trace_id: str | None) -> None:
+        template = (owner.get("spec") or {}).get("template") or {}
+        actor = self.cm.actor(trace_id, self.title)
+        for _attempt in range(5):
+            name = f"{owner['metadata']['name']}-{random_suffix()}"
+            try:
+                pod = api.create(self.cm.cluster, pod_from_template(owner, template, name), actor)
+            except ApiError as error:
+                if error.code == 409:
+                    continue  # the random name is taken: draw another, as generateName does
+                self._failed_create(owner, error, actor)
+                return
+            self.cm.assume_pod(pod)
+            message = f"Created pod: {name}"
+            event_recorder.record(
+                self.cm.cluster, owner, "SuccessfulCreate", message, actor, component=self.event_component
+            )
+            return
+
+    def _failed_create(self, owner: dict, error: ApiError, actor) -> None:
+        event_recorder.record(
+            self.cm.cluster,
+            owner,
+            "FailedCreate",
+            f"Error creating: {error.message}",
+            actor,
+            type_="Warning",
+            component=self.event_component,
+        )
+
+    def _delete_pod(self, owner: dict, pod: dict, trace_id: str | None) -> None:
+        actor = self.cm.actor(trace_id, self.title)
+        meta = pod["metadata"]
+        try:
+            api.delete(self.cm.cluster, "Pod", meta.get("namespace"), meta["name"], actor)
+        except ApiError:
+            return  # already gone
+        self.cm.forget_pod(pod)
+        message = f"Deleted pod: {meta['name']}"
+        event_recorder.record(
+            self.cm.cluster, owner, "SuccessfulDelete", message, actor, component=self.event_component
+        )
+
+    def compute_status(self, owner: dict) -> dict:
+        pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
+        template_labels = ((owner.get("spec") or {}).get("template") or {}).get("metadata", {}).get(
+            "labels"
+        ) or {}
+        ready = sum(1 for pod in pods if is_ready(pod))
+        status = {
+            "replicas": len(pods),
+            "fullyLabeledReplicas": sum(
+                1 for pod in pods if all(labels_of(pod).get(k) == v for k, v in template_labels.items())
+            ),
+            "readyReplicas": ready,
+            "availableReplicas": ready,  # minReadySeconds 0: ready is available
+            "observedGeneration": owner["metadata"].get("generation", 1),
+        }
+        # The API omits zero counts (omitempty), except replicas.
+        return {k: v for k, v in status.items() if v or k == "replicas"}
+
+    def _update_status(self, owner: dict, trace_id: str | None) -> None:
+        status = self.compute_status(owner)
+        current = {k: v for k, v in (owner.get("status") or {}).items() if k != "conditions"}
+        if current == status:
+            return
+        body = copy.deepcopy(owner)
+        body["status"] = {**(owner.get("status") or {}), **status}
+        for key in ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"):
+            if key not in status:
+                body["status"].pop(key, None)
+        body["metadata"].pop("resourceVersion", None)
+        try:
+            stored = api.update(
+                self.cm.cluster, body, self.cm.actor(trace_id, self.title), subresource="status"
+            )
+        except ApiError:
+            return  # deleted meanwhile
+        self.cm.assume(stored)
+
+
+def _ref(obj: dict) -> tuple[str, str, str]:
+    meta = obj["metadata"]
+    return obj["kind"], meta.get("namespace", ""), meta["name"]

@@ -1,0 +1,131 @@
+"""Pace and step mode: the gate a component passes before it performs a step (issue 3 §6).
+
+Steps 1–4 happen inside the user's API request, one atomic write, so they cannot wait; the gate
+applies from step 5 on. A component awaits `before_step` BEFORE it acts, so while it waits the
+cluster really is in the state between two steps (a pod written but not yet bound, bound but not
+yet started) and every API read shows that state.
+
+- pace: sleep `cluster.pace_ms` before each step (0 = as fast as possible);
+- step mode: wait until the trace holds a permit; "next" adds one, "continue" leaves step mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from channels.db import database_sync_to_async
+from django.db import transaction
+from django.db.models import F
+
+from cluster import broadcast
+from cluster.models import Cluster, FlowTrace
+
+# Permits and mode changes wake waiters in this process at once; other processes poll this often.
+POLL_SECONDS = 0.5
+SETTINGS_TTL = 0.5
+PERMITS = broadcast.Signal()
+
+
+@dataclass(slots=True)
+class FlowSettings:
+    pace_ms: int
+    step_mode: bool
+    read_at: float
+
+
+_settings: dict[str, FlowSettings] = {}
+
+
+def _name(cluster: Cluster | str) -> str:
+    return cluster if isinstance(cluster, str) else cluster.name
+
+
+def _trace_id(trace: FlowTrace | str | None) -> str | None:
+    return trace.pk if isinstance(trace, FlowTrace) else trace
+
+
+def read_settings(cluster_name: str) -> FlowSettings:
+    cached = _settings.get(cluster_name)
+    now = time.monotonic()
+    if cached is not None and now - cached.read_at < SETTINGS_TTL:
+        return cached
+    pace_ms, step_mode = Cluster.objects.values_list("pace_ms", "step_mode").get(name=cluster_name)
+    fresh = FlowSettings(pace_ms, step_mode, now)
+    _settings[cluster_name] = fresh
+    return fresh
+
+
+def _forget(cluster_name: str) -> None:
+    _settings.pop(cluster_name, None)
+
+
+async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, step: int) -> None:
+    """Wait as pace and step mode require before performing `step` of `trace`."""
+    name = _name(cluster)
+    settings = await database_sync_to_async(read_settings)(name)
+    trace_id = _trace_id(trace)
+    if settings.step_mode and trace_id is not None:
+        await _wait_for_permit(name, trace_id)
+    elif settings.pace_ms:
+        await asyncio.sleep(settings.pace_ms / 1000)
+
+
+async def _wait_for_permit(cluster_name: str, trace_id: str) -> None:
+    waiter = PERMITS.subscribe(cluster_name)
+    try:
+        while True:
+            if await database_sync_to_async(_take_permit)(trace_id):
+                return
+            if not (await database_sync_to_async(read_settings)(cluster_name)).step_mode:
+                return
+            await waiter.wait(POLL_SECONDS)
+    finally:
+        waiter.close()
+
+
+def _take_permit(trace_id: str) -> bool:
+    return FlowTrace.objects.filter(pk=trace_id, permits__gt=0).update(permits=F("permits") - 1) == 1
+
+
+def _after_commit(cluster_name: str) -> None:
+    _forget(cluster_name)
+    PERMITS.fire(cluster_name)
+    broadcast.notify(cluster_name, None)
+
+
+def release_next(cluster_name: str, trace_id: str | None = None) -> str | None:
+    """ "next": let one more step of the trace happen (the newest unfinished trace by default)."""
+    traces = FlowTrace.objects.filter(cluster__name=cluster_name)
+    if trace_id is None:
+        trace_id = (
+            traces.filter(finished_at=None).order_by("-created_at").values_list("pk", flat=True).first()
+        )
+    if trace_id is None or not traces.filter(pk=trace_id).update(permits=F("permits") + 1):
+        return None
+    transaction.on_commit(lambda: _after_commit(cluster_name))
+    return trace_id
+
+
+def continue_all(cluster_name: str) -> None:
+    """ "continue": leave step mode; every waiting step goes ahead at the cluster's pace."""
+    with transaction.atomic():
+        Cluster.objects.filter(name=cluster_name).update(step_mode=False)
+        FlowTrace.objects.filter(cluster__name=cluster_name, permits__gt=0).update(permits=0)
+        transaction.on_commit(lambda: _after_commit(cluster_name))
+
+
+def set_step_mode(cluster_name: str, on: bool) -> None:
+    if not on:
+        continue_all(cluster_name)
+        return
+    with transaction.atomic():
+        Cluster.objects.filter(name=cluster_name).update(step_mode=True)
+        transaction.on_commit(lambda: _after_commit(cluster_name))
+
+
+def set_pace(cluster_name: str, pace_ms: int) -> None:
+    with transaction.atomic():
+        Cluster.objects.filter(name=cluster_name).update(pace_ms=max(0, min(int(pace_ms), 60_000)))
+        transaction.on_commit(lambda: _after_commit(cluster_name))

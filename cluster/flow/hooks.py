@@ -1,0 +1,101 @@
+"""Called by cluster.apiserver inside each write's transaction: the API server's own steps.
+
+Steps 1–4 happen inside the user's API request (one atomic write), so they are recorded here and
+are never gated; pace and step mode apply from step 5 on, where a component acts (gate.py).
+The API server also records 7/8 (a controller's pod lands), 11 (a binding lands) and 13 (the
+kubelet's status lands), because those are writes it performs.
+"""
+
+from __future__ import annotations
+
+from cluster.flow import texts
+from cluster.flow.recorder import record_step, skip_steps, start_trace
+from cluster.models import Cluster, FlowTrace
+
+USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
+CONTROLLED_KINDS = frozenset({"ReplicationController", "ReplicaSet", "Deployment"})
+
+
+def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None:
+    """Record this write's steps; return the trace the row carries from now on."""
+    kind = row.kind
+    if actor.client in USER_CLIENTS:
+        if _starts_trace(kind, event):
+            return _start(cluster, verb, row, event, actor)
+        return _current_trace(row)
+    trace = actor.trace
+    if trace is None or kind != "Pod":
+        return trace if trace is not None else _current_trace(row)
+    pod = event.object
+    obj = ("Pod", row.namespace, row.name)
+    if actor.client == "controller-manager" and event.type == "ADDED":
+        _record_pair(trace, 7, 8, texts.pod_stored(pod, event), obj, event.revision)
+    elif actor.client == "scheduler" and event.type == "MODIFIED":
+        node = (pod.get("spec") or {}).get("nodeName", "")
+        en, zh = texts.binding_landed(pod, event)
+        record_step(trace, 11, detail_en=en, detail_zh=zh, obj=obj, node=node, revision=event.revision)
+    elif actor.client == "kubelet" and event.type == "MODIFIED":
+        en, zh = texts.status_stored(pod, event, actor.node)
+        record_step(trace, 13, detail_en=en, detail_zh=zh, obj=obj, node=actor.node, revision=event.revision)
+    return trace
+
+
+def _current_trace(row) -> FlowTrace | None:
+    return row.trace if getattr(row, "trace_id", None) else None
+
+
+def _starts_trace(kind: str, event) -> bool:
+    """A user's create or spec change of a workload, or a user's delete of a controller-owned pod."""
+    obj = event.object or {}
+    if kind == "Pod":
+        return event.type == "ADDED" or (event.type == "DELETED" and _controller_of(obj) is not None)
+    if kind not in CONTROLLED_KINDS or event.type == "DELETED":
+        return False
+    if event.type == "ADDED":
+        return True
+    # A spec change bumps metadata.generation past what the controller has observed; a label or
+    # annotation change does not, and is not a workload change.
+    generation = (obj.get("metadata") or {}).get("generation") or 0
+    observed = (obj.get("status") or {}).get("observedGeneration") or 0
+    return generation > observed
+
+
+def _controller_of(obj: dict) -> dict | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+        if ref.get("controller"):
+            return ref
+    return None
+
+
+def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
+    client = actor.detail or texts.CLIENT_NAMES.get(actor.client, actor.client)
+    trace = start_trace(cluster, row.kind, row.namespace, row.name, verb, client)
+    revision = event.revision
+    en, zh = texts.open_watches(cluster.name, revision)
+    record_step(trace, 1, detail_en=en, detail_zh=zh, revision=revision)
+    en, zh = texts.request_sent(actor, client, verb, event)
+    record_step(trace, 2, detail_en=en, detail_zh=zh, revision=revision)
+    en, zh = texts.object_stored(event)
+    record_step(trace, 3, detail_en=en, detail_zh=zh, revision=revision)
+    en, zh = texts.event_sent(event)
+    record_step(trace, 4, detail_en=en, detail_zh=zh, revision=revision)
+    if row.kind == "Pod" and event.type == "ADDED":
+        _skip_for_bare_pod(trace, event)
+    return trace
+
+
+def _skip_for_bare_pod(trace: FlowTrace, event) -> None:
+    pod = event.object
+    obj = ("Pod", trace.namespace, trace.name)
+    en, zh = texts.BARE_POD
+    skip_steps(trace, range(5, 9), en, zh, obj=obj, revision=event.revision)
+    node = (pod.get("spec") or {}).get("nodeName")
+    if node:
+        en, zh = texts.node_name_bypass(node)
+        skip_steps(trace, range(9, 12), en, zh, obj=obj, node=node, revision=event.revision)
+
+
+def _record_pair(trace: FlowTrace, first: int, second: int, details, obj, revision: int) -> None:
+    (en1, zh1), (en2, zh2) = details
+    record_step(trace, first, detail_en=en1, detail_zh=zh1, obj=obj, revision=revision)
+    record_step(trace, second, detail_en=en2, detail_zh=zh2, obj=obj, revision=revision)

@@ -1,0 +1,156 @@
+"""The specific sentences recorded in a trace: each step's course text applied to this object.
+
+Every function returns (english, chinese).
+"""
+
+from __future__ import annotations
+
+from cluster.flow.watches import open_watches as registered_watches
+
+CLIENT_NAMES = {
+    "kubectl": "kubectl",
+    "web": "the web form",
+    "upload": "the YAML upload form",
+    "api": "an API client",
+}
+CLIENT_NAMES_ZH = {"kubectl": "kubectl", "web": "网页表单", "upload": "YAML 上传表单", "api": "API 客户端"}
+HTTP_VERBS = {
+    "create": "POST",
+    "apply": "POST",
+    "update": "PUT",
+    "patch": "PATCH",
+    "scale": "PATCH",
+    "delete": "DELETE",
+}
+# The course calls etcd's ADDED/MODIFIED/DELETED events Create, Update and Delete events.
+EVENT_WORDS = {
+    "ADDED": ("Create", "Create"),
+    "MODIFIED": ("Update", "Update"),
+    "DELETED": ("Delete", "Delete"),
+}
+
+BARE_POD = (
+    "A bare Pod has no controller: no ReplicationController, ReplicaSet or Deployment owns it, so "
+    "the Controller Manager has no replicas to create.",
+    "裸 Pod 没有控制器：没有 ReplicationController、ReplicaSet 或 Deployment 管理它，Controller Manager "
+    "不需要为它创建副本。",
+)
+
+
+def ref(obj: dict) -> str:
+    meta = obj.get("metadata") or {}
+    namespace = meta.get("namespace")
+    name = meta.get("name", "")
+    return f"{obj.get('kind', '')} {namespace}/{name}" if namespace else f"{obj.get('kind', '')} {name}"
+
+
+def open_watches(cluster_name: str, revision: int) -> tuple[str, str]:
+    watches = registered_watches(cluster_name)
+    if not watches:
+        return (
+            "No control plane runs in this process right now: the Controller Manager, the Scheduler "
+            f"and the kubelets will list the state and watch the event log from revision {revision} "
+            "when they start.",
+            "此进程中暂无控制平面组件运行：Controller Manager、Scheduler 和 kubelet 启动后会先 List 当前"
+            f"状态，再从 revision {revision} 开始 Watch 事件日志。",
+        )
+    en, zh = [], []
+    for watch in watches:
+        who = f"kubelet on {watch.node}" if watch.node else watch.component
+        who_zh = f"{watch.node} 上的 kubelet" if watch.node else watch.component
+        port = f" over {watch.port}" if watch.port else ""
+        port_zh = f"（通过 {watch.port} 端口）" if watch.port else ""
+        en.append(f"{who} watches {watch.resources}{port} from revision {watch.revision}")
+        zh.append(f"{who_zh}{port_zh}从 revision {watch.revision} 起监听 {watch.resources}")
+    return "Open watches: " + "; ".join(en) + ".", "已打开的 Watch：" + "；".join(zh) + "。"
+
+
+def request_sent(actor, client: str, verb: str, event) -> tuple[str, str]:
+    method = HTTP_VERBS.get(verb, verb.upper())
+    client_zh = actor.detail or CLIENT_NAMES_ZH.get(actor.client, actor.client)
+    what = ref(event.object)
+    return (
+        f"{client} sends {method} ({verb}) for {what} to the APIServer.",
+        f"{client_zh} 向 APIServer 发送 {method}（{verb}）请求：{what}。",
+    )
+
+
+def object_stored(event) -> tuple[str, str]:
+    what = ref(event.object)
+    code = {"ADDED": "201 Created", "DELETED": "200 OK"}.get(event.type, "200 OK")
+    if event.type == "DELETED":
+        return (
+            f"The APIServer removed {what} from etcd at revision {event.revision} and answered {code}.",
+            f"APIServer 在 revision {event.revision} 从 etcd 中删除了 {what}，并返回 {code}。",
+        )
+    return (
+        f"The APIServer validated {what} and stored it in etcd at revision {event.revision} "
+        f'(resourceVersion "{event.revision}"), then answered {code}.',
+        f"APIServer 校验 {what} 后将其存入 etcd，revision 为 {event.revision}"
+        f'（resourceVersion "{event.revision}"），随后向客户端返回 {code}。',
+    )
+
+
+def event_sent(event) -> tuple[str, str]:
+    word, _ = EVENT_WORDS[event.type]
+    what = ref(event.object)
+    return (
+        f"etcd sends a {word} event ({event.type}, revision {event.revision}) for {what} to the APIServer.",
+        f"etcd 向 APIServer 发送 {what} 的 {word} 事件（{event.type}，revision {event.revision}）。",
+    )
+
+
+def node_name_bypass(node: str) -> tuple[str, str]:
+    return (
+        f"The Pod was created with spec.nodeName={node}, which bypasses the Scheduler (the course's "
+        "nodeName method): there is no scheduling and no binding; its Create event already names the node.",
+        f"该 Pod 创建时就带有 spec.nodeName={node}，跳过了 Scheduler 的调度策略（nodeName 方法）："
+        "没有调度也没有绑定，它的 Create 事件里已经写明了节点。",
+    )
+
+
+def pod_stored(pod: dict, event) -> tuple[tuple[str, str], tuple[str, str]]:
+    images = ", ".join(c.get("image", "") for c in (pod.get("spec") or {}).get("containers") or [])
+    what = ref(pod)
+    return (
+        (
+            f"The APIServer stored {what} (containers: {images}) in etcd at revision {event.revision}.",
+            f"APIServer 在 etcd 中记录了 {what}（容器镜像：{images}），revision {event.revision}。",
+        ),
+        (
+            f"etcd sends the Create event (ADDED, revision {event.revision}) for {what} to the APIServer; "
+            "its spec.nodeName is still empty.",
+            f"etcd 将 {what} 的 Create 事件（ADDED，revision {event.revision}）发送给 APIServer；此时它的 "
+            "spec.nodeName 仍为空。",
+        ),
+    )
+
+
+def binding_landed(pod: dict, event) -> tuple[str, str]:
+    node = (pod.get("spec") or {}).get("nodeName", "")
+    what = ref(pod)
+    return (
+        f"etcd sends the Update event (MODIFIED, revision {event.revision}): {what} now has "
+        f"spec.nodeName={node}; the APIServer reflects the scheduling result.",
+        f"etcd 发送更新成功事件（MODIFIED，revision {event.revision}）：{what} 的 spec.nodeName={node}，"
+        "APIServer 开始反映调度结果。",
+    )
+
+
+def status_stored(pod: dict, event, node: str) -> tuple[str, str]:
+    status = pod.get("status") or {}
+    phase = status.get("phase", "")
+    waiting = [
+        (s.get("state") or {}).get("waiting", {}).get("reason")
+        for s in status.get("containerStatuses") or []
+        if (s.get("state") or {}).get("waiting")
+    ]
+    shown = f"{phase} ({', '.join(waiting)})" if waiting else phase
+    ip = status.get("podIP", "")
+    where = f", podIP {ip}" if ip else ""
+    return (
+        f"The APIServer stored {ref(pod)}'s status (phase {shown}{where}) in etcd at revision "
+        f"{event.revision} and acknowledged it to the kubelet on {node}.",
+        f"APIServer 将 {ref(pod)} 的状态（phase {shown}{where}）存入 etcd（revision {event.revision}），"
+        f"并向 {node} 上的 kubelet 确认。",
+    )
