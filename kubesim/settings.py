@@ -32,6 +32,7 @@ INSTALLED_APPS = [
     "cluster",
     "scheduler",
     "dashboard",
+    "labs",
 ]
 
 MIDDLEWARE = [

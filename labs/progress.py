@@ -1,0 +1,119 @@
+"""A student's progress: evaluate the current step when their sandbox changed, and tell listeners.
+
+`evaluate` is called on every revision nudge of the sandbox (labs.grader), when the student
+answers a question, and when a page asks for the state. It is idempotent per revision: a step is
+checked once per sandbox revision, so many callers cost one evaluation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.utils import timezone
+
+from cluster.apiserver import service as api
+from cluster.models import Cluster, FlowTrace
+from labs.catalog import lab_of
+from labs.checks import run_step
+from labs.labmodel import Lab
+from labs.models import StepProgress, Student
+
+
+def student_group(student_id: int) -> str:
+    return f"labs.student.{student_id}"
+
+
+def session_group(session_id: int) -> str:
+    return f"labs.session.{session_id}"
+
+
+def action_mark(cluster: Cluster) -> str:
+    """A fingerprint of what the student did: traces started (their creates, scales, image
+    changes), node labels/taints/cordons, and which objects they own. Components' status writes do
+    not move it, so a pod going from ContainerCreating to Running is not a new attempt."""
+    traces = FlowTrace.objects.filter(cluster=cluster).count()
+    nodes = [
+        (n["metadata"]["name"], n["metadata"].get("labels"), n.get("spec"))
+        for n in api.list_objects(cluster, "Node")[0]
+    ]
+    pods = sorted(
+        p["metadata"]["name"]
+        for p in api.list_objects(cluster, "Pod")[0]
+        if not p["metadata"].get("ownerReferences")
+    )
+    text = json.dumps([traces, nodes, pods], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _revision(cluster: Cluster) -> int:
+    return Cluster.objects.filter(pk=cluster.pk).values_list("revision", flat=True).first() or 0
+
+
+def evaluate(student: Student, explicit: bool = False) -> bool:
+    """Check the student's current step (and the next ones, as they pass) against the sandbox.
+
+    `explicit` (an answer submitted, "check now") counts a failing result as an attempt even when
+    the sandbox did not change. Returns True when anything changed (listeners were notified)."""
+    lab = lab_of(student.session.lab)
+    cluster = student.sandbox
+    if cluster is None:
+        return False
+    revision = _revision(cluster)
+    changed = False
+    with transaction.atomic():
+        student = Student.objects.select_for_update().get(pk=student.pk)
+        while student.current_step < len(lab.steps):
+            progress = _progress(student, lab)
+            if progress.checked_revision == revision and not explicit:
+                break
+            changed |= _check_step(student, lab, progress, revision, explicit)
+            if progress.passed_at is None:
+                break
+            student.current_step += 1
+            student.save(update_fields=["current_step"])
+            explicit = False
+    if changed:
+        notify(student)
+    return changed
+
+
+def _progress(student: Student, lab: Lab) -> StepProgress:
+    step = lab.steps[student.current_step]
+    progress, _ = StepProgress.objects.get_or_create(
+        student=student, step_id=step.id, defaults={"index": student.current_step}
+    )
+    return progress
+
+
+def _check_step(student: Student, lab: Lab, progress: StepProgress, revision: int, explicit: bool) -> bool:
+    step = lab.steps[student.current_step]
+    results = run_step(student.sandbox, step, progress.answer)
+    failures = [r.as_dict() for r in results if not r.passed]
+    before = (progress.passed_at, progress.attempts, progress.last_failure)
+    progress.checked_revision = revision
+    if not failures:
+        progress.passed_at = timezone.now()
+        progress.last_failure = []
+    else:
+        mark = action_mark(student.sandbox)
+        if explicit or (student.action_mark and mark != student.action_mark):
+            progress.attempts += 1
+        if mark != student.action_mark:
+            student.action_mark = mark
+            student.save(update_fields=["action_mark"])
+        progress.last_failure = failures
+    progress.save()
+    return before != (progress.passed_at, progress.attempts, progress.last_failure)
+
+
+def notify(student: Student) -> None:
+    """Tell the student's lab panel and the class's progress board to refresh."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    async_to_sync(layer.group_send)(student_group(student.pk), {"type": "lab.changed"})
+    async_to_sync(layer.group_send)(session_group(student.session_id), {"type": "lab.changed"})

@@ -1,0 +1,102 @@
+"""Student sandboxes: private clusters built from a lab's starting state, through the API server.
+
+Joining creates a throwaway user (the student has no account to remember) that owns the
+sandbox, so the API server's access rules isolate it. A reset deletes every object through the
+API server and applies the starting state again: the revision keeps growing, so every open
+dashboard sees the change as ordinary events, never as a cluster that went back in time.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+
+from cluster.apiserver import service as api
+from cluster.apiserver.kinds import BUILTIN_NAMESPACES
+from cluster.models import Cluster
+from labs.labmodel import Lab
+from labs.models import ClassSession, StepProgress, Student
+
+SETUP = api.Actor(client="api", detail="lab starting state")
+# Deleted in this order so that no controller recreates what we just removed.
+RESET_ORDER = ("Deployment", "ReplicaSet", "ReplicationController", "Pod", "Event", "Node", "Namespace")
+MAX_NAME = 40
+
+
+class JoinError(ValueError):
+    pass
+
+
+def sandbox_name(session: ClassSession) -> str:
+    return f"lab-{session.code.lower()}-{secrets.token_hex(3)}"
+
+
+def build(cluster: Cluster, lab: Lab) -> None:
+    """Apply the lab's starting manifests to an (empty) cluster."""
+    if lab.manifests.strip():
+        api.apply_manifests(cluster, lab.manifests, SETUP)
+
+
+def new_sandbox(lab: Lab, owner, name: str) -> Cluster:
+    cluster = Cluster.objects.create(name=name, public=False, owner=owner, pace_ms=lab.pace_ms)
+    build(cluster, lab)
+    return cluster
+
+
+def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
+    """A new student in `session` with their own sandbox. Raises JoinError with a clear reason."""
+    display_name = " ".join(display_name.split())[:MAX_NAME]
+    if not display_name:
+        raise JoinError("Please enter a display name.")
+    if not session.is_open:
+        raise JoinError("This class session is closed.")
+    if session.students.filter(display_name=display_name).exists():
+        raise JoinError("Someone in this class already uses that name; please pick another.")
+    user_model = get_user_model()
+    username = f"student-{session.code.lower()}-{secrets.token_hex(4)}"
+    try:
+        with transaction.atomic():
+            user = user_model.objects.create(username=username, first_name=display_name)
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+            student = Student.objects.create(session=session, display_name=display_name, user=user)
+    except IntegrityError:
+        raise JoinError("Someone in this class already uses that name; please pick another.") from None
+    student.sandbox = new_sandbox(lab, user, sandbox_name(session))
+    student.save(update_fields=["sandbox"])
+    StepProgress.objects.create(student=student, step_id=lab.steps[0].id, index=0)
+    return student
+
+
+def clear(cluster: Cluster) -> None:
+    """Delete every object of the cluster through the API server."""
+    actor = api.Actor(client="api", detail="lab reset")
+    for kind in RESET_ORDER:
+        items, _ = api.list_objects(cluster, kind)
+        for item in items:
+            meta = item["metadata"]
+            if kind == "Namespace" and meta["name"] in BUILTIN_NAMESPACES:
+                continue
+            try:
+                api.delete(cluster, kind, meta.get("namespace"), meta["name"], actor)
+            except api.ApiError as exc:
+                if exc.code != 404:  # already gone (a controller's pod, garbage-collected)
+                    raise
+
+
+def reset(student: Student, lab: Lab) -> None:
+    """Back to the lab's starting state and its first step."""
+    from labs.limits import RATE
+
+    cluster = student.sandbox
+    clear(cluster)
+    build(cluster, lab)
+    RATE.reset(cluster.pk)
+    student.progress.all().delete()
+    student.current_step = 0
+    student.action_mark = ""
+    student.pushed_hint = {}
+    student.save(update_fields=["current_step", "action_mark", "pushed_hint"])
+    StepProgress.objects.create(student=student, step_id=lab.steps[0].id, index=0)
