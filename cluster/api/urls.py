@@ -1,5 +1,15 @@
-"""URL routes."""
+"""The simulated API server's REST paths under /clusters/<cluster>/ (Kubernetes' own layout)."""
 
 from __future__ import annotations
 
-urlpatterns: list = []
+from django.urls import path, re_path
+
+from cluster.api import views
+
+CLUSTER = r"^clusters/(?P<cluster>[-a-z0-9]+)/"
+
+urlpatterns = [
+    re_path(CLUSTER + r"api/v1/(?P<rest>.+)$", views.core),
+    re_path(CLUSTER + r"apis/(?P<group>[^/]+)/(?P<version>v[^/]+)/(?P<rest>.+)$", views.grouped),
+    path("clusters/<slug:cluster>/apply", views.apply),
+]

@@ -140,7 +140,9 @@ def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> 
 def _fail(errors: list[dict]) -> ApiError:
     first = errors[0]
     lines = [f"document {e['document']}, line {e['line']}: {e['message']}" for e in errors]
-    causes = [{"reason": e["reason"], "message": e["message"], "field": e["field"]} for e in errors]
+    causes = [
+        {"reason": e.get("type") or e["reason"], "message": e["message"], "field": e["field"]} for e in errors
+    ]
     details = {"causes": causes, "errors": errors}
     return ApiError(first["code"], first["reason"], "; ".join(lines), details)
 

@@ -1,0 +1,171 @@
+"""One function per REST verb on a resolved path; each calls one cluster.apiserver verb."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse
+
+from cluster.api import negotiate
+from cluster.api.http import (
+    actor_for,
+    decode_json,
+    dry_run,
+    json_response,
+    media_type,
+    parse_object,
+    read_body,
+)
+from cluster.api.paths import SUBRESOURCES, Target
+from cluster.apiserver import service as api
+from cluster.apiserver.errors import bad_request, method_not_allowed, unsupported_media_type
+from cluster.apiserver.patch import PATCH_TYPES
+from cluster.models import Cluster
+
+
+class _DryRun(Exception):
+    """Raised to roll back a ?dryRun=All write after computing its answer."""
+
+    def __init__(self, result: dict) -> None:
+        self.result = result
+
+
+def _write(request: HttpRequest, func, *args) -> dict:
+    """Run one write; with ?dryRun=All the transaction is rolled back and the answer kept."""
+    if not dry_run(request):
+        return func(*args)
+    try:
+        with transaction.atomic():
+            raise _DryRun(func(*args))
+    except _DryRun as done:
+        return done.result
+
+
+def _list(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    kind = target.info.kind
+    items, revision = api.list_objects(
+        cluster,
+        kind,
+        target.namespace or None,
+        request.GET.get("labelSelector", ""),
+        request.GET.get("fieldSelector", ""),
+    )
+    table = negotiate.list_table(request, kind, items, revision)
+    if table is not None:
+        return json_response(table)
+    body = {
+        "kind": f"{kind}List",
+        "apiVersion": target.info.api_version,
+        "metadata": {"resourceVersion": str(revision)},
+        "items": items,
+    }
+    return json_response(body)
+
+
+def _body_for(request: HttpRequest, target: Target) -> dict:
+    obj = parse_object(request)
+    obj.setdefault("kind", target.info.kind)
+    obj.setdefault("apiVersion", target.info.api_version)
+    meta = obj.setdefault("metadata", {})
+    if not isinstance(meta, dict):
+        raise bad_request("metadata must be an object")
+    if target.namespace:
+        if meta.get("namespace") and meta["namespace"] != target.namespace:
+            raise bad_request(
+                "the namespace of the provided object does not match the namespace sent on the request"
+            )
+        meta["namespace"] = target.namespace
+    if target.name and meta.get("name") and meta["name"] != target.name:
+        raise bad_request(
+            f"the name of the object ({meta['name']}) does not match the name on the URL ({target.name})"
+        )
+    if target.name:
+        meta["name"] = target.name
+    return obj
+
+
+def _get(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    kind = target.info.kind
+    if target.subresource == "scale":
+        return json_response(api.get_scale(cluster, kind, target.namespace, target.name))
+    obj = api.get(cluster, kind, target.namespace, target.name)
+    table = None if target.subresource else negotiate.object_table(request, kind, obj)
+    return json_response(table or obj)
+
+
+def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    actor = actor_for(request)
+    if target.subresource == "scale":
+        scale = parse_object(request)
+        replicas = (scale.get("spec") or {}).get("replicas")
+        rv = (scale.get("metadata") or {}).get("resourceVersion")
+        args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
+        return json_response(_write(request, api.scale, *args))
+    obj = _body_for(request, target)
+    return json_response(_write(request, api.update, cluster, obj, actor, target.subresource or None))
+
+
+def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    content_type = media_type(request)
+    if content_type not in PATCH_TYPES:
+        raise unsupported_media_type(content_type)
+    raw, actor = read_body(request), actor_for(request)
+    kind, ns, name = target.info.kind, target.namespace, target.name
+    if target.subresource == "scale":
+        from cluster.apiserver.patch import apply_patch, decode
+
+        current = api.get_scale(cluster, kind, ns, name)
+        patched = apply_patch(current, decode(raw, content_type), content_type, "Scale")
+        replicas = (patched.get("spec") or {}).get("replicas")
+        rv = (patched.get("metadata") or {}).get("resourceVersion")
+        return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))
+    sub = target.subresource or None
+    return json_response(_write(request, api.patch, cluster, kind, ns, name, raw, content_type, actor, sub))
+
+
+def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    raw = read_body(request)
+    options = decode_json(raw) if raw.strip() else {}
+    if not isinstance(options, dict):
+        raise bad_request("DeleteOptions must be an object")
+    propagation = request.GET.get("propagationPolicy") or options.get("propagationPolicy") or "Background"
+    rv = (options.get("preconditions") or {}).get("resourceVersion")
+    args = (cluster, target.info.kind, target.namespace, target.name, actor_for(request), propagation, rv)
+    return json_response(_write(request, api.delete, *args))
+
+
+def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    obj = _body_for(request, target)
+    return json_response(_write(request, api.create, cluster, obj, actor_for(request)), 201)
+
+
+def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    binding = parse_object(request)
+    node = (binding.get("target") or {}).get("name")
+    if not node:
+        raise bad_request("Binding.target.name is required")
+    _write(request, api.bind, cluster, target.namespace, target.name, node, actor_for(request))
+    return json_response(
+        {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}, 201
+    )
+
+
+def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    method = request.method or "GET"
+    if target.subresource and method not in SUBRESOURCES[target.info.kind][target.subresource]:
+        raise method_not_allowed(method)
+    if not target.name:
+        if method == "GET":
+            return _list(request, cluster, target)
+        if method == "POST" and (target.namespace or not target.info.namespaced):
+            return _create(request, cluster, target)
+        raise method_not_allowed(method)
+    if target.subresource == "log":
+        from cluster.api.logs import log_response
+
+        return log_response(request, cluster, target)
+    if target.subresource == "binding":
+        return _bind(request, cluster, target)
+    handler = {"GET": _get, "PUT": _put, "PATCH": _patch, "DELETE": _delete}.get(method)
+    if handler is None or (method == "DELETE" and target.subresource):
+        raise method_not_allowed(method)
+    return handler(request, cluster, target)

@@ -1,0 +1,87 @@
+"""Request and response plumbing shared by the REST views: bodies, Status errors, the caller."""
+
+from __future__ import annotations
+
+import json
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.errors import ApiError, bad_request, too_large, unsupported_media_type
+from cluster.apiserver.manifests import load_one
+
+JSON = "application/json"
+YAML_TYPES = ("application/yaml", "application/x-yaml", "text/yaml", "application/apply-patch+yaml")
+
+
+def json_response(data: object, status: int = 200) -> HttpResponse:
+    return HttpResponse(json.dumps(data, separators=(",", ":")), status=status, content_type=JSON)
+
+
+def error_response(err: ApiError) -> HttpResponse:
+    return json_response(err.status(), err.code)
+
+
+def media_type(request: HttpRequest) -> str:
+    return (request.content_type or "").split(";")[0].strip().lower()
+
+
+def read_body(request: HttpRequest) -> bytes:
+    """The raw body; 413 when it exceeds DATA_UPLOAD_MAX_MEMORY_SIZE (declared or actual length)."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    declared = request.META.get("CONTENT_LENGTH") or "0"
+    if limit is not None and declared.isdigit() and int(declared) > limit:
+        raise too_large(limit)
+    try:
+        return request.body
+    except RequestDataTooBig:
+        raise too_large(limit) from None
+
+
+def decode_json(raw: bytes) -> object:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise bad_request("the request body is not valid UTF-8") from None
+    except json.JSONDecodeError as err:
+        message = f"error decoding JSON: {err.msg} at line {err.lineno}, column {err.colno}"
+        raise bad_request(message) from None
+
+
+def parse_object(request: HttpRequest) -> dict:
+    """A JSON or YAML request body as one object; 400 when malformed, 415 for other media types."""
+    raw = read_body(request)
+    kind = media_type(request)
+    if kind in ("", JSON):
+        data = decode_json(raw)
+    elif kind in YAML_TYPES:
+        try:
+            data = load_one(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise bad_request("the request body is not valid UTF-8") from None
+    else:
+        raise unsupported_media_type(kind)
+    if not isinstance(data, dict):
+        raise bad_request("the request body must be a JSON object")
+    return data
+
+
+def actor_for(request: HttpRequest) -> Actor:
+    """kubectl by its User-Agent, the dashboard by X-KubeSim-Client, anything else is "api"."""
+    agent = request.headers.get("User-Agent", "")
+    client = request.headers.get("X-KubeSim-Client", "").strip().lower()
+    if client in ("web", "upload"):
+        return Actor(client, request.headers.get("X-KubeSim-Detail", "") or "web form")
+    if agent.startswith("kubectl"):
+        return Actor("kubectl", agent)
+    return Actor("api", agent)
+
+
+def flag(request: HttpRequest, name: str) -> bool:
+    return request.GET.get(name, "").lower() in ("1", "true")
+
+
+def dry_run(request: HttpRequest) -> bool:
+    return request.GET.get("dryRun", "") == "All"

@@ -1,0 +1,176 @@
+"""?watch=1: newline-delimited watch events streamed from the cluster's event log.
+
+The stream reads the log itself (list-watch is real, DESIGN.md rule 2): a nudge from
+cluster.broadcast only wakes it early; without one it polls every POLL_SECONDS. It never ends on
+its own unless the client asked for timeoutSeconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+
+from asgiref.sync import sync_to_async
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+
+from cluster import broadcast
+from cluster.api import negotiate
+from cluster.api.http import error_response, flag
+from cluster.api.paths import resolve
+from cluster.apiserver import service as api
+from cluster.apiserver.errors import ApiError, Gone, bad_request
+from cluster.apiserver.fields import FieldRequirement, fields_match, parse_field_selector
+from cluster.apiserver.kinds import KindInfo
+from cluster.apiserver.selectors import LabelRequirement, labels_match, parse_label_selector
+from cluster.models import Cluster
+
+POLL_SECONDS = 0.2
+BOOKMARK_SECONDS = 10.0
+BATCH = 500
+
+
+@dataclass(slots=True)
+class Watch:
+    cluster: Cluster
+    info: KindInfo
+    namespace: str
+    labels: list[LabelRequirement]
+    fields: list[FieldRequirement]
+    revision: int
+    initial: list[dict] | None  # synthetic ADDED events for resourceVersion "" or "0"
+    timeout: float | None
+    bookmarks: bool
+    accept: str
+    params: dict = field(default_factory=dict)
+
+    def matches(self, kind: str, namespace: str, obj: dict) -> bool:
+        if kind != self.info.kind or (self.namespace and namespace != self.namespace):
+            return False
+        return labels_match(self.labels, obj) and fields_match(self.fields, obj)
+
+
+def _number(request: HttpRequest, name: str) -> int | None:
+    text = request.GET.get(name, "")
+    if text == "":
+        return None
+    if not text.isdigit():
+        raise bad_request(f'{name}: Invalid value: "{text}": must be a non-negative integer')
+    return int(text)
+
+
+def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> Watch:
+    from cluster.api.views import find_cluster
+
+    target = resolve(group, version, rest)
+    if target.subresource:
+        raise bad_request("watch is not supported on subresources")
+    cluster = find_cluster(request, cluster_name, write=False)
+    selector = request.GET.get("fieldSelector", "")
+    if target.name:
+        selector = ",".join(filter(None, [selector, f"metadata.name={target.name}"]))
+    labels = parse_label_selector(request.GET.get("labelSelector", ""))
+    fields = parse_field_selector(target.info.kind, selector)
+    start = _number(request, "resourceVersion")
+    initial = None
+    if not start:
+        initial, start = api.list_objects(
+            cluster,
+            target.info.kind,
+            target.namespace or None,
+            request.GET.get("labelSelector", ""),
+            selector,
+        )
+    elif start < cluster.compacted_revision:
+        raise Gone(start, cluster.compacted_revision + 1)
+    timeout = _number(request, "timeoutSeconds")
+    return Watch(
+        cluster,
+        target.info,
+        target.namespace,
+        labels,
+        fields,
+        start,
+        initial,
+        float(timeout) if timeout else None,
+        flag(request, "allowWatchBookmarks"),
+        request.headers.get("Accept", ""),
+        dict(request.GET.items()),
+    )
+
+
+def _poll(watch: Watch, last: int) -> tuple[list[tuple[str, dict]], int, bool]:
+    """Matching events after `last`, the newest revision read and whether more are waiting.
+
+    Raises Gone when the log after `last` was compacted away.
+    """
+    current = Cluster.objects.filter(pk=watch.cluster.pk).values_list("revision", flat=True).first() or 0
+    if current <= last:
+        return [], last, False
+    found = []
+    for event in api.events_since(watch.cluster, last, BATCH):
+        last = event.revision
+        if watch.matches(event.kind, event.namespace, event.object):
+            found.append((event.type, event.object))
+    return found, last, last < current
+
+
+def _line(watch: Watch, kind: str, obj: dict) -> bytes:
+    if kind in ("ADDED", "MODIFIED", "DELETED"):
+        obj = negotiate.watch_object(watch.accept, watch.params, watch.info.kind, obj)
+    return (json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n").encode()
+
+
+def _bookmark(watch: Watch, revision: int) -> dict:
+    return {
+        "kind": watch.info.kind,
+        "apiVersion": watch.info.api_version,
+        "metadata": {"resourceVersion": str(revision)},
+    }
+
+
+async def _stream(watch: Watch):
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + watch.timeout if watch.timeout else None
+    for obj in watch.initial or ():
+        yield _line(watch, "ADDED", obj)
+    last, last_mark = watch.revision, loop.time()
+    signal = getattr(broadcast, "NUDGES", None)
+    waiter = signal.subscribe(watch.cluster.name) if signal is not None else None
+    try:
+        while True:
+            try:
+                events, last, more = await sync_to_async(_poll)(watch, last)
+            except ApiError as err:
+                yield _line(watch, "ERROR", err.status())
+                return
+            for kind, obj in events:
+                yield _line(watch, kind, obj)
+            now = loop.time()
+            if watch.bookmarks and now - last_mark >= BOOKMARK_SECONDS:
+                yield _line(watch, "BOOKMARK", _bookmark(watch, last))
+                last_mark = now
+            wait = POLL_SECONDS if deadline is None else min(POLL_SECONDS, deadline - now)
+            if wait <= 0:
+                return
+            if more:
+                continue
+            if waiter is not None:
+                await waiter.wait(wait)
+            else:
+                await asyncio.sleep(wait)
+    finally:
+        if waiter is not None:
+            waiter.close()
+
+
+async def watch_response(
+    request: HttpRequest, cluster: str, group: str, version: str, rest: str
+) -> HttpResponse:
+    try:
+        watch = await sync_to_async(_prepare)(request, cluster, group, version, rest)
+    except ApiError as err:
+        return error_response(err)
+    response = StreamingHttpResponse(_stream(watch), content_type="application/json")
+    response["Cache-Control"] = "no-cache, private"
+    return response
