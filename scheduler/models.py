@@ -1,0 +1,47 @@
+"""Scheduling attempts: every cycle the scheduler ran for a pod, with the engine's full explanation."""
+
+from __future__ import annotations
+
+from django.db import models
+
+from cluster.models import Cluster, FlowTrace
+
+
+class SchedulingAttempt(models.Model):
+    SCHEDULED = "Scheduled"
+    UNSCHEDULABLE = "Unschedulable"
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="scheduling_attempts")
+    namespace = models.CharField(max_length=253)
+    pod = models.CharField(max_length=253)
+    pod_uid = models.CharField(max_length=36)
+    attempt = models.PositiveIntegerField()  # 1 for the first cycle of this pod
+    result = models.CharField(max_length=20)  # Scheduled / Unschedulable
+    node = models.CharField(max_length=253, blank=True)
+    message = models.TextField(blank=True)  # the FailedScheduling text, or "Successfully assigned …"
+    revision = models.BigIntegerField()  # the cluster revision the scheduler's snapshot reflected
+    nodes = models.PositiveIntegerField()  # how many nodes the cycle considered
+    decision = models.JSONField()  # scheduler.engine Decision.to_json()
+    trace = models.ForeignKey(FlowTrace, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["cluster", "namespace", "pod", "-created_at"])]
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.pk,
+            "namespace": self.namespace,
+            "pod": self.pod,
+            "podUID": self.pod_uid,
+            "attempt": self.attempt,
+            "result": self.result,
+            "node": self.node,
+            "message": self.message,
+            "revision": self.revision,
+            "nodes": self.nodes,
+            "trace": self.trace_id,
+            "createdAt": self.created_at.isoformat(),
+            "decision": self.decision,
+        }

@@ -1,0 +1,237 @@
+"""The scheduler: list-watch pods and nodes, keep the engine's snapshot, place pods and bind them.
+
+"获取 spec.nodeName 为空的 pod，对每个 pod 都会创建一个 binding": every pending pod for
+`default-scheduler` goes through the engine (`scheduler.engine.schedule`); the result is bound
+through the API server's pods/binding, recorded as a SchedulingAttempt and announced by an Event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+
+from channels.db import database_sync_to_async
+
+from cluster import event_recorder
+from cluster.apiserver import service as api
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.defaults import now_rfc3339
+from cluster.apiserver.errors import ApiError
+from cluster.flow import gate
+from cluster.flow.recorder import record_step
+from cluster.informer import Delta, Informer
+from cluster.models import Cluster, FlowTrace
+from scheduler import texts
+from scheduler.engine import Snapshot, default_profile, schedule
+from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
+from scheduler.models import SchedulingAttempt
+from scheduler.queue import QueuedPod, SchedulingQueue
+
+db = database_sync_to_async
+MERGE_PATCH = "application/merge-patch+json"
+
+
+def _is_terminal(pod: dict) -> bool:
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
+
+
+def _could_help(old: dict | None, new: dict) -> bool:
+    """A node change that might make an unschedulable pod fit (kube-scheduler's queueing hints)."""
+    if old is None:
+        return True
+    old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
+    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
+    return (
+        old_meta.get("labels") != new_meta.get("labels")
+        or old_spec.get("taints") != new_spec.get("taints")
+        or bool(old_spec.get("unschedulable")) != bool(new_spec.get("unschedulable"))
+        or (old.get("status") or {}).get("allocatable") != (new.get("status") or {}).get("allocatable")
+    )
+
+
+class Scheduler:
+    component = "scheduler"
+
+    def __init__(self, cluster_name: str) -> None:
+        self.cluster_name = cluster_name
+        self.informer = Informer(cluster_name, self.component, ("Node", "Pod"), "Pods and Nodes", "")
+        self.cluster: Cluster | None = None
+        self.snapshot = Snapshot()
+        self.bound: dict[tuple[str, str], PodInfo] = {}
+        self.queue = SchedulingQueue()
+        self.profile = default_profile()
+
+    async def step(self) -> bool:
+        deltas = await db(self._sync)()
+        for delta in deltas:
+            self._observe(delta)
+        self.queue.flush()
+        worked = bool(deltas) or self.informer.behind
+        while (entry := self.queue.pop()) is not None:
+            await self.schedule_one(entry)
+            worked = True
+        return worked
+
+    def next_wakeup(self) -> float | None:
+        return self.queue.next_wakeup()
+
+    def _sync(self) -> list[Delta]:
+        if self.cluster is None:
+            self.cluster = Cluster.objects.get(name=self.cluster_name)
+        return self.informer.sync()
+
+    # -- the snapshot and the queue follow the watch ------------------------------------------
+    def _observe(self, delta: Delta) -> None:
+        if delta.kind == "Node":
+            if delta.type == "DELETED":
+                self.snapshot.remove_node(delta.key[1])
+            else:
+                self.snapshot.upsert_node(delta.obj)
+                if _could_help(delta.old, delta.obj):
+                    self.queue.move_all()
+            return
+        key, pod = delta.key, delta.obj
+        node = (pod.get("spec") or {}).get("nodeName")
+        if delta.type == "DELETED" or (node and _is_terminal(pod)):
+            self.queue.remove(key)
+            if key in self.bound:
+                self.snapshot.remove_pod(self.bound.pop(key))
+                self.queue.move_all()  # freed resources, ports or spread: others may fit now
+            return
+        if node:
+            self.queue.remove(key)
+            self._account_bound(key, pod, node)
+        elif (
+            (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
+        ) == DEFAULT_SCHEDULER_NAME:
+            self.queue.add(pod, delta.trace_id)
+
+    def _account_bound(self, key: tuple[str, str], pod: dict, node: str) -> None:
+        known = self.bound.get(key)
+        if known is not None:
+            if known.node_name == node and known.labels == ((pod.get("metadata") or {}).get("labels") or {}):
+                return  # our own assumption, confirmed by the watch
+            self.snapshot.remove_pod(known)
+        self.bound[key] = self.snapshot.add_pod(pod)
+
+    # -- one scheduling cycle ------------------------------------------------------------------
+    async def schedule_one(self, entry: QueuedPod) -> None:
+        trace_id = entry.trace_id
+        await gate.before_step(self.cluster_name, trace_id, 9)
+        pod = entry.pod
+        # CPU-bound and pure: off the event loop so websockets stay responsive; nothing else
+        # touches this snapshot while the cycle runs.
+        decision = await asyncio.to_thread(schedule, pod, self.snapshot, self.profile)
+        revision = self.informer.revision or 0
+        if decision.selected is None:
+            await db(self._unschedulable)(entry, decision, revision)
+            self.queue.park(entry, decision.message or "")
+            return
+        self.queue.done(entry)
+        node = decision.selected
+        await db(self._picked)(entry, decision, revision)
+        await gate.before_step(self.cluster_name, trace_id, 10)
+        if trace_id:
+            en, zh = texts.binding(pod, node)
+            await db(record_step)(trace_id, 10, detail_en=en, detail_zh=zh, obj=_obj(pod), node=node)
+        await gate.before_step(self.cluster_name, trace_id, 11)
+        if await db(self._bind)(entry, node):
+            assumed = copy.deepcopy(pod)
+            assumed["spec"]["nodeName"] = node
+            self._account_bound(entry.key, assumed, node)
+
+    def _actor(self, trace_id: str | None) -> Actor:
+        return Actor("scheduler", DEFAULT_SCHEDULER_NAME, FlowTrace(pk=trace_id) if trace_id else None)
+
+    def _attempt(self, entry: QueuedPod, decision, revision: int, result: str, message: str) -> None:
+        meta = entry.pod["metadata"]
+        SchedulingAttempt.objects.create(
+            cluster=self.cluster,
+            namespace=meta.get("namespace", ""),
+            pod=meta["name"],
+            pod_uid=meta.get("uid", ""),
+            attempt=entry.attempts + 1,
+            result=result,
+            node=decision.selected or "",
+            message=message,
+            revision=revision,
+            nodes=len(decision.node_names),
+            decision=decision.to_json(),
+            trace_id=entry.trace_id
+            if entry.trace_id and FlowTrace.objects.filter(pk=entry.trace_id).exists()
+            else None,
+        )
+
+    def _picked(self, entry: QueuedPod, decision, revision: int) -> None:
+        meta = entry.pod["metadata"]
+        message = (
+            f"Successfully assigned {meta.get('namespace', 'default')}/{meta['name']} to {decision.selected}"
+        )
+        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, message)
+        if entry.trace_id:
+            en, zh = texts.picked(entry.pod, decision)
+            record_step(
+                entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(entry.pod), node=decision.selected
+            )
+
+    def _bind(self, entry: QueuedPod, node: str) -> bool:
+        meta = entry.pod["metadata"]
+        actor = self._actor(entry.trace_id)
+        try:
+            pod = api.bind(self.cluster, meta.get("namespace"), meta["name"], node, actor)
+        except ApiError:
+            return False  # deleted, or bound by someone else meanwhile
+        message = f"Successfully assigned {meta.get('namespace', 'default')}/{meta['name']} to {node}"
+        event_recorder.record(
+            self.cluster, pod, "Scheduled", message, actor, component=DEFAULT_SCHEDULER_NAME
+        )
+        return True
+
+    def _unschedulable(self, entry: QueuedPod, decision, revision: int) -> None:
+        message = decision.message or ""
+        self._attempt(entry, decision, revision, SchedulingAttempt.UNSCHEDULABLE, message)
+        actor = self._actor(entry.trace_id)
+        pod = entry.pod
+        event_recorder.record(
+            self.cluster,
+            pod,
+            "FailedScheduling",
+            message,
+            actor,
+            type_="Warning",
+            component=DEFAULT_SCHEDULER_NAME,
+        )
+        self._set_unschedulable_condition(pod, message, actor)
+        if entry.trace_id and message != entry.last_message:
+            en, zh = texts.unschedulable(pod, message)
+            record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod))
+
+    def _set_unschedulable_condition(self, pod: dict, message: str, actor: Actor) -> None:
+        """kube-scheduler reports the reason on the pod: PodScheduled=False, Unschedulable, the message."""
+        current = {c.get("type"): c for c in (pod.get("status") or {}).get("conditions") or []}
+        existing = current.get("PodScheduled")
+        if existing and existing.get("reason") == "Unschedulable" and existing.get("message") == message:
+            return
+        condition = {
+            "type": "PodScheduled",
+            "status": "False",
+            "lastProbeTime": None,
+            "lastTransitionTime": now_rfc3339(),
+            "reason": "Unschedulable",
+            "message": message,
+        }
+        others = [c for t, c in current.items() if t != "PodScheduled"]
+        meta = pod["metadata"]
+        patch = {"status": {"conditions": [*others, condition]}}
+        try:
+            api.patch(
+                self.cluster, "Pod", meta.get("namespace"), meta["name"], patch, MERGE_PATCH, actor, "status"
+            )
+        except ApiError:
+            return
+
+
+def _obj(pod: dict) -> tuple[str, str, str]:
+    meta = pod["metadata"]
+    return "Pod", meta.get("namespace", ""), meta["name"]
