@@ -180,6 +180,8 @@ class WatchEvent(models.Model):
     namespace = models.CharField(max_length=253, blank=True)
     name = models.CharField(max_length=253)
     object = models.JSONField()
+    # The flow trace this change belongs to, so list-watch clients carry the flow along.
+    trace = models.ForeignKey(FlowTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

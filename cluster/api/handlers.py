@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 
-from cluster.api import negotiate
+from cluster.api import negotiate, strict
 from cluster.api.http import (
     actor_for,
     decode_json,
@@ -14,11 +14,12 @@ from cluster.api.http import (
     media_type,
     parse_object,
     read_body,
+    unsupported,
 )
 from cluster.api.paths import SUBRESOURCES, Target
 from cluster.apiserver import service as api
-from cluster.apiserver.errors import bad_request, method_not_allowed, unsupported_media_type
-from cluster.apiserver.patch import PATCH_TYPES
+from cluster.apiserver.errors import bad_request, method_not_allowed
+from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
 from cluster.models import Cluster
 
 
@@ -61,8 +62,17 @@ def _list(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespons
     return json_response(body)
 
 
-def _body_for(request: HttpRequest, target: Target) -> dict:
+def _respond(data: dict, warnings: list[str], status: int = 200) -> HttpResponse:
+    response = json_response(data, status)
+    if warnings:
+        response["Warning"] = ", ".join(warnings)
+    return response
+
+
+def _body_for(request: HttpRequest, target: Target) -> tuple[dict, list[str]]:
+    """The POST/PUT body with path namespace and name checked, unknown fields dropped, and warnings."""
     obj = parse_object(request)
+    warnings = strict.check(request, target.info.kind, target.info.version, obj)
     obj.setdefault("kind", target.info.kind)
     obj.setdefault("apiVersion", target.info.api_version)
     meta = obj.setdefault("metadata", {})
@@ -80,7 +90,7 @@ def _body_for(request: HttpRequest, target: Target) -> dict:
         )
     if target.name:
         meta["name"] = target.name
-    return obj
+    return obj, warnings
 
 
 def _get(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
@@ -100,26 +110,26 @@ def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
         rv = (scale.get("metadata") or {}).get("resourceVersion")
         args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
         return json_response(_write(request, api.scale, *args))
-    obj = _body_for(request, target)
-    return json_response(_write(request, api.update, cluster, obj, actor, target.subresource or None))
+    obj, warnings = _body_for(request, target)
+    return _respond(_write(request, api.update, cluster, obj, actor, target.subresource or None), warnings)
 
 
 def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     content_type = media_type(request)
     if content_type not in PATCH_TYPES:
-        raise unsupported_media_type(content_type)
-    raw, actor = read_body(request), actor_for(request)
+        raise unsupported(content_type, patch=True)
+    body, actor = decode(read_body(request), content_type), actor_for(request)
     kind, ns, name = target.info.kind, target.namespace, target.name
     if target.subresource == "scale":
-        from cluster.apiserver.patch import apply_patch, decode
-
         current = api.get_scale(cluster, kind, ns, name)
-        patched = apply_patch(current, decode(raw, content_type), content_type, "Scale")
+        patched = apply_patch(current, body, content_type, "Scale")
         replicas = (patched.get("spec") or {}).get("replicas")
         rv = (patched.get("metadata") or {}).get("resourceVersion")
         return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))
+    warnings = strict.check(request, kind, target.info.version, body, patch=True)
     sub = target.subresource or None
-    return json_response(_write(request, api.patch, cluster, kind, ns, name, raw, content_type, actor, sub))
+    result = _write(request, api.patch, cluster, kind, ns, name, body, content_type, actor, sub)
+    return _respond(result, warnings)
 
 
 def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
@@ -134,8 +144,8 @@ def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespo
 
 
 def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
-    obj = _body_for(request, target)
-    return json_response(_write(request, api.create, cluster, obj, actor_for(request)), 201)
+    obj, warnings = _body_for(request, target)
+    return _respond(_write(request, api.create, cluster, obj, actor_for(request)), warnings, 201)
 
 
 def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:

@@ -62,10 +62,20 @@ def parse_object(request: HttpRequest) -> dict:
         except UnicodeDecodeError:
             raise bad_request("the request body is not valid UTF-8") from None
     else:
-        raise unsupported_media_type(kind)
+        raise unsupported(kind)
     if not isinstance(data, dict):
         raise bad_request("the request body must be a JSON object")
     return data
+
+
+def unsupported(content_type: str, patch: bool = False) -> ApiError:
+    """415, worded by F's negotiation (it tells the student the `kubectl apply` way) when installed."""
+    try:
+        from cluster.kubeapi.negotiation import unsupported_body
+    except ImportError:
+        return unsupported_media_type(content_type)
+    status = unsupported_body(content_type, patch=patch) or {}
+    return ApiError(415, "UnsupportedMediaType", status.get("message") or content_type)
 
 
 def actor_for(request: HttpRequest) -> Actor:

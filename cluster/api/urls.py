@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.urls import path, re_path
+from importlib.util import find_spec
+
+from django.urls import include, path, re_path
 
 from cluster.api import views
 
@@ -13,3 +15,7 @@ urlpatterns = [
     re_path(CLUSTER + r"apis/(?P<group>[^/]+)/(?P<version>v[^/]+)/(?P<rest>.+)$", views.grouped),
     path("clusters/<slug:cluster>/apply", views.apply),
 ]
+
+# D2's flow endpoints (snapshot, flow/next, traces, scheduling) live beside the API.
+if find_spec("cluster.flow.urls") is not None:
+    urlpatterns.append(path("clusters/<slug:cluster>/", include("cluster.flow.urls")))

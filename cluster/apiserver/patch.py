@@ -55,12 +55,14 @@ def decode(body: bytes | str | dict | list, content_type: str) -> object:
 def apply_patch(original: dict, patch: object, content_type: str, kind: str) -> dict:
     """The patched object, by the patch's media type (parameters such as charset ignored)."""
     content_type = content_type.split(";")[0].strip()
-    if content_type in (MERGE, APPLY) or (content_type == STRATEGIC and not _kubeapi("strategic_merge")):
-        if not isinstance(patch, dict):
-            raise bad_request("error decoding patch: a merge patch must be a JSON object")
+    strategic = _kubeapi("strategic_merge")
+    if content_type in (MERGE, STRATEGIC, APPLY) and not isinstance(patch, dict):
+        raise bad_request("error decoding patch: a merge patch must be a JSON object")
+    if content_type == MERGE or (content_type in (STRATEGIC, APPLY) and strategic is None):
         return merge_patch(original, patch)  # type: ignore[return-value]
-    if content_type == STRATEGIC:
-        result = _kubeapi("strategic_merge").apply(original, patch, kind)
+    if content_type in (STRATEGIC, APPLY):
+        # Server-side apply merges associative lists (containers by name, ...) by key, as SMP does.
+        result = strategic.apply(original, patch, kind)
     elif content_type == JSON_PATCH and (module := _kubeapi("json_patch")):
         if not isinstance(patch, list):
             raise bad_request("error decoding patch: a JSON patch must be a list of operations")

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 
 from cluster import broadcast
+from cluster.apiserver import admission
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import Gone
 from cluster.flow import hooks
@@ -66,6 +67,8 @@ def write(
 
     verb is create / update / patch / status / bind / scale / delete; a delete passes the live row.
     """
+    if verb not in ("status", "delete"):
+        admission.admit(cluster, verb, kind, body, actor)
     revision = cluster.revision + 1
     Cluster.objects.filter(pk=cluster.pk).update(revision=revision)
     cluster.revision = revision
@@ -85,7 +88,7 @@ def write(
         _fill_row(row, body, revision)
         row.save()
         _sync_labels(row, body["metadata"].get("labels") or {}, old_labels)
-    event = WatchEvent.objects.create(
+    event = WatchEvent(
         cluster=cluster,
         revision=revision,
         type=event_type,
@@ -95,6 +98,8 @@ def write(
         object=body,
     )
     trace = hooks.on_write(cluster, verb, row, event, actor)
+    event.trace = trace
+    event.save()
     if trace is not None and verb != "delete" and trace.pk != row.trace_id:
         row.trace = trace
         ApiObject.objects.filter(pk=row.pk).update(trace=trace)

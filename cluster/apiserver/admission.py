@@ -1,0 +1,30 @@
+"""Admission: functions that may refuse a write before it is stored (like ResourceQuota admission).
+
+Each is called inside the write's transaction for create, update, patch, scale and bind (not for
+status writes or deletes) as fn(cluster, verb, kind, body, actor) and may raise ApiError
+(403 Forbidden "exceeded quota: ...", 429 TooManyRequests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+Admit = Callable[..., None]
+_REGISTERED: list[Admit] = []
+
+
+def register(fn: Admit) -> Admit:
+    """Add an admission function (idempotent, so AppConfig.ready() may run twice)."""
+    if fn not in _REGISTERED:
+        _REGISTERED.append(fn)
+    return fn
+
+
+def unregister(fn: Admit) -> None:
+    if fn in _REGISTERED:
+        _REGISTERED.remove(fn)
+
+
+def admit(cluster, verb: str, kind: str, body: dict, actor) -> None:
+    for fn in tuple(_REGISTERED):
+        fn(cluster, verb, kind, body, actor)
