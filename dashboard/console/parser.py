@@ -1,0 +1,158 @@
+"""Parse a kubectl command line the way the course types it.
+
+Only the flags the course uses are known; an unknown flag is an error that names it, as kubectl's
+own `unknown flag: --foo` is.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+
+class UsageError(Exception):
+    """A command line kubectl itself would refuse; the message is what kubectl prints."""
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    kind: str
+    plural: str
+    singular: str
+    group: str  # "" for the core group, "apps" for apps/v1
+    namespaced: bool
+
+    @property
+    def qualified(self) -> str:
+        """The name kubectl prints before a slash: `pod`, `replicaset.apps`."""
+        return f"{self.singular}.{self.group}" if self.group else self.singular
+
+
+RESOURCES = (
+    Resource("Pod", "pods", "pod", "", True),
+    Resource("Node", "nodes", "node", "", False),
+    Resource("ReplicationController", "replicationcontrollers", "replicationcontroller", "", True),
+    Resource("ReplicaSet", "replicasets", "replicaset", "apps", True),
+    Resource("Deployment", "deployments", "deployment", "apps", True),
+    Resource("Event", "events", "event", "", True),
+    Resource("Namespace", "namespaces", "namespace", "", False),
+)
+SHORT_NAMES = {"po": "pods", "no": "nodes", "rc": "replicationcontrollers", "rs": "replicasets"}
+SHORT_NAMES |= {"deploy": "deployments", "ev": "events", "ns": "namespaces"}
+
+_BY_NAME: dict[str, Resource] = {}
+for _res in RESOURCES:
+    for _alias in (_res.plural, _res.singular, _res.kind.lower(), f"{_res.plural}.{_res.group}"):
+        _BY_NAME[_alias] = _res
+for _short, _plural in SHORT_NAMES.items():
+    _BY_NAME[_short] = _BY_NAME[_plural]
+
+# flag -> (canonical name, takes a value)
+FLAGS: dict[str, tuple[str, bool]] = {
+    "-o": ("output", True),
+    "--output": ("output", True),
+    "-l": ("selector", True),
+    "--selector": ("selector", True),
+    "-n": ("namespace", True),
+    "--namespace": ("namespace", True),
+    "-A": ("all_namespaces", False),
+    "--all-namespaces": ("all_namespaces", False),
+    "--show-labels": ("show_labels", False),
+    "-w": ("watch", False),
+    "--watch": ("watch", False),
+    "--overwrite": ("overwrite", False),
+    "--replicas": ("replicas", True),
+    "-f": ("filename", True),
+    "--filename": ("filename", True),
+    "--field-selector": ("field_selector", True),
+    "--tail": ("tail", True),
+    "-c": ("container", True),
+    "--container": ("container", True),
+    "--no-headers": ("no_headers", False),
+}
+
+
+def resource_for(name: str) -> Resource:
+    res = _BY_NAME.get(name.lower())
+    if res is None:
+        raise UsageError(f'error: the server doesn\'t have a resource type "{name}"')
+    return res
+
+
+@dataclass(slots=True)
+class CommandLine:
+    verb: str
+    args: list[str] = field(default_factory=list)
+    flags: dict[str, str | bool] = field(default_factory=dict)
+
+    def flag(self, name: str, default: str = "") -> str:
+        value = self.flags.get(name, default)
+        return value if isinstance(value, str) else default
+
+    @property
+    def namespace(self) -> str:
+        return self.flag("namespace", "default")
+
+
+def _split_flag(token: str) -> tuple[str, str | None]:
+    if token.startswith("--") and "=" in token:
+        name, value = token.split("=", 1)
+        return name, value
+    if token.startswith("-") and not token.startswith("--") and len(token) > 2 and token[:2] in FLAGS:
+        return token[:2], token[2:]  # -owide, -lapp=web
+    return token, None
+
+
+def parse(line: str) -> CommandLine:
+    try:
+        tokens = shlex.split(line)
+    except ValueError as exc:
+        raise UsageError(f"error: {exc}") from exc
+    if tokens and tokens[0] == "kubectl":
+        tokens = tokens[1:]
+    if not tokens:
+        raise UsageError("")
+    cmd = CommandLine(verb=tokens[0])
+    rest = iter(tokens[1:])
+    for token in rest:
+        if token == "-" or not token.startswith("-"):
+            cmd.args.append(token)
+            continue
+        name, value = _split_flag(token)
+        spec = FLAGS.get(name)
+        if spec is None:
+            raise UsageError(f"error: unknown flag: {name}")
+        canonical, takes_value = spec
+        if not takes_value:
+            cmd.flags[canonical] = True
+            continue
+        if value is None:
+            value = next(rest, None)
+            if value is None:
+                raise UsageError(f"error: flag needs an argument: {name}")
+        cmd.flags[canonical] = value
+    return cmd
+
+
+def split_targets(args: list[str]) -> list[tuple[Resource, str | None]]:
+    """`pod web`, `pods`, `pod/web`, `rc,rs,deploy` -> (resource, name or None) pairs."""
+    if not args:
+        return []
+    if "/" in args[0]:
+        pairs = []
+        for arg in args:
+            if "/" not in arg:
+                raise UsageError(
+                    "error: there is no need to specify a resource type as a separate argument "
+                    "when passing arguments in resource/name form"
+                )
+            kind, name = arg.split("/", 1)
+            pairs.append((resource_for(kind), name))
+        return pairs
+    kinds = [resource_for(part) for part in args[0].split(",") if part]
+    names = args[1:]
+    if not names:
+        return [(res, None) for res in kinds]
+    if len(kinds) > 1:
+        raise UsageError("error: you must specify only one resource type when naming objects")
+    return [(kinds[0], name) for name in names]

@@ -1,0 +1,81 @@
+"""Print a meta.k8s.io/v1 Table the way kubectl's human-readable printer does.
+
+The Table itself (columns, cells, -o wide priorities) comes from F's `cluster.kubeapi.tables`, the
+same code real kubectl gets over the wire; this module is only kubectl's client-side layout:
+upper-case headers and Go's tabwriter with padding 3.
+"""
+
+from __future__ import annotations
+
+PADDING = 3
+
+
+def tabwrite(rows: list[list[str]]) -> str:
+    """Go's text/tabwriter (minwidth 0, padding 3, ' '): every cell but a line's last is padded."""
+    if not rows:
+        return ""
+    widths: dict[int, int] = {}
+    for row in rows:
+        for index, cell in enumerate(row[:-1]):
+            widths[index] = max(widths.get(index, 0), len(cell))
+    lines = []
+    for row in rows:
+        cells = [cell.ljust(widths[index] + PADDING) for index, cell in enumerate(row[:-1])]
+        lines.append("".join(cells) + (row[-1] if row else ""))
+    return "\n".join(lines) + "\n"
+
+
+def cell_text(cell: object) -> str:
+    if cell is None:
+        return "<none>"
+    if isinstance(cell, bool):
+        return "true" if cell else "false"
+    text = str(cell)
+    # kubectl truncates a cell at its first line break.
+    for stop in ("\n", "\r", "\f"):
+        if stop in text:
+            text = text.split(stop, 1)[0] + "..."
+    return text
+
+
+def labels_text(labels: dict | None) -> str:
+    if not labels:
+        return "<none>"
+    return ",".join(f"{key}={value}" for key, value in sorted(labels.items()))
+
+
+def table_rows(
+    table: dict,
+    *,
+    wide: bool = False,
+    show_labels: bool = False,
+    with_namespace: bool = False,
+    kind_prefix: str = "",
+    headers: bool = True,
+) -> list[list[str]]:
+    columns = table.get("columnDefinitions", [])
+    shown = [i for i, col in enumerate(columns) if wide or col.get("priority", 0) == 0]
+    name_index = next((i for i, col in enumerate(columns) if col.get("format") == "name"), 0)
+    rows: list[list[str]] = []
+    if headers:
+        header = [columns[i]["name"].upper() for i in shown]
+        if with_namespace:
+            header.insert(0, "NAMESPACE")
+        if show_labels:
+            header.append("LABELS")
+        rows.append(header)
+    for row in table.get("rows", []):
+        cells = row.get("cells", [])
+        metadata = (row.get("object") or {}).get("metadata", {})
+        line = []
+        for i in shown:
+            text = cell_text(cells[i] if i < len(cells) else None)
+            if i == name_index and kind_prefix:
+                text = f"{kind_prefix}/{text}"
+            line.append(text)
+        if with_namespace:
+            line.insert(0, metadata.get("namespace", ""))
+        if show_labels:
+            line.append(labels_text(metadata.get("labels")))
+        rows.append(line)
+    return rows

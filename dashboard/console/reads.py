@@ -1,0 +1,181 @@
+"""Console commands that read: get, describe, logs, explain-scheduling, help."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+
+from cluster.apiserver import service as api
+from cluster.kubeapi import tables
+from cluster.models import Cluster
+from dashboard.console import ConsoleResult, server_error
+from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets
+from dashboard.console.printer import table_rows, tabwrite
+
+HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
+
+ get        get pods -o wide | get nodes --show-labels | get rc,rs,deploy | get pods -l app=web | get pods -w
+ describe   describe pod <name> | describe node <name>
+ label      label nodes node1 zz=cxk | label --overwrite nodes node1 zz=abc | label nodes node1 zz-
+ apply      apply -f -   (then paste the YAML; Ctrl+Enter runs it)
+ create     create -f -  (then paste the YAML)
+ delete     delete pod <name> | delete rc <name> | delete -f -
+ scale      scale rc nginx --replicas=3 | scale deploy web --replicas=1
+ cordon     cordon node1 | uncordon node1
+ taint      taint nodes node1 dedicated=gpu:NoSchedule | taint nodes node1 dedicated:NoSchedule-
+ logs       logs <pod>
+ explain-scheduling <pod>   open the scheduler panel for a pod
+ clear      clear the screen
+"""
+
+
+def _describe(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
+    from cluster.kubeapi.describe import describe  # F's module
+
+    return describe(cluster, kind, namespace, name)
+
+
+def _namespace_arg(cmd: CommandLine, res: Resource) -> str | None:
+    if not res.namespaced or cmd.flags.get("all_namespaces"):
+        return None
+    return cmd.namespace
+
+
+def _no_resources(cmd: CommandLine, namespaced: bool) -> str:
+    if namespaced and not cmd.flags.get("all_namespaces"):
+        return f"No resources found in {cmd.namespace} namespace.\n"
+    return "No resources found\n"
+
+
+def _objects(cluster: Cluster, cmd: CommandLine, res: Resource, name: str | None) -> list[dict]:
+    namespace = _namespace_arg(cmd, res)
+    if name is not None:
+        return [api.get(cluster, res.kind, namespace or "", name)]
+    items, _revision = api.list_objects(
+        cluster,
+        res.kind,
+        namespace=namespace,
+        label_selector=cmd.flag("selector"),
+        field_selector=cmd.flag("field_selector"),
+    )
+    return items
+
+
+def _serialized(objects: list[dict], output: str, res: Resource, single: bool) -> str:
+    if output == "name":
+        return "".join(f"{res.qualified}/{obj['metadata']['name']}\n" for obj in objects)
+    doc: dict = objects[0] if single else {"apiVersion": "v1", "kind": "List", "items": objects}
+    if output == "json":
+        return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
+    return yaml.safe_dump(doc, sort_keys=True, allow_unicode=True, default_flow_style=False)
+
+
+def get(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    targets = split_targets(cmd.args)
+    if not targets:
+        raise UsageError(
+            'You must specify the type of resource to get. Use "kubectl api-resources" for a complete list '
+            "of supported resources.\n\nerror: Required resource not specified."
+        )
+    output = cmd.flag("output")
+    if output not in ("", "wide", "yaml", "json", "name"):
+        raise UsageError(f'error: unable to match a printer suitable for the output format "{output}"')
+    multi_kind = len({res.kind for res, _ in targets}) > 1
+    blocks, errors, exit_code = [], [], 0
+    for res in dict.fromkeys(res for res, _ in targets):
+        names = [name for r, name in targets if r == res]
+        objects: list[dict] = []
+        for name in names:
+            try:
+                objects += _objects(cluster, cmd, res, name)
+            except api.ApiError as exc:
+                errors.append(server_error(exc))
+                exit_code = 1
+        if not objects:
+            continue
+        if output in ("yaml", "json", "name"):
+            blocks.append(_serialized(objects, output, res, single=names != [None] and len(objects) == 1))
+            continue
+        table = tables.to_table(res.kind, objects, wide=output == "wide")
+        rows = table_rows(
+            table,
+            wide=output == "wide",
+            show_labels=bool(cmd.flags.get("show_labels")),
+            with_namespace=res.namespaced and bool(cmd.flags.get("all_namespaces")),
+            kind_prefix=res.qualified if multi_kind else "",
+            headers=not cmd.flags.get("no_headers"),
+        )
+        blocks.append(tabwrite(rows))
+    text = "\n".join(blocks)
+    if not blocks and not errors:
+        text = _no_resources(cmd, any(res.namespaced for res, _ in targets))
+    result = ConsoleResult("".join(errors) + text, exit_code)
+    if cmd.flags.get("watch"):
+        res = targets[0][0]
+        result.ui = {
+            "watch": {
+                "kind": res.kind,
+                "resource": res.plural,
+                "namespace": _namespace_arg(cmd, res),
+                "name": targets[0][1],
+                "wide": output == "wide",
+            }
+        }
+    return result
+
+
+def describe(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    targets = split_targets(cmd.args)
+    if not targets:
+        raise UsageError("error: You must specify the type of resource to describe.")
+    parts = []
+    for res, name in targets:
+        names = [name] if name else [obj["metadata"]["name"] for obj in _objects(cluster, cmd, res, None)]
+        if not names:
+            return ConsoleResult(_no_resources(cmd, res.namespaced))
+        for each in names:
+            parts.append(_describe(cluster, res.kind, _namespace_arg(cmd, res) or "", each))
+    return ConsoleResult("\n\n".join(part.rstrip("\n") for part in parts) + "\n")
+
+
+def logs(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    if not cmd.args:
+        raise UsageError("error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.")
+    target = cmd.args[0]
+    if "/" in target:
+        kind, target = target.split("/", 1)
+        if kind not in ("pod", "pods", "po"):
+            raise UsageError(f"error: cannot get the logs from {kind}")
+    tail = cmd.flag("tail")
+    text = api.pod_log(
+        cluster,
+        cmd.namespace,
+        target,
+        container=cmd.flag("container"),
+        tail_lines=int(tail) if tail else None,
+    )
+    return ConsoleResult(text if text.endswith("\n") or not text else text + "\n")
+
+
+def explain_scheduling(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    if not cmd.args:
+        raise UsageError("error: expected 'explain-scheduling POD'.")
+    name = cmd.args[0].split("/", 1)[-1]
+    pod = api.get(cluster, "Pod", cmd.namespace, name)
+    node = pod.get("spec", {}).get("nodeName")
+    line = f"pod/{name} is bound to {node}\n" if node else f"pod/{name} is not scheduled yet\n"
+    return ConsoleResult(line, ui={"panel": "scheduler", "namespace": cmd.namespace, "pod": name})
+
+
+def help_text(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    return ConsoleResult(HELP)
+
+
+HANDLERS = {
+    "get": get,
+    "describe": describe,
+    "logs": logs,
+    "explain-scheduling": explain_scheduling,
+    "help": help_text,
+}

@@ -1,0 +1,222 @@
+"""Console commands that write, each through `cluster.apiserver` as the web client."""
+
+from __future__ import annotations
+
+import json
+
+from cluster.apiserver import service as api
+from cluster.models import Cluster
+from dashboard.console import ConsoleResult, server_error
+from dashboard.console.parser import CommandLine, UsageError, resource_for, split_targets
+from kubesim.yamldocs import YamlError, load_documents
+
+MERGE_PATCH = "application/merge-patch+json"
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def actor() -> api.Actor:
+    return api.Actor(client="web", detail="web console")
+
+
+def _patch(cluster: Cluster, kind: str, namespace: str, name: str, body: dict) -> dict:
+    return api.patch(cluster, kind, namespace, name, json.dumps(body).encode(), MERGE_PATCH, actor())
+
+
+def _one_target(cmd: CommandLine, usage: str):
+    targets = split_targets(cmd.args[:1] if cmd.args and "/" in cmd.args[0] else cmd.args[:2])
+    if len(targets) != 1 or targets[0][1] is None:
+        raise UsageError(f"error: {usage}")
+    return targets[0]
+
+
+def label(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    res, name = _one_target(cmd, "expected 'label RESOURCE NAME KEY_1=VAL_1 ... KEY_N=VAL_N'")
+    changes = cmd.args[1:] if "/" in cmd.args[0] else cmd.args[2:]
+    if not changes:
+        raise UsageError("error: at least one label update is required")
+    namespace = cmd.namespace if res.namespaced else ""
+    current = api.get(cluster, res.kind, namespace, name)["metadata"].get("labels") or {}
+    patch: dict[str, str | None] = {}
+    notes = []
+    for change in changes:
+        if change.endswith("-") and "=" not in change:
+            key = change[:-1]
+            if key in current:
+                patch[key] = None
+            else:
+                notes.append(f'label "{key}" not found.\n')
+            continue
+        if "=" not in change:
+            raise UsageError(f"error: invalid label spec: {change}")
+        key, value = change.split("=", 1)
+        if key in current and current[key] != value and not cmd.flags.get("overwrite"):
+            raise UsageError(f"error: '{key}' already has a value ({current[key]}), and --overwrite is false")
+        if current.get(key) != value:
+            patch[key] = value
+    who = f"{res.qualified}/{name}"
+    if not patch:
+        return ConsoleResult("".join(notes) + f"{who} not labeled\n")
+    _patch(cluster, res.kind, namespace, name, {"metadata": {"labels": patch}})
+    removed_only = all(value is None for value in patch.values())
+    return ConsoleResult("".join(notes) + f"{who} {'unlabeled' if removed_only else 'labeled'}\n")
+
+
+def _cordon(cluster: Cluster, cmd: CommandLine, on: bool) -> ConsoleResult:
+    if not cmd.args:
+        raise UsageError(f"error: USAGE: {'cordon' if on else 'uncordon'} NODE [flags]")
+    lines = []
+    for arg in cmd.args:
+        name = arg.split("/", 1)[-1]
+        node = api.get(cluster, "Node", "", name)
+        word = "cordoned" if on else "uncordoned"
+        if bool(node.get("spec", {}).get("unschedulable")) == on:
+            lines.append(f"node/{name} already {word}\n")
+            continue
+        _patch(cluster, "Node", "", name, {"spec": {"unschedulable": True if on else None}})
+        lines.append(f"node/{name} {word}\n")
+    return ConsoleResult("".join(lines))
+
+
+def cordon(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    return _cordon(cluster, cmd, True)
+
+
+def uncordon(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    return _cordon(cluster, cmd, False)
+
+
+def _parse_taint(spec: str) -> tuple[str, str | None, str | None, bool]:
+    """`k=v:NoSchedule`, `k:NoSchedule-`, `k-` -> (key, value, effect, remove)."""
+    remove = spec.endswith("-")
+    body = spec[:-1] if remove else spec
+    key_value, _, effect = body.partition(":")
+    key, has_value, value = key_value.partition("=")
+    if effect and effect not in TAINT_EFFECTS:
+        raise UsageError(f"error: invalid taint effect: {effect}, unsupported taint effect")
+    if not remove and not effect:
+        raise UsageError(f"error: invalid taint spec: {spec}, unknown taint spec")
+    return key, (value if has_value else None), (effect or None), remove
+
+
+def taint(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    res, name = _one_target(cmd, "expected 'taint NODE NAME KEY_1=VAL_1:TAINT_EFFECT_1 ...'")
+    if res.kind != "Node":
+        raise UsageError(f"error: invalid resource type {res.plural}, only node types are supported")
+    specs = cmd.args[1:] if "/" in cmd.args[0] else cmd.args[2:]
+    if not specs:
+        raise UsageError("error: at least one taint update is required")
+    taints = list(api.get(cluster, "Node", "", name).get("spec", {}).get("taints") or [])
+    added = removed = False
+    for spec in specs:
+        key, value, effect, remove = _parse_taint(spec)
+        same = [t for t in taints if t["key"] == key and (effect is None or t["effect"] == effect)]
+        if remove:
+            if not same:
+                raise UsageError(f'error: taint "{spec[:-1]}" not found')
+            taints = [t for t in taints if t not in same]
+            removed = True
+            continue
+        if same and not cmd.flags.get("overwrite"):
+            raise UsageError(
+                f"error: node {name} already has {key} taint(s) with same effect(s) and --overwrite is false"
+            )
+        new = {"key": key, "effect": effect}
+        if value:
+            new["value"] = value
+        taints = [t for t in taints if t not in same] + [new]
+        added = True
+    _patch(cluster, "Node", "", name, {"spec": {"taints": taints or None}})
+    word = "modified" if added and removed else ("tainted" if added else "untainted")
+    return ConsoleResult(f"node/{name} {word}\n")
+
+
+def scale(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    replicas = cmd.flag("replicas")
+    if not replicas:
+        raise UsageError('error: required flag(s) "replicas" not set')
+    if not replicas.isdigit():
+        raise UsageError(f'error: invalid argument "{replicas}" for "--replicas" flag')
+    res, name = _one_target(cmd, "resource(s) were provided, but no name was specified")
+    api.scale(cluster, res.kind, cmd.namespace, name, int(replicas), actor())
+    return ConsoleResult(f"{res.qualified}/{name} scaled\n")
+
+
+def _documents(cmd: CommandLine, stdin: str) -> list:
+    if not cmd.flag("filename"):
+        raise UsageError("error: must specify one of -f and -k")
+    if not stdin.strip():
+        raise UsageError("error: no objects passed to apply")
+    try:
+        return load_documents(stdin)
+    except YamlError as exc:
+        raise UsageError(f"error: error parsing STDIN: {exc}") from exc
+
+
+def _doc_target(doc) -> tuple:
+    data = doc.data if isinstance(doc.data, dict) else {}
+    res = resource_for(str(data.get("kind", "")))
+    meta = data.get("metadata") or {}
+    namespace = meta.get("namespace", "default") if res.namespaced else ""
+    return res, namespace, str(meta.get("name", "")), data
+
+
+def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    if cmd.flag("filename"):
+        targets = [_doc_target(doc)[:3] for doc in _documents(cmd, stdin) if doc.data]
+        source = ' when deleting "STDIN"'
+    else:
+        pairs = split_targets(cmd.args)
+        if not pairs or any(name is None for _, name in pairs):
+            raise UsageError("error: resource(s) were provided, but no name was specified")
+        targets = [(res, cmd.namespace if res.namespaced else "", name) for res, name in pairs]
+        source = ""
+    out, code = [], 0
+    for res, namespace, name in targets:
+        try:
+            api.delete(cluster, res.kind, namespace, name, actor())
+            out.append(f'{res.qualified} "{name}" deleted\n')
+        except api.ApiError as exc:
+            out.append(
+                f"Error from server ({exc.reason}): error{source}: {exc.message}\n"
+                if source
+                else server_error(exc)
+            )
+            code = 1
+    return ConsoleResult("".join(out), code)
+
+
+def create(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    out, code = [], 0
+    for doc in _documents(cmd, stdin):
+        if not doc.data:
+            continue
+        res, _namespace, name, data = _doc_target(doc)
+        try:
+            api.create(cluster, data, actor())
+            out.append(f"{res.qualified}/{name} created\n")
+        except api.ApiError as exc:
+            out.append(f'Error from server ({exc.reason}): error when creating "STDIN": {exc.message}\n')
+            code = 1
+    return ConsoleResult("".join(out), code)
+
+
+def apply(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+    _documents(cmd, stdin)
+    result = api.apply_manifests(cluster, stdin, actor())
+    lines = [
+        f"{resource_for(item['kind']).qualified}/{item['name']} {item['action']}\n"
+        for item in result.get("objects", [])
+    ]
+    return ConsoleResult("".join(lines))
+
+
+HANDLERS = {
+    "label": label,
+    "cordon": cordon,
+    "uncordon": uncordon,
+    "taint": taint,
+    "scale": scale,
+    "delete": delete,
+    "create": create,
+    "apply": apply,
+}

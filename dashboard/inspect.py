@@ -1,0 +1,44 @@
+"""Describe and Events text for the inspector, exactly as kubectl prints them (F's code)."""
+
+from __future__ import annotations
+
+from cluster.apiserver import service as api
+from cluster.kubeapi import tables
+from cluster.models import Cluster
+from dashboard.console import server_error
+from dashboard.console.parser import UsageError, resource_for
+from dashboard.console.printer import table_rows, tabwrite
+
+
+def _describe(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
+    from cluster.kubeapi.describe import describe  # F's module
+
+    return describe(cluster, kind, namespace, name)
+
+
+def describe_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tuple[str, int]:
+    try:
+        res = resource_for(kind)
+        return _describe(cluster, res.kind, namespace, name), 200
+    except UsageError as exc:
+        return str(exc) + "\n", 400
+    except api.ApiError as exc:
+        return server_error(exc), exc.code
+
+
+def events_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tuple[str, int]:
+    """`kubectl get events --field-selector involvedObject.kind=K,involvedObject.name=N`."""
+    try:
+        res = resource_for(kind)
+        selector = f"involvedObject.kind={res.kind},involvedObject.name={name}"
+        items, _revision = api.list_objects(
+            cluster, "Event", namespace=namespace or None, field_selector=selector
+        )
+    except UsageError as exc:
+        return str(exc) + "\n", 400
+    except api.ApiError as exc:
+        return server_error(exc), exc.code
+    if not items:
+        where = f" in {namespace} namespace" if namespace else ""
+        return f"No resources found{where}.\n", 200
+    return tabwrite(table_rows(tables.to_table("Event", items))), 200

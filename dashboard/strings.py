@@ -1,0 +1,157 @@
+"""Every string the page's JavaScript shows, translated by Django i18n, plus the 13-step legend."""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+
+from cluster.flow.steps import STEPS
+
+
+def flow_steps() -> list[dict]:
+    """The 13-step legend, in both languages, from the flow's own catalogue (one source of truth)."""
+    return [
+        {
+            "step": step["step"],
+            "from": step["from"],
+            "to": step["to"],
+            "en": step["title_en"],
+            "zh": step["title_zh"],
+        }
+        for step in STEPS
+    ]
+
+
+def ui_strings() -> dict[str, str]:
+    """Keyed strings for static/kubesim/*.js, in the request's language."""
+    return {
+        # header and connection
+        "live": _("Live"),
+        "connecting": _("Connecting…"),
+        "reconnecting": _("Reconnecting…"),
+        "resyncing": _("Re-syncing…"),
+        "revision": _("revision"),
+        "copied": _("Copied"),
+        # cluster
+        "nodes": _("Nodes"),
+        "pending_lane": _("Pending — not scheduled yet"),
+        "no_pending": _("No pending pods. Every pod has a node."),
+        "add_node": _("Add node"),
+        "cpu": _("CPU"),
+        "memory": _("Memory"),
+        "pods": _("Pods"),
+        "images": _("Cached images"),
+        "no_images": _("No images pulled yet"),
+        "cordoned": _("Cordoned"),
+        "ready": _("Ready"),
+        "not_ready": _("NotReady"),
+        "control_plane": _("control plane"),
+        "no_pods_here": _("No pods on this node"),
+        "waiting_scheduler": _("Waiting for the scheduler"),
+        "workloads": _("Workloads"),
+        "no_workloads": _("No ReplicationControllers, ReplicaSets or Deployments."),
+        "replicas": _("replicas"),
+        "node_actions": _("Node actions"),
+        "pod_actions": _("Pod actions"),
+        # quick actions
+        "label": _("Label…"),
+        "unlabel": _("Remove label"),
+        "cordon": _("Cordon"),
+        "uncordon": _("Uncordon"),
+        "taint": _("Taint…"),
+        "untaint": _("Remove taint"),
+        "remove_node": _("Remove node"),
+        "delete_pod": _("Delete pod"),
+        "scale": _("Scale…"),
+        "delete": _("Delete"),
+        "inspect": _("Describe / Events / Logs"),
+        "explain": _("Why here? (scheduler)"),
+        "key": _("Key"),
+        "value": _("Value"),
+        "effect": _("Effect"),
+        "node_name": _("Node name"),
+        "cpu_cores": _("CPU (cores)"),
+        "memory_gi": _("Memory (e.g. 4Gi)"),
+        "ok": _("OK"),
+        "cancel": _("Cancel"),
+        "confirm_delete": _("Delete %(what)s?"),
+        "done": _("Done"),
+        # flow
+        "flow": _("The list-watch flow"),
+        "steps13": _("The 13 steps"),
+        "pace": _("Pace"),
+        "pace_fast": _("as fast as possible"),
+        "step_mode": _("Step mode"),
+        "next": _("Next step"),
+        "continue": _("Continue"),
+        "replay": _("Replay"),
+        "trace": _("Trace"),
+        "no_trace": _("No trace yet: create a pod or a workload to watch the 13 steps happen."),
+        "skipped": _("skipped"),
+        "waiting_next": _("Waiting for you: press Next"),
+        "step_of": _("step %(n)s of 13"),
+        "replaying": _("Replaying"),
+        "finished": _("finished"),
+        "running": _("running"),
+        "watches": _("watches"),
+        "zone_master": _("master · control plane"),
+        "zone_nodes": _("nodes"),
+        "follow_latest": _("Latest (follow)"),
+        "client": _("client"),
+        # scheduler panel
+        "scheduler": _("Scheduler"),
+        "pick_pod": _("Pick a pod"),
+        "filters": _("Filter — predicates"),
+        "scores": _("Score — priorities"),
+        "node": _("Node"),
+        "total": _("Total"),
+        "raw": _("raw"),
+        "normalized": _("normalized"),
+        "weight": _("weight"),
+        "weighted": _("weighted"),
+        "selected": _("Selected"),
+        "first_failure": _("first failure: the reason kube-scheduler reports"),
+        "tie_rule": _("Tie rule"),
+        "failed_message": _("FailedScheduling, as kubectl describe shows it"),
+        "attempts": _("Attempts"),
+        "attempt": _("Attempt"),
+        "no_attempts": _("The scheduler has not tried this pod yet."),
+        "bypassed": _("This pod was created with spec.nodeName: it bypassed the scheduler."),
+        "feasible": _("feasible"),
+        "not_scored": _("Only one node was feasible, so nothing was scored (as kube-scheduler does)."),
+        "prescore_skipped": _("Skipped at PreScore"),
+        "scheduled_to": _("Scheduled to %(node)s"),
+        "unschedulable": _("Unschedulable"),
+        # YAML
+        "yaml": _("Apply YAML"),
+        "examples": _("Examples"),
+        "upload": _("Open file…"),
+        "apply": _("Apply"),
+        "drop_here": _("Drop a YAML file here, paste it, or pick an example."),
+        "applied": _("Applied"),
+        "nothing_applied": _("Nothing was applied: fix the errors below and apply again."),
+        "line": _("line"),
+        "document": _("document"),
+        # console
+        "console": _("Console"),
+        "console_hint": _("Type a kubectl command (try: help). Tab completes, ↑/↓ recall history."),
+        "paste_yaml": _("Paste the YAML below, then press Ctrl+Enter to run it (Esc cancels)."),
+        "watching": _("Watching for changes (press Ctrl+C to stop)"),
+        # inspector
+        "inspector": _("Inspect"),
+        "describe": _("Describe"),
+        "events": _("Events"),
+        "logs": _("Logs"),
+        "pick_object": _("Click a node or a pod to describe it, see its events and logs."),
+        "logs_pods_only": _("Logs exist for pods only."),
+        "close": _("Close"),
+        # phases
+        "phase_Pending": _("Pending"),
+        "phase_ContainerCreating": _("ContainerCreating"),
+        "phase_Running": _("Running"),
+        "phase_Succeeded": _("Succeeded"),
+        "phase_Failed": _("Failed"),
+        "phase_Unknown": _("Unknown"),
+        "phase_Terminating": _("Terminating"),
+        "error": _("Error"),
+        "request_failed": _("The request failed"),
+    }

@@ -1,0 +1,94 @@
+"""The classroom dashboard: one page per cluster, plus the server side of its panels.
+
+The page itself is static HTML + ES modules; live state arrives over the websocket and the REST
+API (D1/D2). The few endpoints here render text the way kubectl prints it (the web console, the
+Describe and Events views), reusing F's table and describe code.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET, require_POST
+
+from cluster.models import Cluster
+from dashboard.console import run_command
+from dashboard.inspect import describe_text, events_text
+from dashboard.strings import flow_steps, ui_strings
+
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
+DEMO_CLUSTER = "demo"
+MAX_CONSOLE_BYTES = 1024 * 1024
+
+
+def visible_cluster(request: HttpRequest, name: str) -> Cluster:
+    """The cluster if this user may see it: public ones for everyone, private ones for their owner."""
+    cluster = get_object_or_404(Cluster, name=name)
+    if cluster.public or (request.user.is_authenticated and cluster.owner_id == request.user.id):
+        return cluster
+    raise Http404("No such cluster.")
+
+
+def examples() -> list[dict[str, str]]:
+    return [
+        {"name": path.stem, "text": path.read_text(encoding="utf-8")}
+        for path in sorted(EXAMPLES_DIR.glob("*.yaml"))
+    ]
+
+
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    return redirect(reverse("dashboard:cluster", args=[DEMO_CLUSTER]))
+
+
+@require_GET
+@ensure_csrf_cookie
+def cluster_page(request: HttpRequest, cluster: str) -> HttpResponse:
+    obj = visible_cluster(request, cluster)
+    server = request.build_absolute_uri(f"/clusters/{obj.name}")
+    boot = {
+        "cluster": obj.name,
+        "server": server,
+        "examples": examples(),
+        "steps": flow_steps(),
+        "strings": ui_strings(),
+    }
+    return render(
+        request,
+        "dashboard/cluster.html",
+        {"cluster": obj, "boot": boot, "kubectl_server": server},
+    )
+
+
+@require_POST
+def console(request: HttpRequest, cluster: str) -> JsonResponse:
+    obj = visible_cluster(request, cluster)
+    if len(request.body) > MAX_CONSOLE_BYTES:
+        return JsonResponse({"output": "error: input too large", "exit_code": 1}, status=413)
+    try:
+        payload = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return JsonResponse({"output": "error: the request body is not JSON", "exit_code": 1}, status=400)
+    command = str(payload.get("command", ""))
+    stdin = str(payload.get("stdin", ""))
+    result = run_command(obj, command, stdin)
+    return JsonResponse(result.as_dict())
+
+
+@require_GET
+def describe(request: HttpRequest, cluster: str, kind: str, namespace: str, name: str) -> HttpResponse:
+    obj = visible_cluster(request, cluster)
+    text, status = describe_text(obj, kind, "" if namespace == "-" else namespace, name)
+    return HttpResponse(text, content_type="text/plain; charset=utf-8", status=status)
+
+
+@require_GET
+def events(request: HttpRequest, cluster: str, kind: str, namespace: str, name: str) -> HttpResponse:
+    obj = visible_cluster(request, cluster)
+    text, status = events_text(obj, kind, "" if namespace == "-" else namespace, name)
+    return HttpResponse(text, content_type="text/plain; charset=utf-8", status=status)

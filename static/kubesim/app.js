@@ -1,0 +1,113 @@
+// Entry point: wires the store, the websocket and the panels together; tabs, presenter mode and
+// keyboard shortcuts (N next step, R replay, P presenter, 1–4 tabs).
+
+import { $, t, toast } from "./dom.js";
+import { Store } from "./store.js";
+import { Live } from "./live.js";
+import { ClusterView } from "./cluster_view.js";
+import { FlowView } from "./flow_view.js";
+import { SchedulerView } from "./scheduler_view.js";
+import { YamlView } from "./yaml_view.js";
+import { ConsoleView } from "./console_view.js";
+import { InspectView } from "./inspect_view.js";
+import { addNode, deleteObject, nodeActions, openMenu, scaleWorkload } from "./actions.js";
+
+const store = new Store();
+const live = new Live(store);
+const TABS = ["scheduler", "yaml", "console", "inspect"];
+
+function selectTab(name, focus = false) {
+  for (const tab of TABS) {
+    const selected = tab === name;
+    $(`tab-${tab}`).setAttribute("aria-selected", String(selected));
+    $(`tab-${tab}`).tabIndex = selected ? 0 : -1;
+    $(`pane-${tab}`).hidden = !selected;
+  }
+  if (focus) $(`tab-${name}`).focus();
+  if (name === "console") $("console-input").focus();
+}
+
+const inspect = new InspectView(store);
+const scheduler = new SchedulerView(store, {});
+
+function openScheduler(key) {
+  selectTab("scheduler");
+  scheduler.show(key);
+}
+
+function inspectObject(kind, namespace, name) {
+  selectTab("inspect");
+  inspect.open(kind, namespace, name);
+}
+
+new ClusterView(store, {
+  onPod(pod, anchor) {
+    const ns = pod.metadata.namespace || "default";
+    const key = `${ns}/${pod.metadata.name}`;
+    openMenu(anchor, `pod/${pod.metadata.name}`, [
+      { label: t("explain"), run: () => openScheduler(key) },
+      { label: t("inspect"), run: () => inspectObject("Pod", ns, pod.metadata.name) },
+      { label: t("delete_pod"), danger: true, run: () => deleteObject("Pod", ns, pod.metadata.name) },
+    ]);
+  },
+  onNodeMenu(node, anchor) {
+    openMenu(anchor, `node/${node.metadata.name}`, [
+      { label: t("inspect"), run: () => inspectObject("Node", "", node.metadata.name) },
+      ...nodeActions(node),
+    ]);
+  },
+  onWorkload(w, anchor) {
+    const ns = w.metadata.namespace || "default";
+    openMenu(anchor, `${w.kind.toLowerCase()}/${w.metadata.name}`, [
+      { label: t("scale"), run: () => scaleWorkload(w) },
+      { label: t("inspect"), run: () => inspectObject(w.kind, ns, w.metadata.name) },
+      { label: t("delete"), danger: true, run: () => deleteObject(w.kind, ns, w.metadata.name) },
+    ]);
+  },
+});
+const flow = new FlowView(store, live);
+new YamlView();
+new ConsoleView(store, { openScheduler });
+
+for (const tab of TABS) {
+  $(`tab-${tab}`).addEventListener("click", () => selectTab(tab));
+  $(`tab-${tab}`).addEventListener("keydown", (event) => {
+    const i = TABS.indexOf(tab);
+    if (event.key === "ArrowRight") selectTab(TABS[(i + 1) % TABS.length], true);
+    if (event.key === "ArrowLeft") selectTab(TABS[(i + TABS.length - 1) % TABS.length], true);
+  });
+}
+selectTab("scheduler");
+
+$("add-node").addEventListener("click", () => addNode(store.nodes));
+
+function setPresenter(on) {
+  document.body.classList.toggle("presenter", on);
+  $("presenter-toggle").setAttribute("aria-pressed", String(on));
+  localStorage.setItem("kubesim.presenter", on ? "1" : "");
+}
+$("presenter-toggle").addEventListener("click", () => setPresenter(!document.body.classList.contains("presenter")));
+setPresenter(Boolean(localStorage.getItem("kubesim.presenter")));
+
+$("kubectl-copy").addEventListener("click", async (event) => {
+  const command = event.currentTarget.dataset.command;
+  try {
+    await navigator.clipboard.writeText(command);
+    toast(`${t("copied")}: ${command}`);
+  } catch {
+    toast(command);
+  }
+});
+
+document.addEventListener("keydown", (event) => {
+  const target = event.target;
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (target.closest("input, textarea, select, dialog, [contenteditable]")) return;
+  const key = event.key.toLowerCase();
+  if (key === "n") flow.next();
+  else if (key === "r") flow.startReplay();
+  else if (key === "p") setPresenter(!document.body.classList.contains("presenter"));
+  else if (["1", "2", "3", "4"].includes(key)) selectTab(TABS[Number(key) - 1], true);
+});
+
+live.connect();

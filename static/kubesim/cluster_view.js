@@ -1,0 +1,269 @@
+// The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
+// and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
+
+import { $, clear, h, t } from "./dom.js";
+import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podDisplayState, podRequests } from "./quantity.js";
+
+const collator = new Intl.Collator(undefined, { numeric: true });
+const SYSTEM_LABEL = /^(kubernetes\.io\/(hostname|os|arch)|beta\.kubernetes\.io\/)/;
+const MAX_LABEL_CHIPS = 8;
+
+export class ClusterView {
+  constructor(store, hooks) {
+    this.store = store;
+    this.hooks = hooks; // {onPod(pod, anchor), onNodeMenu(node, anchor), onWorkload(w, anchor)}
+    this.cards = new Map();
+    this.dirtyNodes = new Set();
+    this.dirtyAll = true;
+    this.dirtyPending = true;
+    this.dirtyWorkloads = true;
+    this.changedPods = new Set();
+    this.frame = 0;
+    store.subscribe((change) => this.onChange(change));
+  }
+
+  onChange(change) {
+    if (change.type === "snapshot") {
+      this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = true;
+    } else if (change.type === "object") {
+      if (change.kind === "Node") {
+        this.dirtyNodes.add(change.key);
+        if (change.action !== "modified") this.dirtyAll = true;
+      } else if (change.kind === "Pod") {
+        for (const pod of [change.before, change.object]) {
+          const node = pod && pod.spec && pod.spec.nodeName;
+          if (node) this.dirtyNodes.add(node);
+          else if (pod) this.dirtyPending = true;
+        }
+        this.changedPods.add(change.key);
+      } else {
+        this.dirtyWorkloads = true;
+      }
+    } else {
+      return;
+    }
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+  }
+
+  render() {
+    this.frame = 0;
+    if (this.dirtyAll) this.renderAllNodes();
+    else for (const name of this.dirtyNodes) this.renderNode(name);
+    if (this.dirtyPending || this.dirtyAll) this.renderPending();
+    if (this.dirtyWorkloads) this.renderWorkloads();
+    this.dirtyNodes.clear();
+    this.changedPods.clear();
+    this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = false;
+  }
+
+  renderAllNodes() {
+    const grid = $("node-grid");
+    const names = [...this.store.nodes.keys()].sort(collator.compare);
+    const fragment = document.createDocumentFragment();
+    this.cards.clear();
+    for (const name of names) {
+      const card = this.buildCard(this.store.nodes.get(name));
+      this.cards.set(name, card);
+      fragment.append(card);
+    }
+    clear(grid).append(fragment);
+    $("node-count").textContent = String(names.length);
+  }
+
+  renderNode(name) {
+    const node = this.store.nodes.get(name);
+    const old = this.cards.get(name);
+    if (!node) {
+      if (old) old.remove();
+      this.cards.delete(name);
+      return;
+    }
+    const card = this.buildCard(node);
+    if (old) old.replaceWith(card);
+    else this.renderAllNodes();
+    this.cards.set(name, card);
+  }
+
+  buildCard(node) {
+    const name = node.metadata.name;
+    const labels = node.metadata.labels || {};
+    const spec = node.spec || {};
+    const status = node.status || {};
+    const ready = (status.conditions || []).find((c) => c.type === "Ready");
+    const notReady = ready && ready.status !== "True";
+    const controlPlane = "node-role.kubernetes.io/control-plane" in labels || "node-role.kubernetes.io/master" in labels;
+    const pods = this.store.podsOn(name);
+    const classes = ["node-card"];
+    if (spec.unschedulable) classes.push("is-cordoned");
+    if (notReady) classes.push("is-notready");
+    return h(
+      "article",
+      { class: classes.join(" "), "data-node": name, "aria-label": name },
+      h(
+        "header",
+        { class: "node-head" },
+        h("span", { class: "node-icon", "aria-hidden": "true" }),
+        h("h3", { class: "node-name", text: name }),
+        controlPlane ? h("span", { class: "badge badge-role", text: t("control_plane") }) : null,
+        spec.unschedulable ? h("span", { class: "badge badge-cordon", text: `⛔ ${t("cordoned")}` }) : null,
+        notReady ? h("span", { class: "badge badge-bad", text: t("not_ready") }) : null,
+        h("button", {
+          type: "button",
+          class: "icon-btn node-menu",
+          "aria-label": `${t("node_actions")}: ${name}`,
+          text: "⋯",
+          onclick: (event) => this.hooks.onNodeMenu(node, event.currentTarget),
+        }),
+      ),
+      this.labelChips(labels),
+      this.taintChips(spec.taints || []),
+      this.bars(node, pods),
+      this.podList(pods),
+      this.images(status.images || []),
+    );
+  }
+
+  labelChips(labels) {
+    const entries = Object.entries(labels).sort(([a], [b]) => {
+      const sa = SYSTEM_LABEL.test(a);
+      const sb = SYSTEM_LABEL.test(b);
+      return sa === sb ? collator.compare(a, b) : sa ? 1 : -1;
+    });
+    const chips = entries.slice(0, MAX_LABEL_CHIPS).map(([key, value]) =>
+      h("span", { class: `chip chip-label${SYSTEM_LABEL.test(key) ? " chip-dim" : ""}`, title: `${key}=${value}` },
+        h("span", { class: "chip-key", text: key }), value !== "" ? h("span", { class: "chip-val", text: `=${value}` }) : null),
+    );
+    if (entries.length > MAX_LABEL_CHIPS) {
+      const rest = entries.slice(MAX_LABEL_CHIPS).map(([k, v]) => `${k}=${v}`).join("\n");
+      chips.push(h("span", { class: "chip chip-more", title: rest, text: `+${entries.length - MAX_LABEL_CHIPS}` }));
+    }
+    return h("div", { class: "chips" }, chips);
+  }
+
+  taintChips(taints) {
+    if (!taints.length) return null;
+    return h(
+      "div",
+      { class: "chips" },
+      taints.map((taint) => {
+        const text = `${taint.key}${taint.value ? `=${taint.value}` : ""}:${taint.effect}`;
+        return h("span", { class: "chip chip-taint", title: `taint ${text}`, text: `☍ ${text}` });
+      }),
+    );
+  }
+
+  bars(node, pods) {
+    const alloc = (node.status || {}).allocatable || (node.status || {}).capacity || {};
+    let cpu = 0;
+    let memory = 0;
+    let count = 0;
+    for (const pod of pods) {
+      const phase = (pod.status || {}).phase;
+      if (phase === "Succeeded" || phase === "Failed") continue;
+      const requests = podRequests(pod);
+      cpu += requests.cpu;
+      memory += requests.memory;
+      count += 1;
+    }
+    const cpuAlloc = parseQuantity(alloc.cpu);
+    const memAlloc = parseQuantity(alloc.memory);
+    const podAlloc = parseQuantity(alloc.pods);
+    return h(
+      "div",
+      { class: "bars" },
+      bar(t("cpu"), cpu, cpuAlloc, `${formatCpu(cpu)} / ${formatCpu(cpuAlloc)}`),
+      bar(t("memory"), memory, memAlloc, `${formatBytes(memory)} / ${formatBytes(memAlloc)}`),
+      bar(t("pods"), count, podAlloc, `${count} / ${podAlloc}`),
+    );
+  }
+
+  podList(pods) {
+    if (!pods.length) return h("div", { class: "pods pods-empty", text: t("no_pods_here") });
+    pods.sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+    return h("div", { class: "pods" }, pods.map((pod) => this.podChip(pod)));
+  }
+
+  podChip(pod) {
+    const state = podDisplayState(pod);
+    const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
+    const changed = this.changedPods.has(key) && !this.dirtyAll;
+    return h(
+      "button",
+      {
+        type: "button",
+        class: `pod phase-${phaseClass(state)}${changed ? " pod-changed" : ""}`,
+        "data-pod": key,
+        "data-state": state,
+        title: `${key} — ${state}`,
+        onclick: (event) => this.hooks.onPod(pod, event.currentTarget),
+      },
+      h("span", { class: "pod-dot", "aria-hidden": "true" }),
+      h("span", { class: "pod-name", text: pod.metadata.name }),
+      h("span", { class: "pod-state", text: t(`phase_${state}`) === `phase_${state}` ? state : t(`phase_${state}`) }),
+    );
+  }
+
+  images(images) {
+    if (!images.length) return h("footer", { class: "images images-empty", text: t("no_images") });
+    const items = images.map((image) => {
+      const name = (image.names || []).find((n) => !n.includes("@")) || (image.names || [""])[0];
+      return h("li", { title: (image.names || []).join("\n") }, h("span", { class: "img-name", text: name }),
+        h("span", { class: "img-size", text: formatImageSize(image.sizeBytes || 0) }));
+    });
+    return h("footer", { class: "images" }, h("span", { class: "images-title", text: t("images") }), h("ul", null, items));
+  }
+
+  renderPending() {
+    const lane = clear($("pending-lane"));
+    const pods = this.store.pendingPods().sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+    lane.classList.toggle("is-empty", pods.length === 0);
+    lane.append(h("h3", { class: "lane-title" }, h("span", { class: "phase-dot phase-Pending" }), t("pending_lane"),
+      h("span", { class: "count", text: String(pods.length) })));
+    if (!pods.length) {
+      lane.append(h("p", { class: "lane-empty", text: t("no_pending") }));
+      return;
+    }
+    const list = h("div", { class: "lane-pods" });
+    for (const pod of pods) {
+      const cond = ((pod.status || {}).conditions || []).find((c) => c.type === "PodScheduled" && c.status === "False");
+      const reason = cond && cond.message ? cond.message : t("waiting_scheduler");
+      const chip = this.podChip(pod);
+      list.append(h("div", { class: "lane-pod" }, chip, h("span", { class: "lane-reason", title: reason, text: reason })));
+    }
+    lane.append(list);
+  }
+
+  renderWorkloads() {
+    const box = clear($("workloads"));
+    const items = [...this.store.workloads.values()].sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+    box.append(h("h3", { class: "lane-title", text: t("workloads") }));
+    if (!items.length) {
+      box.append(h("p", { class: "lane-empty", text: t("no_workloads") }));
+      return;
+    }
+    const short = { ReplicationController: "rc", ReplicaSet: "rs", Deployment: "deploy" };
+    box.append(h("div", { class: "workload-list" }, items.map((w) => {
+      const want = (w.spec || {}).replicas ?? 1;
+      const ready = (w.status || {}).readyReplicas || 0;
+      return h("button", {
+        type: "button",
+        class: `workload${ready >= want ? " is-ready" : ""}`,
+        onclick: (event) => this.hooks.onWorkload(w, event.currentTarget),
+      }, h("span", { class: "wl-kind", text: short[w.kind] || w.kind }), h("span", { class: "wl-name", text: w.metadata.name }),
+      h("span", { class: "wl-count", text: `${ready}/${want}` }));
+    })));
+  }
+}
+
+function bar(label, used, total, text) {
+  const ratio = total > 0 ? Math.min(1, used / total) : 0;
+  const level = ratio > 0.9 ? "bar-hot" : ratio > 0.7 ? "bar-warm" : "";
+  return h(
+    "div",
+    { class: "bar-row" },
+    h("span", { class: "bar-label", text: label }),
+    h("span", { class: `bar ${level}`, role: "meter", "aria-label": label, "aria-valuemin": "0", "aria-valuemax": String(total), "aria-valuenow": String(used) },
+      h("span", { class: "bar-fill", style: { width: `${(ratio * 100).toFixed(1)}%` } })),
+    h("span", { class: "bar-text", text }),
+  );
+}

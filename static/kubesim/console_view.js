@@ -1,0 +1,170 @@
+// The web console: a kubectl prompt whose output is rendered server-side (F's tables/describe),
+// with history, tab completion of names, YAML pasted for apply/create/delete -f, and get -w.
+
+import { $, BASE, clear, h, request, t } from "./dom.js";
+
+const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "explain-scheduling", "help", "clear"];
+const TYPES = ["pods", "nodes", "rc", "rs", "deploy", "events", "pod", "node", "replicationcontrollers", "replicasets", "deployments"];
+const HISTORY_KEY = "kubesim.console.history";
+const NEEDS_STDIN = /^(kubectl\s+)?(apply|create|delete)\b.*\s(-f|--filename)(\s+-|=-)?\s*$/;
+
+export class ConsoleView {
+  constructor(store, hooks) {
+    this.store = store;
+    this.hooks = hooks;
+    this.out = $("console-out");
+    this.input = $("console-input");
+    this.stdin = $("console-stdin");
+    this.history = JSON.parse(localStorage.getItem(HISTORY_KEY) || "[]");
+    this.cursor = this.history.length;
+    this.pendingCommand = "";
+    this.watch = null;
+    this.print(t("console_hint"), "hint");
+    $("console-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.submit();
+    });
+    this.input.addEventListener("keydown", (event) => this.onKey(event));
+    this.stdin.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        this.runWithStdin();
+      } else if (event.key === "Escape") {
+        this.leaveStdin();
+      }
+    });
+    $("console").addEventListener("click", (event) => {
+      if (event.target === this.out && !window.getSelection().toString()) (this.stdin.hidden ? this.input : this.stdin).focus();
+    });
+    store.subscribe((change) => this.onStoreChange(change));
+  }
+
+  print(text, cls = "out") {
+    if (!text) return;
+    this.out.append(h("span", { class: `c-${cls}`, text: text.endsWith("\n") ? text : `${text}\n` }));
+    while (this.out.childNodes.length > 600) this.out.firstChild.remove();
+    this.out.scrollTop = this.out.scrollHeight;
+  }
+
+  onKey(event) {
+    if (event.key === "ArrowUp" || event.key === "ArrowDown") {
+      event.preventDefault();
+      this.cursor = Math.max(0, Math.min(this.history.length, this.cursor + (event.key === "ArrowUp" ? -1 : 1)));
+      this.input.value = this.history[this.cursor] || "";
+    } else if (event.key === "Tab") {
+      event.preventDefault();
+      this.complete();
+    } else if (event.key === "c" && event.ctrlKey && !this.input.selectionEnd) {
+      if (this.watch) this.print("^C", "cmd");
+      this.watch = null;
+    } else if (event.key === "l" && event.ctrlKey) {
+      event.preventDefault();
+      clear(this.out);
+    }
+  }
+
+  remember(line) {
+    if (line && this.history[this.history.length - 1] !== line) this.history.push(line);
+    this.history = this.history.slice(-200);
+    this.cursor = this.history.length;
+    localStorage.setItem(HISTORY_KEY, JSON.stringify(this.history));
+  }
+
+  submit() {
+    const line = this.input.value.trim();
+    this.input.value = "";
+    this.watch = null;
+    this.print(`$ kubectl ${line}`, "cmd");
+    if (!line) return;
+    this.remember(line);
+    const bare = line.replace(/^kubectl\s+/, "");
+    if (bare === "clear") {
+      clear(this.out);
+      return;
+    }
+    if (NEEDS_STDIN.test(line)) {
+      this.pendingCommand = line;
+      this.print(t("paste_yaml"), "hint");
+      this.input.hidden = true;
+      this.stdin.hidden = false;
+      this.stdin.value = "";
+      this.stdin.focus();
+      return;
+    }
+    this.run(line, "");
+  }
+
+  runWithStdin() {
+    const yaml = this.stdin.value;
+    this.print(yaml, "stdin");
+    const command = this.pendingCommand;
+    this.leaveStdin();
+    this.run(command, yaml);
+  }
+
+  leaveStdin() {
+    this.stdin.hidden = true;
+    this.input.hidden = false;
+    this.pendingCommand = "";
+    this.input.focus();
+  }
+
+  async run(command, stdin) {
+    const result = await request(`${BASE}/ui/console`, { method: "POST", body: { command, stdin }, detail: "web console" });
+    const data = typeof result.data === "object" ? result.data : { output: String(result.data), exit_code: 1 };
+    this.print(data.output, data.exit_code ? "err" : "out");
+    const ui = data.ui || {};
+    if (ui.panel === "scheduler") this.hooks.openScheduler(`${ui.namespace}/${ui.pod}`);
+    if (ui.watch) {
+      this.watch = ui.watch;
+      this.print(t("watching"), "hint");
+    }
+  }
+
+  // get -w: print the server's row for each change of a watched object, as kubectl does.
+  onStoreChange(change) {
+    const w = this.watch;
+    if (!w || change.type !== "object" || change.kind !== w.kind) return;
+    const obj = change.object;
+    const ns = obj.metadata.namespace;
+    if (w.namespace && ns !== w.namespace) return;
+    if (w.name && obj.metadata.name !== w.name) return;
+    if (change.action === "deleted") return;
+    const flags = [w.wide ? "-o wide" : "", ns ? `-n ${ns}` : ""].join(" ");
+    request(`${BASE}/ui/console`, { method: "POST", body: { command: `get ${w.resource} ${obj.metadata.name} --no-headers ${flags}`, stdin: "" }, detail: "web console" })
+      .then((result) => {
+        if (this.watch === w && result.ok && !result.data.exit_code) this.print(result.data.output, "out");
+      });
+  }
+
+  candidates(tokens) {
+    const words = tokens.slice(tokens[0] === "kubectl" ? 1 : 0);
+    if (words.length <= 1) return VERBS;
+    const verb = words[0];
+    const pods = [...this.store.pods.values()].map((p) => p.metadata.name);
+    const nodes = [...this.store.nodes.keys()];
+    if (["cordon", "uncordon"].includes(verb)) return nodes;
+    if (["logs", "explain-scheduling"].includes(verb)) return pods;
+    if (words.length === 2) return TYPES;
+    const type = words[1];
+    if (/^(no|nodes?)$/.test(type)) return nodes;
+    if (/^(po|pods?)$/.test(type)) return pods;
+    const kinds = { rc: "ReplicationController", rs: "ReplicaSet", deploy: "Deployment" };
+    const kind = kinds[type] || Object.values(kinds).find((k) => type.startsWith(k.toLowerCase()));
+    return [...this.store.workloads.values()].filter((w) => w.kind === kind).map((w) => w.metadata.name);
+  }
+
+  complete() {
+    const value = this.input.value;
+    const tokens = value.split(/\s+/);
+    const partial = tokens[tokens.length - 1];
+    const matches = [...new Set(this.candidates(tokens))].filter((c) => c.startsWith(partial)).sort();
+    if (!matches.length) return;
+    let common = matches[0];
+    for (const m of matches) while (!m.startsWith(common)) common = common.slice(0, -1);
+    const head = value.slice(0, value.length - partial.length);
+    if (matches.length === 1) this.input.value = `${head}${matches[0]} `;
+    else if (common.length > partial.length) this.input.value = head + common;
+    else this.print(matches.join("  "), "hint");
+  }
+}

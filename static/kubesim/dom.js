@@ -1,0 +1,123 @@
+// DOM helpers. Data NEVER goes through innerHTML: every string lands in textContent or an
+// attribute set with setAttribute, so a hostile pod name or label stays text.
+
+const boot = JSON.parse(document.getElementById("ks-boot").textContent);
+export const BOOT = boot;
+export const LANG = (document.documentElement.lang || "en").toLowerCase().startsWith("zh") ? "zh" : "en";
+
+export function t(key, vars) {
+  let text = boot.strings[key] ?? key;
+  if (vars) {
+    for (const [name, value] of Object.entries(vars)) text = text.replace(`%(${name})s`, String(value));
+  }
+  return text;
+}
+
+// Pick the current language out of {en, zh} pairs the server sends (Why, step captions).
+export function pick(pair) {
+  if (!pair) return "";
+  if (typeof pair === "string") return pair;
+  return pair[LANG] || pair.en || "";
+}
+
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  if (attrs) setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+export function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  if (attrs) setAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+function setAttrs(el, attrs) {
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.setAttribute("class", value);
+    else if (key === "text") el.textContent = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "style" && typeof value === "object") Object.assign(el.style, value);
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(el) {
+  while (el.firstChild) el.firstChild.remove();
+  return el;
+}
+
+export function $(id) {
+  return document.getElementById(id);
+}
+
+function csrfToken() {
+  const match = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+export const CLUSTER = boot.cluster;
+export const BASE = `/clusters/${encodeURIComponent(CLUSTER)}`;
+
+// fetch() with the CSRF header, the web client's name, and JSON in/out by default.
+export async function request(path, { method = "GET", body, type = "application/json", client = "web", detail = "web form" } = {}) {
+  const headers = { "X-KubeSim-Client": client, "X-KubeSim-Detail": detail, Accept: "application/json" };
+  if (method !== "GET") headers["X-CSRFToken"] = csrfToken();
+  let payload = body;
+  if (body !== undefined && typeof body !== "string") payload = JSON.stringify(body);
+  if (payload !== undefined) headers["Content-Type"] = type;
+  const response = await fetch(path.startsWith("/") ? path : `${BASE}/${path}`, {
+    method,
+    headers,
+    body: payload,
+    credentials: "same-origin",
+  });
+  const text = await response.text();
+  let data = text;
+  if ((response.headers.get("Content-Type") || "").includes("json")) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = text;
+    }
+  }
+  return { ok: response.ok, status: response.status, data };
+}
+
+export function toast(message, kind = "info") {
+  const box = $("toasts");
+  const item = h("div", { class: `toast toast-${kind}`, role: kind === "error" ? "alert" : "status" }, message);
+  box.append(item);
+  setTimeout(() => item.classList.add("toast-out"), 3600);
+  setTimeout(() => item.remove(), 4000);
+}
+
+// Kubernetes' Status message, or the HTTP status, for a failed request.
+export function failure(result) {
+  if (result.data && typeof result.data === "object" && result.data.message) return result.data.message;
+  return `${t("request_failed")} (HTTP ${result.status})`;
+}
+
+export function podKey(pod) {
+  return `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
+}
+
+export function age(timestamp) {
+  if (!timestamp) return "";
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(timestamp)) / 1000));
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
+  return `${Math.floor(seconds / 3600)}h`;
+}

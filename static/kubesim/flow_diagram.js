@@ -1,0 +1,167 @@
+// The component diagram: kubectl/web, the control plane (APIServer, etcd, Controller Manager,
+// Scheduler) and a kubelet per node; a step lights its arrow with its number.
+
+import { clear, s, t } from "./dom.js";
+
+const W = 720;
+const H = 430;
+const MAX_KUBELETS = 5;
+const BOXES = {
+  kubectl: { x: 18, y: 190, w: 124, h: 58, title: "kubectl", sub: "web · API" },
+  "controller-manager": { x: 170, y: 46, w: 176, h: 58, title: "Controller Manager", sub: "http :8080" },
+  scheduler: { x: 374, y: 46, w: 150, h: 58, title: "Scheduler", sub: "kube-scheduler" },
+  apiserver: { x: 270, y: 190, w: 150, h: 62, title: "APIServer", sub: "REST · watch" },
+  etcd: { x: 280, y: 330, w: 130, h: 64, title: "etcd", sub: "revision", cylinder: true },
+};
+
+export class FlowDiagram {
+  constructor(svg) {
+    this.svg = svg;
+    this.kubelets = [];
+    this.nodesKey = "";
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+  }
+
+  setNodes(names) {
+    const key = names.join("\n");
+    if (key === this.nodesKey) return;
+    this.nodesKey = key;
+    const shown = names.length > MAX_KUBELETS ? names.slice(0, MAX_KUBELETS - 1) : names;
+    const slots = shown.length + (names.length > shown.length ? 1 : 0);
+    const gap = Math.min(70, (H - 70) / Math.max(slots, 1));
+    const top = 60 + Math.max(0, (H - 80 - gap * slots) / 2);
+    this.kubelets = shown.map((name, i) => ({ id: `kubelet:${name}`, node: name, x: 566, y: top + i * gap, w: 140, h: gap - 12 }));
+    if (names.length > shown.length) {
+      this.kubelets.push({ id: "kubelet:+", node: "", more: names.length - shown.length, x: 566, y: top + shown.length * gap, w: 140, h: gap - 12 });
+    }
+    this.draw();
+  }
+
+  box(id, node) {
+    if (id === "kubelet") {
+      return this.kubelets.find((k) => k.node === node) || this.kubelets.find((k) => k.more) || this.kubelets[0];
+    }
+    return BOXES[id];
+  }
+
+  draw() {
+    const svg = clear(this.svg);
+    svg.append(
+      s("defs", null,
+        s("marker", { id: "arrowhead", viewBox: "0 0 10 10", refX: "8", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
+          s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" })),
+        s("marker", { id: "arrowhead-dim", viewBox: "0 0 10 10", refX: "8", refY: "5", markerWidth: "6", markerHeight: "6", orient: "auto-start-reverse" },
+          s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead-dim" }))),
+      s("rect", { class: "zone", x: 156, y: 14, width: 384, height: 400, rx: 18 }),
+      s("text", { class: "zone-label", x: 172, y: 34, text: t("zone_master") }),
+      s("rect", { class: "zone", x: 554, y: 14, width: 164, height: 400, rx: 18 }),
+      s("text", { class: "zone-label", x: 568, y: 34, text: t("zone_nodes") }),
+    );
+    this.base = s("g", { class: "base-links" });
+    for (const id of ["controller-manager", "scheduler"]) this.base.append(this.link(BOXES[id], BOXES.apiserver, "link"));
+    this.base.append(this.link(BOXES.kubectl, BOXES.apiserver, "link"), this.link(BOXES.apiserver, BOXES.etcd, "link"));
+    for (const k of this.kubelets) this.base.append(this.link(k, BOXES.apiserver, "link"));
+    svg.append(this.base);
+    const boxes = s("g", { class: "boxes" });
+    for (const [id, b] of Object.entries(BOXES)) boxes.append(this.component(id, b));
+    for (const k of this.kubelets) {
+      boxes.append(this.component(k.id, { ...k, title: k.more ? `+${k.more} kubelets` : k.node, sub: k.more ? "" : "kubelet · Docker · https :6443" }));
+    }
+    svg.append(boxes);
+    this.lit = s("g", { class: "lit-links" });
+    svg.append(this.lit);
+  }
+
+  component(id, b) {
+    const g = s("g", { class: `comp comp-${id.split(":")[0]}`, "data-comp": id });
+    if (b.cylinder) {
+      const ry = 9;
+      g.append(
+        s("path", { class: "comp-box", d: `M${b.x},${b.y + ry} a${b.w / 2},${ry} 0 0,1 ${b.w},0 v${b.h - 2 * ry} a${b.w / 2},${ry} 0 0,1 ${-b.w},0 z` }),
+        s("path", { class: "comp-rim", d: `M${b.x},${b.y + ry} a${b.w / 2},${ry} 0 0,0 ${b.w},0` }),
+      );
+    } else {
+      g.append(s("rect", { class: "comp-box", x: b.x, y: b.y, width: b.w, height: b.h, rx: 12 }));
+    }
+    const small = b.h < 44;
+    g.append(s("text", { class: "comp-title", x: b.x + b.w / 2, y: b.y + b.h / 2 + (small || !b.sub ? 5 : -2), "text-anchor": "middle", text: b.title }));
+    if (b.sub && !small) g.append(s("text", { class: "comp-sub", x: b.x + b.w / 2, y: b.y + b.h / 2 + 15, "text-anchor": "middle", text: b.sub }));
+    return g;
+  }
+
+  // A straight arrow between two boxes' edges, nudged sideways so A→B and B→A stay apart.
+  geometry(a, b, nudge) {
+    const ax = a.x + a.w / 2;
+    const ay = a.y + a.h / 2;
+    const bx = b.x + b.w / 2;
+    const by = b.y + b.h / 2;
+    const dx = bx - ax;
+    const dy = by - ay;
+    const len = Math.hypot(dx, dy) || 1;
+    const nx = (-dy / len) * nudge;
+    const ny = (dx / len) * nudge;
+    const start = edge(a, dx, dy);
+    const end = edge(b, -dx, -dy);
+    return { x1: ax + start.x + nx, y1: ay + start.y + ny, x2: bx + end.x + nx, y2: by + end.y + ny };
+  }
+
+  link(a, b, cls) {
+    const g = this.geometry(a, b, 0);
+    return s("line", { class: cls, x1: g.x1, y1: g.y1, x2: g.x2, y2: g.y2 });
+  }
+
+  clearLit() {
+    clear(this.lit);
+    for (const el of this.svg.querySelectorAll(".comp.is-active")) el.classList.remove("is-active");
+  }
+
+  // Draw one step's arrow(s). `current` steps are bold and animated; earlier ones stay faint.
+  showStep(step, current) {
+    // Step 1 names several watchers at once: "controller-manager,scheduler,kubelet" -> apiserver.
+    const sources = String(step.from || "").split(",").filter(Boolean);
+    const targets = String(step.to || "").split(",").filter(Boolean);
+    const pairs = sources.flatMap((from) => targets.map((to) => [from, to]));
+    const ends = [];
+    for (const [from, to] of pairs) {
+      // A kubelet step without a node (step 1's watches) means every kubelet.
+      const froms = from === "kubelet" && !step.node ? this.kubelets : [this.box(from, step.node)];
+      const tos = to === "kubelet" && !step.node ? this.kubelets : [this.box(to, step.node)];
+      for (const a of froms) for (const b of tos) ends.push([from, to, a, b]);
+    }
+    for (const [from, to, a, b] of ends) {
+      if (!a || !b || a === b) continue;
+      const nudge = from < to ? 7 : -7;
+      const g = this.geometry(a, b, nudge);
+      const cls = `arrow${current ? " arrow-current" : " arrow-past"}${step.skipped ? " arrow-skipped" : ""}`;
+      const path = s("path", { class: cls, d: `M${g.x1},${g.y1} L${g.x2},${g.y2}`, "marker-end": current ? "url(#arrowhead)" : "url(#arrowhead-dim)" });
+      this.lit.append(path);
+      if (current) {
+        for (const el of this.svg.querySelectorAll(`[data-comp="${cssId(from === "kubelet" ? a.id : from)}"], [data-comp="${cssId(to === "kubelet" ? b.id : to)}"]`)) {
+          el.classList.add("is-active");
+        }
+        if (!step.skipped) {
+          const dot = s("circle", { class: "packet", r: 5 });
+          dot.append(s("animateMotion", { dur: "0.7s", repeatCount: "1", fill: "freeze", path: `M${g.x1},${g.y1} L${g.x2},${g.y2}` }));
+          this.lit.append(dot);
+        }
+      }
+      const mx = (g.x1 + g.x2) / 2;
+      const my = (g.y1 + g.y2) / 2;
+      const badge = s("g", { class: `step-badge${current ? " is-current" : ""}${step.skipped ? " is-skipped" : ""}` },
+        s("circle", { cx: mx, cy: my, r: current ? 13 : 10 }),
+        s("text", { x: mx, y: my + 4, "text-anchor": "middle", text: String(step.step) }));
+      this.lit.append(badge);
+    }
+  }
+}
+
+function cssId(id) {
+  return String(id).replace(/["\\]/g, "\\$&");
+}
+
+function edge(box, dx, dy) {
+  const hw = box.w / 2 + 3;
+  const hh = box.h / 2 + 3;
+  const scale = Math.min(hw / Math.abs(dx || 1e-9), hh / Math.abs(dy || 1e-9));
+  return { x: dx * scale, y: dy * scale };
+}

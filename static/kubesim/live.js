@@ -1,0 +1,98 @@
+// The websocket: snapshot on connect, then events. Reconnects after a drop (with backoff), and
+// re-fetches the snapshot when a revision gap shows that a message was lost.
+
+import { $, BASE, CLUSTER, request, t } from "./dom.js";
+
+export class Live {
+  constructor(store) {
+    this.store = store;
+    this.socket = null;
+    this.retry = 0;
+    this.queue = [];
+    this.resyncing = false;
+  }
+
+  connect() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}/ws/clusters/${encodeURIComponent(CLUSTER)}/`);
+    this.socket = socket;
+    this.setState(this.retry ? "reconnecting" : "connecting");
+    socket.addEventListener("message", (event) => this.onMessage(event.data));
+    socket.addEventListener("open", () => {
+      this.retry = 0;
+      for (const message of this.queue.splice(0)) socket.send(message);
+    });
+    socket.addEventListener("close", () => {
+      if (this.socket !== socket) return;
+      this.setState("reconnecting");
+      const delay = Math.min(8000, 400 * 2 ** this.retry) + Math.random() * 300;
+      this.retry += 1;
+      setTimeout(() => this.connect(), delay);
+    });
+  }
+
+  send(action) {
+    const message = JSON.stringify(action);
+    if (this.socket && this.socket.readyState === WebSocket.OPEN) this.socket.send(message);
+    else this.queue.push(message);
+  }
+
+  setState(state) {
+    const box = $("conn");
+    box.dataset.state = state;
+    box.querySelector(".conn-text").textContent = t(state);
+  }
+
+  onMessage(raw) {
+    let msg;
+    try {
+      msg = JSON.parse(raw);
+    } catch {
+      return;
+    }
+    if (msg.type === "snapshot") {
+      this.store.loadSnapshot(msg);
+      this.setState("live");
+      this.showRevision();
+      return;
+    }
+    if (msg.type === "resync") {
+      this.resync();
+      return;
+    }
+    if (this.resyncing) return; // the snapshot being fetched already contains it
+    if (this.isGap(msg)) {
+      this.resync();
+      return;
+    }
+    if (msg.type.startsWith("object.")) this.store.applyObject(msg);
+    else if (msg.type === "flow.step") this.store.applyStep(msg);
+    else if (msg.type === "flow.settings") this.store.applySettings?.(msg);
+    this.showRevision();
+  }
+
+  // Object messages are consecutive revisions; a jump means the channel layer dropped one.
+  isGap(msg) {
+    if (!msg.type.startsWith("object.") || !msg.revision) return false;
+    const expected = msg.prev_revision ?? msg.revision - 1;
+    return expected > this.store.revision;
+  }
+
+  async resync() {
+    if (this.resyncing) return;
+    this.resyncing = true;
+    this.setState("resyncing");
+    try {
+      const result = await request(`${BASE}/snapshot`);
+      if (result.ok && typeof result.data === "object") this.store.loadSnapshot(result.data);
+      this.setState("live");
+    } finally {
+      this.resyncing = false;
+      this.showRevision();
+    }
+  }
+
+  showRevision() {
+    $("revision").textContent = String(this.store.revision);
+  }
+}

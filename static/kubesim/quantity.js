@@ -1,0 +1,76 @@
+// Kubernetes quantities, enough to draw capacity bars (the scheduler does the exact arithmetic).
+
+const BINARY = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
+const DECIMAL = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
+
+export function parseQuantity(value) {
+  if (value === undefined || value === null || value === "") return 0;
+  if (typeof value === "number") return value;
+  const match = String(value).trim().match(/^([+-]?[0-9.]+)(e[+-]?[0-9]+|Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE])?$/i);
+  if (!match) return 0;
+  const number = parseFloat(match[1]);
+  const suffix = match[2] || "";
+  if (suffix in BINARY) return number * BINARY[suffix];
+  if (suffix in DECIMAL) return number * DECIMAL[suffix];
+  if (/^e/i.test(suffix)) return number * 10 ** parseInt(suffix.slice(1), 10);
+  return number;
+}
+
+// Effective requests: max(sum of containers, each init container), plus overhead; as the scheduler.
+export function podRequests(pod) {
+  const spec = pod.spec || {};
+  const sum = { cpu: 0, memory: 0 };
+  for (const container of spec.containers || []) {
+    const requests = (container.resources || {}).requests || {};
+    sum.cpu += parseQuantity(requests.cpu);
+    sum.memory += parseQuantity(requests.memory);
+  }
+  for (const container of spec.initContainers || []) {
+    const requests = (container.resources || {}).requests || {};
+    sum.cpu = Math.max(sum.cpu, parseQuantity(requests.cpu));
+    sum.memory = Math.max(sum.memory, parseQuantity(requests.memory));
+  }
+  const overhead = spec.overhead || {};
+  sum.cpu += parseQuantity(overhead.cpu);
+  sum.memory += parseQuantity(overhead.memory);
+  return sum;
+}
+
+export function formatCpu(cores) {
+  if (cores >= 1 && Number.isInteger(Math.round(cores * 1000) / 1000)) return String(Math.round(cores * 1000) / 1000);
+  return `${Math.round(cores * 1000)}m`;
+}
+
+export function formatBytes(bytes) {
+  const units = ["", "Ki", "Mi", "Gi", "Ti"];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value >= 10 || unit === 0 ? Math.round(value) : value.toFixed(1)}${units[unit]}`;
+}
+
+export function formatImageSize(bytes) {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(1)} GB` : `${Math.max(1, Math.round(bytes / 1e6))} MB`;
+}
+
+// What kubectl's STATUS column says, which is also what the colour means.
+export function podDisplayState(pod) {
+  if (pod.metadata.deletionTimestamp) return "Terminating";
+  const status = pod.status || {};
+  const phase = status.phase || "Pending";
+  for (const cs of status.containerStatuses || []) {
+    const waiting = (cs.state || {}).waiting;
+    if (waiting && waiting.reason) return waiting.reason;
+  }
+  if (phase === "Pending" && pod.spec && pod.spec.nodeName) return "ContainerCreating";
+  return phase;
+}
+
+export function phaseClass(state) {
+  if (["Pending", "Running", "Succeeded", "Failed", "ContainerCreating", "Terminating"].includes(state)) return state;
+  if (/Err|BackOff|Crash|Invalid/.test(state)) return "Failed";
+  return "Unknown";
+}

@@ -1,0 +1,200 @@
+// The scheduler panel for any pod: filter matrix (nodes × predicates), score matrix with stacked
+// bars, the tie rule, the FailedScheduling line as `kubectl describe` prints it, and the attempts.
+
+import { $, BASE, age, clear, h, pick, podKey, request, t } from "./dom.js";
+
+const collator = new Intl.Collator(undefined, { numeric: true });
+const SCORE_COLOURS = 7;
+
+function attemptsOf(data) {
+  const list = Array.isArray(data) ? data : data.attempts || [];
+  return list.map((a) => ({ ...a, decision: a.explanation || a.decision || a.result || a }));
+}
+
+export class SchedulerView {
+  constructor(store, hooks) {
+    this.store = store;
+    this.hooks = hooks;
+    this.pod = "";
+    this.attempts = [];
+    this.attempt = 0;
+    this.timer = 0;
+    this.expanded = new Set();
+    $("sched-pod").addEventListener("change", (event) => this.show(event.target.value));
+    $("sched-attempt").addEventListener("change", (event) => {
+      this.attempt = Number(event.target.value);
+      this.renderAttempt();
+    });
+    store.subscribe((change) => {
+      if (change.type === "snapshot" || (change.kind === "Pod" && change.action !== "modified")) this.renderPicker();
+      if (this.pod && (change.type === "snapshot" || change.key === this.pod)) this.refreshSoon();
+    });
+  }
+
+  renderPicker() {
+    const select = $("sched-pod");
+    const pods = [...this.store.pods.values()].sort((a, b) => {
+      const pa = a.spec && a.spec.nodeName ? 1 : 0;
+      const pb = b.spec && b.spec.nodeName ? 1 : 0;
+      return pa - pb || collator.compare(podKey(a), podKey(b));
+    });
+    clear(select).append(h("option", { value: "", text: `— ${t("pick_pod")} —` }));
+    for (const pod of pods) {
+      const pending = !(pod.spec && pod.spec.nodeName);
+      select.append(h("option", { value: podKey(pod), text: `${podKey(pod)}${pending ? `  (${t("phase_Pending")})` : `  → ${pod.spec.nodeName}`}` }));
+    }
+    select.value = this.store.pods.has(this.pod) ? this.pod : "";
+  }
+
+  refreshSoon() {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.show(this.pod, true), 250);
+  }
+
+  async show(key, keepAttempt = false) {
+    this.pod = key;
+    $("sched-pod").value = key;
+    const body = $("sched-body");
+    if (!key) {
+      clear(body).append(h("p", { class: "muted", text: t("pick_pod") }));
+      return;
+    }
+    const [namespace, name] = key.split("/");
+    const result = await request(`${BASE}/scheduling/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
+    if (key !== this.pod) return;
+    if (!result.ok) {
+      clear(body).append(h("p", { class: "error-text", text: typeof result.data === "object" ? result.data.message || "" : `HTTP ${result.status}` }));
+      return;
+    }
+    const previous = this.attempts.length;
+    this.attempts = attemptsOf(result.data);
+    if (!keepAttempt || this.attempts.length !== previous) this.attempt = 0;
+    this.renderAttemptPicker();
+    this.renderAttempt();
+  }
+
+  renderAttemptPicker() {
+    const select = clear($("sched-attempt"));
+    this.attempts.forEach((a, i) => {
+      const d = a.decision;
+      const when = a.timestamp || a.time || a.created_at;
+      const outcome = d.selected ? `→ ${d.selected}` : t("unschedulable");
+      select.append(h("option", { value: String(i), text: `#${this.attempts.length - i}${when ? ` · ${age(when)}` : ""} · ${outcome}` }));
+    });
+    select.value = String(this.attempt);
+    select.disabled = this.attempts.length < 2;
+  }
+
+  renderAttempt() {
+    const body = clear($("sched-body"));
+    const pod = this.store.pods.get(this.pod);
+    if (!this.attempts.length) {
+      const bypassed = pod && pod.spec && pod.spec.nodeName;
+      body.append(h("p", { class: "muted", text: bypassed ? t("bypassed") : t("no_attempts") }));
+      return;
+    }
+    const attempt = this.attempts[this.attempt];
+    const d = attempt.decision;
+    const nodes = Object.keys(d.nodes || {});
+    body.append(this.summary(d, attempt), this.filterMatrix(d, nodes), this.scoreMatrix(d, nodes));
+  }
+
+  summary(d, attempt) {
+    const box = h("div", { class: `sched-summary ${d.selected ? "is-ok" : "is-fail"}` });
+    box.append(h("div", { class: "sched-verdict", text: d.selected ? `✓ ${t("scheduled_to", { node: d.selected })}` : `✗ ${t("unschedulable")}` }));
+    if (d.message) {
+      const when = attempt.timestamp || attempt.time || attempt.created_at;
+      const rows = [["Type", "Reason", "Age", "From", "Message"], ["----", "------", "----", "----", "-------"],
+        ["Warning", "FailedScheduling", when ? age(when) : "0s", "default-scheduler", d.message]];
+      const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)) + 2);
+      const text = ["Events:", ...rows.map((r) => `  ${r.slice(0, 4).map((c, i) => c.padEnd(widths[i])).join("")}${r[4]}`)].join("\n");
+      box.append(h("div", { class: "sched-msg-title", text: t("failed_message") }), h("pre", { class: "sched-msg", text }));
+    }
+    const tie = d.tie || {};
+    if (tie.mattered) {
+      box.append(h("div", { class: "sched-tie" }, h("strong", { text: `${t("tie_rule")}: ` }), `${(tie.nodes || []).join(", ")} — `, pick(tie.why)));
+    }
+    return box;
+  }
+
+  filterMatrix(d, nodes) {
+    const plugins = d.filterPlugins || Object.keys((d.nodes[nodes[0]] || {}).filters || {});
+    const legacyOf = (plugin) => ((d.nodes[nodes[0]] || {}).filters || {})[plugin]?.legacy || [];
+    const head = h("tr", null, h("th", { scope: "col", text: t("node") }),
+      plugins.map((p) => h("th", { scope: "col" }, h("span", { class: "plugin", text: p }), h("span", { class: "legacy", text: legacyOf(p).join(" / ") }))));
+    const rows = nodes.sort(collator.compare).map((node) => {
+      const result = d.nodes[node];
+      const first = result.firstFailure;
+      return h("tr", { class: result.feasible ? "is-feasible" : "is-filtered", "data-node": node },
+        h("th", { scope: "row" }, h("span", { class: "node-cell", text: node }), result.feasible ? h("span", { class: "badge badge-ok", text: t("feasible") }) : null),
+        plugins.map((p) => this.filterCell(result.filters[p] || { status: "Success", reasons: [] }, first && first.plugin === p)));
+    });
+    return h("section", { class: "matrix-block" }, h("h4", { text: t("filters") }),
+      h("div", { class: "matrix-scroll" }, h("table", { class: "matrix filter-matrix" }, h("thead", null, head), h("tbody", null, rows))));
+  }
+
+  filterCell(status, isFirst) {
+    const code = status.status;
+    if (code === "Success") return h("td", { class: "cell-ok", title: "Success" }, h("span", { class: "mark", text: "✓" }));
+    if (code === "Skip") return h("td", { class: "cell-skip", title: pick(status.why) || "Skip" }, h("span", { class: "mark", text: "–" }), h("span", { class: "reason", text: "Skip" }));
+    return h("td", { class: `cell-fail${isFirst ? " is-first" : ""}` },
+      h("span", { class: "mark", text: "✗" }),
+      isFirst ? h("span", { class: "first-flag", title: t("first_failure"), text: "1st" }) : null,
+      h("span", { class: "reason", text: (status.reasons || []).join("; ") || code }),
+      status.why ? h("span", { class: "why", text: pick(status.why) }) : null,
+      code === "UnschedulableAndUnresolvable" ? h("span", { class: "code", text: code }) : null);
+  }
+
+  scoreMatrix(d, nodes) {
+    const feasible = nodes.filter((n) => d.nodes[n].feasible);
+    const block = h("section", { class: "matrix-block" }, h("h4", { text: t("scores") }));
+    const plugins = d.scorePlugins || [];
+    const scored = feasible.filter((n) => d.nodes[n].total !== null && d.nodes[n].total !== undefined);
+    if (!scored.length) {
+      if (feasible.length === 1) block.append(h("p", { class: "muted", text: t("not_scored") }));
+      return block;
+    }
+    const max = Math.max(1, ...scored.map((n) => d.nodes[n].total));
+    const head = h("tr", null, h("th", { scope: "col", text: t("node") }),
+      plugins.map((p, i) => h("th", { scope: "col" }, h("span", { class: `swatch sw-${i % SCORE_COLOURS}` }), h("span", { class: "plugin", text: p.name }),
+        h("span", { class: "legacy", text: `${(p.legacy || []).join(" / ")} · ${t("weight")} ${p.weight}` }))),
+      h("th", { scope: "col", class: "total-col", text: t("total") }));
+    const rows = [];
+    scored.sort((a, b) => d.nodes[b].total - d.nodes[a].total || collator.compare(a, b));
+    for (const node of scored) {
+      const result = d.nodes[node];
+      const winner = node === d.selected;
+      const segments = plugins.map((p, i) => {
+        const sc = result.scores[p.name];
+        return sc && sc.weighted > 0 ? h("span", { class: `seg sw-${i % SCORE_COLOURS}`, title: `${p.name}: ${sc.weighted}`, style: { width: `${(100 * sc.weighted) / max}%` } }) : null;
+      });
+      rows.push(h("tr", { class: winner ? "is-winner" : "", "data-node": node },
+        h("th", { scope: "row" }, h("button", { type: "button", class: "linkish", "aria-expanded": String(this.expanded.has(node)), text: `${winner ? "★ " : ""}${node}`, onclick: () => this.toggle(node) })),
+        plugins.map((p) => {
+          const sc = result.scores[p.name];
+          if (!sc) return h("td", { class: "cell-skip", text: "–" });
+          return h("td", { class: "score-cell", title: pick(sc.why) },
+            h("span", { class: "score-main", text: `${sc.normalized} × ${sc.weight} = ${sc.weighted}` }),
+            h("span", { class: "score-raw", text: `${t("raw")} ${sc.raw}` }));
+        }),
+        h("td", { class: "total-col" }, h("div", { class: "stack" }, segments), h("strong", { class: "total", text: String(result.total) }))));
+      if (this.expanded.has(node) || (winner && !this.expanded.size)) {
+        rows.push(h("tr", { class: "why-row" }, h("td", { colspan: String(plugins.length + 2) },
+          h("ul", { class: "why-list" }, plugins.filter((p) => result.scores[p.name]).map((p) =>
+            h("li", null, h("strong", { text: `${p.name}: ` }), pick(result.scores[p.name].why)))))));
+      }
+    }
+    block.append(h("div", { class: "matrix-scroll" }, h("table", { class: "matrix score-matrix" }, h("thead", null, head), h("tbody", null, rows))));
+    const skipped = Object.entries(d.skippedScores || {});
+    if (skipped.length) {
+      block.append(h("ul", { class: "skipped-scores" }, skipped.map(([name, why]) => h("li", null, h("strong", { text: `${t("prescore_skipped")}: ${name}` }), why ? ` — ${pick(why)}` : ""))));
+    }
+    return block;
+  }
+
+  toggle(node) {
+    if (this.expanded.has(node)) this.expanded.delete(node);
+    else this.expanded.add(node);
+    this.renderAttempt();
+  }
+}

@@ -1,0 +1,103 @@
+// The page's copy of the cluster: a snapshot, then events applied in revision order.
+
+import { podKey } from "./dom.js";
+
+const WORKLOAD_KINDS = new Set(["ReplicationController", "ReplicaSet", "Deployment"]);
+const MAX_TRACES = 30;
+
+function objectKey(obj) {
+  const meta = obj.metadata || {};
+  return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
+}
+
+export class Store {
+  constructor() {
+    this.revision = 0;
+    this.nodes = new Map();
+    this.pods = new Map();
+    this.workloads = new Map(); // "Kind/ns/name" -> object
+    this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
+    this.paceMs = 600;
+    this.stepMode = false;
+    this.listeners = new Set();
+  }
+
+  subscribe(listener) {
+    this.listeners.add(listener);
+  }
+
+  emit(change) {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  loadSnapshot(snap) {
+    this.revision = snap.revision || 0;
+    this.nodes = new Map((snap.nodes || []).map((n) => [n.metadata.name, n]));
+    this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
+    this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
+    this.traces = new Map();
+    for (const trace of snap.traces || []) this.addTrace(trace);
+    if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
+    if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
+    this.emit({ type: "snapshot" });
+  }
+
+  addTrace(trace) {
+    const steps = (trace.steps || []).slice().sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    this.traces.set(trace.id, { ...trace, steps });
+    this.trimTraces();
+  }
+
+  trimTraces() {
+    while (this.traces.size > MAX_TRACES) this.traces.delete(this.traces.keys().next().value);
+  }
+
+  applyObject(msg) {
+    const action = msg.type.split(".")[1];
+    const obj = msg.object;
+    const kind = msg.kind || obj.kind;
+    if (msg.revision) this.revision = Math.max(this.revision, msg.revision);
+    let map = null;
+    let key = null;
+    if (kind === "Node") [map, key] = [this.nodes, obj.metadata.name];
+    else if (kind === "Pod") [map, key] = [this.pods, podKey(obj)];
+    else if (WORKLOAD_KINDS.has(kind)) [map, key] = [this.workloads, `${kind}/${objectKey(obj)}`];
+    if (map) {
+      const before = map.get(key);
+      if (action === "deleted") map.delete(key);
+      else map.set(key, { ...obj, kind });
+      this.emit({ type: "object", kind, key, action, before, object: obj });
+    } else {
+      this.emit({ type: "revision" });
+    }
+  }
+
+  applyStep(msg) {
+    let trace = this.traces.get(msg.trace);
+    if (!trace) {
+      const obj = msg.object || {};
+      trace = { id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, steps: [] };
+      this.traces.set(msg.trace, trace);
+      this.trimTraces();
+    }
+    const seq = msg.seq ?? trace.steps.length;
+    if (!trace.steps.some((step) => (step.seq ?? -1) === seq && step.step === msg.step)) {
+      trace.steps.push({ ...msg, seq });
+    }
+    if (msg.revision) this.revision = Math.max(this.revision, msg.revision);
+    this.emit({ type: "step", trace: trace.id, step: msg });
+  }
+
+  // Requested vs allocatable for one node: what the capacity bars show.
+  podsOn(nodeName) {
+    const pods = [];
+    for (const pod of this.pods.values()) if (pod.spec && pod.spec.nodeName === nodeName) pods.push(pod);
+    return pods;
+  }
+
+  pendingPods() {
+    const pods = [];
+    for (const pod of this.pods.values()) if (!(pod.spec && pod.spec.nodeName)) pods.push(pod);
+    return pods;
+  }
+}
