@@ -193,7 +193,9 @@ def root_document() -> dict:
 def strict_decode(kind: str, obj: dict) -> list[str]:
     """The paths of fields the real API server would reject as unknown, in document order.
 
-    Paths are spelled as Kubernetes spells them: `spec.containers[0].imagee`.
+    Paths are spelled as Kubernetes spells them: `spec.containers[0].imagee`. Strategic merge
+    directives (`$patch`, `$setElementOrder/containers`, ...) are never unknown: kubectl puts them
+    in the patches it sends, and the same check runs on patch bodies.
     """
     if kind not in schema_types.TYPES:
         return []
@@ -210,6 +212,8 @@ def _walk(type_name: str, value: object, path: str, unknown: list[str]) -> None:
     for key, child in value.items():
         child_path = f"{path}.{key}" if path else key
         spec = fields.get(key)
+        if key.startswith("$"):
+            continue
         if spec is None:
             if not keep_unknown:
                 unknown.append(child_path)
