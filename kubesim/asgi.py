@@ -10,6 +10,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kubesim.settings")
 # Django must be set up before the consumers (and their models) are imported.
 django_asgi_app = get_asgi_application()
 
+# Daphne serves no static files itself: the dashboard's CSS/JS come from the app's finders (no
+# build step, no collectstatic needed for `make run`). Everything else goes to Django.
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+
+django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
+
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
