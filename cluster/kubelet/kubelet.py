@@ -1,0 +1,322 @@
+"""The kubelets: one per node, each taking over the pods bound to its node ("下半生").
+
+One informer serves every kubelet of the process (each kubelet only acts on pods whose
+spec.nodeName is its node, as its fieldSelector watch would deliver). For each new pod a worker
+pulls the images ("Docker"), creates and starts the containers, and reports status back through
+the API server; an image that does not exist gets ErrImagePull, then ImagePullBackOff, retried
+with backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+
+from channels.db import database_sync_to_async
+
+from cluster import event_recorder
+from cluster.apiserver import service as api
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.defaults import now_rfc3339
+from cluster.apiserver.errors import ApiError
+from cluster.flow import gate
+from cluster.flow.recorder import record_step
+from cluster.flow.steps import KUBELET_PORT
+from cluster.informer import Delta, Informer
+from cluster.kubelet import images as catalog
+from cluster.kubelet import runtime
+from cluster.models import Cluster, FlowTrace
+
+db = database_sync_to_async
+IMAGE_BACKOFF_INITIAL = 10.0
+IMAGE_BACKOFF_MAX = 300.0
+LEASE_SECONDS = 40
+
+
+class KubeletManager:
+    component = "kubelet"
+
+    def __init__(self, cluster_name: str) -> None:
+        self.cluster_name = cluster_name
+        self.informer = Informer(
+            cluster_name, self.component, ("Node", "Pod"), "Pods with spec.nodeName = its node", KUBELET_PORT
+        )
+        self.cluster: Cluster | None = None
+        self.workers: dict[tuple[str, str], asyncio.Task] = {}
+        self.ips: dict[str, set[str]] = {}
+        self.node_index: dict[str, int] = {}
+        self.to_register: set[str] = set()
+
+    def _sync(self) -> list[Delta]:
+        if self.cluster is None:
+            self.cluster = Cluster.objects.get(name=self.cluster_name)
+        return self.informer.sync()
+
+    async def step(self) -> bool:
+        deltas = await db(self._sync)()
+        for delta in deltas:
+            self._observe(delta)
+        for node in sorted(self.to_register):
+            await db(self._register)(node)
+        self.to_register.clear()
+        self.workers = {key: task for key, task in self.workers.items() if not task.done()}
+        return bool(deltas) or self.informer.behind
+
+    async def idle(self) -> None:
+        """Wait for every running pod worker (used by run_until_idle)."""
+        running = [task for task in self.workers.values() if not task.done()]
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
+
+    def _observe(self, delta: Delta) -> None:
+        if delta.kind == "Node":
+            name = delta.key[1]
+            if delta.type == "DELETED":
+                return
+            self.node_index.setdefault(name, len(self.node_index))
+            if not (delta.obj.get("status") or {}).get("nodeInfo"):
+                self.to_register.add(name)
+            return
+        key, pod = delta.key, delta.obj
+        node = (pod.get("spec") or {}).get("nodeName")
+        if delta.type == "DELETED":
+            task = self.workers.pop(key, None)
+            if task is not None:
+                task.cancel()
+            self._free_ip(node, pod)
+            return
+        if not node:
+            return
+        ip = (pod.get("status") or {}).get("podIP")
+        if ip:
+            self.ips.setdefault(node, set()).add(ip)
+        if key not in self.workers and _needs_start(pod):
+            self.workers[key] = asyncio.create_task(self._run_pod(key, delta.trace_id))
+
+    # -- node ----------------------------------------------------------------------------------
+    def _node(self, name: str) -> dict | None:
+        return self.informer.get("Node", "", name)
+
+    def _host_ip(self, node: str) -> str:
+        for address in ((self._node(node) or {}).get("status") or {}).get("addresses") or []:
+            if address.get("type") == "InternalIP":
+                return address["address"]
+        return f"192.168.56.{10 + self.node_index.get(node, 0)}"
+
+    def _register(self, name: str) -> None:
+        node = self._node(name)
+        if node is None:
+            return
+        body = copy.deepcopy(node)
+        body["status"] = runtime.node_status(node, self.node_index.get(name, 0))
+        body["metadata"].pop("resourceVersion", None)
+        try:
+            api.update(self.cluster, body, self._actor(None, name), subresource="status")
+        except ApiError:
+            return
+
+    def _allocate_ip(self, node: str) -> str:
+        cidr = ((self._node(node) or {}).get("spec") or {}).get("podCIDR") or ""
+        prefix = cidr.rsplit(".", 1)[0] if cidr else f"10.244.{self.node_index.get(node, 0)}"
+        used = self.ips.setdefault(node, set())
+        for host in range(2, 255):
+            ip = f"{prefix}.{host}"
+            if ip not in used:
+                used.add(ip)
+                return ip
+        raise RuntimeError(f"node {node} has no free pod IP")
+
+    def _free_ip(self, node: str | None, pod: dict) -> None:
+        ip = (pod.get("status") or {}).get("podIP")
+        if node and ip:
+            self.ips.get(node, set()).discard(ip)
+
+    def _actor(self, trace_id: str | None, node: str) -> Actor:
+        return Actor(
+            "kubelet",
+            f"kubelet/{runtime.KUBELET_VERSION} ({node})",
+            FlowTrace(pk=trace_id) if trace_id else None,
+            node,
+        )
+
+    # -- a pod's start ---------------------------------------------------------------------------
+    async def _run_pod(self, key: tuple[str, str], trace_id: str | None) -> None:
+        pod = self.informer.get("Pod", *key)
+        if pod is None:
+            return
+        node = pod["spec"]["nodeName"]
+        await gate.before_step(self.cluster_name, trace_id, 12)
+        if trace_id:
+            en, zh = _starting_text(pod, node)
+            await db(record_step)(trace_id, 12, detail_en=en, detail_zh=zh, obj=("Pod", *key), node=node)
+        host_ip = self._host_ip(node)
+        await db(self._write_status)(
+            pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node
+        )
+        backoff = IMAGE_BACKOFF_INITIAL
+        while True:
+            pod = self.informer.get("Pod", *key) or pod
+            pulled = await self._pull_all(pod, node, host_ip, trace_id)
+            if pulled is not None:
+                break
+            trace_id = None  # the trace ended with the ErrImagePull status (step 13)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, IMAGE_BACKOFF_MAX)
+        await db(self._start_containers)(pod, node)
+        await gate.before_step(self.cluster_name, trace_id, 13)
+        pod_ip = self._allocate_ip(node)
+        await db(self._write_status)(
+            pod, runtime.running_status(pod, host_ip, pod_ip, pulled), trace_id, node
+        )
+
+    async def _pull_all(self, pod: dict, node: str, host_ip: str, trace_id: str | None) -> dict | None:
+        """Pull every container's image; the images by container name, or None after a failed pull."""
+        found = {}
+        settings = await db(gate.read_settings)(self.cluster_name)
+        for container in pod["spec"].get("containers") or []:
+            image = catalog.lookup(container.get("image", ""))
+            present = image is not None and self._has_image(node, image)
+            if present and container.get("imagePullPolicy") != "Always":
+                await db(self._event)(
+                    pod,
+                    node,
+                    "Pulled",
+                    f'Container image "{container["image"]}" already present on machine',
+                    container,
+                )
+                found[container["name"]] = image
+                continue
+            await db(self._event)(pod, node, "Pulling", f'Pulling image "{container["image"]}"', container)
+            if image is None:
+                await db(self._pull_failed)(pod, node, host_ip, container, trace_id)
+                return None
+            seconds = runtime.pull_seconds(image)
+            if settings.pace_ms:
+                await asyncio.sleep(min(seconds, 2 * settings.pace_ms / 1000))
+            took = runtime.go_duration(seconds)
+            message = (
+                f'Successfully pulled image "{container["image"]}" in {took} ({took} including waiting). '
+                f"Image size: {image.size_bytes} bytes."
+            )
+            await db(self._pulled)(pod, node, container, image, message)
+            found[container["name"]] = image
+        return found
+
+    def _has_image(self, node: str, image: catalog.Image) -> bool:
+        for entry in ((self._node(node) or {}).get("status") or {}).get("images") or []:
+            if image.reference in (entry.get("names") or []):
+                return True
+        return False
+
+    # -- database thread ---------------------------------------------------------------------
+    def _event(
+        self, pod: dict, node: str, reason: str, message: str, container: dict, type_: str = "Normal"
+    ) -> None:
+        event_recorder.record(
+            self.cluster,
+            pod,
+            reason,
+            message,
+            self._actor(None, node),
+            type_=type_,
+            component="kubelet",
+            host=node,
+            field_path=f"spec.containers{{{container['name']}}}",
+        )
+
+    def _pulled(self, pod: dict, node: str, container: dict, image: catalog.Image, message: str) -> None:
+        node_obj = self._node(node)
+        if node_obj is not None and not self._has_image(node, image):
+            body = copy.deepcopy(node_obj)
+            body["status"]["images"] = [catalog.node_image_entry(image), *body["status"].get("images", [])]
+            body["metadata"].pop("resourceVersion", None)
+            try:
+                stored = api.update(self.cluster, body, self._actor(None, node), subresource="status")
+                self.informer.store["Node"][("", node)] = stored
+            except ApiError:
+                pass
+        self._event(pod, node, "Pulled", message, container)
+
+    def _pull_failed(self, pod: dict, node: str, host_ip: str, container: dict, trace_id: str | None) -> None:
+        image = container.get("image", "")
+        error = catalog.pull_error(image)
+        self._event(pod, node, "Failed", f'Failed to pull image "{image}": {error}', container, "Warning")
+        self._event(pod, node, "Failed", "Error: ErrImagePull", container, "Warning")
+        self._write_status(pod, runtime.waiting_status(pod, host_ip, "ErrImagePull", error), trace_id, node)
+        self._event(pod, node, "BackOff", f'Back-off pulling image "{image}"', container)
+        self._event(pod, node, "Failed", "Error: ImagePullBackOff", container, "Warning")
+        message = f'Back-off pulling image "{image}": ErrImagePull: {error}'
+        self._write_status(pod, runtime.waiting_status(pod, host_ip, "ImagePullBackOff", message), None, node)
+
+    def _start_containers(self, pod: dict, node: str) -> None:
+        for container in pod["spec"].get("containers") or []:
+            self._event(pod, node, "Created", f"Created container: {container['name']}", container)
+            self._event(pod, node, "Started", f"Started container {container['name']}", container)
+
+    def _write_status(self, pod: dict, status: dict, trace_id: str | None, node: str) -> None:
+        meta = pod["metadata"]
+        try:
+            current = api.get(self.cluster, "Pod", meta.get("namespace"), meta["name"])
+        except ApiError:
+            return  # deleted meanwhile
+        if current["metadata"].get("uid") != meta.get("uid"):
+            return  # a new pod of the same name: not ours
+        current["status"] = status
+        current["metadata"].pop("resourceVersion", None)
+        try:
+            api.update(self.cluster, current, self._actor(trace_id, node), subresource="status")
+        except ApiError:
+            return
+
+    # -- node leases (kube-node-lease), renewed every 10 s ------------------------------------------
+    def renew_leases(self) -> None:
+        for _, name in list(self.informer.store["Node"]):
+            self._renew_lease(name)
+
+    def _renew_lease(self, node: str) -> None:
+        actor = self._actor(None, node)
+        now = now_rfc3339().replace("Z", ".000000Z")
+        try:
+            lease = api.get(self.cluster, "Lease", "kube-node-lease", node)
+        except ApiError:
+            lease = None
+        if lease is None:
+            body = {
+                "apiVersion": "coordination.k8s.io/v1",
+                "kind": "Lease",
+                "metadata": {"name": node, "namespace": "kube-node-lease"},
+                "spec": {"holderIdentity": node, "leaseDurationSeconds": LEASE_SECONDS, "renewTime": now},
+            }
+            try:
+                api.create(self.cluster, body, actor)
+            except ApiError:
+                return
+            return
+        lease["spec"]["renewTime"] = now
+        lease["metadata"].pop("resourceVersion", None)
+        try:
+            api.update(self.cluster, lease, actor)
+        except ApiError:
+            return
+
+
+def _needs_start(pod: dict) -> bool:
+    """A pod the kubelet has not started yet (or was retrying an image pull when we restarted)."""
+    status = pod.get("status") or {}
+    if status.get("phase") not in (None, "", "Pending"):
+        return False
+    for container in status.get("containerStatuses") or []:
+        if (container.get("state") or {}).get("running"):
+            return False
+    return True
+
+
+def _starting_text(pod: dict, node: str) -> tuple[str, str]:
+    images = ", ".join(c.get("image", "") for c in pod["spec"].get("containers") or [])
+    name = f"{pod['metadata'].get('namespace', 'default')}/{pod['metadata']['name']}"
+    return (
+        f"The kubelet on {node} watches the APIServer (over {KUBELET_PORT}) and sees Pod {name} bound to its "
+        f"node; it calls Docker to pull {images} and start the containers, then reports the status back.",
+        f"{node} 上的 kubelet 通过 List-Watch（https 6443 端口）监听到 Pod {name} 已绑定到本节点；"
+        f"它调用 Docker 拉取镜像 {images} 并启动容器，然后把 Pod 和容器的状态回送至 APIServer。",
+    )

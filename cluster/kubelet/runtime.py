@@ -1,0 +1,171 @@
+"""The simulated container runtime ("Docker", as the notes say): ids, pull times and pod status shapes."""
+
+from __future__ import annotations
+
+import secrets
+
+from cluster.apiserver.defaults import now_rfc3339
+from cluster.kubelet.images import Image
+
+RUNTIME_VERSION = "docker://26.1.4"
+KUBELET_VERSION = "v1.33.1"
+PULL_BYTES_PER_SECOND = 40 * 1000 * 1000  # a classroom network: ~40 MB/s
+
+
+def container_id() -> str:
+    return "docker://" + secrets.token_hex(32)
+
+
+def pull_seconds(image: Image) -> float:
+    return max(image.size_bytes / PULL_BYTES_PER_SECOND, 0.05)
+
+
+def go_duration(seconds: float) -> str:
+    """time.Duration.Truncate(time.Millisecond).String() for the Pulled event: 2.345s, 512ms."""
+    millis = int(seconds * 1000)
+    if millis < 1000:
+        return f"{millis}ms"
+    text = f"{millis / 1000:.3f}".rstrip("0").rstrip(".")
+    return f"{text}s"
+
+
+def _condition(type_: str, status: str, reason: str = "", message: str = "") -> dict:
+    condition = {"type": type_, "status": status, "lastProbeTime": None, "lastTransitionTime": now_rfc3339()}
+    if reason:
+        condition["reason"] = reason
+    if message:
+        condition["message"] = message
+    return condition
+
+
+def _scheduled(pod: dict) -> dict:
+    for condition in (pod.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "PodScheduled":
+            return condition
+    return _condition("PodScheduled", "True")
+
+
+def waiting_status(pod: dict, host_ip: str, reason: str, message: str = "", pod_ip: str = "") -> dict:
+    """Pending: the containers wait (ContainerCreating, ErrImagePull, ImagePullBackOff)."""
+    containers = (pod.get("spec") or {}).get("containers") or []
+    names = " ".join(c["name"] for c in containers)
+    unready = f"containers with unready status: [{names}]"
+    previous = pod.get("status") or {}
+    status = {
+        "phase": "Pending",
+        "conditions": [
+            _condition("PodReadyToStartContainers", "True" if pod_ip else "False"),
+            _condition("Initialized", "True"),
+            _condition("Ready", "False", "ContainersNotReady", unready),
+            _condition("ContainersReady", "False", "ContainersNotReady", unready),
+            _scheduled(pod),
+        ],
+        "hostIP": host_ip,
+        "hostIPs": [{"ip": host_ip}],
+        "startTime": previous.get("startTime") or now_rfc3339(),
+        "containerStatuses": [
+            {
+                "name": c["name"],
+                "state": {"waiting": {"reason": reason, **({"message": message} if message else {})}},
+                "lastState": {},
+                "ready": False,
+                "restartCount": 0,
+                "image": c.get("image", ""),
+                "imageID": "",
+                "started": False,
+            }
+            for c in containers
+        ],
+    }
+    if pod_ip:
+        status["podIP"], status["podIPs"] = pod_ip, [{"ip": pod_ip}]
+    if previous.get("qosClass"):
+        status["qosClass"] = previous["qosClass"]
+    return status
+
+
+def running_status(pod: dict, host_ip: str, pod_ip: str, images: dict[str, Image]) -> dict:
+    containers = (pod.get("spec") or {}).get("containers") or []
+    previous = pod.get("status") or {}
+    started = now_rfc3339()
+    status = {
+        "phase": "Running",
+        "conditions": [
+            _condition("PodReadyToStartContainers", "True"),
+            _condition("Initialized", "True"),
+            _condition("Ready", "True"),
+            _condition("ContainersReady", "True"),
+            _scheduled(pod),
+        ],
+        "hostIP": host_ip,
+        "hostIPs": [{"ip": host_ip}],
+        "podIP": pod_ip,
+        "podIPs": [{"ip": pod_ip}],
+        "startTime": previous.get("startTime") or started,
+        "containerStatuses": [
+            {
+                "name": c["name"],
+                "state": {"running": {"startedAt": started}},
+                "lastState": {},
+                "ready": True,
+                "restartCount": 0,
+                "image": c.get("image", ""),
+                "imageID": images[c["name"]].image_id,
+                "containerID": container_id(),
+                "started": True,
+            }
+            for c in containers
+        ],
+    }
+    if previous.get("qosClass"):
+        status["qosClass"] = previous["qosClass"]
+    return status
+
+
+def node_status(node: dict, index: int) -> dict:
+    """What a kubelet reports when it registers its node: conditions, addresses, nodeInfo, capacity."""
+    status = dict(node.get("status") or {})
+    capacity = status.get("capacity") or {"cpu": "4", "memory": "8148204Ki", "pods": "110"}
+    capacity.setdefault("ephemeral-storage", "102626232Ki")
+    status["capacity"] = capacity
+    status.setdefault("allocatable", dict(capacity))
+    now = now_rfc3339()
+
+    def condition(type_: str, value: str, reason: str, message: str) -> dict:
+        return {
+            "type": type_,
+            "status": value,
+            "lastHeartbeatTime": now,
+            "lastTransitionTime": now,
+            "reason": reason,
+            "message": message,
+        }
+
+    status["conditions"] = [
+        condition(
+            "MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"
+        ),
+        condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+        condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+        condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+    ]
+    name = node["metadata"]["name"]
+    status["addresses"] = [
+        {"type": "InternalIP", "address": f"192.168.56.{10 + index}"},
+        {"type": "Hostname", "address": name},
+    ]
+    status["daemonEndpoints"] = {"kubeletEndpoint": {"Port": 10250}}
+    status["nodeInfo"] = {
+        "machineID": secrets.token_hex(16),
+        "systemUUID": secrets.token_hex(16),
+        "bootID": secrets.token_hex(16),
+        "kernelVersion": "5.15.0-122-generic",
+        "osImage": "Ubuntu 22.04.5 LTS",
+        "containerRuntimeVersion": RUNTIME_VERSION,
+        "kubeletVersion": KUBELET_VERSION,
+        "kubeProxyVersion": KUBELET_VERSION,
+        "operatingSystem": "linux",
+        "architecture": "amd64",
+    }
+    status.setdefault("images", [])
+    return status
