@@ -126,9 +126,10 @@ def event_expectation(params: dict) -> Text:
 
 def latest_attempt(cluster, namespace: str, pod: str) -> dict | None:
     """The explanation (Decision.to_json()) of the scheduler's newest attempt for the pod."""
-    from scheduler.attempts import latest_explanation
+    from scheduler.models import SchedulingAttempt
 
-    return latest_explanation(cluster, namespace, pod)
+    attempts = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
+    return attempts.order_by("-created_at", "-pk").values_list("decision", flat=True).first()
 
 
 def flow_reached(cluster, kind: str, namespace: str, name: str) -> int:

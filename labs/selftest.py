@@ -1,0 +1,93 @@
+"""The self-test of a lab: each step's checks fail before its solution and pass after it.
+
+A fresh private cluster is built from the lab's starting state; the embedded control plane runs
+in-process until it is idle (D2's deterministic driver) after the setup and after each solution,
+so the result does not depend on timing. Errors carry the same locations as the loader's.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+from asgiref.sync import async_to_sync
+
+from cluster.apiserver import service as api
+from cluster.models import Cluster
+from labs.checks import run_step
+from labs.labmodel import Lab, Solution
+from labs.sandbox import build
+from labs.schema import LabError
+
+SOLVER = api.Actor(client="api", detail="checklab")
+
+
+@dataclass(slots=True)
+class SelfTestReport:
+    lab: str
+    steps_passed: int = 0
+    errors: list[LabError] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+def settle(cluster: Cluster) -> None:
+    """Run the controller manager, scheduler and kubelets until nothing changes any more."""
+    from cluster.controlplane import run_until_idle
+
+    async_to_sync(run_until_idle)(cluster.name)
+
+
+def apply_solution(cluster: Cluster, solution: Solution) -> list[str]:
+    """Run the solution's console commands, then apply its manifests; the problems, if any."""
+    from dashboard.console import run_command
+
+    problems = []
+    for command in solution.commands:
+        result = run_command(cluster, command)
+        if result.exit_code != 0:
+            problems.append(f"command {command!r} failed: {result.output.strip()}")
+    if solution.apply.strip():
+        try:
+            api.apply_manifests(cluster, solution.apply, SOLVER)
+        except api.ApiError as exc:
+            problems.append(f"apply failed: {exc.message}")
+    return problems
+
+
+def _step_where(lab: Lab, index: int) -> str:
+    return f"lab '{lab.id}', step {index + 1} ('{lab.steps[index].id}')"
+
+
+def self_test(lab: Lab) -> SelfTestReport:
+    """Apply the lab's solutions step by step to a fresh cluster and check every step both ways."""
+    report = SelfTestReport(lab.id)
+    name = f"checklab-{lab.id[:40]}-{secrets.token_hex(3)}"
+    cluster = Cluster.objects.create(name=name, public=False, pace_ms=0)
+    try:
+        try:
+            build(cluster, lab)
+        except api.ApiError as exc:
+            report.errors.append(LabError(f"lab '{lab.id}', cluster, manifests", exc.message))
+            return report
+        settle(cluster)
+        for index, step in enumerate(lab.steps):
+            where = _step_where(lab, index)
+            if all(result.passed for result in run_step(cluster, step)):
+                problem = "its checks already pass before its solution"
+                report.errors.append(LabError(where, problem, step.line))
+            for problem in apply_solution(cluster, step.solution):
+                report.errors.append(LabError(f"{where}, solution", problem, step.line))
+            settle(cluster)
+            results = run_step(cluster, step, step.solution.answer)
+            for check, result in zip(step.checks, results, strict=True):
+                if not result.passed:
+                    text = f"still fails after the solution: {result.message.en} Found: {result.found.en}"
+                    report.errors.append(LabError(check.where, text, check.line))
+            if all(result.passed for result in results):
+                report.steps_passed += 1
+    finally:
+        cluster.delete()
+    return report
