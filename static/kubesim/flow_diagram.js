@@ -65,7 +65,7 @@ export class FlowDiagram {
     const boxes = s("g", { class: "boxes" });
     for (const [id, b] of Object.entries(BOXES)) boxes.append(this.component(id, b));
     for (const k of this.kubelets) {
-      boxes.append(this.component(k.id, { ...k, title: k.more ? `+${k.more} kubelets` : k.node, sub: k.more ? "" : "kubelet · Docker · https :6443" }));
+      boxes.append(this.component(k.id, { ...k, title: k.more ? `+${k.more} kubelets` : k.node, sub: k.more ? "" : "kubelet · Docker" }));
     }
     svg.append(boxes);
     this.lit = s("g", { class: "lit-links" });

@@ -155,10 +155,9 @@ export class SchedulerView {
       return block;
     }
     const max = Math.max(1, ...scored.map((n) => d.nodes[n].total));
-    const head = h("tr", null, h("th", { scope: "col", text: t("node") }),
+    const head = h("tr", null, h("th", { scope: "col", text: t("node") }), h("th", { scope: "col", class: "total-col", text: t("total") }),
       plugins.map((p, i) => h("th", { scope: "col" }, h("span", { class: `swatch sw-${i % SCORE_COLOURS}` }), h("span", { class: "plugin", text: p.name }),
-        h("span", { class: "legacy", text: `${(p.legacy || []).join(" / ")} · ${t("weight")} ${p.weight}` }))),
-      h("th", { scope: "col", class: "total-col", text: t("total") }));
+        h("span", { class: "legacy", text: `${(p.legacy || []).join(" / ")} · ${t("weight")} ${p.weight}` }))));
     const rows = [];
     scored.sort((a, b) => d.nodes[b].total - d.nodes[a].total || collator.compare(a, b));
     for (const node of scored) {
@@ -170,14 +169,14 @@ export class SchedulerView {
       });
       rows.push(h("tr", { class: winner ? "is-winner" : "", "data-node": node },
         h("th", { scope: "row" }, h("button", { type: "button", class: "linkish", "aria-expanded": String(this.expanded.has(node)), text: `${winner ? "★ " : ""}${node}`, onclick: () => this.toggle(node) })),
+        h("td", { class: "total-col" }, h("div", { class: "stack" }, segments), h("strong", { class: "total", text: String(result.total) })),
         plugins.map((p) => {
           const sc = result.scores[p.name];
           if (!sc) return h("td", { class: "cell-skip", text: "–" });
           return h("td", { class: "score-cell", title: pick(sc.why) },
             h("span", { class: "score-main", text: `${sc.normalized} × ${sc.weight} = ${sc.weighted}` }),
             h("span", { class: "score-raw", text: `${t("raw")} ${sc.raw}` }));
-        }),
-        h("td", { class: "total-col" }, h("div", { class: "stack" }, segments), h("strong", { class: "total", text: String(result.total) }))));
+        })));
       if (this.expanded.has(node) || (winner && !this.expanded.size)) {
         rows.push(h("tr", { class: "why-row" }, h("td", { colspan: String(plugins.length + 2) },
           h("ul", { class: "why-list" }, plugins.filter((p) => result.scores[p.name]).map((p) =>
