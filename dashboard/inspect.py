@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+import yaml
+
 from cluster.apiserver import service as api
 from cluster.kubeapi import tables
+from cluster.kubeapi.describe import describe
 from cluster.models import Cluster
 from dashboard.console import server_error
 from dashboard.console.parser import UsageError, resource_for
 from dashboard.console.printer import table_rows, tabwrite
 
 
-def _describe(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
-    from cluster.kubeapi.describe import describe  # F's module
-
-    return describe(cluster, kind, namespace, name)
+def describe_object(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
+    """kubectl describe for pods and nodes (F's layout); other kinds show their stored YAML."""
+    if kind in ("Pod", "Node"):
+        return describe(cluster, kind, namespace, name)
+    obj = api.get(cluster, kind, namespace, name)
+    return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
 def describe_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tuple[str, int]:
     try:
         res = resource_for(kind)
-        return _describe(cluster, res.kind, namespace, name), 200
+        return describe_object(cluster, res.kind, namespace, name), 200
     except UsageError as exc:
         return str(exc) + "\n", 400
     except api.ApiError as exc:

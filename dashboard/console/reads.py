@@ -8,10 +8,12 @@ import yaml
 
 from cluster.apiserver import service as api
 from cluster.kubeapi import tables
+from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
 from dashboard.console import ConsoleResult, server_error
 from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets
 from dashboard.console.printer import table_rows, tabwrite
+from dashboard.inspect import describe_object
 
 HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
 
@@ -28,12 +30,6 @@ HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
  explain-scheduling <pod>   open the scheduler panel for a pod
  clear      clear the screen
 """
-
-
-def _describe(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
-    from cluster.kubeapi.describe import describe  # F's module
-
-    return describe(cluster, kind, namespace, name)
 
 
 def _namespace_arg(cmd: CommandLine, res: Resource) -> str | None:
@@ -135,7 +131,7 @@ def describe(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
         if not names:
             return ConsoleResult(_no_resources(cmd, res.namespaced))
         for each in names:
-            parts.append(_describe(cluster, res.kind, _namespace_arg(cmd, res) or "", each))
+            parts.append(describe_object(cluster, res.kind, _namespace_arg(cmd, res) or "", each))
     return ConsoleResult("\n\n".join(part.rstrip("\n") for part in parts) + "\n")
 
 
@@ -148,13 +144,10 @@ def logs(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
         if kind not in ("pod", "pods", "po"):
             raise UsageError(f"error: cannot get the logs from {kind}")
     tail = cmd.flag("tail")
-    text = api.pod_log(
-        cluster,
-        cmd.namespace,
-        target,
-        container=cmd.flag("container"),
-        tail_lines=int(tail) if tail else None,
-    )
+    if tail and not tail.lstrip("-").isdigit():
+        raise UsageError(f'error: invalid argument "{tail}" for "--tail" flag')
+    lines = int(tail) if tail else None
+    text = read_log(cluster, cmd.namespace, target, cmd.flag("container") or None, lines)
     return ConsoleResult(text if text.endswith("\n") or not text else text + "\n")
 
 
