@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from scheduler.engine.resources import Resource, pod_requests
 
@@ -64,6 +64,11 @@ class PodInfo:
     @property
     def has_any_pod_affinity(self) -> bool:
         return bool(self.pod_affinity or self.pod_anti_affinity)
+
+    def bound_to(self, node_name: str) -> PodInfo:
+        """This pod as bound to `node_name`, without recomputing anything."""
+        pod = {**self.pod, "spec": {**(self.pod.get("spec") or {}), "nodeName": node_name}}
+        return replace(self, pod=pod, node_name=node_name, extra=dict(self.extra))
 
     @classmethod
     def of(cls, pod: dict) -> PodInfo:
