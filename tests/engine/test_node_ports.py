@@ -133,14 +133,14 @@ def test_host_port_zero_is_ignored():
     assert check(pod, "TCP/0.0.0.0/80").code is Code.SKIP
 
 
-def test_why_names_the_port_field_and_the_pod_holding_it():
+def test_why_names_the_port_field_and_the_port_in_use():
     status = check(pod_using("TCP/0.0.0.0/8001"), "TCP/127.0.0.1/8001")
     assert status.why.en == (
-        "The pod's spec.containers[0].ports[0] asks for hostPort 0.0.0.0:8001/TCP, but pod default/holder on "
-        "this node already holds 127.0.0.1:8001/TCP (0.0.0.0, the default for an empty hostIP, means every "
+        "The pod's spec.containers[0].ports[0] asks for hostPort 0.0.0.0:8001/TCP, but a pod already on "
+        "this node holds 127.0.0.1:8001/TCP (0.0.0.0, the default for an empty hostIP, means every "
         "address of the node)."
     )
-    assert "Pod default/holder 已占用 127.0.0.1:8001/TCP" in status.why.zh
+    assert "已有 Pod 占用了 127.0.0.1:8001/TCP" in status.why.zh
 
 
 def test_only_nodes_holding_the_port_fail():

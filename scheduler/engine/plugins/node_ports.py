@@ -73,25 +73,19 @@ def conflicting_use(used: Counter, ip: str, protocol: str, port: int) -> tuple[s
     return None
 
 
-def _holder(node: NodeInfo, key: tuple[str, str, int]) -> str:
-    for pod in node.pods:
-        if any((p.ip, p.protocol, p.port) == key for p in pod.host_ports):
-            return pod.key
-    return "?"
-
-
-def _conflict_why(wanted: WantedPort, key: tuple[str, str, int], holder: str) -> Why:
+def _conflict_status(wanted: WantedPort, key: tuple[str, str, int]) -> Status:
     mine = f"{wanted.ip}:{wanted.port}/{wanted.protocol}"
     theirs = f"{key[0]}:{key[2]}/{key[1]}"
     note_en = note_zh = ""
     if BIND_ALL in (wanted.ip, key[0]) and wanted.ip != key[0]:
         note_en = " (0.0.0.0, the default for an empty hostIP, means every address of the node)"
         note_zh = "（0.0.0.0 是 hostIP 为空时的默认值，表示节点的所有地址）"
-    return Why(
-        f"The pod's {wanted.field} asks for hostPort {mine}, but pod {holder} on this node already "
-        f"holds {theirs}{note_en}.",
-        f"Pod 的 {wanted.field} 请求主机端口 {mine}，但该节点上的 Pod {holder} 已占用 {theirs}{note_zh}。",
+    why = Why(
+        f"The pod's {wanted.field} asks for hostPort {mine}, but a pod already on this node holds "
+        f"{theirs}{note_en}.",
+        f"Pod 的 {wanted.field} 请求主机端口 {mine}，但该节点上已有 Pod 占用了 {theirs}{note_zh}。",
     )
+    return unschedulable(NAME, ERR_REASON, why)
 
 
 class NodePorts(Plugin):
@@ -109,15 +103,18 @@ class NodePorts(Plugin):
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         wanted: list[WantedPort] = state[NAME] if NAME in state else wanted_ports(pod.pod)
+        # One shared status per (wanted port, port in use): nodes that collide alike share it.
+        statuses: dict[tuple[int, tuple[str, str, int]], Status] = {}
         failures: dict[str, Status] = {}
         for node in nodes:
             used = node.used_ports
             if not used:
                 continue
-            for port in wanted:
+            for index, port in enumerate(wanted):
                 key = conflicting_use(used, port.ip, port.protocol, port.port)
                 if key is not None:
-                    why = _conflict_why(port, key, _holder(node, key))
-                    failures[node.name] = unschedulable(NAME, ERR_REASON, why)
+                    if (index, key) not in statuses:
+                        statuses[index, key] = _conflict_status(port, key)
+                    failures[node.name] = statuses[index, key]
                     break
         return failures

@@ -1,13 +1,14 @@
 """TaintToleration: NoSchedule/NoExecute taints must be tolerated; PreferNoSchedule taints lower the score.
 
-Column-wise: only nodes that carry taints are walked, and each distinct (position, taint) is
-judged against the pod's tolerations once per cycle, so thousands of nodes sharing a few taints
-cost a dictionary lookup each.
+Column-wise: only nodes that carry taints are walked, and each distinct taint list is judged
+against the pod's tolerations once per cycle, so thousands of nodes sharing a few taint lists
+cost a dictionary lookup each (the lists' keys are cached per node until the Node changes).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from scheduler.engine.framework import (
@@ -28,21 +29,25 @@ NAME = "TaintToleration"
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint {{{key}: {value}}}"
 FILTER_EFFECTS = ("NoSchedule", "NoExecute")
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
+TaintKey = tuple[str, str, str]  # (key, value, effect)
 
 
-def taint_text(taint: dict) -> str:
-    """kubectl's notation: key=value:Effect, or key:Effect when the value is empty."""
-    key, value, effect = taint.get("key") or "", taint.get("value") or "", taint.get("effect") or ""
-    return f"{key}={value}:{effect}" if value else f"{key}:{effect}"
-
-
-def _taint_key(taint: dict) -> tuple[str, str, str]:
+def _taint_key(taint: dict) -> TaintKey:
     return (taint.get("key") or "", taint.get("value") or "", taint.get("effect") or "")
 
 
-def _untolerated_status(index: int, taint: dict, has_tolerations: bool) -> Status:
-    reason = ERR_REASON_UNTOLERATED.format(key=taint.get("key") or "", value=taint.get("value") or "")
-    text = taint_text(taint)
+def taint_text(key: TaintKey) -> str:
+    """kubectl's notation: key=value:Effect, or key:Effect when the value is empty."""
+    return f"{key[0]}={key[1]}:{key[2]}" if key[1] else f"{key[0]}:{key[2]}"
+
+
+def _tolerated(key: TaintKey, tolerations: Sequence[dict]) -> bool:
+    return tolerated_by_any({"key": key[0], "value": key[1], "effect": key[2]}, tolerations)
+
+
+def _untolerated_status(index: int, key: TaintKey, has_tolerations: bool) -> Status:
+    reason = ERR_REASON_UNTOLERATED.format(key=key[0], value=key[1])
+    text = taint_text(key)
     if has_tolerations:
         why = Why(
             f"This node's spec.taints[{index}] {text} is not tolerated by any of the pod's spec.tolerations.",
@@ -56,34 +61,54 @@ def _untolerated_status(index: int, taint: dict, has_tolerations: bool) -> Statu
     return unresolvable(NAME, reason, why)
 
 
+@dataclass(slots=True)
+class PreferDetail:
+    """One node's score inputs: its intolerable PreferNoSchedule taints, and the column's maximum."""
+
+    names: tuple[str, ...]
+    top: int = 0
+
+
 class TaintToleration(Plugin):
     name = NAME
     is_filter = True
     is_score = True
 
+    def __init__(self, args: dict | None = None) -> None:
+        super().__init__(args)
+        # node name -> (its taints list, their keys); refreshed when the Node object is replaced.
+        self._signatures: dict[str, tuple[list, tuple[TaintKey, ...]]] = {}
+
+    def _signature(self, node: NodeInfo) -> tuple[TaintKey, ...]:
+        entry = self._signatures.get(node.name)
+        if entry is None or entry[0] is not node.taints:
+            entry = self._signatures[node.name] = (node.taints, tuple(map(_taint_key, node.taints)))
+        return entry[1]
+
     # -- Filter --------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         tolerations = pod.tolerations
-        # (index, key, value, effect) -> the failure Status, or None when tolerated.
-        verdicts: dict[tuple[int, str, str, str], Status | None] = {}
+        verdicts: dict[tuple[TaintKey, ...], Status | None] = {}
         failures: dict[str, Status] = {}
         for node in nodes:
             if not node.taints:
                 continue
-            for index, taint in enumerate(node.taints):
-                if taint.get("effect") not in FILTER_EFFECTS:
-                    continue
-                key = (index, *_taint_key(taint))
-                if key not in verdicts:
-                    tolerated = tolerated_by_any(taint, tolerations)
-                    verdicts[key] = (
-                        None if tolerated else _untolerated_status(index, taint, bool(tolerations))
-                    )
-                status = verdicts[key]
-                if status is not None:
-                    failures[node.name] = status  # upstream reports the first untolerated taint
-                    break
+            signature = self._signature(node)
+            if signature not in verdicts:
+                verdicts[signature] = self._first_untolerated(signature, tolerations)
+            status = verdicts[signature]
+            if status is not None:
+                failures[node.name] = status
         return failures
+
+    def _first_untolerated(
+        self, signature: tuple[TaintKey, ...], tolerations: Sequence[dict]
+    ) -> Status | None:
+        """FindMatchingUntoleratedTaint: the first untolerated NoSchedule/NoExecute taint, in list order."""
+        for index, key in enumerate(signature):
+            if key[2] in FILTER_EFFECTS and not _tolerated(key, tolerations):
+                return _untolerated_status(index, key, bool(tolerations))
+        return None
 
     # -- Score ---------------------------------------------------------------------------------
     def pre_score(
@@ -97,27 +122,27 @@ class TaintToleration(Plugin):
         if NAME not in state:
             self.pre_score(state, pod, nodes, None)
         tolerations = state[NAME]
-        tolerated: dict[tuple[str, str, str], bool] = {}
-        raw = [0] * len(nodes)
-        intolerable: dict[int, tuple[str, ...]] = {}
-        for position, node in enumerate(nodes):
+        clean = PreferDetail(())
+        by_signature: dict[tuple[TaintKey, ...], PreferDetail] = {}
+        details = []
+        for node in nodes:
             if not node.taints:
+                details.append(clean)
                 continue
-            names = []
-            for taint in node.taints:
-                if taint.get("effect") != PREFER_NO_SCHEDULE:
-                    continue
-                key = _taint_key(taint)
-                if key not in tolerated:
-                    tolerated[key] = tolerated_by_any(taint, tolerations)
-                if not tolerated[key]:
-                    names.append(taint_text(taint))
-            if names:
-                raw[position] = len(names)
-                intolerable[position] = tuple(names)
+            signature = self._signature(node)
+            detail = by_signature.get(signature)
+            if detail is None:
+                names = tuple(
+                    taint_text(key)
+                    for key in signature
+                    if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
+                )
+                detail = by_signature[signature] = PreferDetail(names) if names else clean
+            details.append(detail)
+        raw = [len(detail.names) for detail in details]
         top = max(raw, default=0)
-        clean = (top, ())
-        details = [(top, intolerable[i]) if i in intolerable else clean for i in range(len(nodes))]
+        for detail in (clean, *by_signature.values()):
+            detail.top = top
         return ScoreColumn(raw=raw, details=details)
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
@@ -128,7 +153,7 @@ class TaintToleration(Plugin):
         return [MAX_NODE_SCORE - MAX_NODE_SCORE * score // top for score in scores]
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
-        top, names = detail if detail is not None else (raw, ())
+        top, names = (detail.top, detail.names) if detail is not None else (raw, ())
         weighted_en = f"; ×{weight} = {normalized * weight}"
         if top == 0:
             return Why(

@@ -119,6 +119,18 @@ class VolumeRestrictions(Plugin):
     name = NAME
     is_filter = True
 
+    def __init__(self, args: dict | None = None) -> None:
+        super().__init__(args)
+        # node name -> (the NodeInfo, its generation, its pods' disks with each pod's key, their
+        # identities); recomputed only when the node's pods change.
+        self._node_disks: dict[str, tuple[NodeInfo, int, tuple[tuple[Disk, str], ...], frozenset]] = {}
+
+    def _refresh(self, node: NodeInfo) -> tuple[NodeInfo, int, tuple[tuple[Disk, str], ...], frozenset]:
+        disks = tuple((disk, pod.key) for pod in node.pods for disk in disks_of(pod))
+        entry = (node, node.generation, disks, frozenset(disk.identity for disk, _ in disks))
+        self._node_disks[node.name] = entry
+        return entry
+
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
     ) -> Status | None:
@@ -131,18 +143,26 @@ class VolumeRestrictions(Plugin):
         failures: dict[str, Status] = {}
         if not mine:
             return failures
+        identities = {disk.identity for disk in mine}
+        cache = self._node_disks
         for node in nodes:
-            status = self._node_conflict(mine, node)
+            if not node.pods:
+                continue
+            entry = cache.get(node.name)
+            if entry is None or entry[0] is not node or entry[1] != node.generation:
+                entry = self._refresh(node)
+            if identities.isdisjoint(entry[3]):
+                continue
+            status = _node_conflict(mine, entry[2])
             if status is not None:
                 failures[node.name] = status
         return failures
 
-    def _node_conflict(self, mine: tuple[Disk, ...], node: NodeInfo) -> Status | None:
-        # Upstream order: the pod's volumes outside, the node's pods inside; the first conflict wins.
-        for disk in mine:
-            for existing in node.pods:
-                for theirs in disks_of(existing):
-                    if conflicts(disk, theirs):
-                        why = _conflict_why(disk, theirs, existing.key)
-                        return unschedulable(NAME, ERR_REASON_DISK_CONFLICT, why)
-        return None
+
+def _node_conflict(mine: tuple[Disk, ...], theirs: tuple[tuple[Disk, str], ...]) -> Status | None:
+    # Upstream order: the pod's volumes outside, the node's pods inside; the first conflict wins.
+    for disk in mine:
+        for other, holder in theirs:
+            if conflicts(disk, other):
+                return unschedulable(NAME, ERR_REASON_DISK_CONFLICT, _conflict_why(disk, other, holder))
+    return None
