@@ -579,3 +579,32 @@ def test_explain_score_shows_the_weights_and_the_normalization():
     assert "权重 2+9 = 11" in best.zh
     other = plugin.explain_score(column.details[1], 2, 18, 2)
     assert "100·2/11 = 18" in other.en
+
+
+def test_invalid_preferred_terms_are_an_error_at_prescore_like_upstream():
+    pod = pod_with(preferred([{"weight": 3, "preference": term(expr("zone", "In"))}]))
+    snapshot = Snapshot.from_objects([make_node("n")])
+    status = NodeAffinity().pre_score(CycleState(), PodInfo.of(pod), snapshot.nodes, snapshot)
+    assert status.code is Code.ERROR
+    assert status.reasons[0].startswith(f"spec.affinity.nodeAffinity.{PREF}[0].preference")
+
+
+def test_invalid_added_preferred_terms_are_a_configuration_error():
+    bad = {PREF: [{"weight": 3, "preference": term(expr("zone", "Gt", "x"))}]}
+    with pytest.raises(ValueError, match=rf"^addedAffinity\.{PREF}\[0\]\.preference"):
+        NodeAffinity({"addedAffinity": bad})
+
+
+def test_the_decision_carries_the_score_explanation():
+    pod = pod_with(preferred(AFFINITY2_PREFERRED))
+    nodes = [
+        make_node("node1", labels=LABEL1),
+        make_node("node5", labels=LABEL5),
+        make_node("node2", labels=LABEL2),
+    ]
+    decision = decide(pod, nodes, profile=Profile.build([("NodeAffinity", 2)]))
+    assert decision.selected == "node5"
+    scores = decision.to_json()["nodes"]["node5"]["scores"]["NodeAffinity"]
+    assert (scores["raw"], scores["normalized"], scores["weighted"]) == (11, 100, 200)
+    assert "weights 2+4+5 = 11" in scores["why"]["en"]
+    assert scores["legacy"] == ["NodeAffinityPriority"]

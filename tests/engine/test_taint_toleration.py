@@ -7,8 +7,9 @@ import pytest
 from scheduler.engine.framework import Code, CycleState
 from scheduler.engine.plugins.taint_toleration import TaintToleration
 from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.profile import Profile
 from scheduler.engine.snapshot import Snapshot
-from tests.engine.builders import make_node, make_pod, run_filter, run_score
+from tests.engine.builders import decide, make_node, make_pod, run_filter, run_score
 
 
 def taint(key: str, value: str = "", effect: str = "NoSchedule") -> dict:
@@ -278,3 +279,34 @@ def test_explain_score_shows_the_count_and_the_reversed_normalization():
     assert "100 − 100·2/2 = 0; ×3 = 0" in why.en
     assert "100 − 100·1/2 = 50; ×3 = 150" in plugin.explain_score(column.details[1], 1, 50, 3).en
     assert "归一化" in why.zh
+
+
+def test_a_reused_plugin_sees_a_node_whose_taints_changed():
+    plugin, pod = TaintToleration(), PodInfo.of(pod_tolerating())
+    snapshot = Snapshot.from_objects([make_node("n", taints=[taint("dedicated", "gpu")])])
+    assert plugin.filter(CycleState(), pod, snapshot.nodes)["n"].reasons == (
+        "node(s) had untolerated taint {dedicated: gpu}",
+    )
+    snapshot.upsert_node(make_node("n", taints=[taint("dedicated", "db")]))
+    assert plugin.filter(CycleState(), pod, snapshot.nodes)["n"].reasons == (
+        "node(s) had untolerated taint {dedicated: db}",
+    )
+    snapshot.upsert_node(make_node("n"))
+    assert plugin.filter(CycleState(), pod, snapshot.nodes) == {}
+
+
+def test_the_decision_explains_filter_and_score_per_node():
+    nodes = [
+        make_node("tainted", taints=[taint("dedicated", "gpu")]),
+        make_node("soft", taints=[taint("a", "1", "PreferNoSchedule")]),
+        make_node("clean"),
+    ]
+    decision = decide(pod_tolerating(), nodes, profile=Profile.build([("TaintToleration", 3)]))
+    assert decision.selected == "clean"
+    result = decision.to_json()["nodes"]
+    assert result["tainted"]["firstFailure"]["reasons"] == ["node(s) had untolerated taint {dedicated: gpu}"]
+    assert result["tainted"]["filters"]["TaintToleration"]["legacy"] == ["PodToleratesNodeTaints"]
+    soft = result["soft"]["scores"]["TaintToleration"]
+    assert (soft["raw"], soft["normalized"], soft["weighted"]) == (1, 0, 0)
+    assert "100 − 100·1/1 = 0; ×3 = 0" in soft["why"]["en"]
+    assert result["clean"]["total"] == 300

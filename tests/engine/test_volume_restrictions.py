@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.engine.framework import Code
+from scheduler.engine.framework import Code, CycleState
 from scheduler.engine.plugins.volume_restrictions import ERR_REASON_DISK_CONFLICT, VolumeRestrictions
+from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.snapshot import Snapshot
 from tests.engine.builders import make_node, make_pod, run_filter
 
 GCE_FOO = {"name": "v", "gcePersistentDisk": {"pdName": "foo"}}
@@ -136,3 +138,14 @@ def test_only_nodes_whose_pods_use_the_disk_fail():
     ]
     result = run_filter(VolumeRestrictions(), make_pod("p", volumes=[NO_RESTRICTION, AWS_FOO]), nodes, pods)
     assert {name for name, status in result.items() if status} == {"b"}
+
+
+def test_a_reused_plugin_follows_pods_joining_and_leaving_the_node():
+    plugin, pod = VolumeRestrictions(), PodInfo.of(make_pod("p", volumes=[AWS_FOO]))
+    holder = make_pod("holder", node_name="n", volumes=[AWS_FOO])
+    snapshot = Snapshot.from_objects([make_node("n")], [holder])
+    assert plugin.filter(CycleState(), pod, snapshot.nodes)["n"].reasons == (ERR_REASON_DISK_CONFLICT,)
+    snapshot.remove_pod(holder)
+    assert plugin.filter(CycleState(), pod, snapshot.nodes) == {}
+    snapshot.add_pod(holder)
+    assert "n" in plugin.filter(CycleState(), pod, snapshot.nodes)
