@@ -80,7 +80,9 @@ class PodInfo:
         for container in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]:
             if container.get("image"):
                 images.append(normalize_image(container["image"]))
-        for container in spec.get("containers") or []:
+        # Sidecars (restartable init containers) hold their host ports for the pod's lifetime too.
+        sidecars = [c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+        for container in [*sidecars, *(spec.get("containers") or [])]:
             for port in container.get("ports") or []:
                 if int(port.get("hostPort") or 0) > 0:
                     ports.append(

@@ -403,11 +403,13 @@ def test_why_names_the_node_selector_field_and_the_node_label():
     _, status = run_case(NodeAffinity(), pod, make_node("node2", labels={"disktype": "hdd"}))
     assert (
         status.why.en
-        == "The pod's spec.nodeSelector asks for disktype=ssd, but this node's label is disktype=hdd."
+        == "The pod's spec.nodeSelector asks for disktype=ssd, but {node}'s label is disktype=hdd."
     )
-    assert status.why.zh == "Pod 的 spec.nodeSelector 要求 disktype=ssd，但该节点的标签是 disktype=hdd。"
+    assert (
+        status.why.zh == "Pod 的 spec.nodeSelector 要求 disktype=ssd，但节点 {node} 的标签是 disktype=hdd。"
+    )
     _, status = run_case(NodeAffinity(), pod, make_node("node3"))
-    assert "this node has no disktype label" in status.why.en
+    assert "{node} has no disktype label" in status.why.en
 
 
 def test_why_points_at_the_failing_expression_of_each_term():

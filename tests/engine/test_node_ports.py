@@ -137,7 +137,7 @@ def test_why_names_the_port_field_and_the_port_in_use():
     status = check(pod_using("TCP/0.0.0.0/8001"), "TCP/127.0.0.1/8001")
     assert status.why.en == (
         "The pod's spec.containers[0].ports[0] asks for hostPort 0.0.0.0:8001/TCP, but a pod already on "
-        "this node holds 127.0.0.1:8001/TCP (0.0.0.0, the default for an empty hostIP, means every "
+        "{node} holds 127.0.0.1:8001/TCP (0.0.0.0, the default for an empty hostIP, means every "
         "address of the node)."
     )
     assert "已有 Pod 占用了 127.0.0.1:8001/TCP" in status.why.zh

@@ -143,12 +143,13 @@ def test_why_names_the_taint_index_and_the_tolerations_field():
     nodes = [make_node("node1", taints=[taint("x", "1", "PreferNoSchedule"), taint("dedicated", "gpu")])]
     status = run_filter(TaintToleration(), pod_tolerating(toleration("x", "Exists")), nodes)["node1"]
     assert status.why.en == (
-        "This node's spec.taints[1] dedicated=gpu:NoSchedule is not tolerated by any of the pod's "
+        "{node}'s spec.taints[1] dedicated=gpu:NoSchedule is not tolerated by any of the pod's "
         "spec.tolerations."
     )
     assert (
         status.why.zh
-        == "该节点的 spec.taints[1] dedicated=gpu:NoSchedule 没有被 Pod 的任何一条 spec.tolerations 容忍。"
+        == "节点 {node} 的 spec.taints[1] dedicated=gpu:NoSchedule "
+        "没有被 Pod 的任何一条 spec.tolerations 容忍。"
     )
     bare = run_filter(TaintToleration(), pod_tolerating(), nodes)["node1"]
     assert "the pod has no spec.tolerations" in bare.why.en

@@ -123,7 +123,7 @@ def test_why_names_both_volumes_and_the_rule():
     )
     assert status.why.en == (
         "The pod's spec.volumes[0] (data: gcePersistentDisk foo, read-write) conflicts with volume cache "
-        "of pod default/existing on this node (read-only): the same GCE PD (pdName) may be shared only "
+        "of pod default/existing on {node} (read-only): the same GCE PD (pdName) may be shared only "
         "when every pod mounts it readOnly."
     )
     assert "Pod default/existing 的卷 cache（只读）冲突" in status.why.zh

@@ -41,8 +41,9 @@ _TERMS_EXPLAINED = 3  # a failure explains at most this many terms, to keep the 
 
 _ENFORCED = Why(
     f"The scheduler profile adds its own node affinity (NodeAffinityArgs.addedAffinity.{REQUIRED}), "
-    "and this node does not match it.",
-    f"调度器配置为所有 Pod 附加了节点亲和性（NodeAffinityArgs.addedAffinity.{REQUIRED}），该节点不满足它。",
+    "and {node} does not match it.",
+    f"调度器配置为所有 Pod 附加了节点亲和性（NodeAffinityArgs.addedAffinity.{REQUIRED}），"
+    "节点 {node} 不满足它。",
 )
 _SKIP_FILTER = Why(
     "The pod has no spec.nodeSelector and no required node affinity, so this filter has nothing to check.",
@@ -285,8 +286,8 @@ class NodeAffinity(Plugin):
         formula = f"100·{raw}/{top} = {normalized}"
         if not hits:
             return Why(
-                f"No preferred node-affinity term matches this node: raw 0; {formula}; {weighted}.",
-                f"没有任何偏好的节点亲和性条件匹配该节点：原始分 0；{formula}；{weighted}。",
+                f"No preferred node-affinity term matches {{node}}: raw 0; {formula}; {weighted}.",
+                f"没有任何偏好的节点亲和性条件匹配节点 {{node}}：原始分 0；{formula}；{weighted}。",
             )
         weights = "+".join(str(w) for _, w in hits) + (f" = {raw}" if len(hits) > 1 else "")
         sources = ", ".join(source for source, _ in hits)
@@ -339,9 +340,13 @@ def _node_selector_why(key: str, value: str, labels: Mapping[str, str]) -> Why:
     wanted = f"The pod's spec.nodeSelector asks for {key}={value}"
     wanted_zh = f"Pod 的 spec.nodeSelector 要求 {key}={value}"
     if key not in labels:
-        return Why(f"{wanted}, but this node has no {key} label.", f"{wanted_zh}，但该节点没有 {key} 标签。")
+        return Why(
+            f"{wanted}, but {{node}} has no {key} label.", f"{wanted_zh}，但节点 {{node}} 没有 {key} 标签。"
+        )
     actual = f"{key}={labels[key]}"
-    return Why(f"{wanted}, but this node's label is {actual}.", f"{wanted_zh}，但该节点的标签是 {actual}。")
+    return Why(
+        f"{wanted}, but {{node}}'s label is {actual}.", f"{wanted_zh}，但节点 {{node}} 的标签是 {actual}。"
+    )
 
 
 def _required_why(raw: dict, labels: Mapping[str, str], node_name: str) -> Why:
@@ -356,9 +361,9 @@ def _required_why(raw: dict, labels: Mapping[str, str], node_name: str) -> Why:
     en = "; ".join(f"nodeSelectorTerms[{i}]: {text}" for i, (text, _) in enumerate(parts))
     zh = "；".join(f"nodeSelectorTerms[{i}]：{text}" for i, (_, text) in enumerate(parts))
     return Why(
-        f"No term of the pod's {REQUIRED_PATH} matches this node (terms are ORed, and everything inside "
+        f"No term of the pod's {REQUIRED_PATH} matches {{node}} (terms are ORed, and everything inside "
         f"a term must hold). {en}{more}.",
-        f"Pod 的 {REQUIRED_PATH} 中没有任何条件匹配该节点（条件之间是“或”，条件内部必须全部成立）。"
+        f"Pod 的 {REQUIRED_PATH} 中没有任何条件匹配节点 {{node}}（条件之间是“或”，条件内部必须全部成立）。"
         f"{zh}{more}。",
     )
 

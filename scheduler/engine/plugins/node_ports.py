@@ -81,9 +81,9 @@ def _conflict_status(wanted: WantedPort, key: tuple[str, str, int]) -> Status:
         note_en = " (0.0.0.0, the default for an empty hostIP, means every address of the node)"
         note_zh = "（0.0.0.0 是 hostIP 为空时的默认值，表示节点的所有地址）"
     why = Why(
-        f"The pod's {wanted.field} asks for hostPort {mine}, but a pod already on this node holds "
+        f"The pod's {wanted.field} asks for hostPort {mine}, but a pod already on {{node}} holds "
         f"{theirs}{note_en}.",
-        f"Pod 的 {wanted.field} 请求主机端口 {mine}，但该节点上已有 Pod 占用了 {theirs}{note_zh}。",
+        f"Pod 的 {wanted.field} 请求主机端口 {mine}，但节点 {{node}} 上已有 Pod 占用了 {theirs}{note_zh}。",
     )
     return unschedulable(NAME, ERR_REASON, why)
 

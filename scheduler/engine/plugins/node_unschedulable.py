@@ -15,9 +15,9 @@ ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
 UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 _CORDONED = Why(
-    "This node is cordoned (spec.unschedulable: true), and none of the pod's spec.tolerations "
+    "{node} is cordoned (spec.unschedulable: true), and none of the pod's spec.tolerations "
     "tolerates node.kubernetes.io/unschedulable:NoSchedule.",
-    "该节点已被封锁（spec.unschedulable: true），而 Pod 的 spec.tolerations 中没有任何一条容忍 "
+    "节点 {node} 已被封锁（spec.unschedulable: true），而 Pod 的 spec.tolerations 中没有任何一条容忍 "
     "node.kubernetes.io/unschedulable:NoSchedule。",
 )
 

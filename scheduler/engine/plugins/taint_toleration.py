@@ -50,13 +50,13 @@ def _untolerated_status(index: int, key: TaintKey, has_tolerations: bool) -> Sta
     text = taint_text(key)
     if has_tolerations:
         why = Why(
-            f"This node's spec.taints[{index}] {text} is not tolerated by any of the pod's spec.tolerations.",
-            f"该节点的 spec.taints[{index}] {text} 没有被 Pod 的任何一条 spec.tolerations 容忍。",
+            f"{{node}}'s spec.taints[{index}] {text} is not tolerated by any of the pod's spec.tolerations.",
+            f"节点 {{node}} 的 spec.taints[{index}] {text} 没有被 Pod 的任何一条 spec.tolerations 容忍。",
         )
     else:
         why = Why(
-            f"This node's spec.taints[{index}] {text} repels pods, and the pod has no spec.tolerations.",
-            f"该节点的 spec.taints[{index}] {text} 排斥 Pod，而该 Pod 没有任何 spec.tolerations。",
+            f"{{node}}'s spec.taints[{index}] {text} repels pods, and the pod has no spec.tolerations.",
+            f"节点 {{node}} 的 spec.taints[{index}] {text} 排斥 Pod，而该 Pod 没有任何 spec.tolerations。",
         )
     return unresolvable(NAME, reason, why)
 

@@ -109,8 +109,9 @@ def _conflict_why(mine: Disk, theirs: Disk, holder: str) -> Why:
     their_access = ("read-only", "只读") if theirs.read_only else ("read-write", "读写")
     return Why(
         f"The pod's {mine.field} ({mine.volume}: {mine.label()}, {access[0]}) conflicts with volume "
-        f"{theirs.volume} of pod {holder} on this node ({their_access[0]}): {rule_en}.",
-        f"Pod 的 {mine.field}（{mine.volume}：{mine.label()}，{access[1]}）与该节点上 Pod {holder} 的卷 "
+        f"{theirs.volume} of pod {holder} on {{node}} ({their_access[0]}): {rule_en}.",
+        f"Pod 的 {mine.field}（{mine.volume}：{mine.label()}，{access[1]}）"
+        f"与节点 {{node}} 上 Pod {holder} 的卷 "
         f"{theirs.volume}（{their_access[1]}）冲突：{rule_zh}。",
     )
 
