@@ -147,8 +147,7 @@ def test_why_names_the_taint_index_and_the_tolerations_field():
         "spec.tolerations."
     )
     assert (
-        status.why.zh
-        == "节点 {node} 的 spec.taints[1] dedicated=gpu:NoSchedule "
+        status.why.zh == "节点 {node} 的 spec.taints[1] dedicated=gpu:NoSchedule "
         "没有被 Pod 的任何一条 spec.tolerations 容忍。"
     )
     bare = run_filter(TaintToleration(), pod_tolerating(), nodes)["node1"]
