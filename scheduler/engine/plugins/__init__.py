@@ -1,1 +1,1 @@
-"""The scheduler plugins, one module each; scheduler/engine/registry.py names them explicitly."""
+"""Scheduler plugins, one module each (see registry.py)."""
