@@ -1010,8 +1010,8 @@ def test_score_explanation_shows_domains_and_normalization():
     assert column.raw == [8, 3]  # node2 also sits in az=az1 with db-1: 8 − 5
     assert column.normalized == [100, 0]
     why = plugin.explain_score(column.details[0], column.raw[0], column.normalized[0], 2)
-    assert "region=China: +8" in why.en and "pod web-1 matches" in why.en
-    assert "region=China：+8" in why.zh
+    assert "region=China: +8 (+8: pod web-1 matches" in why.en
+    assert "region=China：+8（+8：Pod web-1 匹配" in why.zh
     assert "×2" in why.en and "×2" in why.zh
 
 
