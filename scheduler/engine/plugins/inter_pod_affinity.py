@@ -109,7 +109,8 @@ class InterPodAffinity(Plugin):
         own_labels = namespace_labels.get(pod.namespace) or {}
         self_match = bool(affinity) and all(t.matches(pod, {}) for t in affinity)
         s = _FilterState(affinity, anti, self_match)
-        for node in getattr(snapshot, "nodes", nodes):
+        all_nodes = getattr(snapshot, "nodes", nodes)
+        for node in [node for node in all_nodes if node.pods_with_required_anti_affinity]:
             for existing in node.pods_with_required_anti_affinity:
                 for term in affinity_of(existing).required_anti_affinity:
                     if term.matches(pod, own_labels):
@@ -123,7 +124,7 @@ class InterPodAffinity(Plugin):
 
     @staticmethod
     def _count_incoming(s: _FilterState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> None:
-        for node in nodes:
+        for node in [node for node in nodes if node.pods]:
             for existing in node.pods:
                 if s.affinity and all(t.matches(existing, {}) for t in s.affinity):
                     for term in s.affinity:
@@ -133,17 +134,31 @@ class InterPodAffinity(Plugin):
                         _count(s, "anti", s.anti_counts, node, term, existing, pod)
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
+        """Column-wise, in upstream's order: affinity, then anti-affinity, then existing pods' rules."""
         s: _FilterState | None = state.get(_PREFILTER)
         if s is None:
             return {}
+        failures: dict[str, Status] = {}
+        remaining = list(nodes)
+        if s.affinity:
+            passing = []
+            for node in remaining:
+                status = _affinity_status(s, node.labels)
+                if status is None:
+                    passing.append(node)
+                else:
+                    failures[node.name] = status
+            remaining = passing
+        for term in s.anti_affinity:
+            key = term.topology_key
+            hot = {v for (k, v), n in s.anti_counts.items() if k == key and n > 0}
+            if hot:
+                remaining = _reject(s, remaining, key, hot, "anti", _anti_status, failures)
         existing_by_key: dict[str, set[str]] = {}
         for key, value in s.existing_counts:
             existing_by_key.setdefault(key, set()).add(value)
-        failures: dict[str, Status] = {}
-        for node in nodes:
-            status = _judge(s, existing_by_key, node, pod)
-            if status is not None:
-                failures[node.name] = status
+        for key, values in existing_by_key.items():
+            remaining = _reject(s, remaining, key, values, "existing", _existing_status, failures)
         return failures
 
     # -- Score ---------------------------------------------------------------------------------
@@ -161,10 +176,16 @@ class InterPodAffinity(Plugin):
         preferred_anti = [merge_namespaces(t, namespace_labels) for t in parsed.preferred_anti_affinity]
         own_labels = namespace_labels.get(pod.namespace) or {}
         s = _ScoreState({}, {})
-        for node in getattr(snapshot, "nodes", nodes):
-            existing_pods = node.pods if has_constraints else node.pods_with_affinity
-            if not existing_pods or not node.labels:
-                continue
+        all_nodes = getattr(snapshot, "nodes", nodes)
+        if has_constraints:
+            hosts = [(node, node.pods) for node in all_nodes if node.pods and node.labels]
+        else:
+            hosts = [
+                (node, node.pods_with_affinity)
+                for node in all_nodes
+                if node.pods_with_affinity and node.labels
+            ]
+        for node, existing_pods in hosts:
             for existing in existing_pods:
                 self._score_existing(s, pod, existing, node.labels, preferred, preferred_anti, own_labels)
         if not s.topology_score:
@@ -219,7 +240,11 @@ class InterPodAffinity(Plugin):
         if spread <= 0:
             return [0] * len(scores)
         # Go: int64(float64(MaxNodeScore) * (float64(score-min) / float64(max-min))), truncated.
-        return [int(float(MAX_NODE_SCORE) * (float(score - s.low) / float(spread))) for score in scores]
+        normalized = {
+            score: int(float(MAX_NODE_SCORE) * (float(score - s.low) / float(spread)))
+            for score in set(scores)
+        }
+        return [normalized[score] for score in scores]
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         if detail is None:
@@ -291,22 +316,16 @@ def _detail(s: _ScoreState, labels: Mapping[str, str]) -> tuple:
     return parts, s.low, s.high
 
 
-def _judge(s: _FilterState, existing_by_key: dict[str, set[str]], node: NodeInfo, pod: PodInfo):
-    labels = node.labels
-    if s.affinity:
-        status = _affinity_status(s, labels)
-        if status is not None:
-            return status
-    if s.anti_counts:
-        for term in s.anti_affinity:
-            value = labels.get(term.topology_key)
-            if value is not None and s.anti_counts.get((term.topology_key, value), 0) > 0:
-                return _cached(s, ("anti", term.topology_key, value), _anti_status)
-    for key, values in existing_by_key.items():
-        value = labels.get(key)
+def _reject(s: _FilterState, nodes: list[NodeInfo], key: str, values: set[str], kind: str, build, failures):
+    """Fail the nodes whose `key` label is one of `values`; return the others."""
+    passing = []
+    for node in nodes:
+        value = node.labels.get(key)
         if value is not None and value in values:
-            return _cached(s, ("existing", key, value), _existing_status)
-    return None
+            failures[node.name] = _cached(s, (kind, key, value), build)
+        else:
+            passing.append(node)
+    return passing
 
 
 def _affinity_status(s: _FilterState, labels: Mapping[str, str]) -> Status | None:

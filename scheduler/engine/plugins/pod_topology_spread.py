@@ -37,7 +37,6 @@ from scheduler.engine.plugins.topology import (
     LazyDetails,
     SelectorParseError,
     SpreadConstraint,
-    go_round,
     required_node_affinity,
     spread_constraints,
     terminating,
@@ -85,6 +84,7 @@ class _ScoreState:
     constraints: list[SpreadConstraint]
     ignored: set[str]
     counts: list[dict[str, int]]
+    sizes: list[int]  # domains per constraint, the n of ln(n + 2)
     weights: list[float]
     namespace: str
     ignored_mask: list[bool] = field(default_factory=list)
@@ -175,41 +175,62 @@ class PodTopologySpread(Plugin):
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
         keys = [c.topology_key for c in constraints]
         ignored: set[str] = set()
-        counts: list[dict[str, int]] = [{} for _ in constraints]
-        for node in nodes:
-            labels = node.labels
-            if require_all and any(key not in labels for key in keys):
-                ignored.add(node.name)
-                continue
-            for index, c in enumerate(constraints):
-                if c.topology_key != HOSTNAME:
-                    counts[index].setdefault(labels.get(c.topology_key, ""), 0)
-        weights = [
-            math.log((len(nodes) - len(ignored) if c.topology_key == HOSTNAME else len(counts[i])) + 2)
-            for i, c in enumerate(constraints)
+        if require_all:
+            for node in nodes:
+                labels = node.labels
+                for key in keys:
+                    if key not in labels:
+                        ignored.add(node.name)
+                        break
+        kept = [node for node in nodes if node.name not in ignored] if ignored else nodes
+        counts: list[dict[str, int]] = [
+            {} if key == HOSTNAME else dict.fromkeys([node.labels.get(key, "") for node in kept], 0)
+            for key in keys
         ]
+        sizes = [len(kept) if key == HOSTNAME else len(counts[i]) for i, key in enumerate(keys)]
+        weights = [math.log(size + 2) for size in sizes]  # topologyNormalizingWeight
         # Only nodes with pods can add to a domain, and only domains of scored nodes are kept.
         eligible = _eligibility(constraints, pod)
-        for node in all_nodes:
-            if not node.pods or (require_all and any(key not in node.labels for key in keys)):
+        for node in [node for node in all_nodes if node.pods]:
+            labels = node.labels
+            if require_all and any(key not in labels for key in keys):
                 continue
             for index, c in enumerate(constraints):
                 domain = counts[index]
-                value = node.labels.get(c.topology_key, "")
-                if value in domain and eligible(index, node):
+                value = labels.get(c.topology_key, "")
+                if value in domain and (eligible is None or eligible(index, node)):
                     domain[value] += count_matching(node.pods, c, pod.namespace)
-        state[_PRESCORE] = _ScoreState(constraints, ignored, counts, weights, pod.namespace)
+        state[_PRESCORE] = _ScoreState(constraints, ignored, counts, sizes, weights, pod.namespace)
         return None
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
         s: _ScoreState | None = state.get(_PRESCORE)
         if s is None:
             return ScoreColumn(raw=[0] * len(nodes))
-        s.ignored_mask = [node.name in s.ignored for node in nodes]
-        raw = [
-            0 if ignored else go_round(_sum(s, node))
-            for node, ignored in zip(nodes, s.ignored_mask, strict=True)
+        ignored = s.ignored
+        s.ignored_mask = [node.name in ignored for node in nodes] if ignored else []
+        terms = [
+            (c.topology_key, c.topology_key == HOSTNAME, s.counts[i], s.weights[i], float(c.max_skew - 1), c)
+            for i, c in enumerate(s.constraints)
         ]
+        floor, namespace = math.floor, s.namespace
+        raw = []
+        for node in nodes:
+            if ignored and node.name in ignored:
+                raw.append(0)
+                continue
+            labels, total = node.labels, 0.0
+            for key, is_hostname, counts, weight, base, c in terms:
+                value = labels.get(key)
+                if value is None:
+                    continue
+                if is_hostname:
+                    count = count_matching(node.pods, c, namespace) if node.pods else 0
+                else:
+                    count = counts.get(value, 0)
+                total += count * weight + base
+            whole = floor(total)  # go_round, inlined: Go's math.Round rounds halves away from zero
+            raw.append(int(whole) + (total - whole >= 0.5))
         nodes = list(nodes)
         return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), lambda i: _score_detail(s, nodes[i], i)))
 
@@ -217,18 +238,21 @@ class PodTopologySpread(Plugin):
         s: _ScoreState | None = state.get(_PRESCORE)
         if s is None:
             return None
-        mask = s.ignored_mask or [False] * len(scores)
-        kept = [score for score, ignored in zip(scores, mask, strict=True) if not ignored]
+        mask = s.ignored_mask
+        kept = [score for score, ignored in zip(scores, mask, strict=True) if not ignored] if mask else scores
         s.low, s.high = (min(kept), max(0, *kept)) if kept else (0, 0)
-        result = []
-        for score, ignored in zip(scores, mask, strict=True):
-            if ignored:
-                result.append(0)
-            elif s.high == 0:
-                result.append(MAX_NODE_SCORE)
-            else:
-                result.append(MAX_NODE_SCORE * (s.high + s.low - score) // s.high)
-        return result
+        low, high = s.low, s.high
+        if not mask:
+            if high == 0:
+                return [MAX_NODE_SCORE] * len(scores)
+            normalized = {score: MAX_NODE_SCORE * (high + low - score) // high for score in set(scores)}
+            return [normalized[score] for score in scores]
+        if high == 0:
+            return [0 if ignored else MAX_NODE_SCORE for ignored in mask]
+        return [
+            0 if ignored else MAX_NODE_SCORE * (high + low - score) // high
+            for score, ignored in zip(scores, mask, strict=True)
+        ]
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         if detail is None:
@@ -278,7 +302,7 @@ def _eligibility(constraints: list[SpreadConstraint], pod: PodInfo):
     required = required_node_affinity(pod) if any(c.honor_node_affinity for c in constraints) else None
     honor_taints = any(c.honor_node_taints for c in constraints)
     if required is None and not honor_taints:
-        return lambda index, node: True
+        return None
     affinity_ok: dict[str, bool] = {}
     taints_ok: dict[str, bool] = {}
 
@@ -313,9 +337,10 @@ def _count_domains(constraints: list[SpreadConstraint], pod: PodInfo, nodes: Seq
     counts: list[dict[str, int]] = []
     for index, c in enumerate(constraints):
         key = c.topology_key
-        domain = dict.fromkeys((node.labels[key] for node in candidates if eligible(index, node)), 0)
-        for node in candidates:
-            if node.pods and eligible(index, node):
+        members = candidates if eligible is None else [node for node in candidates if eligible(index, node)]
+        domain = dict.fromkeys([node.labels[key] for node in members], 0)
+        for node in members:
+            if node.pods:
                 domain[node.labels[key]] += count_matching(node.pods, c, pod.namespace)
         counts.append(domain)
     return counts
@@ -373,7 +398,7 @@ def _skew(s: _FilterState, index: int, value: str, pod: PodInfo) -> Status:
 
 
 def _sum(s: _ScoreState, node: NodeInfo) -> float:
-    """Score: Σ count·weight + (maxSkew − 1) over the constraints whose key the node has."""
+    """Score's sum for one node, for the explanation: Σ count·weight + (maxSkew − 1)."""
     total = 0.0
     labels = node.labels
     for index, c in enumerate(s.constraints):
@@ -389,7 +414,7 @@ def _sum(s: _ScoreState, node: NodeInfo) -> float:
 
 
 def _score_detail(s: _ScoreState, node: NodeInfo, position: int) -> tuple:
-    if s.ignored_mask and s.ignored_mask[position]:
+    if node.name in s.ignored:
         return True, [], 0.0, s.low, s.high
     parts = []
     for index, c in enumerate(s.constraints):
@@ -398,8 +423,7 @@ def _score_detail(s: _ScoreState, node: NodeInfo, position: int) -> tuple:
             continue
         if c.topology_key == HOSTNAME:
             count = count_matching(node.pods, c, s.namespace)
-            size = len(s.ignored_mask) - sum(s.ignored_mask)
         else:
-            count, size = s.counts[index].get(value, 0), len(s.counts[index])
-        parts.append((c.topology_key, value, count, size, s.weights[index], c.max_skew))
+            count = s.counts[index].get(value, 0)
+        parts.append((c.topology_key, value, count, s.sizes[index], s.weights[index], c.max_skew))
     return False, parts, _sum(s, node), s.low, s.high
