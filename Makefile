@@ -22,8 +22,9 @@ run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py serve --host 127.0.0.1 --port $(PORT)
 
+# pytest exits 5 when it collects no tests; make turns any non-zero exit into a failure.
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest
+	@$(PY) -m pytest; status=$$?; [ $$status -ne 5 ] || echo "pytest collected no tests" >&2; exit $$status
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

@@ -27,6 +27,13 @@ TIE_RULES = {
 }
 
 
+def _why(why: Why | None, node: str) -> dict[str, str] | None:
+    """Render a Why for one node: plugins share one Why across nodes and write `{node}` for the name."""
+    if why is None:
+        return None
+    return {"en": why.en.replace("{node}", node), "zh": why.zh.replace("{node}", node)}
+
+
 @dataclass(slots=True)
 class Decision:
     pod: PodInfo
@@ -76,7 +83,7 @@ class Decision:
                 "weight": weight,
                 "weighted": normalized * weight,
                 "legacy": legacy_names(plugin, "score"),
-                "why": plugin.explain_score(detail, raw, normalized, weight).as_dict(),
+                "why": _why(plugin.explain_score(detail, raw, normalized, weight), node),
             }
         return scores
 
@@ -89,7 +96,7 @@ class Decision:
                 "status": status.code.value,
                 "reasons": list(status.reasons),
                 "legacy": legacy_names(plugin, "filter"),
-                "why": status.why.as_dict() if status.why else None,
+                "why": _why(status.why, node),
             }
         return {
             "feasible": first is None,
@@ -99,7 +106,7 @@ class Decision:
                 "plugin": first.plugin,
                 "status": first.code.value,
                 "reasons": list(first.reasons),
-                "why": first.why.as_dict() if first.why else None,
+                "why": _why(first.why, node),
             },
             "filters": filters,
             "scores": self.node_scores(node),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from scheduler.engine.resources import Resource, pod_requests
 
@@ -65,6 +65,11 @@ class PodInfo:
     def has_any_pod_affinity(self) -> bool:
         return bool(self.pod_affinity or self.pod_anti_affinity)
 
+    def bound_to(self, node_name: str) -> PodInfo:
+        """This pod as bound to `node_name`, without recomputing anything."""
+        pod = {**self.pod, "spec": {**(self.pod.get("spec") or {}), "nodeName": node_name}}
+        return replace(self, pod=pod, node_name=node_name, extra=dict(self.extra))
+
     @classmethod
     def of(cls, pod: dict) -> PodInfo:
         meta = pod.get("metadata") or {}
@@ -75,7 +80,9 @@ class PodInfo:
         for container in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]:
             if container.get("image"):
                 images.append(normalize_image(container["image"]))
-        for container in spec.get("containers") or []:
+        # Sidecars (restartable init containers) hold their host ports for the pod's lifetime too.
+        sidecars = [c for c in spec.get("initContainers") or [] if c.get("restartPolicy") == "Always"]
+        for container in [*sidecars, *(spec.get("containers") or [])]:
             for port in container.get("ports") or []:
                 if int(port.get("hostPort") or 0) > 0:
                     ports.append(

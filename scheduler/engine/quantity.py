@@ -23,9 +23,15 @@ _DECIMAL = {
     "P": Fraction(10**15),
     "E": Fraction(10**18),
 }
-_NUMBER = re.compile(r"([+-]?)(\d+\.?\d*|\.\d+)(.*)", re.ASCII | re.DOTALL)
-_EXPONENT = re.compile(r"[eE]([+-]?\d+)", re.ASCII)
+# parseQuantityString's grammar: sign, integer digits, optional "." and fraction digits, then a
+# suffix made of [eEinumkKMGTP]*, an optional sign and digits. Every part may be empty, so Go accepts
+# ".", "-" and "Ki" as zero; anything else (a second ".", a space, a letter outside the set) is wrong.
+_SYNTAX = re.compile(r"([+-]?)([0-9]*)(?:\.([0-9]*))?([eEinumkKMGTP]*[-+]?[0-9]*)", re.ASCII)
+_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)", re.ASCII)
 _NANO = 10**9
+# Binary-SI amounts are capped at the largest int64, as ParseQuantity does.
+_MAX_ALLOWED = 2**63 - 1
+_INT32_MAX = 2**31 - 1
 _GRAMMAR = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
 
@@ -41,7 +47,20 @@ def _round_away(value: Fraction) -> int:
     return _ceil(value) if value >= 0 else -_ceil(-value)
 
 
-@lru_cache(maxsize=4096)
+def _multiplier(suffix: str, text: str) -> tuple[Fraction | int, bool]:
+    """quantitySuffixer.interpret: the suffix's factor and whether it is binary SI."""
+    if suffix in _DECIMAL:
+        return _DECIMAL[suffix], False
+    if suffix in _BINARY:
+        return _BINARY[suffix], True
+    exponent = _EXPONENT.fullmatch(suffix)
+    # The exponent is stored in an int32 scale; anything beyond it is rejected, not truncated.
+    if exponent and abs(int(exponent.group(1))) <= _INT32_MAX:
+        return Fraction(10) ** int(exponent.group(1)), False
+    raise QuantityError(f"unable to parse quantity's suffix: {text!r}")
+
+
+@lru_cache(maxsize=4096, typed=True)
 def parse_quantity(text: str | int | float) -> Fraction:
     """Parse `500m`, `1.5`, `128Mi`, `1G`, `1e3` … into an exact value; reject `1K`, `12XB`."""
     if isinstance(text, bool):
@@ -49,26 +68,22 @@ def parse_quantity(text: str | int | float) -> Fraction:
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
-        text = repr(text)
-    match = _NUMBER.fullmatch(text)
+        text = repr(text)  # a JSON/YAML number is parsed from its literal text
+    if not text:
+        raise QuantityError(f"quantities must match the regular expression {_GRAMMAR!r}: {text!r}")
+    match = _SYNTAX.fullmatch(text)
     if not match:
         raise QuantityError(f"quantities must match the regular expression {_GRAMMAR!r}: {text!r}")
-    sign, digits, suffix = match.groups()
-    if suffix in _BINARY:
-        multiplier: Fraction | int = _BINARY[suffix]
-    elif suffix in _DECIMAL:
-        multiplier = _DECIMAL[suffix]
-    elif exp := _EXPONENT.fullmatch(suffix):
-        multiplier = Fraction(10) ** int(exp.group(1))
-    else:
-        raise QuantityError(f"unable to parse quantity's suffix: {text!r}")
-    value = Fraction(digits) * multiplier
-    if sign == "-":
-        value = -value
-    # Non-zero values are rounded up to nano precision when parsed.
+    sign, whole, fraction, suffix = match.groups()
+    multiplier, binary = _multiplier(suffix, text)
+    value = Fraction(int(whole or "0")) + (Fraction(int(fraction), 10 ** len(fraction)) if fraction else 0)
+    value *= multiplier
+    # Non-zero values are rounded up (away from zero) to nano precision when parsed.
     if value and (value * _NANO).denominator != 1:
-        value = Fraction(_round_away(value * _NANO), _NANO)
-    return value
+        value = Fraction(_ceil(value * _NANO), _NANO)
+    if binary and value > _MAX_ALLOWED:
+        value = Fraction(_MAX_ALLOWED)
+    return -value if sign == "-" else value
 
 
 def milli_value(text: str | int | float) -> int:

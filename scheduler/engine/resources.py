@@ -6,8 +6,11 @@ cpu is counted in millicores, everything else in whole base units.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
 
-from scheduler.engine.quantity import milli_value, value
+from scheduler.engine.labels import label_key_error
+from scheduler.engine.quantity import milli_value, parse_quantity, value
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -19,11 +22,19 @@ DEFAULT_MILLI_CPU_REQUEST = 100
 DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 
+@lru_cache(maxsize=1024)
 def is_scalar_resource(name: str) -> bool:
-    """Extended resources, hugepages and attachable-volume counts (schedutil.IsScalarResourceName)."""
-    if name.startswith(("hugepages-", "attachable-volumes-")):
+    """Extended resources, hugepages and attachable-volume counts (v1helper.IsScalarResourceName)."""
+    if name.startswith(("hugepages-", "attachable-volumes-")) or "kubernetes.io/" in name:
         return True
-    return "/" in name and not name.startswith("requests.")
+    return is_extended_resource(name)
+
+
+def is_extended_resource(name: str) -> bool:
+    """A domain-prefixed name outside *kubernetes.io/, valid as a quota key (IsExtendedResourceName)."""
+    if "/" not in name or "kubernetes.io/" in name or name.startswith("requests."):
+        return False
+    return label_key_error("requests." + name) is None
 
 
 @dataclass(slots=True)
@@ -92,15 +103,42 @@ class Resource:
         return not (self.milli_cpu or self.memory or self.ephemeral_storage or any(self.scalars.values()))
 
 
-def _container_requests(container: dict, non_zero: bool) -> Resource:
+# A container's requests as exact quantities: resourcehelper.PodRequests adds and maxes Quantity
+# values and converts to integers only once per pod, so two "0.5m" containers request 1m, not 2m.
+Requests = dict[str, Fraction]
+
+_DEFAULT_CPU = Fraction(DEFAULT_MILLI_CPU_REQUEST, 1000)
+
+
+def _container_requests(container: dict, non_zero: bool) -> Requests:
     requests = (container.get("resources") or {}).get("requests") or {}
-    res = Resource.from_list(requests)
+    exact = {name: parse_quantity(quantity) for name, quantity in requests.items()}
     if non_zero:
-        if CPU not in requests:
-            res.milli_cpu = DEFAULT_MILLI_CPU_REQUEST
-        if MEMORY not in requests:
-            res.memory = DEFAULT_MEMORY_REQUEST
+        exact.setdefault(CPU, _DEFAULT_CPU)
+        exact.setdefault(MEMORY, Fraction(DEFAULT_MEMORY_REQUEST))
+    return exact
+
+
+def _add(total: Requests, other: Requests) -> None:
+    for name, amount in other.items():
+        total[name] = total.get(name, 0) + amount
+
+
+def _maximize(total: Requests, other: Requests) -> None:
+    for name, amount in other.items():
+        if amount > total.get(name, 0):
+            total[name] = amount
+
+
+def _to_resource(requests: Requests) -> Resource:
+    res = Resource()
+    for name, amount in requests.items():
+        res.set(name, _round_up(amount * 1000) if name == CPU else _round_up(amount))
     return res
+
+
+def _round_up(amount: Fraction) -> int:
+    return -((-amount.numerator) // amount.denominator)
 
 
 def pod_requests(pod: dict, non_zero: bool = False) -> Resource:
@@ -110,23 +148,21 @@ def pod_requests(pod: dict, non_zero: bool = False) -> Resource:
     scheduler's scoring does; an explicit "0" stays 0.
     """
     spec = pod.get("spec") or {}
-    total = Resource()
+    total: Requests = {}
     for container in spec.get("containers") or []:
-        total.add(_container_requests(container, non_zero))
-    sidecars = Resource()
-    init_peak = Resource()
+        _add(total, _container_requests(container, non_zero))
+    sidecars: Requests = {}
+    init_peak: Requests = {}
     for container in spec.get("initContainers") or []:
         requests = _container_requests(container, non_zero)
         if container.get("restartPolicy") == "Always":
-            total.add(requests)
-            sidecars.add(requests)
-            needed = sidecars.copy()
+            _add(total, requests)
+            _add(sidecars, requests)
+            needed = dict(sidecars)
         else:
             needed = requests
-            needed.add(sidecars)
-        init_peak.maximize(needed)
-    total.maximize(init_peak)
-    overhead = spec.get("overhead")
-    if overhead:
-        total.add(Resource.from_list(overhead))
-    return total
+            _add(needed, sidecars)
+        _maximize(init_peak, needed)
+    _maximize(total, init_peak)
+    _add(total, {name: parse_quantity(q) for name, q in (spec.get("overhead") or {}).items()})
+    return _to_resource(total)

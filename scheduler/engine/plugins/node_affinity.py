@@ -1,0 +1,396 @@
+"""NodeAffinity: spec.nodeSelector and required node affinity filter; preferred node affinity scores.
+
+The pod's selectors are parsed once per cycle (PreFilter / PreScore) and kept in the CycleState.
+Filter and Score then judge each distinct combination of the label values the selectors read
+only once, so 5,000 nodes that share a few label sets cost one dictionary lookup each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scheduler.engine.framework import (
+    MAX_NODE_SCORE,
+    Code,
+    CycleState,
+    Plugin,
+    PreFilterResult,
+    ScoreColumn,
+    Status,
+    Why,
+    skip,
+    unresolvable,
+)
+from scheduler.engine.labels import SelectorError, requirement
+from scheduler.engine.node_selector import NodeSelector, ParsedTerm, is_empty_term, parse_term
+from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.podinfo import PodInfo
+
+NAME = "NodeAffinity"
+ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
+ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
+ERR_REASON_CONFLICT = "pod affinity terms conflict"
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+REQUIRED_PATH = f"spec.affinity.nodeAffinity.{REQUIRED}"
+PREFERRED_PATH = f"spec.affinity.nodeAffinity.{PREFERRED}"
+_PREFILTER, _PRESCORE = "PreFilter" + NAME, "PreScore" + NAME
+_TERMS_EXPLAINED = 3  # a failure explains at most this many terms, to keep the text readable
+
+_ENFORCED = Why(
+    f"The scheduler profile adds its own node affinity (NodeAffinityArgs.addedAffinity.{REQUIRED}), "
+    "and {node} does not match it.",
+    f"调度器配置为所有 Pod 附加了节点亲和性（NodeAffinityArgs.addedAffinity.{REQUIRED}），"
+    "节点 {node} 不满足它。",
+)
+_SKIP_FILTER = Why(
+    "The pod has no spec.nodeSelector and no required node affinity, so this filter has nothing to check.",
+    "Pod 没有 spec.nodeSelector，也没有必需的节点亲和性，此过滤器无需检查。",
+)
+_SKIP_SCORE = Why(
+    f"The pod has no preferred node affinity ({PREFERRED_PATH}), so NodeAffinity does not score it.",
+    f"Pod 没有偏好的节点亲和性（{PREFERRED_PATH}），NodeAffinity 不为它打分。",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LabelView:
+    """What a set of selector terms can see of a node: some label keys, maybe its name.
+
+    Nodes that look the same through this view get the same verdict, so a verdict is computed once
+    per distinct view and then found by a dictionary lookup.
+    """
+
+    keys: tuple[str, ...]
+    uses_name: bool
+
+    @classmethod
+    def of(cls, terms: Sequence[dict], extra_keys: Sequence[str] = ()) -> LabelView:
+        keys = set(extra_keys)
+        uses_name = False
+        for term in terms:
+            keys.update(expr.get("key", "") for expr in (term or {}).get("matchExpressions") or [])
+            uses_name = uses_name or bool((term or {}).get("matchFields"))
+        return cls(tuple(sorted(keys)), uses_name)
+
+    def key_function(self) -> Callable[[NodeInfo], Any]:
+        """A node's key: spelled out for up to three labels, which is twice as fast as map()."""
+        keys = self.keys
+        if self.uses_name:
+            return lambda node: (node.name, *map(node.labels.get, keys))
+        if len(keys) == 1:
+            (k0,) = keys
+            return lambda node: node.labels.get(k0)
+        if len(keys) == 2:
+            k0, k1 = keys
+            return lambda node: (node.labels.get(k0), node.labels.get(k1))
+        if len(keys) == 3:
+            k0, k1, k2 = keys
+            return lambda node: (node.labels.get(k0), node.labels.get(k1), node.labels.get(k2))
+        return lambda node: tuple(map(node.labels.get, keys))
+
+    def seen(self, key: Any) -> tuple[dict[str, str], str]:
+        """The labels and node name behind a key (absent labels stay absent)."""
+        if self.uses_name:
+            name, values = key[0], key[1:]
+        else:
+            name, values = "", ((key,) if len(self.keys) == 1 else key)
+        return {k: v for k, v in zip(self.keys, values, strict=True) if v is not None}, name
+
+
+class _Memo(dict):
+    """Verdicts by view key, computed on first sight."""
+
+    def __init__(self, compute: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.compute = compute
+
+    def __missing__(self, key: Any) -> Any:
+        value = self[key] = self.compute(key)
+        return value
+
+
+@dataclass(slots=True)
+class AffinityDetail:
+    """One node's score inputs: the matching preferred terms (source, weight) and the column's maximum."""
+
+    hits: tuple[tuple[str, int], ...]
+    raw: int
+    top: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedTerm:
+    weight: int
+    term: ParsedTerm
+    preference: dict
+    source: str  # e.g. "preferred[0]" or "addedAffinity[1]", for the explanation
+
+
+def parse_preferred(terms: Sequence[dict], path: str, source: str) -> list[WeightedTerm]:
+    """nodeaffinity.NewPreferredSchedulingTerms: weight-0 and empty terms are skipped, errors raise."""
+    parsed = []
+    for index, term in enumerate(terms):
+        preference = (term or {}).get("preference") or {}
+        weight = int((term or {}).get("weight") or 0)
+        if weight == 0 or is_empty_term(preference):
+            continue
+        try:
+            parsed.append(WeightedTerm(weight, parse_term(preference), preference, f"{source}[{index}]"))
+        except SelectorError as err:
+            raise SelectorError(f"{path}[{index}].preference: {err}") from None
+    return parsed
+
+
+@dataclass(slots=True)
+class RequiredAffinity:
+    """The pod's required selectors, parsed once per cycle (nodeaffinity.GetRequiredNodeAffinity)."""
+
+    node_selector: tuple[tuple[str, str], ...]
+    affinity: NodeSelector | None  # None when the pod has no required node affinity
+    affinity_raw: dict
+    view: LabelView
+
+    @classmethod
+    def of(cls, pod: PodInfo, added_raw: dict | None) -> RequiredAffinity:
+        raw = (pod.affinity.get("nodeAffinity") or {}).get(REQUIRED)
+        terms = [
+            *((raw or {}).get("nodeSelectorTerms") or []),
+            *((added_raw or {}).get("nodeSelectorTerms") or []),
+        ]
+        return cls(
+            node_selector=tuple(pod.node_selector.items()),
+            affinity=None if raw is None else NodeSelector.parse(raw),
+            affinity_raw=raw or {},
+            view=LabelView.of(terms, tuple(pod.node_selector)),
+        )
+
+
+class NodeAffinity(Plugin):
+    name = NAME
+    is_filter = True
+    is_score = True
+
+    def __init__(self, args: dict | None = None) -> None:
+        """Parse NodeAffinityArgs.addedAffinity; a ValueError names the offending field."""
+        super().__init__(args)
+        added = self.args.get("addedAffinity") or {}
+        if not isinstance(added, dict):
+            raise ValueError("addedAffinity: must be a mapping")
+        unknown = sorted(set(added) - {REQUIRED, PREFERRED})
+        if unknown:
+            raise ValueError(f"addedAffinity.{unknown[0]}: unknown field")
+        self.added_required_raw: dict | None = added.get(REQUIRED)
+        self.added_required: NodeSelector | None = None
+        if self.added_required_raw is not None:
+            self.added_required = NodeSelector.parse(self.added_required_raw)
+            terms = self.added_required_raw.get("nodeSelectorTerms") or []
+            for index, error in self.added_required.dropped:
+                if not is_empty_term(terms[index]):  # NewNodeSelector skips empty terms silently
+                    raise ValueError(f"addedAffinity.{REQUIRED}.nodeSelectorTerms[{index}]: {error}")
+        self.added_preferred: list[WeightedTerm] | None = None
+        if added.get(PREFERRED):
+            try:
+                path = f"addedAffinity.{PREFERRED}"
+                self.added_preferred = parse_preferred(added[PREFERRED], path, "addedAffinity")
+            except SelectorError as err:
+                raise ValueError(str(err)) from None
+
+    # -- Filter --------------------------------------------------------------------------------
+    def pre_filter(
+        self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
+    ) -> Status | PreFilterResult | None:
+        required = (pod.affinity.get("nodeAffinity") or {}).get(REQUIRED)
+        has_selector = (pod.pod.get("spec") or {}).get("nodeSelector") is not None
+        if required is None and self.added_required is None and not has_selector:
+            return skip(NAME, _SKIP_FILTER)
+        state[_PREFILTER] = RequiredAffinity.of(pod, self.added_required_raw)
+        if required is None:
+            return None
+        return _node_names_result(required.get("nodeSelectorTerms") or [])
+
+    def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
+        required: RequiredAffinity = state.get(_PREFILTER) or RequiredAffinity.of(
+            pod, self.added_required_raw
+        )
+        view = required.view
+        verdicts = _Memo(lambda key: self._judge(required, *view.seen(key)))
+        key_of = view.key_function()
+        return {node.name: status for node in nodes if (status := verdicts[key_of(node)]) is not None}
+
+    def _judge(self, required: RequiredAffinity, labels: Mapping[str, str], node_name: str) -> Status | None:
+        if self.added_required is not None and not self.added_required.matches(labels, node_name):
+            return unresolvable(NAME, ERR_REASON_ENFORCED, _ENFORCED)
+        for key, value in required.node_selector:
+            if labels.get(key) != value:
+                return unresolvable(NAME, ERR_REASON_POD, _node_selector_why(key, value, labels))
+        if required.affinity is not None and not required.affinity.matches(labels, node_name):
+            return unresolvable(NAME, ERR_REASON_POD, _required_why(required.affinity_raw, labels, node_name))
+        return None
+
+    # -- Score ---------------------------------------------------------------------------------
+    def pre_score(
+        self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
+    ) -> Status | None:
+        raw = (pod.affinity.get("nodeAffinity") or {}).get(PREFERRED)
+        if raw is None and self.added_preferred is None:
+            return skip(NAME, _SKIP_SCORE)
+        added = list(self.added_preferred or [])
+        try:
+            own = [] if raw is None else parse_preferred(raw, PREFERRED_PATH, "preferred")
+        except SelectorError as err:
+            # Upstream fails the cycle with this error (the API server rejects such pods anyway).
+            state[_PRESCORE] = added
+            return Status(Code.ERROR, (str(err),), NAME, Why(str(err), str(err)))
+        state[_PRESCORE] = own + added
+        return None
+
+    def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
+        if _PRESCORE not in state:
+            self.pre_score(state, pod, nodes, None)
+        terms: list[WeightedTerm] = state.get(_PRESCORE) or []
+        view = LabelView.of([term.preference for term in terms])
+
+        def matching(key: Any) -> AffinityDetail:
+            labels, node_name = view.seen(key)
+            hits = tuple((t.source, t.weight) for t in terms if t.term.matches(labels, node_name))
+            return AffinityDetail(hits, sum(weight for _, weight in hits))
+
+        memo = _Memo(matching)
+        key_of = view.key_function()
+        details = [memo[key_of(node)] for node in nodes]
+        raw = [detail.raw for detail in details]
+        top = max(raw, default=0)
+        for detail in memo.values():
+            detail.top = top
+        return ScoreColumn(raw=raw, details=details)
+
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
+        """helper.DefaultNormalizeScore(MaxNodeScore, reverse=False)."""
+        top = max(scores, default=0)
+        if top == 0:
+            return list(scores)
+        return [MAX_NODE_SCORE * score // top for score in scores]
+
+    def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
+        hits, top = (detail.hits, detail.top) if detail is not None else ((), raw)
+        weighted = f"×{weight} = {normalized * weight}"
+        if top == 0:
+            return Why(
+                "No preferred node-affinity term matches any scored node, so every node stays at 0; "
+                f"{weighted}.",
+                f"没有任何偏好的节点亲和性条件匹配参与打分的节点，所有节点都保持 0 分；{weighted}。",
+            )
+        formula = f"100·{raw}/{top} = {normalized}"
+        if not hits:
+            return Why(
+                f"No preferred node-affinity term matches {{node}}: raw 0; {formula}; {weighted}.",
+                f"没有任何偏好的节点亲和性条件匹配节点 {{node}}：原始分 0；{formula}；{weighted}。",
+            )
+        weights = "+".join(str(w) for _, w in hits) + (f" = {raw}" if len(hits) > 1 else "")
+        sources = ", ".join(source for source, _ in hits)
+        return Why(
+            f"Matching preferred terms ({sources}) weights {weights}; normalized against the best node "
+            f"({top}): {formula}; {weighted}.",
+            f"匹配的偏好条件（{sources}）权重 {weights}；按最高分 {top} 归一化：{formula}；{weighted}。",
+        )
+
+
+def _node_names_result(terms: Sequence[dict]) -> Status | PreFilterResult | None:
+    """If every term names nodes with matchFields metadata.name In, only those nodes can match."""
+    names: set[str] | None = None
+    for term in terms:
+        term_names: set[str] | None = None
+        for expr in (term or {}).get("matchFields") or []:
+            if expr.get("key") == "metadata.name" and expr.get("operator") == "In":
+                values = set(expr.get("values") or [])
+                term_names = values if term_names is None else term_names & values
+        if term_names is None:
+            return None  # this term can match any node, and terms are ORed
+        names = term_names if names is None else names | term_names
+    if names is None:
+        return None
+    if not names:
+        return unresolvable(
+            NAME,
+            ERR_REASON_CONFLICT,
+            Why(
+                f"Every term of the pod's {REQUIRED_PATH} pins metadata.name with matchFields, but the "
+                "names within each term contradict each other, so no node can ever match.",
+                f"Pod 的 {REQUIRED_PATH} 的每个条件都用 matchFields 限定了 metadata.name，但每个条件内部的"
+                "节点名互相矛盾，因此没有任何节点能匹配。",
+            ),
+        )
+    listed = ", ".join(sorted(names))
+    return PreFilterResult(
+        frozenset(names),
+        NAME,
+        Why(
+            f"The pod's {REQUIRED_PATH} names its nodes (matchFields metadata.name In), so only {listed} "
+            "are considered.",
+            f"Pod 的 {REQUIRED_PATH} 用 matchFields（metadata.name In）指定了节点，因此只考虑 {listed}。",
+        ),
+    )
+
+
+# -- Explanations (built only for failures, once per distinct label combination) -----------------
+def _node_selector_why(key: str, value: str, labels: Mapping[str, str]) -> Why:
+    wanted = f"The pod's spec.nodeSelector asks for {key}={value}"
+    wanted_zh = f"Pod 的 spec.nodeSelector 要求 {key}={value}"
+    if key not in labels:
+        return Why(
+            f"{wanted}, but {{node}} has no {key} label.", f"{wanted_zh}，但节点 {{node}} 没有 {key} 标签。"
+        )
+    actual = f"{key}={labels[key]}"
+    return Why(
+        f"{wanted}, but {{node}}'s label is {actual}.", f"{wanted_zh}，但节点 {{node}} 的标签是 {actual}。"
+    )
+
+
+def _required_why(raw: dict, labels: Mapping[str, str], node_name: str) -> Why:
+    terms = raw.get("nodeSelectorTerms") or []
+    if not terms:
+        return Why(
+            f"The pod's {REQUIRED_PATH} has no nodeSelectorTerms, and that matches no node.",
+            f"Pod 的 {REQUIRED_PATH} 没有任何 nodeSelectorTerms，这不匹配任何节点。",
+        )
+    parts = [_term_failure(term, labels, node_name) for term in terms[:_TERMS_EXPLAINED]]
+    more = "; …" if len(terms) > _TERMS_EXPLAINED else ""
+    en = "; ".join(f"nodeSelectorTerms[{i}]: {text}" for i, (text, _) in enumerate(parts))
+    zh = "；".join(f"nodeSelectorTerms[{i}]：{text}" for i, (_, text) in enumerate(parts))
+    return Why(
+        f"No term of the pod's {REQUIRED_PATH} matches {{node}} (terms are ORed, and everything inside "
+        f"a term must hold). {en}{more}.",
+        f"Pod 的 {REQUIRED_PATH} 中没有任何条件匹配节点 {{node}}（条件之间是“或”，条件内部必须全部成立）。"
+        f"{zh}{more}。",
+    )
+
+
+def _term_failure(term: dict, labels: Mapping[str, str], node_name: str) -> tuple[str, str]:
+    """Why one nodeSelectorTerm does not match: (English, Chinese)."""
+    if is_empty_term(term):
+        return "empty, so it matches no node", "为空，因此不匹配任何节点"
+    try:
+        parse_term(term)
+    except SelectorError as err:
+        return f"invalid ({err}), so it matches no node", f"无效（{err}），因此不匹配任何节点"
+    for index, expr in enumerate(term.get("matchExpressions") or []):
+        key, operator, values = expr.get("key", ""), expr.get("operator"), expr.get("values") or []
+        if requirement(key, operator, values)(labels):
+            continue
+        shown = f"matchExpressions[{index}] {key} {operator}" + (f" [{', '.join(values)}]" if values else "")
+        if key in labels:
+            return (
+                f"{shown} fails (the node has {key}={labels[key]})",
+                f"{shown} 不成立（节点标签为 {key}={labels[key]}）",
+            )
+        return f"{shown} fails (the node has no {key} label)", f"{shown} 不成立（节点没有 {key} 标签）"
+    for index, expr in enumerate(term.get("matchFields") or []):
+        key, operator, value = expr.get("key", ""), expr.get("operator"), (expr.get("values") or [""])[0]
+        actual = node_name if key == "metadata.name" else ""
+        if (actual == value) != (operator == "In"):
+            shown = f"matchFields[{index}] {key} {operator} [{value}]"
+            return f"{shown} fails (the node is {node_name})", f"{shown} 不成立（该节点是 {node_name}）"
+    return "matches", "匹配"

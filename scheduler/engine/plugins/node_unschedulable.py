@@ -1,0 +1,35 @@
+"""NodeUnschedulable: a cordoned node (spec.unschedulable) takes only pods that tolerate it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from scheduler.engine.framework import CycleState, Plugin, Status, Why, unresolvable
+from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.tolerations import tolerated_by_any
+
+NAME = "NodeUnschedulable"
+ERR_REASON_UNSCHEDULABLE = "node(s) were unschedulable"
+# Upstream checks the pod's tolerations against this taint (it has no value).
+UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+_CORDONED = Why(
+    "{node} is cordoned (spec.unschedulable: true), and none of the pod's spec.tolerations "
+    "tolerates node.kubernetes.io/unschedulable:NoSchedule.",
+    "节点 {node} 已被封锁（spec.unschedulable: true），而 Pod 的 spec.tolerations 中没有任何一条容忍 "
+    "node.kubernetes.io/unschedulable:NoSchedule。",
+)
+
+
+class NodeUnschedulable(Plugin):
+    name = NAME
+    is_filter = True
+
+    def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
+        cordoned = [node.name for node in nodes if node.unschedulable]
+        if not cordoned or tolerated_by_any(UNSCHEDULABLE_TAINT, pod.tolerations):
+            return {}
+        # One shared status: every cordoned node fails for the same reason.
+        status = unresolvable(NAME, ERR_REASON_UNSCHEDULABLE, _CORDONED)
+        return dict.fromkeys(cordoned, status)

@@ -1,0 +1,159 @@
+"""Pod (anti-)affinity terms parsed as framework.AffinityTerm, cached on each PodInfo.
+
+A term covers the namespaces it lists plus those its namespaceSelector matches; with neither set it
+means the pod's own namespace. KubeSim has no Namespace objects in the engine: a namespaceSelector
+`{}` matches every namespace, and a non-empty one matches the namespaces whose labels the snapshot
+carries in the optional `snapshot.namespace_labels` ({namespace: {label: value}}; none by default).
+
+Like kube-apiserver (MatchLabelKeysInPodAffinity, on by default in v1.33), a term's matchLabelKeys
+and mismatchLabelKeys are folded into its labelSelector with the pod's own label values; doing it
+again for a pod the API server already rewrote changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from scheduler.engine.labels import Matcher, match_everything, match_nothing
+from scheduler.engine.plugins.topology import SelectorParseError, describe_selector, parse_selector
+from scheduler.engine.podinfo import PodInfo
+
+CACHE_KEY = "InterPodAffinity"
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    namespaces: frozenset[str]
+    namespace_selector: Matcher
+    selector: Matcher
+    topology_key: str
+    weight: int
+    path: str  # e.g. spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]
+    selector_text: str
+    namespaces_text: str
+
+    def matches(self, pod: PodInfo, namespace_labels: Mapping[str, str]) -> bool:
+        """AffinityTerm.Matches: the pod's namespace is covered and its labels match the selector."""
+        if pod.namespace in self.namespaces or self.namespace_selector(namespace_labels):
+            return self.selector(pod.labels)
+        return False
+
+
+@dataclass(slots=True)
+class ParsedAffinity:
+    required_affinity: list[AffinityTerm] = field(default_factory=list)
+    required_anti_affinity: list[AffinityTerm] = field(default_factory=list)
+    preferred_affinity: list[AffinityTerm] = field(default_factory=list)
+    preferred_anti_affinity: list[AffinityTerm] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def error(self) -> str | None:
+        """utilerrors.NewAggregate's text: one message, or several in brackets."""
+        if not self.errors:
+            return None
+        return self.errors[0] if len(self.errors) == 1 else f"[{', '.join(self.errors)}]"
+
+    @property
+    def has_required(self) -> bool:
+        return bool(self.required_affinity or self.required_anti_affinity)
+
+
+def _with_label_keys(term: dict, labels: Mapping[str, str]) -> dict | None:
+    selector = term.get("labelSelector")
+    match_keys = term.get("matchLabelKeys") or []
+    mismatch_keys = term.get("mismatchLabelKeys") or []
+    if selector is None or not (match_keys or mismatch_keys):
+        return selector
+    expressions = list(selector.get("matchExpressions") or [])
+    for keys, operator in ((match_keys, "In"), (mismatch_keys, "NotIn")):
+        for key in keys:
+            if key in labels:
+                expressions.append({"key": key, "operator": operator, "values": [labels[key]]})
+    return {**selector, "matchExpressions": expressions}
+
+
+def _term(pod: PodInfo, term: dict, weight: int, path: str) -> AffinityTerm:
+    selector_raw = _with_label_keys(term, pod.labels)
+    selector, _ = parse_selector(selector_raw)
+    listed = term.get("namespaces") or []
+    ns_raw = term.get("namespaceSelector")
+    namespace_selector, _ = parse_selector(ns_raw)
+    if not listed and ns_raw is None:
+        namespaces = frozenset((pod.namespace,))
+        text = pod.namespace
+    else:
+        namespaces = frozenset(listed)
+        text = ", ".join(sorted(namespaces))
+        if ns_raw is not None:
+            text = f"{text}{' + ' if text else ''}namespaceSelector {describe_selector(ns_raw)}"
+    return AffinityTerm(
+        namespaces=namespaces,
+        namespace_selector=namespace_selector,
+        selector=selector,
+        topology_key=term.get("topologyKey") or "",
+        weight=weight,
+        path=path,
+        selector_text=describe_selector(selector_raw),
+        namespaces_text=text,
+    )
+
+
+def _parse_list(pod: PodInfo, raw: list, kind: str, section: str, weighted: bool, into: ParsedAffinity):
+    """framework.GetAffinityTerms: the first term that fails to parse drops the whole list."""
+    label = {"podAffinity": "Affinity", "podAntiAffinity": "AntiAffinity"}[kind]
+    category = f"{'preferred' if weighted else 'required'}{label}Terms"
+    terms = []
+    for index, item in enumerate(raw or []):
+        path = f"spec.affinity.{kind}.{section}[{index}]"
+        term = (item or {}).get("podAffinityTerm") or {} if weighted else item or {}
+        weight = int((item or {}).get("weight") or 0) if weighted else 0
+        try:
+            terms.append(_term(pod, term, weight, path + (".podAffinityTerm" if weighted else "")))
+        except SelectorParseError as err:
+            into.errors.append(f"{category}: {err}")
+            return []
+    return terms
+
+
+def parse_affinity(pod: PodInfo) -> ParsedAffinity:
+    """Parse the pod's four term lists, as framework.PodInfo.Update does."""
+    parsed = ParsedAffinity()
+    affinity = pod.pod_affinity
+    anti = pod.pod_anti_affinity
+    parsed.required_affinity = _parse_list(
+        pod, affinity.get(REQUIRED), "podAffinity", REQUIRED, False, parsed
+    )
+    parsed.required_anti_affinity = _parse_list(
+        pod, anti.get(REQUIRED), "podAntiAffinity", REQUIRED, False, parsed
+    )
+    parsed.preferred_affinity = _parse_list(
+        pod, affinity.get(PREFERRED), "podAffinity", PREFERRED, True, parsed
+    )
+    parsed.preferred_anti_affinity = _parse_list(
+        pod, anti.get(PREFERRED), "podAntiAffinity", PREFERRED, True, parsed
+    )
+    return parsed
+
+
+def affinity_of(pod: PodInfo) -> ParsedAffinity:
+    """The pod's parsed terms, computed once per pod and kept in PodInfo.extra."""
+    parsed = pod.extra.get(CACHE_KEY)
+    if parsed is None:
+        parsed = pod.extra[CACHE_KEY] = parse_affinity(pod)
+    return parsed
+
+
+def merge_namespaces(term: AffinityTerm, namespace_labels: Mapping[str, Mapping[str, str]]) -> AffinityTerm:
+    """mergeAffinityTermNamespacesIfNotEmpty, for the incoming pod's own terms.
+
+    A non-empty namespaceSelector becomes the list of known namespaces it matches; `{}` stays as
+    "every namespace".
+    """
+    if term.namespace_selector is match_everything:
+        return term
+    matched = {name for name, labels in namespace_labels.items() if term.namespace_selector(labels)}
+    return replace(term, namespaces=term.namespaces | matched, namespace_selector=match_nothing)

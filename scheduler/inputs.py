@@ -1,0 +1,145 @@
+"""Read the explain command's inputs: a cluster of Nodes and Pods, one Pod, a scheduler config.
+
+Every problem becomes one InputError naming the file, the document, the line and the field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kubesim.yamldocs import Document, YamlError, format_path, load_documents
+from scheduler.engine.config import ConfigError, profile_from_config
+from scheduler.engine.labels import label_key_error, label_value_error
+from scheduler.engine.profile import Profile
+from scheduler.engine.quantity import QuantityError, parse_quantity
+
+MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+class InputError(Exception):
+    def __init__(self, path: Path, message: str, document: Document | None = None, line: int | None = None):
+        where = str(path)
+        if document is not None:
+            where += f": document {document.index + 1}"
+        if line is not None:
+            where += f" (line {line})"
+        super().__init__(f"{where}: {message}")
+
+
+def _read(path: Path) -> list[Document]:
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise InputError(path, f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a YAML file") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "is not UTF-8 text") from None
+    except OSError as err:
+        raise InputError(path, err.strerror or str(err)) from None
+    try:
+        return load_documents(text)
+    except YamlError as err:
+        where = f"document {err.document + 1}" if err.document is not None else "YAML"
+        line = f" (line {err.line})" if err.line else ""
+        raise InputError(path, f"invalid YAML in {where}{line}: {err.message}") from None
+
+
+def _expand_lists(path: Path, documents: list[Document]) -> list[tuple[Document, tuple, dict]]:
+    """Each object with the document it came from and its path inside it (v1 List items)."""
+    objects = []
+    for document in documents:
+        data = document.data
+        if not isinstance(data, dict):
+            raise InputError(path, "expected a Kubernetes object (a mapping)", document, document.line)
+        if data.get("kind") == "List":
+            for index, item in enumerate(data.get("items") or []):
+                objects.append((document, ("items", index), item))
+        else:
+            objects.append((document, (), data))
+    return objects
+
+
+def _fail(path: Path, document: Document, where: tuple, field: tuple, message: str) -> InputError:
+    full = (*where, *field)
+    return InputError(path, f"{format_path(full)}: {message}", document, document.line_of(full))
+
+
+def _check_object(path: Path, document: Document, where: tuple, obj: object, kinds: tuple[str, ...]) -> dict:
+    if not isinstance(obj, dict):
+        raise _fail(path, document, where, (), "expected a Kubernetes object (a mapping)")
+    kind = obj.get("kind")
+    if kind not in kinds:
+        raise _fail(path, document, where, ("kind",), f"expected {' or '.join(kinds)}, got {kind!r}")
+    if obj.get("apiVersion", "v1") != "v1":
+        raise _fail(path, document, where, ("apiVersion",), f"{kind} is in apiVersion v1")
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
+        raise _fail(path, document, where, ("metadata", "name"), "required")
+    for key, value in (meta.get("labels") or {}).items():
+        if error := label_key_error(str(key)) or label_value_error(value):
+            raise _fail(path, document, where, ("metadata", "labels", key), error)
+    for field, quantity in _quantities(obj):
+        try:
+            parse_quantity(quantity)
+        except (QuantityError, TypeError):
+            raise _fail(path, document, where, field, f"invalid quantity {quantity!r}") from None
+    if kind == "Pod" and not isinstance((obj.get("spec") or {}).get("containers"), list):
+        raise _fail(
+            path, document, where, ("spec", "containers"), "required: a Pod needs a list of containers"
+        )
+    return obj
+
+
+def _quantities(obj: dict):
+    status = obj.get("status") or {}
+    for section in ("allocatable", "capacity"):
+        for name, quantity in (status.get(section) or {}).items():
+            yield ("status", section, name), quantity
+    spec = obj.get("spec") or {}
+    for group in ("initContainers", "containers"):
+        for index, container in enumerate(spec.get(group) or []):
+            resources = (container or {}).get("resources") or {}
+            for section in ("requests", "limits"):
+                for name, quantity in (resources.get(section) or {}).items():
+                    yield ("spec", group, index, "resources", section, name), quantity
+    for name, quantity in (spec.get("overhead") or {}).items():
+        yield ("spec", "overhead", name), quantity
+
+
+def load_cluster(path: Path) -> tuple[list[dict], list[dict]]:
+    nodes, pods = [], []
+    for document, where, obj in _expand_lists(path, _read(path)):
+        checked = _check_object(path, document, where, obj, ("Node", "Pod"))
+        (nodes if checked["kind"] == "Node" else pods).append(checked)
+    names = [node["metadata"]["name"] for node in nodes]
+    if len(set(names)) != len(names):
+        duplicate = next(name for name in names if names.count(name) > 1)
+        raise InputError(path, f"Node {duplicate!r} is defined twice")
+    return nodes, pods
+
+
+def load_pod(path: Path) -> dict:
+    documents = _read(path)
+    if len(documents) != 1:
+        raise InputError(path, f"expected exactly one Pod, found {len(documents)} documents")
+    document = documents[0]
+    return _check_object(path, document, (), document.data, ("Pod",))
+
+
+def load_profile(path: Path | None) -> Profile:
+    if path is None:
+        return profile_from_config(None)
+    documents = _read(path)
+    if len(documents) != 1:
+        raise InputError(path, f"expected one KubeSchedulerConfiguration, found {len(documents)} documents")
+    try:
+        return profile_from_config(documents[0].data)  # type: ignore[arg-type]
+    except ConfigError as err:
+        field = str(err).split(":", 1)[0]
+        parts = tuple(
+            int(p) if p.isdigit() else p for p in field.replace("[", ".").replace("]", "").split(".")
+        )
+        raise InputError(path, str(err), documents[0], documents[0].line_of(parts)) from None

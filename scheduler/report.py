@@ -1,0 +1,103 @@
+"""Readable text tables of a scheduling decision (the explain command's default output)."""
+
+from __future__ import annotations
+
+MARK = {"Success": "✓", "Skip": "–", "Unschedulable": "✗", "UnschedulableAndUnresolvable": "✗"}
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
+
+
+def _label(name: str, legacy: list[str]) -> str:
+    return f"{name} ({'/'.join(legacy)})" if legacy else name
+
+
+def render(result: dict, lang: str = "en") -> str:
+    nodes = list(result["nodes"])
+    lines = [f"Pod {result['pod']}", ""]
+    lines += _filter_section(result, nodes, lang)
+    lines += _score_section(result, nodes, lang)
+    lines.append(f"Selected node: {result['selected'] or '(none)'}")
+    if result["message"]:
+        lines += ["", "Events (as kubectl describe pod shows them):"]
+        lines.append(f"  Warning  FailedScheduling  default-scheduler  {result['message']}")
+    return "\n".join(lines) + "\n"
+
+
+def _filter_section(result: dict, nodes: list[str], lang: str) -> list[str]:
+    lines = [
+        "Filters (predicates) in profile order — ✓ pass, ✗ fail, – skipped at PreFilter, * first failure:"
+    ]
+    rows = []
+    for plugin in result["filterPlugins"]:
+        first_cell = result["nodes"][nodes[0]]["filters"][plugin] if nodes else {"legacy": []}
+        row = [_label(plugin, first_cell["legacy"])]
+        for node in nodes:
+            info = result["nodes"][node]
+            cell = MARK[info["filters"][plugin]["status"]]
+            first = info["firstFailure"]
+            row.append(cell + ("*" if first and first["plugin"] == plugin else ""))
+        rows.append(row)
+    lines += ["  " + line for line in _table(["PLUGIN", *nodes], rows)]
+    lines.append("")
+    for node in nodes:
+        info = result["nodes"][node]
+        failures = [(p, f) for p, f in info["filters"].items() if f["reasons"]]
+        if not failures:
+            continue
+        lines.append(f"  {node}:")
+        for plugin, failure in failures:
+            star = "*" if info["firstFailure"] and info["firstFailure"]["plugin"] == plugin else " "
+            lines.append(f"   {star} {plugin} [{failure['status']}]: {', '.join(failure['reasons'])}")
+            if failure["why"]:
+                lines.append(f"       why: {failure['why'][lang]}")
+    if any(
+        result["nodes"][n]["filters"][p]["status"] == "Skip"
+        for n in nodes[:1]
+        for p in result["filterPlugins"]
+    ):
+        lines.append("  Skipped at PreFilter:")
+        for plugin in result["filterPlugins"]:
+            cell = result["nodes"][nodes[0]]["filters"][plugin]
+            if cell["status"] == "Skip":
+                lines.append(f"    {plugin}: {cell['why'][lang] if cell['why'] else 'nothing to check'}")
+    lines.append("")
+    return lines
+
+
+def _score_section(result: dict, nodes: list[str], lang: str) -> list[str]:
+    scored = [node for node in nodes if result["nodes"][node]["scores"]]
+    if not scored:
+        feasible = result["feasibleNodes"]
+        if len(feasible) == 1:
+            return [f"Scores: only {feasible[0]} is feasible, so it is chosen without scoring.", ""]
+        return ["Scores: no node is feasible, nothing to score.", ""]
+    lines = ["Scores (priorities) — raw → normalized × weight = weighted:"]
+    plugins = [p for p in result["scorePlugins"] if p["name"] in result["nodes"][scored[0]]["scores"]]
+    rows = []
+    for plugin in plugins:
+        row = [f"{_label(plugin['name'], plugin['legacy'])} ×{plugin['weight']}"]
+        for node in scored:
+            s = result["nodes"][node]["scores"][plugin["name"]]
+            row.append(f"{s['raw']}→{s['normalized']}×{s['weight']}={s['weighted']}")
+        rows.append(row)
+    rows.append(["TOTAL", *[str(result["nodes"][node]["total"]) for node in scored]])
+    lines += ["  " + line for line in _table(["PLUGIN", *scored], rows)]
+    for name, why in result["skippedScores"].items():
+        lines.append(f"  {name}: skipped at PreScore — {why[lang] if why else 'nothing to score'}")
+    lines += ["", "  Arithmetic:"]
+    for node in scored:
+        for plugin in plugins:
+            lines.append(
+                f"    {node} {plugin['name']}: {result['nodes'][node]['scores'][plugin['name']]['why'][lang]}"
+            )
+    tie = result["tie"]
+    if tie["mattered"]:
+        lines += ["", f"  Tie at the top between {', '.join(tie['nodes'])}: {tie['why'][lang]}"]
+    lines.append("")
+    return lines

@@ -1,0 +1,158 @@
+"""`manage.py explain` end to end: the numbers a real kube-scheduler would produce."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "explain"
+
+
+def explain(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", "explain", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def explain_json(pod: str, *extra: str) -> dict:
+    done = explain(
+        "--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(FIXTURES / pod), "--output", "json", *extra
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_it_explains_every_node_and_picks_the_least_loaded_one():
+    result = explain_json("pod-web.yaml")
+    assert result["pod"] == "default/web"
+    assert result["selected"] == "node2"
+    assert result["message"] is None
+    master = result["nodes"]["master"]
+    assert master["feasible"] is False
+    assert master["firstFailure"]["plugin"] == "TaintToleration"
+    assert master["firstFailure"]["reasons"] == [
+        "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
+    ]
+    assert master["total"] is None and master["scores"] == {}
+    assert list(master["filters"]) == [
+        "NodeUnschedulable",
+        "NodeName",
+        "TaintToleration",
+        "NodeAffinity",
+        "NodePorts",
+        "NodeResourcesFit",
+        "VolumeRestrictions",
+        "PodTopologySpread",
+        "InterPodAffinity",
+    ]
+    assert master["filters"]["NodeAffinity"]["status"] == "Skip"
+    node1, node2 = result["nodes"]["node1"]["scores"], result["nodes"]["node2"]["scores"]
+    # LeastAllocated with the non-zero accounting: node1 cpu (4000−4000)·100/4000 = 0, memory 81 → 40.
+    assert node1["NodeResourcesFit"] == {
+        **node1["NodeResourcesFit"],
+        "raw": 40,
+        "normalized": 40,
+        "weight": 1,
+        "weighted": 40,
+    }
+    assert node2["NodeResourcesFit"]["raw"] == 90
+    assert node1["NodeResourcesBalancedAllocation"]["raw"] == 59
+    assert node2["NodeResourcesBalancedAllocation"]["raw"] == 96
+    assert node1["ImageLocality"]["raw"] == 1 and node2["ImageLocality"]["raw"] == 0
+    assert node1["TaintToleration"]["weighted"] == 300
+    # No preferred node affinity, no spread constraints, no pod affinity: skipped at PreScore.
+    assert (
+        "NodeAffinity" not in node1 and "PodTopologySpread" not in node1 and "InterPodAffinity" not in node1
+    )
+    assert result["nodes"]["node1"]["total"] == 400
+    assert result["nodes"]["node2"]["total"] == 486
+
+
+def test_a_single_feasible_node_is_chosen_without_scoring():
+    result = explain_json("pod-big.yaml")
+    assert result["selected"] == "node2"
+    assert result["nodes"]["node1"]["firstFailure"]["reasons"] == ["Insufficient cpu"]
+    assert all(node["scores"] == {} for node in result["nodes"].values())
+
+
+def test_an_unmatched_node_selector_gives_kubectls_exact_message():
+    result = explain_json("pod-nodeselector.yaml")
+    assert result["selected"] is None
+    assert result["message"] == (
+        "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
+        "2 node(s) didn't match Pod's node affinity/selector. "
+        "preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+    )
+    # Teaching mode: the master fails NodeAffinity too, though it reports its first failure.
+    assert result["nodes"]["master"]["filters"]["NodeAffinity"]["status"] == "UnschedulableAndUnresolvable"
+
+
+def test_score_all_nodes_scores_the_filtered_master_too():
+    result = explain_json("pod-web.yaml", "--score-all-nodes")
+    assert result["nodes"]["master"]["total"] == 486
+    assert result["selected"] == "node2"
+
+
+def test_a_config_switches_to_most_allocated():
+    result = explain_json("pod-web.yaml", "--config", str(FIXTURES / "most-allocated.yaml"))
+    assert result["nodes"]["node1"]["scores"]["NodeResourcesFit"]["raw"] == 59
+    assert result["nodes"]["node2"]["scores"]["NodeResourcesFit"]["raw"] == 9
+    assert result["nodes"]["node1"]["scores"]["NodeResourcesFit"]["legacy"] == ["MostRequestedPriority"]
+    assert result["selected"] == "node1"
+
+
+def test_text_output_shows_the_matrices_and_the_message():
+    done = explain(
+        "--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(FIXTURES / "pod-nodeselector.yaml")
+    )
+    assert done.returncode == 0, done.stderr
+    assert "NodeAffinity (MatchNodeSelector/PodSelectorMatches)" in done.stdout
+    assert "✗*" in done.stdout
+    assert "Warning  FailedScheduling  default-scheduler  0/3 nodes are available:" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (
+            {"cluster.yaml": "kind: Node\nmetadata: {name: a\n"},
+            "cluster.yaml: invalid YAML in document 1 (line 3)",
+        ),
+        (
+            {"cluster.yaml": "kind: Node\nmetadata: {name: a}\n---\nkind: Service\nmetadata: {name: s}\n"},
+            "cluster.yaml: document 2 (line 4): kind: expected Node or Pod, got 'Service'",
+        ),
+        (
+            {"cluster.yaml": "kind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    cpu: 1K\n"},
+            "cluster.yaml: document 1 (line 5): status.allocatable.cpu: invalid quantity '1K'",
+        ),
+        ({}, "cluster.yaml: no such file"),
+    ],
+)
+def test_bad_input_gets_one_located_error_and_status_2(tmp_path, files, expected):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    done = explain("--cluster", str(tmp_path / "cluster.yaml"), "--pod", str(FIXTURES / "pod-web.yaml"))
+    assert done.returncode == 2
+    assert expected in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_an_unknown_config_field_is_named():
+    done = explain(
+        "--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(FIXTURES / "pod-web.yaml"),
+        "--config", str(FIXTURES / "bad-config.yaml"),
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "profiles[0].pluginConfig[0].args.scoringStrategy.tpye: unknown field" in done.stderr
+    assert "(line 9)" in done.stderr
+    assert "Traceback" not in done.stderr
