@@ -199,7 +199,7 @@ export class ClusterView {
       },
       h("span", { class: "pod-dot", "aria-hidden": "true" }),
       h("span", { class: "pod-name", text: pod.metadata.name }),
-      h("span", { class: "pod-state", text: t(`phase_${state}`) === `phase_${state}` ? state : t(`phase_${state}`) }),
+      h("span", { class: "pod-state", text: state }), // kubectl's STATUS word, as students will see it
     );
   }
 
