@@ -25,7 +25,8 @@ from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.selectors import LabelRequirement, labels_match, parse_label_selector
 from cluster.models import Cluster
 
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.2  # without cluster.broadcast's nudges
+NUDGE_FALLBACK_SECONDS = 1.0  # with nudges: read the log on each nudge, and at least this often
 BOOKMARK_SECONDS = 10.0
 BATCH = 500
 
@@ -43,11 +44,27 @@ class Watch:
     bookmarks: bool
     accept: str
     params: dict = field(default_factory=dict)
+    # With selectors: the objects the client believes match, so that an object that stops (or
+    # starts) matching arrives as DELETED (or ADDED), as the real watch cache does.
+    seen: set[tuple[str, str]] | None = None
 
-    def matches(self, kind: str, namespace: str, obj: dict) -> bool:
-        if kind != self.info.kind or (self.namespace and namespace != self.namespace):
-            return False
-        return labels_match(self.labels, obj) and fields_match(self.fields, obj)
+    def translate(self, event) -> tuple[str, dict] | None:
+        """The event as this watcher should see it, or None."""
+        if event.kind != self.info.kind or (self.namespace and event.namespace != self.namespace):
+            return None
+        matches = labels_match(self.labels, event.object) and fields_match(self.fields, event.object)
+        if self.seen is None:
+            return (event.type, event.object) if matches else None
+        key = (event.namespace, event.name)
+        was = key in self.seen
+        if event.type == "DELETED":
+            self.seen.discard(key)
+            return ("DELETED", event.object) if was or matches else None
+        if matches:
+            self.seen.add(key)
+            return ("MODIFIED" if was and event.type != "ADDED" else "ADDED"), event.object
+        self.seen.discard(key)
+        return ("DELETED", event.object) if was else None
 
 
 def _number(request: HttpRequest, name: str) -> int | None:
@@ -72,17 +89,24 @@ def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, 
     labels = parse_label_selector(request.GET.get("labelSelector", ""))
     fields = parse_field_selector(target.info.kind, selector)
     start = _number(request, "resourceVersion")
+    if start and start < cluster.compacted_revision:
+        raise Gone(start, cluster.compacted_revision + 1)
     initial = None
-    if not start:
-        initial, start = api.list_objects(
+    if not start or labels or fields:
+        current, revision = api.list_objects(
             cluster,
             target.info.kind,
             target.namespace or None,
             request.GET.get("labelSelector", ""),
             selector,
         )
-    elif start < cluster.compacted_revision:
-        raise Gone(start, cluster.compacted_revision + 1)
+        if not start:
+            initial, start = current, revision
+    seen = (
+        {((o["metadata"].get("namespace") or ""), o["metadata"]["name"]) for o in current}
+        if labels or fields
+        else None
+    )
     timeout = _number(request, "timeoutSeconds")
     return Watch(
         cluster,
@@ -96,6 +120,7 @@ def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, 
         flag(request, "allowWatchBookmarks"),
         request.headers.get("Accept", ""),
         dict(request.GET.items()),
+        seen,
     )
 
 
@@ -110,8 +135,8 @@ def _poll(watch: Watch, last: int) -> tuple[list[tuple[str, dict]], int, bool]:
     found = []
     for event in api.events_since(watch.cluster, last, BATCH):
         last = event.revision
-        if watch.matches(event.kind, event.namespace, event.object):
-            found.append((event.type, event.object))
+        if (translated := watch.translate(event)) is not None:
+            found.append(translated)
     return found, last, last < current
 
 
@@ -140,7 +165,8 @@ async def _stream(watch: Watch):
     try:
         while True:
             try:
-                events, last, more = await sync_to_async(_poll)(watch, last)
+                # Read-only: off the shared thread that serializes the ORM writes.
+                events, last, more = await sync_to_async(_poll, thread_sensitive=False)(watch, last)
             except ApiError as err:
                 yield _line(watch, "ERROR", err.status())
                 return
@@ -150,7 +176,8 @@ async def _stream(watch: Watch):
             if watch.bookmarks and now - last_mark >= BOOKMARK_SECONDS:
                 yield _line(watch, "BOOKMARK", _bookmark(watch, last))
                 last_mark = now
-            wait = POLL_SECONDS if deadline is None else min(POLL_SECONDS, deadline - now)
+            period = POLL_SECONDS if waiter is None else NUDGE_FALLBACK_SECONDS
+            wait = period if deadline is None else min(period, deadline - now)
             if wait <= 0:
                 return
             if more:

@@ -243,3 +243,41 @@ def test_dashboard_header_makes_a_web_actor(client, cluster):
         PODS, pod_json(), content_type="application/json", HTTP_X_KUBESIM_CLIENT="web"
     ).wsgi_request
     assert actor_for(request).client == "web"
+
+
+def test_table_output_for_kubectl_get(client, cluster):
+    post_pod(client)
+    accept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+    table = client.get(PODS, HTTP_ACCEPT=accept).json()
+    assert table["kind"] == "Table" and table["apiVersion"] == "meta.k8s.io/v1"
+    assert table["columnDefinitions"][0]["name"] == "Name"
+    assert table["rows"][0]["cells"][0] == "web"
+    single = client.get(f"{PODS}/web", HTTP_ACCEPT=accept).json()
+    assert single["kind"] == "Table" and len(single["rows"]) == 1
+
+
+def test_log_of_missing_pod_is_404_and_container_must_be_named(client, cluster):
+    assert status_of(client.get(f"{PODS}/nope/log"))["code"] == 404
+    pod = json.loads(pod_json("two"))
+    pod["spec"]["containers"].append({"name": "side", "image": "busybox"})
+    client.post(PODS, json.dumps(pod), content_type="application/json")
+    body = status_of(client.get(f"{PODS}/two/log"))
+    assert body["message"] == "a container name must be specified for pod two, choose one of: [web side]"
+    body = status_of(client.get(f"{PODS}/two/log?container=nope"))
+    assert body["message"] == "container nope is not valid for pod two"
+
+
+def test_strict_field_validation_rejects_unknown_fields(client, cluster):
+    pod = json.loads(pod_json())
+    pod["spec"]["containers"][0]["imagee"] = "typo"
+    body = status_of(
+        client.post(f"{PODS}?fieldValidation=Strict", json.dumps(pod), content_type="application/json")
+    )
+    assert body["message"] == (
+        'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
+        'unknown field "spec.containers[0].imagee"'
+    )
+    warned = client.post(PODS, json.dumps(pod), content_type="application/json")
+    assert warned.status_code == 201
+    assert "spec.containers[0].imagee" in warned["Warning"]
+    assert "imagee" not in warned.json()["spec"]["containers"][0]

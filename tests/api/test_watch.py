@@ -121,3 +121,18 @@ async def test_watch_stays_open_without_timeout(async_client):
     stream = response.streaming_content.__aiter__()
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(stream.__anext__(), 1.0)
+
+
+async def test_object_leaving_the_selector_arrives_as_deleted(async_client):
+    cluster = await setup()
+    response = await async_client.get(f"{PODS}?watch=1&labelSelector=app%3Da")
+    (added,) = await lines(response, 1)
+    assert (added["type"], added["object"]["metadata"]["name"]) == ("ADDED", "a")
+    relabel = sync_to_async(api.patch)
+    await relabel(cluster, "Pod", "default", "a", {"metadata": {"labels": {"app": "z"}}}, MERGE, ACTOR)
+    await relabel(cluster, "Pod", "default", "b", {"metadata": {"labels": {"app": "a"}}}, MERGE, ACTOR)
+    events = await lines(response, 2)
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [
+        ("DELETED", "a"),
+        ("ADDED", "b"),
+    ]
