@@ -1,0 +1,69 @@
+"""Steps the browser tests share: open the dashboard, apply YAML, type into the console."""
+
+from __future__ import annotations
+
+import json
+
+TIMEOUT_MS = 20_000
+
+
+def open_dashboard(page, cluster: str = "demo") -> None:
+    page.goto(f"{page.base_url}/clusters/{cluster}/")
+    page.wait_for_selector('#conn[data-state="live"]', timeout=TIMEOUT_MS)
+    page.wait_for_selector('.node-card[data-node="node1"]', timeout=TIMEOUT_MS)
+
+
+def record_flow_steps(page) -> list[dict]:
+    """Every flow.step message the page's websocket receives, in arrival order."""
+    steps: list[dict] = []
+
+    def on_socket(ws) -> None:
+        def on_frame(payload) -> None:
+            try:
+                message = json.loads(payload)
+            except (TypeError, ValueError):
+                return
+            if message.get("type") == "flow.step":
+                steps.append(message)
+            elif message.get("type") == "snapshot":
+                for trace in message.get("traces", []):
+                    steps.extend(trace.get("steps", []))
+
+        ws.on("framereceived", on_frame)
+
+    page.on("websocket", on_socket)
+    return steps
+
+
+def apply_yaml(page, text: str) -> None:
+    page.click("#tab-yaml")
+    page.fill("#yaml-text", text)
+    page.click("#yaml-apply")
+
+
+def console(page, command: str, expect: str | None = None) -> str:
+    """Run a console command; returns the output printed after it."""
+    page.click("#tab-console")
+    before = page.locator("#console-out > span").count()
+    page.fill("#console-input", command)
+    page.press("#console-input", "Enter")
+    if expect is not None:
+        page.wait_for_function(
+            "([n, text]) => [...document.querySelectorAll('#console-out > span')].slice(n)"
+            ".some((s) => s.textContent.includes(text))",
+            arg=[before, expect],
+            timeout=TIMEOUT_MS,
+        )
+    else:
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('#console-out > span').length > n + 1",
+            arg=before,
+            timeout=TIMEOUT_MS,
+        )
+    spans = page.locator("#console-out > span")
+    texts = [spans.nth(i).text_content() for i in range(before + 1, spans.count())]
+    return "".join(texts)
+
+
+def pod_chip(page, node: str, pod: str):
+    return page.locator(f'.node-card[data-node="{node}"] .pod[data-pod="default/{pod}"]')
