@@ -54,6 +54,10 @@ export class ClusterView {
     this.dirtyNodes.clear();
     this.changedPods.clear();
     this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = false;
+    if (!this.painted && this.store.nodes.size) {
+      this.painted = true;
+      performance.mark("kubesim-cluster-painted"); // first paint of the snapshot, for the perf figure
+    }
   }
 
   renderAllNodes() {

@@ -61,7 +61,10 @@ export class FlowView {
     const out = $("pace-out");
     const show = () => { out.textContent = Number(pace.value) === 0 ? t("pace_fast") : `${pace.value} ms`; };
     pace.addEventListener("input", show);
-    pace.addEventListener("change", () => this.live.send({ action: "pace", pace_ms: Number(pace.value) }));
+    pace.addEventListener("change", () => {
+      this.store.paceMs = Number(pace.value);
+      this.live.send({ action: "pace", pace_ms: Number(pace.value) });
+    });
     $("step-mode").addEventListener("change", (event) => {
       this.store.stepMode = event.target.checked;
       this.live.send({ action: "step_mode", on: event.target.checked });
@@ -123,8 +126,10 @@ export class FlowView {
     this.frame = 0;
     this.diagram.setNodes([...this.store.nodes.keys()].sort(collator.compare));
     this.renderPicker();
-    $("pace").value = String(this.store.paceMs);
-    $("pace").dispatchEvent(new Event("input"));
+    if (document.activeElement !== $("pace")) {
+      $("pace").value = String(this.store.paceMs);
+      $("pace").dispatchEvent(new Event("input"));
+    }
     $("step-mode").checked = this.store.stepMode;
     const trace = this.currentTrace();
     const steps = trace ? (this.replay ? trace.steps.slice(0, this.replay.index + 1) : trace.steps) : [];

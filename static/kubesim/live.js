@@ -10,6 +10,7 @@ export class Live {
     this.retry = 0;
     this.queue = [];
     this.resyncing = false;
+    this.buffer = [];
   }
 
   connect() {
@@ -60,15 +61,23 @@ export class Live {
       this.resync();
       return;
     }
-    if (this.resyncing) return; // the snapshot being fetched already contains it
+    if (this.resyncing) {
+      this.buffer.push(msg); // applied after the snapshot, unless the snapshot already has it
+      return;
+    }
     if (this.isGap(msg)) {
+      this.buffer.push(msg);
       this.resync();
       return;
     }
+    this.apply(msg);
+    this.showRevision();
+  }
+
+  apply(msg) {
     if (msg.type.startsWith("object.")) this.store.applyObject(msg);
     else if (msg.type === "flow.step") this.store.applyStep(msg);
-    else if (msg.type === "flow.settings") this.store.applySettings?.(msg);
-    this.showRevision();
+    else if (msg.type === "flow.settings") this.store.applySettings(msg);
   }
 
   // Object messages are consecutive revisions; a jump means the channel layer dropped one.
@@ -88,6 +97,8 @@ export class Live {
       this.setState("live");
     } finally {
       this.resyncing = false;
+      const newer = this.buffer.splice(0).filter((m) => m.type === "flow.step" || m.revision > this.store.revision);
+      for (const msg of newer) this.apply(msg);
       this.showRevision();
     }
   }

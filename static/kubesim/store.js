@@ -10,6 +10,13 @@ function objectKey(obj) {
   return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
 }
 
+// As the recorder decides it: replicas decided (step 6, done or skipped) and every pod created
+// (step 8) has reached step 13.
+function isComplete(steps) {
+  const count = (n) => steps.filter((s) => s.step === n).length;
+  return count(6) > 0 && count(8) > 0 && count(13) >= count(8);
+}
+
 export class Store {
   constructor() {
     this.revision = 0;
@@ -72,6 +79,12 @@ export class Store {
     }
   }
 
+  applySettings(msg) {
+    if (msg.pace_ms !== undefined) this.paceMs = msg.pace_ms;
+    if (msg.step_mode !== undefined) this.stepMode = msg.step_mode;
+    this.emit({ type: "settings" });
+  }
+
   applyStep(msg) {
     let trace = this.traces.get(msg.trace);
     if (!trace) {
@@ -84,7 +97,7 @@ export class Store {
     if (!trace.steps.some((step) => (step.seq ?? -1) === seq && step.step === msg.step)) {
       trace.steps.push({ ...msg, seq });
     }
-    if (msg.revision) this.revision = Math.max(this.revision, msg.revision);
+    if (!trace.finished_at && isComplete(trace.steps)) trace.finished_at = msg.ts || new Date().toISOString();
     this.emit({ type: "step", trace: trace.id, step: msg });
   }
 
