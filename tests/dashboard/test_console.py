@@ -1,0 +1,129 @@
+"""The web console's server side: kubectl's commands, output and errors, through the API server."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from cluster.apiserver import service as api
+from cluster.demo import create_demo
+
+RC = """\
+apiVersion: v1
+kind: ReplicationController
+metadata:
+  name: nginx
+spec:
+  replicas: 3
+  selector:
+    app: nginx
+  template:
+    metadata:
+      labels:
+        app: nginx
+    spec:
+      containers:
+        - name: nginx
+          image: nginx:1.15
+"""
+
+
+@pytest.fixture
+def demo(db):
+    return create_demo()
+
+
+def run(command: str, stdin: str = "", client: Client | None = None) -> dict:
+    response = (client or Client()).post(
+        "/clusters/demo/ui/console", json.dumps({"command": command, "stdin": stdin}), "application/json"
+    )
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_label_overwrite_and_unlabel_follow_kubectl(demo):
+    assert run("label nodes node1 zz=cxk")["output"] == "node/node1 labeled\n"
+    assert api.get(demo, "Node", "", "node1")["metadata"]["labels"]["zz"] == "cxk"
+    refused = run("label nodes node1 zz=abc")
+    assert refused == {
+        "output": "error: 'zz' already has a value (cxk), and --overwrite is false\n",
+        "exit_code": 1,
+        "ui": {},
+    }
+    assert run("kubectl label --overwrite nodes node1 zz=abc")["output"] == "node/node1 labeled\n"
+    assert run("label nodes node1 zz-")["output"] == "node/node1 unlabeled\n"
+    assert "zz" not in api.get(demo, "Node", "", "node1")["metadata"]["labels"]
+
+
+def test_cordon_taint_and_their_reversals_change_the_node(demo):
+    assert run("cordon node2")["output"] == "node/node2 cordoned\n"
+    assert run("cordon node2")["output"] == "node/node2 already cordoned\n"
+    assert api.get(demo, "Node", "", "node2")["spec"]["unschedulable"] is True
+    assert run("uncordon node2")["output"] == "node/node2 uncordoned\n"
+    assert run("taint nodes node1 dedicated=gpu:NoSchedule")["output"] == "node/node1 tainted\n"
+    taints = api.get(demo, "Node", "", "node1")["spec"]["taints"]
+    assert taints == [{"key": "dedicated", "value": "gpu", "effect": "NoSchedule"}]
+    again = run("taint nodes node1 dedicated=cpu:NoSchedule")
+    assert again["exit_code"] == 1 and "--overwrite is false" in again["output"]
+    assert run("taint nodes node1 dedicated:NoSchedule-")["output"] == "node/node1 untainted\n"
+    assert not api.get(demo, "Node", "", "node1")["spec"].get("taints")
+
+
+def test_apply_from_pasted_yaml_then_scale_and_get_several_kinds(demo):
+    assert run("apply -f -", RC)["output"] == "replicationcontroller/nginx created\n"
+    assert run("apply -f -", RC)["output"] == "replicationcontroller/nginx unchanged\n"
+    assert run("scale rc nginx --replicas=2")["output"] == "replicationcontroller/nginx scaled\n"
+    table = run("get rc,rs,deploy")["output"].splitlines()
+    assert table[0].split() == ["NAME", "DESIRED", "CURRENT", "READY", "AGE"]
+    assert table[1].startswith("replicationcontroller/nginx   2 ")
+
+
+def test_get_wide_prints_the_api_servers_columns_with_tabwriter_padding(demo):
+    lines = run("get nodes -o wide")["output"].splitlines()
+    assert lines[0].split()[:6] == ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "INTERNAL-IP"]
+    assert lines[0].index("STATUS") == len("master") + 3  # the widest name plus padding 3
+    assert [line.split()[0] for line in lines[1:]] == ["master", "node1", "node2"]
+    labels = run("get nodes --show-labels")["output"].splitlines()
+    assert labels[0].endswith("LABELS")
+    assert "disktype=ssd" in labels[2]
+
+
+def test_errors_read_as_kubectl_prints_them(demo):
+    assert run("get pod nope") == {
+        "output": 'Error from server (NotFound): pods "nope" not found\n',
+        "exit_code": 1,
+        "ui": {},
+    }
+    assert run("get pods --frobnicate")["output"] == "error: unknown flag: --frobnicate\n"
+    assert run("get widgets")["output"] == 'error: the server doesn\'t have a resource type "widgets"\n'
+    assert run("get pods")["output"] == "No resources found in default namespace.\n"
+
+
+def test_explain_scheduling_and_watch_hand_instructions_to_the_page(demo):
+    run(
+        "create -f -",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n"
+        "    - name: c\n      image: nginx:1.15\n",
+    )
+    assert run("explain-scheduling web")["ui"] == {"panel": "scheduler", "namespace": "default", "pod": "web"}
+    watch = run("get pods -w -o wide")["ui"]["watch"]
+    assert watch == {"kind": "Pod", "resource": "pods", "namespace": "default", "name": None, "wide": True}
+
+
+def test_console_posts_need_the_csrf_token(demo):
+    strict = Client(enforce_csrf_checks=True)
+    response = strict.post(
+        "/clusters/demo/ui/console", json.dumps({"command": "get pods"}), "application/json"
+    )
+    assert response.status_code == 403
+    page = strict.get("/clusters/demo/")
+    token = page.cookies["csrftoken"].value
+    ok = strict.post(
+        "/clusters/demo/ui/console",
+        json.dumps({"command": "get pods"}),
+        "application/json",
+        headers={"X-CSRFToken": token},
+    )
+    assert ok.status_code == 200
