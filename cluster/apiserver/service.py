@@ -13,7 +13,7 @@ from django.db import transaction
 from cluster.apiserver import defaults, store
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Gone, already_exists, conflict, invalid, not_found
-from cluster.apiserver.kinds import KindInfo
+from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
 from cluster.apiserver.patch import APPLY, apply_patch, decode
 from cluster.apiserver.reads import check_kind, get, info_for, list_objects, namespace_exists
 from cluster.apiserver.scale import get_scale, scale
@@ -57,7 +57,8 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
         if namespace and not namespace_exists(cluster, namespace):
             raise not_found(info_for("Namespace"), namespace)
         locked = store.lock(cluster)
-        if store.find(locked, info.kind, namespace, name) is not None:
+        builtin = info.kind == "Namespace" and name in BUILTIN_NAMESPACES
+        if builtin or store.find(locked, info.kind, namespace, name) is not None:
             raise already_exists(info, name)
         store.write(locked, "create", info.kind, body, None, actor)
     cluster.revision = locked.revision
@@ -170,6 +171,8 @@ def patch(
 def _delete_row(locked: Cluster, row: ApiObject, actor: Actor, orphan: bool) -> dict:
     body = copy.deepcopy(row.body)
     dependents = list(ApiObject.objects.filter(cluster=locked, owner_uid=row.uid).exclude(pk=row.pk))
+    if row.kind == "Namespace":  # the namespace controller empties a deleted namespace
+        dependents += ApiObject.objects.filter(cluster=locked, namespace=row.name).exclude(owner_uid__gt="")
     store.write(locked, "delete", row.kind, body, row, actor)
     collector = Actor("controller-manager", "garbage collector", actor.trace)
     for dependent in dependents:
@@ -198,6 +201,9 @@ def delete(
     (Background/Foreground) or lose their ownerReference (Orphan), as the garbage collector does."""
     info = info_for(kind)
     namespace = _ns(info, namespace)
+    if kind == "Namespace" and name in BUILTIN_NAMESPACES:
+        message = f'namespaces "{name}" is forbidden: this namespace may not be deleted'
+        raise ApiError(403, "Forbidden", message, {"name": name, "kind": "namespaces"})
     with transaction.atomic():
         locked, row = _locked_row(cluster, info, namespace, name)
         _check_version(info, name, resource_version, row)

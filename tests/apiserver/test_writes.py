@@ -186,3 +186,21 @@ def test_admission_can_refuse_a_write_and_nothing_is_stored(cluster, actor):
         admission.unregister(quota)
     assert caught.value.code == 403
     assert not ApiObject.objects.exists() and not WatchEvent.objects.exists()
+
+
+def test_namespaces_hold_objects_and_take_them_when_deleted(cluster, actor):
+    api.create(cluster, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "lab"}}, actor)
+    api.create(cluster, pod("a", metadata={"namespace": "lab"}), actor)
+    api.create(cluster, pod("b"), actor)
+    api.delete(cluster, "Namespace", None, "lab", actor)
+    assert sorted(ApiObject.objects.values_list("namespace", "name")) == [("default", "b")]
+
+
+def test_builtin_namespaces_cannot_be_created_or_deleted(cluster, actor):
+    with pytest.raises(api.ApiError) as caught:
+        api.create(cluster, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "default"}}, actor)
+    assert caught.value.message == 'namespaces "default" already exists'
+    with pytest.raises(api.ApiError) as caught:
+        api.delete(cluster, "Namespace", None, "kube-system", actor)
+    assert caught.value.code == 403
+    assert caught.value.message == 'namespaces "kube-system" is forbidden: this namespace may not be deleted'
