@@ -7,6 +7,7 @@ import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, pod
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SYSTEM_LABEL = /^(kubernetes\.io\/(hostname|os|arch)|beta\.kubernetes\.io\/)/;
 const MAX_LABEL_CHIPS = 8;
+const COMPACT_AFTER = 12;
 
 export class ClusterView {
   constructor(store, hooks) {
@@ -184,7 +185,9 @@ export class ClusterView {
   podList(pods) {
     if (!pods.length) return h("div", { class: "pods pods-empty", text: t("no_pods_here") });
     pods.sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
-    return h("div", { class: "pods" }, pods.map((pod) => this.podChip(pod)));
+    // A crowded node shows its pods as a heat strip of phase-coloured tiles (names on hover).
+    const compact = pods.length > COMPACT_AFTER;
+    return h("div", { class: compact ? "pods pods-compact" : "pods" }, pods.map((pod) => this.podChip(pod)));
   }
 
   podChip(pod) {

@@ -37,8 +37,8 @@ export function podRequests(pod) {
 }
 
 export function formatCpu(cores) {
-  if (cores >= 1 && Number.isInteger(Math.round(cores * 1000) / 1000)) return String(Math.round(cores * 1000) / 1000);
-  return `${Math.round(cores * 1000)}m`;
+  const milli = Math.round(cores * 1000); // sums of 0.1 drift below 1; millicores are exact
+  return milli > 0 && milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
 }
 
 export function formatBytes(bytes) {
