@@ -8,7 +8,7 @@ const SCORE_COLOURS = 7;
 
 function attemptsOf(data) {
   const list = Array.isArray(data) ? data : data.attempts || [];
-  return list.map((a) => ({ ...a, decision: a.explanation || a.decision || a.result || a }));
+  return list.map((a) => ({ ...a, decision: a.decision || a.explanation || a, when: a.createdAt || a.timestamp }));
 }
 
 export class SchedulerView {
@@ -77,9 +77,9 @@ export class SchedulerView {
     const select = clear($("sched-attempt"));
     this.attempts.forEach((a, i) => {
       const d = a.decision;
-      const when = a.timestamp || a.time || a.created_at;
       const outcome = d.selected ? `→ ${d.selected}` : t("unschedulable");
-      select.append(h("option", { value: String(i), text: `#${this.attempts.length - i}${when ? ` · ${age(when)}` : ""} · ${outcome}` }));
+      const number = a.attempt || this.attempts.length - i;
+      select.append(h("option", { value: String(i), text: `#${number}${a.when ? ` · ${age(a.when)}` : ""} · ${outcome}` }));
     });
     select.value = String(this.attempt);
     select.disabled = this.attempts.length < 2;
@@ -103,7 +103,7 @@ export class SchedulerView {
     const box = h("div", { class: `sched-summary ${d.selected ? "is-ok" : "is-fail"}` });
     box.append(h("div", { class: "sched-verdict", text: d.selected ? `✓ ${t("scheduled_to", { node: d.selected })}` : `✗ ${t("unschedulable")}` }));
     if (d.message) {
-      const when = attempt.timestamp || attempt.time || attempt.created_at;
+      const when = attempt.when;
       const rows = [["Type", "Reason", "Age", "From", "Message"], ["----", "------", "----", "----", "-------"],
         ["Warning", "FailedScheduling", when ? age(when) : "0s", "default-scheduler", d.message]];
       const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)) + 2);
