@@ -96,7 +96,8 @@ const patchNode = (name, body) => call("PATCH", PATHS.Node("", name), body, MERG
 
 export function nodeActions(node) {
   const name = node.metadata.name;
-  const labels = Object.keys(node.metadata.labels || {});
+  const system = (key) => /kubernetes\.io\//.test(key);
+  const labels = Object.keys(node.metadata.labels || {}).sort((a, b) => system(a) - system(b) || a.localeCompare(b));
   const taints = (node.spec || {}).taints || [];
   const taintText = (x) => `${x.key}${x.value ? `=${x.value}` : ""}:${x.effect}`;
   return [
