@@ -60,7 +60,7 @@ class Scheduler:
         self.snapshot = Snapshot()
         self.bound: dict[tuple[str, str], PodInfo] = {}
         self.queue = SchedulingQueue()
-        self.profile = default_profile()
+        self.profile = None  # built on first use: plugins load once per scheduler
 
     async def step(self) -> bool:
         deltas = await db(self._sync)()
@@ -122,6 +122,7 @@ class Scheduler:
         pod = entry.pod
         # CPU-bound and pure: off the event loop so websockets stay responsive; nothing else
         # touches this snapshot while the cycle runs.
+        self.profile = self.profile or default_profile()
         decision = await asyncio.to_thread(schedule, pod, self.snapshot, self.profile)
         revision = self.informer.revision or 0
         if decision.selected is None:

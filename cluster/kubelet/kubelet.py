@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import time
 
 from channels.db import database_sync_to_async
 
@@ -46,6 +47,8 @@ class KubeletManager:
         self.ips: dict[str, set[str]] = {}
         self.node_index: dict[str, int] = {}
         self.to_register: set[str] = set()
+        self.retries: dict[tuple[str, str], tuple[float, int]] = {}  # image pull back-off
+        self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -59,6 +62,7 @@ class KubeletManager:
         for node in sorted(self.to_register):
             await db(self._register)(node)
         self.to_register.clear()
+        self._start_due_retries()
         self.workers = {key: task for key, task in self.workers.items() if not task.done()}
         return bool(deltas) or self.informer.behind
 
@@ -83,6 +87,8 @@ class KubeletManager:
             task = self.workers.pop(key, None)
             if task is not None:
                 task.cancel()
+            self.handled.discard(pod["metadata"].get("uid", ""))
+            self.retries.pop(key, None)
             self._free_ip(node, pod)
             return
         if not node:
@@ -90,7 +96,9 @@ class KubeletManager:
         ip = (pod.get("status") or {}).get("podIP")
         if ip:
             self.ips.setdefault(node, set()).add(ip)
-        if key not in self.workers and _needs_start(pod):
+        uid = pod["metadata"].get("uid", "")
+        if uid not in self.handled and _needs_start(pod):
+            self.handled.add(uid)
             self.workers[key] = asyncio.create_task(self._run_pod(key, delta.trace_id))
 
     # -- node ----------------------------------------------------------------------------------
@@ -140,34 +148,45 @@ class KubeletManager:
         )
 
     # -- a pod's start ---------------------------------------------------------------------------
-    async def _run_pod(self, key: tuple[str, str], trace_id: str | None) -> None:
+    async def _run_pod(self, key: tuple[str, str], trace_id: str | None, attempt: int = 0) -> None:
         pod = self.informer.get("Pod", *key)
         if pod is None:
             return
         node = pod["spec"]["nodeName"]
-        await gate.before_step(self.cluster_name, trace_id, 12)
-        if trace_id:
-            en, zh = _starting_text(pod, node)
-            await db(record_step)(trace_id, 12, detail_en=en, detail_zh=zh, obj=("Pod", *key), node=node)
         host_ip = self._host_ip(node)
-        await db(self._write_status)(
-            pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node
-        )
-        backoff = IMAGE_BACKOFF_INITIAL
-        while True:
-            pod = self.informer.get("Pod", *key) or pod
-            pulled = await self._pull_all(pod, node, host_ip, trace_id)
-            if pulled is not None:
-                break
-            trace_id = None  # the trace ended with the ErrImagePull status (step 13)
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, IMAGE_BACKOFF_MAX)
+        if attempt == 0:
+            await gate.before_step(self.cluster_name, trace_id, 12)
+            if trace_id:
+                en, zh = _starting_text(pod, node)
+                await db(record_step)(trace_id, 12, detail_en=en, detail_zh=zh, obj=("Pod", *key), node=node)
+            await db(self._write_status)(
+                pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node
+            )
+        pulled = await self._pull_all(pod, node, host_ip, trace_id)
+        if pulled is None:
+            # ErrImagePull ended the trace (step 13); retry later, as the image back-off does.
+            delay = min(IMAGE_BACKOFF_INITIAL * 2**attempt, IMAGE_BACKOFF_MAX)
+            self.retries[key] = (time.monotonic() + delay, attempt + 1)
+            return
         await db(self._start_containers)(pod, node)
         await gate.before_step(self.cluster_name, trace_id, 13)
         pod_ip = self._allocate_ip(node)
         await db(self._write_status)(
             pod, runtime.running_status(pod, host_ip, pod_ip, pulled), trace_id, node
         )
+
+    def _start_due_retries(self) -> None:
+        now = time.monotonic()
+        for key, (due, attempt) in list(self.retries.items()):
+            if due <= now:
+                del self.retries[key]
+                self.workers[key] = asyncio.create_task(self._run_pod(key, None, attempt))
+
+    def next_wakeup(self) -> float | None:
+        """Seconds until the next image pull retry is due."""
+        if not self.retries:
+            return None
+        return max(0.0, min(due for due, _ in self.retries.values()) - time.monotonic())
 
     async def _pull_all(self, pod: dict, node: str, host_ip: str, trace_id: str | None) -> dict | None:
         """Pull every container's image; the images by container name, or None after a failed pull."""

@@ -1,0 +1,142 @@
+"""The control plane of a cluster: the controller manager, the scheduler and the kubelets.
+
+Each component lists, then watches the event log (cluster/informer.py), and writes back only
+through cluster.apiserver. Two ways to drive them:
+
+- `ControlPlane.run()`: long-running loops (what `manage.py serve` starts), each woken by nudges
+  and by a short poll, so a lost nudge only delays;
+- `await run_until_idle(cluster_name)`: process all pending work now and return (tests, benchmarks).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from channels.db import database_sync_to_async
+
+from cluster import broadcast
+from cluster.controllers.manager import ControllerManager
+from cluster.kubelet.kubelet import KubeletManager
+from cluster.models import Cluster
+from scheduler.service import Scheduler
+
+logger = logging.getLogger(__name__)
+POLL_SECONDS = 1.0
+LEASE_RENEW_SECONDS = 10.0
+
+
+class ControlPlane:
+    def __init__(self, cluster_name: str) -> None:
+        self.cluster_name = cluster_name
+        self.controller_manager = ControllerManager(cluster_name)
+        self.scheduler = Scheduler(cluster_name)
+        self.kubelets = KubeletManager(cluster_name)
+        self.tasks: list[asyncio.Task] = []
+
+    @property
+    def components(self) -> tuple:
+        return (self.controller_manager, self.scheduler, self.kubelets)
+
+    async def run_until_idle(self, max_rounds: int = 10_000) -> None:
+        """Step every component until a whole round finds nothing to do and no pod worker runs."""
+        for _ in range(max_rounds):
+            worked = False
+            for component in self.components:
+                worked = await component.step() or worked
+            if self.kubelets.workers:
+                await self.kubelets.idle()
+                worked = True
+                self.kubelets.workers.clear()
+            if not worked:
+                return
+        raise RuntimeError(f"control plane of {self.cluster_name!r} did not settle in {max_rounds} rounds")
+
+    def start(self) -> None:
+        """Start the long-running loops as tasks of the running event loop."""
+        for component in self.components:
+            self.tasks.append(
+                asyncio.create_task(self._loop(component), name=f"{self.cluster_name}/{component.component}")
+            )
+        self.tasks.append(asyncio.create_task(self._leases()))
+        self.tasks.append(asyncio.create_task(broadcast.relay_layer_nudges(self.cluster_name)))
+
+    async def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        for component in self.components:
+            task_map = getattr(component, "workers", {})
+            for task in task_map.values():
+                task.cancel()
+            component.informer.close()
+        self.tasks.clear()
+
+    async def _loop(self, component) -> None:
+        waiter = broadcast.NUDGES.subscribe(self.cluster_name)
+        try:
+            while True:
+                try:
+                    worked = await component.step()
+                except Exception:
+                    logger.exception(
+                        "%s of %s failed a pass; retrying", component.component, self.cluster_name
+                    )
+                    worked = False
+                    await asyncio.sleep(POLL_SECONDS)
+                if worked:
+                    continue  # more may have landed meanwhile: read the log again before sleeping
+                timeout = POLL_SECONDS
+                wakeup = getattr(component, "next_wakeup", lambda: None)()
+                if wakeup is not None:
+                    timeout = min(timeout, wakeup)
+                await waiter.wait(timeout)
+        finally:
+            waiter.close()
+
+    async def _leases(self) -> None:
+        while True:
+            try:
+                await database_sync_to_async(self.kubelets.renew_leases)()
+            except Exception:
+                logger.exception("node leases of %s could not be renewed", self.cluster_name)
+            await asyncio.sleep(LEASE_RENEW_SECONDS)
+
+
+_running: dict[str, ControlPlane] = {}
+
+
+async def run_until_idle(cluster_name: str) -> ControlPlane:
+    """Process all pending work for the cluster with a control plane kept for this process."""
+    plane = _running.get(cluster_name)
+    if plane is None:
+        plane = _running[cluster_name] = ControlPlane(cluster_name)
+    await plane.run_until_idle()
+    return plane
+
+
+async def start_all() -> list[ControlPlane]:
+    """Start a control plane for every cluster in the database (serve's embedded default)."""
+    names = await database_sync_to_async(lambda: list(Cluster.objects.values_list("name", flat=True)))()
+    planes = []
+    for name in names:
+        plane = _running.get(name)
+        if plane is None:
+            plane = _running[name] = ControlPlane(name)
+            plane.start()
+        planes.append(plane)
+    return planes
+
+
+async def stop(cluster_name: str) -> None:
+    plane = _running.pop(cluster_name, None)
+    if plane is not None:
+        await plane.stop()
+
+
+def forget(cluster_name: str) -> None:
+    """Drop a driven (not started) control plane, e.g. between tests."""
+    _running.pop(cluster_name, None)
