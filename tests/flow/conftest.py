@@ -1,24 +1,3 @@
-"""A demo cluster at pace 0, driven deterministically with run_until_idle."""
+"""The control-plane tests share the demo cluster fixture."""
 
-from __future__ import annotations
-
-import pytest
-import yaml
-
-from cluster import controlplane
-from cluster.apiserver.actor import Actor
-from cluster.demo import create_demo
-from tests.conftest import SHARED_EXAMPLES
-
-KUBECTL = Actor("kubectl", "kubectl/v1.33.1 (linux/amd64) kubernetes/8adc0f0")
-
-
-@pytest.fixture
-def demo(db):
-    cluster = create_demo("demo", pace_ms=0)
-    yield cluster
-    controlplane.forget("demo")
-
-
-def example(name: str) -> dict:
-    return yaml.safe_load((SHARED_EXAMPLES / name).read_text())
+from tests.flow.support import demo  # noqa: F401

@@ -6,7 +6,7 @@ from asgiref.sync import async_to_sync
 from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.models import FlowTrace
-from tests.flow.conftest import KUBECTL, example
+from tests.flow.support import KUBECTL, example
 
 
 def drive(name: str = "demo") -> None:
