@@ -2,4 +2,10 @@
 
 from __future__ import annotations
 
-websocket_urlpatterns: list = []
+from django.urls import path
+
+from cluster.consumers import ClusterConsumer
+
+websocket_urlpatterns = [
+    path("ws/clusters/<slug:cluster>/", ClusterConsumer.as_asgi()),
+]

@@ -1,0 +1,97 @@
+"""The cluster websocket: a snapshot on connect, then every change and every flow step.
+
+Thin: access check, join the hub, send the snapshot, forward the hub's messages; ORM work runs
+in database_sync_to_async. Client actions: next, continue, pace, step_mode (issue 3 §6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from cluster.api.access import can_edit, can_view
+from cluster.flow import gate, snapshot
+from cluster.hub import RESYNC, Client, hub_for
+from cluster.models import Cluster
+
+
+def _visible_cluster(name: str, user) -> Cluster | None:
+    cluster = Cluster.objects.filter(name=name).first()
+    return cluster if cluster is not None and can_view(user, cluster) else None
+
+
+class ClusterConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
+        self.client: Client | None = None
+        self.writer: asyncio.Task | None = None
+        self.cluster = await database_sync_to_async(_visible_cluster)(
+            self.cluster_name, self.scope.get("user")
+        )
+        if self.cluster is None:
+            await self.close(code=4404)
+            return
+        await self.accept()
+        self.client = Client()
+        await hub_for(self.cluster_name).join(self.client)
+        await self._send_snapshot()
+
+    async def _send_snapshot(self) -> None:
+        state = await database_sync_to_async(snapshot.build)(self.cluster)
+        await self.send(text_data=json.dumps(state))
+        if self.writer is not None:
+            self.writer.cancel()
+        self.writer = asyncio.create_task(self._forward(state["revision"], state["step_id"]))
+
+    async def _forward(self, revision: int, step_id: int) -> None:
+        """Send the hub's messages newer than the snapshot; on overflow, resync the client."""
+        client = self.client
+        while True:
+            message = await client.queue.get()
+            if client.overflowed:
+                while not client.queue.empty():
+                    client.queue.get_nowait()
+                client.overflowed = False
+                await self.send(text_data=RESYNC)
+                continue
+            if (message.revision and message.revision <= revision) or (
+                message.step_id and message.step_id <= step_id
+            ):
+                continue
+            await self.send(text_data=message.text)
+
+    async def disconnect(self, code: int) -> None:
+        if self.writer is not None:
+            self.writer.cancel()
+        if self.client is not None:
+            hub_for(self.cluster_name).leave(self.client)
+
+    async def receive_json(self, content, **kwargs) -> None:
+        action = content.get("action") if isinstance(content, dict) else None
+        if action == "snapshot":
+            await self._send_snapshot()
+            return
+        if action not in ("next", "continue", "pace", "step_mode"):
+            await self.send_json({"type": "error", "message": f"unknown action {action!r}"})
+            return
+        allowed = await database_sync_to_async(can_edit)(self.scope.get("user"), self.cluster)
+        if not allowed:
+            await self.send_json({"type": "error", "message": "you may not control this cluster's flow"})
+            return
+        await database_sync_to_async(_perform)(self.cluster_name, action, content)
+
+
+def _perform(cluster_name: str, action: str, content: dict) -> None:
+    if action == "next":
+        gate.release_next(cluster_name, content.get("trace"))
+    elif action == "continue":
+        gate.continue_all(cluster_name)
+    elif action == "pace":
+        pace = content.get("pace_ms")
+        if isinstance(pace, int) and not isinstance(pace, bool):
+            gate.set_pace(cluster_name, pace)
+    else:
+        gate.set_step_mode(cluster_name, bool(content.get("on")))

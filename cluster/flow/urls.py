@@ -1,0 +1,18 @@
+"""D2's endpoints under /clusters/<cluster>/ (included by cluster/api/urls.py)."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from cluster.flow import views
+
+urlpatterns = [
+    path("snapshot", views.snapshot_view, name="cluster-snapshot"),
+    path("flow/steps", views.steps_view, name="flow-steps"),
+    path("flow/next", views.next_view, name="flow-next"),
+    path("flow/continue", views.continue_view, name="flow-continue"),
+    path("flow/pace", views.pace_view, name="flow-pace"),
+    path("flow/step_mode", views.step_mode_view, name="flow-step-mode"),
+    path("traces/<str:trace>", views.trace_view, name="flow-trace"),
+    path("scheduling/<str:namespace>/<str:pod>", views.scheduling_view, name="scheduling-attempts"),
+]
