@@ -131,6 +131,16 @@ async def start_all() -> list[ControlPlane]:
     return planes
 
 
+async def supervise(interval: float = 5.0) -> None:
+    """Keep a control plane running for every cluster, including sandboxes created later."""
+    while True:
+        try:
+            await start_all()
+        except Exception:
+            logger.exception("could not start the control planes")
+        await asyncio.sleep(interval)
+
+
 async def stop(cluster_name: str) -> None:
     plane = _running.pop(cluster_name, None)
     if plane is not None:

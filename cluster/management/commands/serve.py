@@ -1,28 +1,52 @@
-"""Serve KubeSim with Daphne from our own entry point.
+"""Serve KubeSim with Daphne from our own entry point, with the embedded control plane.
 
-Daphne has no ASGI lifespan, so this command is where the embedded control plane starts.
+Daphne has no ASGI lifespan, so this command is where the control plane starts: once Daphne
+listens (its `ready_callable`), the controller manager, scheduler and kubelets of every cluster
+start as tasks on the same asyncio loop. A database with no cluster gets the course's demo.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
+
+from cluster.models import Cluster
 
 
 class Command(BaseCommand):
-    help = "Serve the dashboard and API on HOST:PORT (embedded default: one process)."
+    help = "Serve the dashboard and API on HOST:PORT with the embedded control plane (one process)."
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument(
+            "--no-control-plane",
+            action="store_true",
+            help="Serve only (the control plane runs elsewhere, e.g. `manage.py controlplane`).",
+        )
 
-    def handle(self, *args, host: str, port: int, **options):
+    def handle(self, *args, host: str, port: int, no_control_plane: bool, **options):
         from kubesim.asgi import application
 
+        if not Cluster.objects.exists():
+            call_command("loaddemo", stdout=self.stdout)
+        ready = None if no_control_plane else self._start_control_plane
         self.stdout.write(f"KubeSim serving on http://{host}:{port}/")
         Server(
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=port),
             signal_handlers=True,
+            ready_callable=ready,
         ).run()
+
+    def _start_control_plane(self) -> None:
+        from cluster import controlplane
+
+        # Called by Daphne inside its running reactor, whose loop is asyncio's: the components
+        # become tasks beside the HTTP and websocket handlers.
+        self._supervisor = asyncio.get_event_loop().create_task(controlplane.supervise())
+        self.stdout.write("Control plane started: controller manager, scheduler, kubelets.")
