@@ -5,9 +5,10 @@ import { $, clear, h, t } from "./dom.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podDisplayState, podRequests } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
-const SYSTEM_LABEL = /^(kubernetes\.io\/(hostname|os|arch)|beta\.kubernetes\.io\/)/;
+const SYSTEM_LABEL = /^(kubernetes\.io\/(os|arch)|beta\.kubernetes\.io\/)/;
 const MAX_LABEL_CHIPS = 8;
 const COMPACT_AFTER = 12;
+const MAX_IMAGES = 3;
 
 export class ClusterView {
   constructor(store, hooks) {
@@ -129,18 +130,17 @@ export class ClusterView {
   }
 
   labelChips(labels) {
-    const entries = Object.entries(labels).sort(([a], [b]) => {
-      const sa = SYSTEM_LABEL.test(a);
-      const sb = SYSTEM_LABEL.test(b);
-      return sa === sb ? collator.compare(a, b) : sa ? 1 : -1;
-    });
-    const chips = entries.slice(0, MAX_LABEL_CHIPS).map(([key, value]) =>
-      h("span", { class: `chip chip-label${SYSTEM_LABEL.test(key) ? " chip-dim" : ""}`, title: `${key}=${value}` },
+    // The node's own labels first; the kubelet's well-known ones (arch, os, beta.*) fold into "+N".
+    const entries = Object.entries(labels).sort(([a], [b]) => collator.compare(a, b));
+    const shown = entries.filter(([key]) => !SYSTEM_LABEL.test(key));
+    const folded = entries.filter(([key]) => SYSTEM_LABEL.test(key));
+    const chips = shown.slice(0, MAX_LABEL_CHIPS).map(([key, value]) =>
+      h("span", { class: `chip chip-label${key.includes("kubernetes.io/") ? " chip-dim" : ""}`, title: `${key}=${value}` },
         h("span", { class: "chip-key", text: key }), value !== "" ? h("span", { class: "chip-val", text: `=${value}` }) : null),
     );
-    if (entries.length > MAX_LABEL_CHIPS) {
-      const rest = entries.slice(MAX_LABEL_CHIPS).map(([k, v]) => `${k}=${v}`).join("\n");
-      chips.push(h("span", { class: "chip chip-more", title: rest, text: `+${entries.length - MAX_LABEL_CHIPS}` }));
+    const rest = [...shown.slice(MAX_LABEL_CHIPS), ...folded];
+    if (rest.length) {
+      chips.push(h("span", { class: "chip chip-more", title: rest.map(([k, v]) => `${k}=${v}`).join("\n"), text: `+${rest.length}` }));
     }
     return h("div", { class: "chips" }, chips);
   }
@@ -212,11 +212,18 @@ export class ClusterView {
 
   images(images) {
     if (!images.length) return h("footer", { class: "images images-empty", text: t("no_images") });
-    const items = images.map((image) => {
-      const name = (image.names || []).find((n) => !n.includes("@")) || (image.names || [""])[0];
-      return h("li", { title: (image.names || []).join("\n") }, h("span", { class: "img-name", text: name }),
-        h("span", { class: "img-size", text: formatImageSize(image.sizeBytes || 0) }));
-    });
+    const named = images.map((image) => ({
+      name: (image.names || []).find((n) => !n.includes("@")) || (image.names || [""])[0],
+      size: image.sizeBytes || 0,
+    }));
+    // Workload images first: the kube-system ones matter less to ImageLocality lessons.
+    named.sort((a, b) => (a.name.startsWith("registry.k8s.io/") - b.name.startsWith("registry.k8s.io/")) || b.size - a.size);
+    const items = named.slice(0, MAX_IMAGES).map((image) => h("li", { title: image.name },
+      h("span", { class: "img-name", text: image.name }), h("span", { class: "img-size", text: formatImageSize(image.size) })));
+    if (named.length > MAX_IMAGES) {
+      const rest = named.slice(MAX_IMAGES).map((image) => `${image.name} (${formatImageSize(image.size)})`).join("\n");
+      items.push(h("li", { class: "img-more", title: rest, text: `+${named.length - MAX_IMAGES}` }));
+    }
     return h("footer", { class: "images" }, h("span", { class: "images-title", text: t("images") }), h("ul", null, items));
   }
 

@@ -140,5 +140,6 @@ def page(browser, live_server_url, request):
     tab.base_url = live_server_url
     yield tab
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    tab.evaluate("window.scrollTo(0, 0)")  # the sticky top bar belongs at the top of the picture
     tab.screenshot(path=str(SCREENSHOTS / f"{request.node.name}.png"), full_page=True)
     context.close()

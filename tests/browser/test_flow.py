@@ -45,8 +45,9 @@ def test_uploaded_pod_goes_through_the_numbered_steps_and_runs_on_its_node(page)
     assert sorted(set(numbers)) == list(range(numbers[0], 14))
     assert numbers == sorted(numbers)
     skipped = {m["step"] for m in steps_of(messages, "flow-web") if m["skipped"]}
-    assert skipped == {5, 6}
-    for number in (5, 6):
+    assert {5, 6} <= skipped  # a bare Pod has no controller to create it
+    assert {2, 3, 9, 10, 11, 12, 13}.isdisjoint(skipped)
+    for number in skipped:
         item = page.locator(f'.step[data-step="{number}"]')
         assert "is-skipped" in item.get_attribute("class")
         assert item.locator(".step-note").text_content().startswith("skipped: ")
