@@ -26,7 +26,10 @@ export class SchedulerView {
       this.renderAttempt();
     });
     store.subscribe((change) => {
-      if (change.type === "snapshot" || (change.kind === "Pod" && change.action !== "modified")) this.renderPicker();
+      const moved = (p) => (p && p.spec ? p.spec.nodeName || "" : "");
+      if (change.type === "snapshot" || (change.kind === "Pod" && (change.action !== "modified" || moved(change.before) !== moved(change.object)))) {
+        this.renderPicker();
+      }
       if (this.pod && (change.type === "snapshot" || change.key === this.pod)) this.refreshSoon();
     });
   }
