@@ -7,6 +7,7 @@ so the result does not depend on timing. Errors carry the same locations as the 
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from dataclasses import dataclass, field
 
@@ -20,6 +21,7 @@ from labs.sandbox import build
 from labs.schema import LabError
 
 SOLVER = api.Actor(client="api", detail="checklab")
+MAX_BACKOFF_WAITS = 4
 
 
 @dataclass(slots=True)
@@ -33,11 +35,29 @@ class SelfTestReport:
         return not self.errors
 
 
-def settle(cluster: Cluster) -> None:
-    """Run the controller manager, scheduler and kubelets until nothing changes any more."""
+async def _settle(cluster_name: str) -> None:
     from cluster.controlplane import run_until_idle
 
-    async_to_sync(run_until_idle)(cluster.name)
+    plane = await run_until_idle(cluster_name)
+    # A pod that a change could help waits out its backoff (1 s, doubling) before the scheduler
+    # retries it, as kube-scheduler's backoff queue does: wait for it, then settle again.
+    for _ in range(MAX_BACKOFF_WAITS):
+        wakeup = plane.scheduler.next_wakeup()
+        if wakeup is None:
+            return
+        await asyncio.sleep(wakeup + 0.01)
+        await plane.run_until_idle()
+
+
+def settle(cluster: Cluster) -> None:
+    """Run the controller manager, scheduler and kubelets until nothing changes any more."""
+    async_to_sync(_settle)(cluster.name)
+
+
+def forget(cluster: Cluster) -> None:
+    from cluster.controlplane import forget as drop
+
+    drop(cluster.name)
 
 
 def apply_solution(cluster: Cluster, solution: Solution) -> list[str]:
@@ -89,5 +109,6 @@ def self_test(lab: Lab) -> SelfTestReport:
             if all(result.passed for result in results):
                 report.steps_passed += 1
     finally:
+        forget(cluster)
         cluster.delete()
     return report
