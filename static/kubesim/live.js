@@ -3,6 +3,8 @@
 
 import { $, BASE, CLUSTER, request, t } from "./dom.js";
 
+const SNAPSHOT_WAIT_MS = 1500;
+
 export class Live {
   constructor(store) {
     this.store = store;
@@ -22,6 +24,8 @@ export class Live {
     socket.addEventListener("open", () => {
       this.retry = 0;
       for (const message of this.queue.splice(0)) socket.send(message);
+      // A snapshot too big for one websocket frame never arrives: fetch it over HTTP instead.
+      this.snapshotTimer = setTimeout(() => this.resync(), SNAPSHOT_WAIT_MS);
     });
     socket.addEventListener("close", () => {
       if (this.socket !== socket) return;
@@ -52,6 +56,7 @@ export class Live {
       return;
     }
     if (msg.type === "snapshot") {
+      clearTimeout(this.snapshotTimer);
       this.store.loadSnapshot(msg);
       this.setState("live");
       this.showRevision();
@@ -88,6 +93,7 @@ export class Live {
   }
 
   async resync() {
+    clearTimeout(this.snapshotTimer);
     if (this.resyncing) return;
     this.resyncing = true;
     this.setState("resyncing");
