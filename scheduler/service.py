@@ -61,6 +61,9 @@ class Scheduler:
         self.bound: dict[tuple[str, str], PodInfo] = {}
         self.queue = SchedulingQueue()
         self.profile = None  # built on first use: plugins load once per scheduler
+        # Attempts are written in batches once the queue is drained: explaining a decision for
+        # every node costs more than placing the pod, so a burst of pods is not slowed by it.
+        self.unsaved: list[tuple[SchedulingAttempt, object]] = []
 
     async def step(self) -> bool:
         deltas = await db(self._sync)()
@@ -70,6 +73,10 @@ class Scheduler:
         worked = bool(deltas) or self.informer.behind
         while (entry := self.queue.pop()) is not None:
             await self.schedule_one(entry)
+            worked = True
+        if self.unsaved:
+            batch, self.unsaved = self.unsaved, []
+            await db(_save_attempts)(batch)
             worked = True
         return worked
 
@@ -147,7 +154,7 @@ class Scheduler:
 
     def _attempt(self, entry: QueuedPod, decision, revision: int, result: str, message: str) -> None:
         meta = entry.pod["metadata"]
-        SchedulingAttempt.objects.create(
+        attempt = SchedulingAttempt(
             cluster=self.cluster,
             namespace=meta.get("namespace", ""),
             pod=meta["name"],
@@ -158,11 +165,9 @@ class Scheduler:
             message=message,
             revision=revision,
             nodes=len(decision.node_names),
-            decision=decision.to_json(),
-            trace_id=entry.trace_id
-            if entry.trace_id and FlowTrace.objects.filter(pk=entry.trace_id).exists()
-            else None,
+            trace_id=entry.trace_id,
         )
+        self.unsaved.append((attempt, decision))
 
     def _picked(self, entry: QueuedPod, decision, revision: int) -> None:
         meta = entry.pod["metadata"]
@@ -231,6 +236,12 @@ class Scheduler:
             )
         except ApiError:
             return
+
+
+def _save_attempts(batch: list[tuple[SchedulingAttempt, object]]) -> None:
+    for attempt, decision in batch:
+        attempt.decision = decision.to_json()
+    SchedulingAttempt.objects.bulk_create([attempt for attempt, _ in batch])
 
 
 def _obj(pod: dict) -> tuple[str, str, str]:

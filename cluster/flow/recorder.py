@@ -57,7 +57,11 @@ def record_step(
     with transaction.atomic():
         trace_id = trace if isinstance(trace, str) else trace.pk
         # Lock the trace so concurrent components number their steps without collisions.
-        locked = FlowTrace.objects.select_for_update().select_related("cluster").get(pk=trace_id)
+        locked = (
+            FlowTrace.objects.select_for_update()
+            .only("pk", "kind", "namespace", "name", "cluster_id")
+            .get(pk=trace_id)
+        )
         seq = (locked.steps.aggregate(top=Max("seq"))["top"] or 0) + 1
         text = BY_NUMBER[step]
         kind, namespace, name = obj or (locked.kind, locked.namespace, locked.name)
@@ -77,13 +81,28 @@ def record_step(
             object_namespace=namespace,
             object_name=name,
             node=node,
-            revision=locked.cluster.revision if revision is None else revision,
+            revision=_revision(locked.cluster_id) if revision is None else revision,
         )
         if step == 13:
             _mark_finished_when_complete(locked)
-        cluster_name = locked.cluster.name
+        cluster_name = _cluster_name(locked.cluster_id)
         transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
     return row
+
+
+_names: dict[int, str] = {}
+
+
+def _cluster_name(cluster_id: int) -> str:
+    """Cluster names never change: remember them instead of joining on every step."""
+    name = _names.get(cluster_id)
+    if name is None:
+        name = _names[cluster_id] = Cluster.objects.values_list("name", flat=True).get(pk=cluster_id)
+    return name
+
+
+def _revision(cluster_id: int) -> int:
+    return Cluster.objects.values_list("revision", flat=True).get(pk=cluster_id)
 
 
 def skip_steps(

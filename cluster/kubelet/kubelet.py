@@ -273,19 +273,14 @@ class KubeletManager:
             self._event(pod, node, "Started", f"Started container {container['name']}", container)
 
     def _write_status(self, pod: dict, status: dict, trace_id: str | None, node: str) -> None:
-        meta = pod["metadata"]
+        """PUT …/status from the kubelet's copy: the status subresource replaces only the status."""
+        body = copy.deepcopy(pod)
+        body["status"] = status
+        body["metadata"].pop("resourceVersion", None)
         try:
-            current = api.get(self.cluster, "Pod", meta.get("namespace"), meta["name"])
+            api.update(self.cluster, body, self._actor(trace_id, node), subresource="status")
         except ApiError:
             return  # deleted meanwhile
-        if current["metadata"].get("uid") != meta.get("uid"):
-            return  # a new pod of the same name: not ours
-        current["status"] = status
-        current["metadata"].pop("resourceVersion", None)
-        try:
-            api.update(self.cluster, current, self._actor(trace_id, node), subresource="status")
-        except ApiError:
-            return
 
     # -- node leases (kube-node-lease), renewed every 10 s ------------------------------------------
     def renew_leases(self) -> None:
