@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
+from datetime import UTC, datetime
 
 from channels.db import database_sync_to_async
 
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
-from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
@@ -289,7 +289,7 @@ class KubeletManager:
 
     def _renew_lease(self, node: str) -> None:
         actor = self._actor(None, node)
-        now = now_rfc3339().replace("Z", ".000000Z")
+        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
         try:
             lease = api.get(self.cluster, "Lease", "kube-node-lease", node)
         except ApiError:

@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from cluster import controlplane
+from cluster.apiserver import service as api
+from cluster.models import Cluster, FlowTrace
+from tests.flow.support import KUBECTL, example
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def drive() -> None:
+    async_to_sync(controlplane.run_until_idle)("demo")
+
+
+def test_the_snapshot_lists_nodes_pods_workloads_and_traces(demo, client):
+    drive()
+    api.create(demo, example("rc-nginx.yaml"), KUBECTL)
+    drive()
+    state = client.get("/clusters/demo/snapshot").json()
+    assert state["type"] == "snapshot" and state["cluster"] == "demo"
+    assert [n["metadata"]["name"] for n in state["nodes"]] == ["master", "node1", "node2"]
+    assert len(state["pods"]) == 3 and [w["kind"] for w in state["workloads"]] == ["ReplicationController"]
+    (trace,) = state["traces"]
+    assert trace["kind"] == "ReplicationController" and len(trace["steps"]) == 6 + 3 * 7
+    assert state["pace_ms"] == 0 and state["step_mode"] is False
+
+
+def test_the_scheduling_attempts_of_a_pending_pod_carry_the_engine_explanation(demo, client):
+    drive()
+    api.create(demo, example("pod-nodeselector.yaml"), KUBECTL)
+    drive()
+    body = client.get("/clusters/demo/scheduling/default/pod-example").json()
+    (attempt,) = body["attempts"]
+    assert attempt["result"] == "Unschedulable" and attempt["attempt"] == 1
+    decision = attempt["decision"]
+    assert decision["selected"] is None and decision["message"] == attempt["message"]
+    assert decision["nodes"]["node1"]["firstFailure"]["plugin"] == "NodeAffinity"
+    assert decision["nodes"]["master"]["firstFailure"]["plugin"] == "TaintToleration"
+    pod = api.get(demo, "Pod", "default", "pod-example")
+    (condition,) = [c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled"]
+    assert condition["message"] == attempt["message"]
+
+
+def test_pace_step_mode_next_and_continue_over_http(demo, client):
+    assert client.post("/clusters/demo/flow/pace", {"pace_ms": 250}).json() == {
+        "pace_ms": 250,
+        "step_mode": False,
+    }
+    assert client.post("/clusters/demo/flow/step_mode", {"on": "true"}).json()["step_mode"] is True
+    api.create(demo, example("rc-nginx.yaml"), KUBECTL)
+    trace = FlowTrace.objects.get(cluster=demo)
+    assert client.post("/clusters/demo/flow/next", {"trace": trace.pk}).json() == {"trace": trace.pk}
+    assert FlowTrace.objects.get(pk=trace.pk).permits == 1
+    assert client.post("/clusters/demo/flow/continue").json() == {"pace_ms": 250, "step_mode": False}
+    assert FlowTrace.objects.get(pk=trace.pk).permits == 0
+    assert client.post("/clusters/demo/flow/pace", {"pace_ms": "fast"}).status_code == 400
+    assert client.get(f"/clusters/demo/traces/{trace.pk}").json()["steps"][0]["step"] == 1
+    assert Cluster.objects.get(name="demo").pace_ms == 250
+
+
+def test_a_private_cluster_is_hidden(demo, client):
+    Cluster.objects.filter(pk=demo.pk).update(public=False)
+    assert client.get("/clusters/demo/snapshot").status_code == 404
