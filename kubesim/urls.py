@@ -14,4 +14,6 @@ urlpatterns = [
     path("", include("cluster.api.urls")),
     # The classroom dashboard pages (dashboard).
     path("", include("dashboard.urls")),
+    # Lab exercises: students' join and lab pages, instructors' editor and progress board (labs).
+    path("", include("labs.urls")),
 ]

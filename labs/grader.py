@@ -1,0 +1,64 @@
+"""Automatic checking: one small task per student that re-evaluates on each sandbox nudge.
+
+The task waits on the cluster's nudges (cluster.broadcast.NUDGES, fired after every committed
+write) and, with a slow poll as a safety net, calls `progress.evaluate`, which is a no-op when the
+revision did not move. Tasks are started by the student's and the instructor's websockets, so a
+class that nobody watches costs nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from channels.db import database_sync_to_async
+
+from cluster import broadcast
+from labs.models import Student
+from labs.progress import evaluate
+
+logger = logging.getLogger(__name__)
+POLL_SECONDS = 5.0
+_tasks: dict[int, asyncio.Task] = {}
+
+
+@database_sync_to_async
+def _evaluate(student_id: int) -> bool:
+    student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
+    if student is None or student.sandbox is None:
+        return False
+    evaluate(student)
+    return True
+
+
+async def _run(student_id: int, cluster_name: str) -> None:
+    waiter = broadcast.NUDGES.subscribe(cluster_name)
+    try:
+        while True:
+            try:
+                if not await _evaluate(student_id):
+                    return
+            except Exception:
+                logger.exception("checking student %s failed; retrying", student_id)
+            await waiter.wait(POLL_SECONDS)
+    finally:
+        waiter.close()
+        if _tasks.get(student_id) is asyncio.current_task():
+            del _tasks[student_id]
+
+
+def ensure(student_id: int, cluster_name: str) -> None:
+    """Start the student's checking task in the running loop unless one runs already."""
+    task = _tasks.get(student_id)
+    loop = asyncio.get_running_loop()
+    if task is not None and not task.done() and task.get_loop() is loop:
+        return
+    _tasks[student_id] = loop.create_task(_run(student_id, cluster_name), name=f"labs-grader-{student_id}")
+
+
+async def stop_all() -> None:
+    tasks = list(_tasks.values())
+    _tasks.clear()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,107 @@
+"""What the student's lab panel and the instructor's progress board show, as JSON."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from django.utils import timezone
+
+from labs.catalog import lab_of
+from labs.labmodel import Lab, Text
+from labs.markdown import render
+from labs.models import ClassSession, StepProgress, Student
+
+
+def _both(text: Text | None) -> dict | None:
+    return None if text is None else {"en": str(render(text.en)), "zh": str(render(text.zh))}
+
+
+def _pushed(hint: dict) -> dict | None:
+    return (
+        {"en": hint.get("en", ""), "zh": hint.get("zh", ""), "at": hint.get("at")} if hint.get("en") else None
+    )
+
+
+def solution_visible(progress: StepProgress, lab: Lab) -> bool:
+    step = lab.steps[progress.index]
+    return progress.solution_revealed or progress.attempts >= step.solution.reveal_after
+
+
+def student_state(student: Student) -> dict:
+    lab = lab_of(student.session.lab)
+    done = student.current_step >= len(lab.steps)
+    state = {
+        "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": [s.title.as_dict() for s in lab.steps]},
+        "student": student.display_name,
+        "sandbox": student.sandbox.name if student.sandbox else None,
+        "current": student.current_step,
+        "done": done,
+        "pushed_hint": _pushed(student.pushed_hint),
+        "class_hint": _pushed(student.session.class_hint),
+        "step": None,
+    }
+    if done:
+        return state
+    step = lab.steps[student.current_step]
+    progress = student.progress.filter(step_id=step.id).first()
+    if progress is None:
+        progress = StepProgress(student=student, step_id=step.id, index=student.current_step)
+    solution = None
+    if solution_visible(progress, lab):
+        solution = {
+            "commands": list(step.solution.commands),
+            "apply": step.solution.apply,
+            "answer": step.solution.answer,
+            "explanation": _both(step.solution.explanation),
+        }
+    state["step"] = {
+        "id": step.id,
+        "title": step.title.as_dict(),
+        "instructions": _both(step.instructions),
+        "questions": [check.params["question"].as_dict() for check in step.question_checks],
+        "answer": progress.answer,
+        "attempts": progress.attempts,
+        "started_at": progress.started_at.isoformat() if progress.started_at else None,
+        "failures": progress.last_failure,
+        "hints": [_both(hint) for hint in step.hints[: progress.hints_shown]],
+        "hints_left": max(0, len(step.hints) - progress.hints_shown),
+        "solution": solution,
+        "solution_after": max(0, step.solution.reveal_after - progress.attempts),
+    }
+    return state
+
+
+def board_state(session: ClassSession) -> dict:
+    lab = lab_of(session.lab)
+    now = timezone.now()
+    rows = []
+    histogram: Counter[int] = Counter()
+    students = session.students.select_related("sandbox").prefetch_related("progress")
+    for student in students:
+        current = {p.index: p for p in student.progress.all()}.get(student.current_step)
+        done = student.current_step >= len(lab.steps)
+        histogram[student.current_step] += 1
+        failure = (current.last_failure or [{}])[0] if current else {}
+        rows.append(
+            {
+                "id": student.pk,
+                "name": student.display_name,
+                "sandbox": student.sandbox.name if student.sandbox else None,
+                "step": student.current_step,
+                "step_title": None if done else lab.steps[student.current_step].title.as_dict(),
+                "done": done,
+                "attempts": current.attempts if current else 0,
+                "seconds_on_step": int((now - current.started_at).total_seconds()) if current else 0,
+                "last_failure": failure.get("message"),
+                "solution_revealed": bool(current and current.solution_revealed),
+            }
+        )
+    steps = [step.title.as_dict() for step in lab.steps]
+    return {
+        "code": session.code,
+        "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": steps},
+        "open": session.is_open,
+        "students": rows,
+        "histogram": [histogram.get(i, 0) for i in range(len(steps) + 1)],  # the last bucket: done
+        "class_hint": _pushed(session.class_hint),
+    }

@@ -1,0 +1,49 @@
+// The instructor's live progress board: one row per student, a histogram by step, hints, resets.
+import { t, pick, send, el, live } from "./common.js";
+
+const root = document.getElementById("board");
+const target = document.getElementById("hint-target");
+
+function duration(seconds) {
+  const m = Math.floor(seconds / 60), s = seconds % 60;
+  return m ? `${m} min ${s}s` : `${s}s`;
+}
+
+function action(label, path, confirmText) {
+  return el("button", { type: "button", onclick: async () => {
+    if (confirmText && !confirm(confirmText)) return;
+    await send(root.dataset.base + path, {});
+  } }, label);
+}
+
+function render(board) {
+  const steps = board.lab.steps;
+  const max = Math.max(1, ...board.histogram);
+  document.getElementById("histogram").replaceChildren(...board.histogram.map((n, i) => el("div", { class: "bar" },
+    el("span", { class: "fill", style: `height:${(100 * n) / max}%` }), el("span", { class: "n" }, n),
+    el("span", { class: "label" }, i < steps.length ? `${i + 1}. ${pick(steps[i])}` : t("Done", "完成")))));
+  document.getElementById("students").replaceChildren(...board.students.map((s) => el("tr", { class: s.done ? "done" : "" },
+    el("td", {}, s.name),
+    el("td", {}, s.done ? t("Done ✓", "完成 ✓") : `${s.step + 1}. ${pick(s.step_title)}`),
+    el("td", {}, s.attempts),
+    el("td", {}, s.done ? "" : duration(s.seconds_on_step)),
+    el("td", { class: "lab-found" }, pick(s.last_failure)),
+    el("td", { class: "labs-actions" },
+      s.sandbox ? el("a", { href: `/clusters/${s.sandbox}/`, target: "_blank", rel: "noopener" }, t("Project", "投屏")) : null,
+      action(t("Reveal solution", "显示答案"), `${s.id}/reveal`),
+      action(t("Reset", "重置"), `${s.id}/reset`, t(`Reset ${s.name}'s sandbox?`, `重置 ${s.name} 的沙箱？`))))));
+  const chosen = target.value;
+  target.replaceChildren(el("option", { value: "all" }, t("Whole class", "全班")),
+    ...board.students.map((s) => el("option", { value: s.id }, s.name)));
+  target.value = [...target.options].some((o) => o.value === chosen) ? chosen : "all";
+}
+
+document.getElementById("hint-send").addEventListener("click", async () => {
+  const en = document.getElementById("hint-en"), zh = document.getElementById("hint-zh");
+  await send(root.dataset.hintUrl, { student: target.value, en: en.value, zh: zh.value });
+  en.value = zh.value = "";
+});
+
+fetch(root.dataset.json, { credentials: "same-origin" }).then((r) => r.json()).then(render);
+live(root.dataset.ws, (message) => { if (message.type === "board") render(message.board); });
+setInterval(() => fetch(root.dataset.json, { credentials: "same-origin" }).then((r) => r.json()).then(render), 15000);

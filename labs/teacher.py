@@ -1,0 +1,233 @@
+"""Instructors (staff): write and publish labs, run class sessions, watch and help the class."""
+
+from __future__ import annotations
+
+import json
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.contrib.admin.views.decorators import staff_member_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from labs import sandbox
+from labs.catalog import import_bundled, lab_of, save_definition
+from labs.loader import LabValidationError, load_lab
+from labs.models import ClassSession, LabDefinition, StepProgress, Student
+from labs.progress import notify, session_group
+from labs.selftest import self_test
+from labs.state import board_state
+
+NEW_LAB = """id: my-lab
+title: {en: "My lab", zh: "我的实验"}
+level: beginner
+minutes: 10
+steps:
+  - id: first
+    title: {en: "First step", zh: "第一步"}
+    instructions: {en: "Label node1 with zz=cxk.", zh: "给 node1 打上标签 zz=cxk。"}
+    checks:
+      - type: nodeLabel
+        node: node1
+        label: zz=cxk
+    solution:
+      commands: ["kubectl label nodes node1 zz=cxk"]
+cluster:
+  manifests: |
+    apiVersion: v1
+    kind: Node
+    metadata: {name: node1}
+    status:
+      allocatable: {cpu: "2", memory: 4Gi, pods: "110"}
+"""
+
+
+def _errors(text: str) -> list[dict]:
+    try:
+        load_lab(text)
+    except LabValidationError as exc:
+        return [error.as_dict() for error in exc.errors]
+    return []
+
+
+@staff_member_required
+@require_GET
+def home(request: HttpRequest) -> HttpResponse:
+    if not LabDefinition.objects.exists():
+        import_bundled()
+    context = {
+        "labs": LabDefinition.objects.all(),
+        "sessions": ClassSession.objects.filter(teacher=request.user).select_related("lab")[:20],
+    }
+    return render(request, "labs/manage.html", context)
+
+
+@staff_member_required
+@require_http_methods(["GET", "POST"])
+def edit(request: HttpRequest, slug: str | None = None) -> HttpResponse:
+    definition = (
+        get_object_or_404(LabDefinition, slug=slug) if slug else LabDefinition(created_by=request.user)
+    )
+    source = request.POST.get("source", definition.source or NEW_LAB)
+    errors = []
+    if request.method == "POST":
+        errors = _errors(source)
+        taken = LabDefinition.objects.exclude(pk=definition.pk)
+        if not errors and taken.filter(slug=load_lab(source).id).exists():
+            errors = [{"text": f"another lab already has the id '{load_lab(source).id}'", "line": None}]
+        if not errors:
+            definition.bundled = False
+            save_definition(definition, source)
+            return redirect(reverse("labs:edit", args=[definition.slug]))
+    context = {"definition": definition, "source": source, "errors": errors}
+    return render(request, "labs/editor.html", context, status=400 if errors else 200)
+
+
+@staff_member_required
+@require_POST
+def validate(request: HttpRequest) -> JsonResponse:
+    return JsonResponse({"errors": _errors(request.body.decode("utf-8", "replace"))})
+
+
+@staff_member_required
+@require_POST
+def test_lab(request: HttpRequest) -> JsonResponse:
+    """The "Test lab" button: the checklab self-test of the text in the editor."""
+    text = request.body.decode("utf-8", "replace")
+    errors = _errors(text)
+    if errors:
+        return JsonResponse({"ok": False, "errors": errors})
+    report = self_test(load_lab(text))
+    return JsonResponse(
+        {"ok": report.ok, "steps_passed": report.steps_passed, "errors": [e.as_dict() for e in report.errors]}
+    )
+
+
+@staff_member_required
+@require_GET
+def export(request: HttpRequest, slug: str) -> HttpResponse:
+    definition = get_object_or_404(LabDefinition, slug=slug)
+    response = HttpResponse(definition.source, content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{definition.slug}.yaml"'
+    return response
+
+
+@staff_member_required
+@require_POST
+def import_lab(request: HttpRequest) -> HttpResponse:
+    upload = request.FILES.get("file")
+    source = upload.read().decode("utf-8", "replace") if upload else request.POST.get("source", "")
+    definition = LabDefinition(created_by=request.user)
+    return render(
+        request, "labs/editor.html", {"definition": definition, "source": source, "errors": _errors(source)}
+    )
+
+
+@staff_member_required
+@require_POST
+def publish(request: HttpRequest, slug: str) -> HttpResponse:
+    definition = get_object_or_404(LabDefinition, slug=slug)
+    definition.published = request.POST.get("published") == "1"
+    definition.save(update_fields=["published", "updated_at"])
+    return redirect(reverse("labs:manage"))
+
+
+@staff_member_required
+@require_POST
+def open_session(request: HttpRequest) -> HttpResponse:
+    definition = get_object_or_404(LabDefinition, slug=request.POST.get("lab", ""), published=True)
+    lab_of(definition)  # refuse to open a session on a lab that no longer validates
+    session = ClassSession.objects.create(lab=definition, teacher=request.user)
+    return redirect(reverse("labs:board", args=[session.code]))
+
+
+def _session(request: HttpRequest, code: str) -> ClassSession:
+    return get_object_or_404(ClassSession.objects.select_related("lab"), code=code)
+
+
+@staff_member_required
+@require_GET
+def board(request: HttpRequest, code: str) -> HttpResponse:
+    session = _session(request, code)
+    join_url = request.build_absolute_uri(reverse("labs:join")) + f"?code={session.code}"
+    return render(request, "labs/board.html", {"session": session, "join_url": join_url})
+
+
+@staff_member_required
+@require_GET
+def board_json(request: HttpRequest, code: str) -> JsonResponse:
+    return JsonResponse(board_state(_session(request, code)))
+
+
+def _text(request: HttpRequest) -> dict:
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        data = {}
+    data = data if isinstance(data, dict) else {}
+    en, zh = str(data.get("en", ""))[:1000].strip(), str(data.get("zh", ""))[:1000].strip()
+    return {"en": en or zh, "zh": zh or en, "at": timezone.now().isoformat(), "student": data.get("student")}
+
+
+@staff_member_required
+@require_POST
+def push_hint(request: HttpRequest, code: str) -> JsonResponse:
+    """A hint for one student ({"student": id}) or for the whole class."""
+    session = _session(request, code)
+    hint = _text(request)
+    target = hint.pop("student")
+    if not hint["en"]:
+        return JsonResponse({"error": "Write the hint first."}, status=400)
+    students = session.students.all() if target in (None, "", "all") else session.students.filter(pk=target)
+    if target in (None, "", "all"):
+        session.class_hint = hint
+        session.save(update_fields=["class_hint"])
+    else:
+        students.update(pushed_hint=hint)
+    for student in students:
+        notify(student)
+    return JsonResponse({"sent": len(students)})
+
+
+def _student(session: ClassSession, student_id: int) -> Student:
+    return get_object_or_404(
+        Student.objects.select_related("sandbox", "session__lab"), session=session, pk=student_id
+    )
+
+
+@staff_member_required
+@require_POST
+def reset_student(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
+    session = _session(request, code)
+    student = _student(session, student_id)
+    sandbox.reset(student, lab_of(session.lab))
+    notify(student)
+    return JsonResponse({"reset": student.display_name})
+
+
+@staff_member_required
+@require_POST
+def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
+    session = _session(request, code)
+    student = _student(session, student_id)
+    lab = lab_of(session.lab)
+    if student.current_step < len(lab.steps):
+        step = lab.steps[student.current_step]
+        StepProgress.objects.filter(student=student, step_id=step.id).update(solution_revealed=True)
+    notify(student)
+    return JsonResponse({"revealed": student.display_name})
+
+
+@staff_member_required
+@require_POST
+def close_session(request: HttpRequest, code: str) -> HttpResponse:
+    session = _session(request, code)
+    session.is_open = request.POST.get("open") == "1"
+    session.save(update_fields=["is_open"])
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(session_group(session.pk), {"type": "lab.changed"})
+    return redirect(reverse("labs:board", args=[session.code]))

@@ -1,0 +1,38 @@
+"""Labs routes: students under /join and /lab/, instructors under /labs/manage/."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from labs import teacher, views
+
+app_name = "labs"
+
+urlpatterns = [
+    path("join/", views.join, name="join"),
+    path("lab/", views.student_page, name="student"),
+    path("lab/state", views.state, name="state"),
+    path("lab/answer", views.answer, name="answer"),
+    path("lab/hint", views.hint, name="hint"),
+    path("labs/manage/", teacher.home, name="manage"),
+    path("labs/manage/new", teacher.edit, name="new"),
+    path("labs/manage/validate", teacher.validate, name="validate"),
+    path("labs/manage/test", teacher.test_lab, name="test"),
+    path("labs/manage/import", teacher.import_lab, name="import"),
+    path("labs/manage/sessions/new", teacher.open_session, name="open_session"),
+    path("labs/manage/sessions/<str:code>/", teacher.board, name="board"),
+    path("labs/manage/sessions/<str:code>/board.json", teacher.board_json, name="board_json"),
+    path("labs/manage/sessions/<str:code>/hint", teacher.push_hint, name="push_hint"),
+    path("labs/manage/sessions/<str:code>/close", teacher.close_session, name="close_session"),
+    path(
+        "labs/manage/sessions/<str:code>/students/<int:student_id>/reset", teacher.reset_student, name="reset"
+    ),
+    path(
+        "labs/manage/sessions/<str:code>/students/<int:student_id>/reveal",
+        teacher.reveal_solution,
+        name="reveal",
+    ),
+    path("labs/manage/<slug:slug>/", teacher.edit, name="edit"),
+    path("labs/manage/<slug:slug>/export", teacher.export, name="export"),
+    path("labs/manage/<slug:slug>/publish", teacher.publish, name="publish"),
+]

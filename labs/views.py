@@ -1,0 +1,143 @@
+"""Students: join with the class code and a display name, then work in their sandbox.
+
+The student's page is the dashboard (G's template and boot data) for their sandbox, with the lab
+panel beside it. Every endpoint finds the student from the logged-in throwaway user, so a student
+can only ever reach their own progress and sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib.auth import login
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from labs import sandbox
+from labs.catalog import lab_of
+from labs.models import ClassSession, Student
+from labs.progress import evaluate
+from labs.state import student_state
+
+MAX_ANSWER = 500
+
+
+def current_student(request: HttpRequest) -> Student | None:
+    if not request.user.is_authenticated:
+        return None
+    return Student.objects.select_related("session__lab", "sandbox").filter(user=request.user).first()
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest) -> HttpResponse:
+    error = ""
+    code = request.POST.get("code", request.GET.get("code", "")).strip().upper()
+    name = request.POST.get("name", "")
+    if request.method == "POST":
+        session = ClassSession.objects.select_related("lab").filter(code=code).first()
+        if request.user.is_authenticated and request.user.is_staff:
+            error = "You are signed in as an instructor: join from a private window."
+        elif session is None:
+            error = "No class session has this code."
+        else:
+            try:
+                student = sandbox.join(session, name, lab_of(session.lab))
+            except sandbox.JoinError as exc:
+                error = str(exc)
+            else:
+                login(request, student.user, backend="django.contrib.auth.backends.ModelBackend")
+                _announce(session)
+                return redirect(reverse("labs:student"))
+    return render(
+        request, "labs/join.html", {"error": error, "code": code, "name": name}, status=400 if error else 200
+    )
+
+
+def _announce(session: ClassSession) -> None:
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from labs.progress import session_group
+
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(session_group(session.pk), {"type": "students.changed"})
+
+
+@require_GET
+@ensure_csrf_cookie
+def student_page(request: HttpRequest) -> HttpResponse:
+    student = current_student(request)
+    if student is None or student.sandbox is None:
+        return redirect(reverse("labs:join"))
+    from dashboard.strings import flow_steps, ui_strings
+    from dashboard.views import examples
+
+    cluster = student.sandbox
+    server = request.build_absolute_uri(f"/clusters/{cluster.name}")
+    boot = {
+        "cluster": cluster.name,
+        "server": server,
+        "examples": examples(),
+        "steps": flow_steps(),
+        "strings": ui_strings(),
+    }
+    context = {"cluster": cluster, "boot": boot, "kubectl_server": server, "student": student}
+    return render(request, "labs/student.html", context)
+
+
+def _student_or_403(request: HttpRequest) -> Student | JsonResponse:
+    student = current_student(request)
+    if student is None:
+        return JsonResponse({"error": "Join a class first."}, status=403)
+    return student
+
+
+@require_GET
+def state(request: HttpRequest) -> JsonResponse:
+    student = _student_or_403(request)
+    if isinstance(student, JsonResponse):
+        return student
+    evaluate(student)
+    return JsonResponse(student_state(student))
+
+
+def _body(request: HttpRequest) -> dict:
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+@require_POST
+def answer(request: HttpRequest) -> JsonResponse:
+    student = _student_or_403(request)
+    if isinstance(student, JsonResponse):
+        return student
+    text = str(_body(request).get("answer", ""))[:MAX_ANSWER].strip()
+    lab = lab_of(student.session.lab)
+    if student.current_step < len(lab.steps):
+        step = lab.steps[student.current_step]
+        student.progress.filter(step_id=step.id).update(answer=text)
+        evaluate(student, explicit=True)
+    return JsonResponse(student_state(student))
+
+
+@require_POST
+def hint(request: HttpRequest) -> JsonResponse:
+    """Reveal the current step's next hint."""
+    student = _student_or_403(request)
+    if isinstance(student, JsonResponse):
+        return student
+    lab = lab_of(student.session.lab)
+    if student.current_step < len(lab.steps):
+        step = lab.steps[student.current_step]
+        progress = student.progress.filter(step_id=step.id).first()
+        if progress is not None and progress.hints_shown < len(step.hints):
+            progress.hints_shown += 1
+            progress.save(update_fields=["hints_shown"])
+    return JsonResponse(student_state(student))
