@@ -20,6 +20,8 @@ export class ClusterView {
     this.dirtyPending = true;
     this.dirtyWorkloads = true;
     this.changedPods = new Set();
+    this.seenPods = new Set(); // pods already drawn: only newcomers pop in
+    this.seenNodes = new Set();
     this.frame = 0;
     store.subscribe((change) => this.onChange(change));
   }
@@ -100,6 +102,8 @@ export class ClusterView {
     const controlPlane = "node-role.kubernetes.io/control-plane" in labels || "node-role.kubernetes.io/master" in labels;
     const pods = this.store.podsOn(name);
     const classes = ["node-card"];
+    if (this.painted && !this.seenNodes.has(name)) classes.push("is-new");
+    this.seenNodes.add(name);
     if (spec.unschedulable) classes.push("is-cordoned");
     if (notReady) classes.push("is-notready");
     return h(
@@ -193,12 +197,14 @@ export class ClusterView {
   podChip(pod) {
     const state = podDisplayState(pod);
     const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
-    const changed = this.changedPods.has(key) && !this.dirtyAll;
+    const isNew = !this.seenPods.has(key) && this.painted;
+    const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew;
+    this.seenPods.add(key);
     return h(
       "button",
       {
         type: "button",
-        class: `pod phase-${phaseClass(state)}${changed ? " pod-changed" : ""}`,
+        class: `pod phase-${phaseClass(state)}${changed ? " pod-changed" : ""}${isNew ? " pod-new" : ""}`,
         "data-pod": key,
         "data-state": state,
         title: `${key} — ${state}`,

@@ -137,6 +137,11 @@ export class FlowView {
     $("next-step").disabled = !(this.store.stepMode && trace && !finished);
     $("continue").disabled = !this.store.stepMode;
     $("replay").disabled = !(trace && trace.steps.length);
+    // Redraw (and so re-animate) only when the step shown changes, not on every node heartbeat.
+    const shown = [trace ? trace.id : "", steps.length, this.replay ? this.replay.index : -1,
+      this.store.stepMode, finished, this.diagram.nodesKey].join("|");
+    if (shown === this.shown) return;
+    this.shown = shown;
     this.renderDiagram(steps);
     this.renderCaption(trace, steps, finished);
     this.renderList(steps);
