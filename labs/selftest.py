@@ -22,6 +22,7 @@ from labs.schema import LabError
 
 SOLVER = api.Actor(client="api", detail="checklab")
 MAX_BACKOFF_WAITS = 4
+SETTLE_SECONDS = 60.0
 
 
 @dataclass(slots=True)
@@ -49,9 +50,20 @@ async def _settle(cluster_name: str) -> None:
         await plane.run_until_idle()
 
 
-def settle(cluster: Cluster) -> None:
+class NotSettled(RuntimeError):
+    pass
+
+
+async def _settle_within(cluster_name: str, seconds: float) -> None:
+    try:
+        await asyncio.wait_for(_settle(cluster_name), seconds)
+    except TimeoutError:
+        raise NotSettled(f"the control plane did not become idle within {seconds:g} s") from None
+
+
+def settle(cluster: Cluster, seconds: float = SETTLE_SECONDS) -> None:
     """Run the controller manager, scheduler and kubelets until nothing changes any more."""
-    async_to_sync(_settle)(cluster.name)
+    async_to_sync(_settle_within)(cluster.name, seconds)
 
 
 def forget(cluster: Cluster) -> None:
@@ -92,23 +104,29 @@ def self_test(lab: Lab) -> SelfTestReport:
         except api.ApiError as exc:
             report.errors.append(LabError(f"lab '{lab.id}', cluster, manifests", exc.message))
             return report
-        settle(cluster)
-        for index, step in enumerate(lab.steps):
-            where = _step_where(lab, index)
-            if all(result.passed for result in run_step(cluster, step)):
-                problem = "its checks already pass before its solution"
-                report.errors.append(LabError(where, problem, step.line))
-            for problem in apply_solution(cluster, step.solution):
-                report.errors.append(LabError(f"{where}, solution", problem, step.line))
-            settle(cluster)
-            results = run_step(cluster, step, step.solution.answer)
-            for check, result in zip(step.checks, results, strict=True):
-                if not result.passed:
-                    text = f"still fails after the solution: {result.message.en} Found: {result.found.en}"
-                    report.errors.append(LabError(check.where, text, check.line))
-            if all(result.passed for result in results):
-                report.steps_passed += 1
+        _run_steps(lab, cluster, report)
+    except NotSettled as exc:
+        report.errors.append(LabError(f"lab '{lab.id}'", str(exc)))
     finally:
         forget(cluster)
         cluster.delete()
     return report
+
+
+def _run_steps(lab: Lab, cluster: Cluster, report: SelfTestReport) -> None:
+    settle(cluster)
+    for index, step in enumerate(lab.steps):
+        where = _step_where(lab, index)
+        if all(result.passed for result in run_step(cluster, step)):
+            problem = "its checks already pass before its solution"
+            report.errors.append(LabError(where, problem, step.line))
+        for problem in apply_solution(cluster, step.solution):
+            report.errors.append(LabError(f"{where}, solution", problem, step.line))
+        settle(cluster)
+        results = run_step(cluster, step, step.solution.answer)
+        for check, result in zip(step.checks, results, strict=True):
+            if not result.passed:
+                text = f"still fails after the solution: {result.message.en} Found: {result.found.en}"
+                report.errors.append(LabError(check.where, text, check.line))
+        if all(result.passed for result in results):
+            report.steps_passed += 1
