@@ -59,3 +59,24 @@ def test_console_completes_names_and_reports_errors_as_kubectl(page):
     output = console(page, "get pod nope", expect="NotFound")
     assert output == 'Error from server (NotFound): pods "nope" not found\n'
     assert console(page, "get nodes --show-labels", expect="node2").splitlines()[0].endswith("LABELS")
+
+
+def test_get_pods_watch_prints_a_row_per_change(page):
+    open_dashboard(page)
+    console(page, "get pods -w", expect="Watching")
+    page.click("#tab-yaml")
+    apply_yaml(page, NODENAME_POD.replace("console-pod", "watched-pod"))
+    page.click("#tab-console")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#console-out > span.c-out')]"
+        ".some((s) => /^watched-pod\\s+1\\/1\\s+Running/.test(s.textContent))",
+        timeout=TIMEOUT_MS,
+    )
+    rows = [
+        text
+        for text in page.locator("#console-out > span.c-out").all_text_contents()
+        if text.startswith("watched-pod ")
+    ]
+    assert all(not row.startswith("NAME") for row in rows)
+    assert len(rows) >= 2  # ContainerCreating (or Pending) first, then Running
+    page.press("#console-input", "Control+c")
