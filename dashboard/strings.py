@@ -110,6 +110,8 @@ def ui_strings() -> dict[str, str]:
         "weighted": _("weighted"),
         "selected": _("Selected"),
         "first_failure": _("first failure: the reason kube-scheduler reports"),
+        # Translators: a short badge on the first failing filter cell.
+        "first_short": _("1st"),
         "tie_rule": _("Tie rule"),
         "failed_message": _("FailedScheduling, as kubectl describe shows it"),
         "attempts": _("Attempts"),

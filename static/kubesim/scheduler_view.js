@@ -142,7 +142,7 @@ export class SchedulerView {
     if (code === "Skip") return h("td", { class: "cell-skip", title: pick(status.why) || "Skip" }, h("span", { class: "mark", text: "–" }), h("span", { class: "reason", text: "Skip" }));
     return h("td", { class: `cell-fail${isFirst ? " is-first" : ""}` },
       h("span", { class: "mark", text: "✗" }),
-      isFirst ? h("span", { class: "first-flag", title: t("first_failure"), text: "1st" }) : null,
+      isFirst ? h("span", { class: "first-flag", title: t("first_failure"), text: t("first_short") }) : null,
       h("span", { class: "reason", text: (status.reasons || []).join("; ") || code }),
       status.why ? h("span", { class: "why", text: pick(status.why) }) : null,
       code === "UnschedulableAndUnresolvable" ? h("span", { class: "code", text: code }) : null);
