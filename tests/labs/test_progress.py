@@ -1,0 +1,92 @@
+"""A student's progress: checks run on sandbox changes, attempts, hints, answers, reset."""
+
+from __future__ import annotations
+
+import pytest
+
+from cluster.apiserver import service as api
+from labs import sandbox
+from labs.progress import evaluate
+from labs.selftest import apply_solution, forget, settle
+from labs.state import board_state, student_state
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_joining_builds_a_private_sandbox_from_the_starting_state(student_a):
+    student = student_a.student
+    cluster = student.sandbox
+    assert not cluster.public and cluster.owner_id == student.user_id
+    names = [node["metadata"]["name"] for node in api.list_objects(cluster, "Node")[0]]
+    assert names == ["master", "node1", "node2"]
+    forget(cluster)
+
+
+def test_a_step_passes_when_its_solution_is_applied_and_the_next_one_starts(student_a, nodeselector_lab):
+    student = student_a.student
+    settle(student.sandbox)
+    evaluate(student)
+    state = student_state(student)
+    assert state["current"] == 0 and state["step"]["failures"]
+    assert state["step"]["failures"][0]["message"]["en"].startswith("Pod pod-example-zz should be Pending")
+    apply_solution(student.sandbox, nodeselector_lab.steps[0].solution)
+    settle(student.sandbox)
+    evaluate(student)
+    student.refresh_from_db()
+    assert student.current_step == 1
+    assert student.progress.get(step_id="pending-pod").passed_at is not None
+    assert student_state(student)["step"]["id"] == "label-node"
+    forget(student.sandbox)
+
+
+def test_attempts_count_student_actions_not_component_writes(student_a, nodeselector_lab):
+    student = student_a.student
+    cluster = student.sandbox
+    settle(cluster)
+    evaluate(student)
+    progress = student.progress.get(step_id="pending-pod")
+    assert progress.attempts == 0
+    api.create(
+        cluster,
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "wrong"},
+            "spec": {"containers": [{"name": "c", "image": "nginx:1.15"}]},
+        },
+        api.Actor(client="kubectl"),
+    )
+    settle(cluster)  # the scheduler and kubelet write too; that is still one attempt
+    evaluate(student)
+    progress.refresh_from_db()
+    assert progress.attempts == 1
+    evaluate(student)
+    progress.refresh_from_db()
+    assert progress.attempts == 1  # same revision: nothing re-checked
+    forget(cluster)
+
+
+def test_hints_answers_solution_and_reset_through_the_student_endpoints(student_a, nodeselector_lab):
+    student = student_a.student
+    state = student_a.get("/lab/state").json()
+    assert state["step"]["solution"] is None and state["step"]["solution_after"] == 3
+    assert student_a.post("/lab/hint", "{}", content_type="application/json").json()["step"]["hints"] == []
+    progress = student.progress.get(step_id="pending-pod")
+    progress.attempts = 3
+    progress.save()
+    state = student_a.get("/lab/state").json()
+    assert "pod-example-zz" in state["step"]["solution"]["apply"]
+    sandbox.reset(student, nodeselector_lab)
+    student.refresh_from_db()
+    assert student.current_step == 0 and student.progress.get().attempts == 0
+    names = [node["metadata"]["name"] for node in api.list_objects(student.sandbox, "Node")[0]]
+    assert names == ["master", "node1", "node2"]
+    forget(student.sandbox)
+
+
+def test_board_shows_each_student_and_a_histogram(session, student_a, student_b):
+    board = board_state(session)
+    assert [row["name"] for row in board["students"]] == ["Alice", "Bob"]
+    assert board["histogram"][0] == 2 and sum(board["histogram"]) == 2
+    forget(student_a.student.sandbox)
+    forget(student_b.student.sandbox)
