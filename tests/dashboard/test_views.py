@@ -60,3 +60,16 @@ def test_describe_and_events_views_print_kubectl_text(demo):
     assert missing.content.decode() == 'Error from server (NotFound): pods "nope" not found\n'
     events = client.get("/clusters/demo/ui/events/Node/-/node1")
     assert events.status_code == 200
+
+
+def test_every_ui_string_has_a_chinese_translation():
+    from django.utils import translation
+
+    from dashboard.strings import ui_strings
+
+    with translation.override("en"):
+        english = ui_strings()
+    with translation.override("zh-hans"):
+        chinese = ui_strings()
+    same = {key for key in english if english[key] == chinese[key]}
+    assert same == {"cpu"}  # "CPU" is CPU in both languages
