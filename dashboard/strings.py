@@ -100,6 +100,10 @@ def ui_strings() -> dict[str, str]:
         # scheduler panel
         "scheduler": _("Scheduler"),
         "pick_pod": _("Pick a pod"),
+        "sched_hint": _(
+            "Pick a pod, or click one in the cluster, to see every node checked by every predicate and "
+            "scored by every priority, with the numbers kube-scheduler would compute."
+        ),
         "filters": _("Filter — predicates"),
         "scores": _("Score — priorities"),
         "node": _("Node"),

@@ -25,6 +25,7 @@ export class SchedulerView {
       this.attempt = Number(event.target.value);
       this.renderAttempt();
     });
+    this.show("");
     store.subscribe((change) => {
       const moved = (p) => (p && p.spec ? p.spec.nodeName || "" : "");
       if (change.type === "snapshot" || (change.kind === "Pod" && (change.action !== "modified" || moved(change.before) !== moved(change.object)))) {
@@ -59,7 +60,7 @@ export class SchedulerView {
     $("sched-pod").value = key;
     const body = $("sched-body");
     if (!key) {
-      clear(body).append(h("p", { class: "muted", text: t("pick_pod") }));
+      clear(body).append(h("p", { class: "muted empty-hint", text: t("sched_hint") }));
       return;
     }
     const [namespace, name] = key.split("/");
