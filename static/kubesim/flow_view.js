@@ -200,13 +200,17 @@ export class FlowView {
       else done.set(step.step, (done.get(step.step) || 0) + 1);
     }
     const current = steps.length ? steps[steps.length - 1].step : 0;
+    let previousNote = "";
     for (const [number, item] of this.items) {
       let state = "is-todo";
       if (skipped.has(number) && !done.has(number)) state = "is-skipped";
       else if (done.has(number)) state = "is-done";
       if (number === current) state += " is-current";
       item.className = `step ${state}`;
-      item.querySelector(".step-note").textContent = skipped.has(number) && !done.has(number) ? `${t("skipped")}: ${skipped.get(number)}` : "";
+      // A run of steps skipped for one reason states it once.
+      const note = skipped.has(number) && !done.has(number) ? skipped.get(number) : "";
+      item.querySelector(".step-note").textContent = !note ? "" : note === previousNote ? `${t("skipped")} ↑` : `${t("skipped")}: ${note}`;
+      previousNote = note;
       const count = done.get(number) || 0;
       item.querySelector(".step-count").textContent = count > 1 ? `×${count}` : "";
       if (number === current) item.setAttribute("aria-current", "step");

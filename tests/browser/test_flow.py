@@ -47,10 +47,13 @@ def test_uploaded_pod_goes_through_the_numbered_steps_and_runs_on_its_node(page)
     skipped = {m["step"] for m in steps_of(messages, "flow-web") if m["skipped"]}
     assert {5, 6} <= skipped  # a bare Pod has no controller to create it
     assert {2, 3, 9, 10, 11, 12, 13}.isdisjoint(skipped)
-    for number in skipped:
+    reasons = []
+    for number in sorted(skipped):
         item = page.locator(f'.step[data-step="{number}"]')
         assert "is-skipped" in item.get_attribute("class")
-        assert item.locator(".step-note").text_content().startswith("skipped: ")
+        reasons.append(item.locator(".step-note").text_content())
+    assert reasons[0].startswith("skipped: A bare Pod")  # the reason, stated once for the run
+    assert all(reason in ("skipped ↑", reasons[0]) for reason in reasons[1:])
     assert page.locator(".caption-num").text_content() == "13"
     assert page.locator(".step-badge.is-current").count() >= 1
     assert page.problems.errors == []
