@@ -46,23 +46,24 @@ def index(request: HttpRequest) -> HttpResponse:
     return redirect(reverse("dashboard:cluster", args=[DEMO_CLUSTER]))
 
 
-@require_GET
-@ensure_csrf_cookie
-def cluster_page(request: HttpRequest, cluster: str) -> HttpResponse:
-    obj = visible_cluster(request, cluster)
-    server = request.build_absolute_uri(f"/clusters/{obj.name}")
+def page_context(request: HttpRequest, cluster: Cluster) -> dict:
+    """What dashboard/cluster.html needs; other pages that extend it (labs) build it here too."""
+    server = request.build_absolute_uri(f"/clusters/{cluster.name}")
     boot = {
-        "cluster": obj.name,
+        "cluster": cluster.name,
         "server": server,
         "examples": examples(),
         "steps": flow_steps(),
         "strings": ui_strings(),
     }
-    return render(
-        request,
-        "dashboard/cluster.html",
-        {"cluster": obj, "boot": boot, "kubectl_server": server},
-    )
+    return {"cluster": cluster, "boot": boot, "kubectl_server": server}
+
+
+@require_GET
+@ensure_csrf_cookie
+def cluster_page(request: HttpRequest, cluster: str) -> HttpResponse:
+    obj = visible_cluster(request, cluster)
+    return render(request, "dashboard/cluster.html", page_context(request, obj))
 
 
 @require_POST
