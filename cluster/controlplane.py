@@ -14,10 +14,9 @@ import asyncio
 import contextlib
 import logging
 
-from channels.db import database_sync_to_async
-
 from cluster import broadcast
 from cluster.controllers.manager import ControllerManager
+from cluster.informer import db
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from scheduler.service import Scheduler
@@ -100,7 +99,7 @@ class ControlPlane:
     async def _leases(self) -> None:
         while True:
             try:
-                await database_sync_to_async(self.kubelets.renew_leases)()
+                await db(self.kubelets.renew_leases)()
             except Exception:
                 logger.exception("node leases of %s could not be renewed", self.cluster_name)
             await asyncio.sleep(LEASE_RENEW_SECONDS)
@@ -120,7 +119,7 @@ async def run_until_idle(cluster_name: str) -> ControlPlane:
 
 async def start_all() -> list[ControlPlane]:
     """Start a control plane for every cluster in the database (serve's embedded default)."""
-    names = await database_sync_to_async(lambda: list(Cluster.objects.values_list("name", flat=True)))()
+    names = await db(lambda: list(Cluster.objects.values_list("name", flat=True)))()
     planes = []
     for name in names:
         plane = _running.get(name)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from asgiref.sync import sync_to_async
+from django.db import connection
+
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow import watches
@@ -88,9 +91,7 @@ class Informer:
             store.pop(key, None)
         else:
             store[key] = event.object
-        return Delta(
-            event.type, event.kind, event.object, old, event.revision, getattr(event, "trace_id", None)
-        )
+        return Delta(event.type, event.kind, event.object, old, event.revision, event.trace_id)
 
     def _list(self) -> list[Delta]:
         revisions = []
@@ -123,3 +124,18 @@ class Informer:
 
     def close(self) -> None:
         watches.unregister(self.cluster_name, self.component, self.watch.node)
+
+
+def db(function):
+    """Run `function` in the database thread, keeping that thread's connection open.
+
+    The control plane is a long-running worker: unlike a request (database_sync_to_async closes
+    the connection around every call), it reuses its connection, which for SQLite saves a connect,
+    its PRAGMAs and a close on every one of thousands of small calls. A failed pass closes it
+    (`reset_connection`), so a broken connection is replaced on the next call.
+    """
+    return sync_to_async(function, thread_sensitive=True)
+
+
+def reset_connection() -> None:
+    connection.close()

@@ -10,8 +10,6 @@ from __future__ import annotations
 import asyncio
 import copy
 
-from channels.db import database_sync_to_async
-
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
@@ -19,7 +17,7 @@ from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
-from cluster.informer import Delta, Informer
+from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowTrace
 from scheduler import texts
 from scheduler.engine import Snapshot, default_profile, schedule
@@ -28,7 +26,6 @@ from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduler.models import SchedulingAttempt
 from scheduler.queue import QueuedPod, SchedulingQueue
 
-db = database_sync_to_async
 MERGE_PATCH = "application/merge-patch+json"
 
 
@@ -61,8 +58,9 @@ class Scheduler:
         self.bound: dict[tuple[str, str], PodInfo] = {}
         self.queue = SchedulingQueue()
         self.profile = None  # built on first use: plugins load once per scheduler
-        # Attempts are written in batches once the queue is drained: explaining a decision for
-        # every node costs more than placing the pod, so a burst of pods is not slowed by it.
+        # Successful attempts are written in batches when the scheduler has a quiet moment:
+        # explaining a decision for every node costs more than placing the pod, so a burst of
+        # pods is not slowed down by it.
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
 
     async def step(self) -> bool:
@@ -74,11 +72,15 @@ class Scheduler:
         while (entry := self.queue.pop()) is not None:
             await self.schedule_one(entry)
             worked = True
-        if self.unsaved:
+        if self.unsaved and (not worked or self._urgent()):
             batch, self.unsaved = self.unsaved, []
             await db(_save_attempts)(batch)
             worked = True
         return worked
+
+    def _urgent(self) -> bool:
+        """A failure is explained at once (the Pending pod's panel needs it); successes wait for a lull."""
+        return len(self.unsaved) >= 2000 or any(not decision.selected for _, decision in self.unsaved)
 
     def next_wakeup(self) -> float | None:
         return self.queue.next_wakeup()

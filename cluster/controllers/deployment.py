@@ -11,8 +11,6 @@ import json
 import math
 from typing import TYPE_CHECKING
 
-from channels.db import database_sync_to_async
-
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.defaults import now_rfc3339
@@ -21,12 +19,12 @@ from cluster.controllers import texts
 from cluster.controllers.pods import ALPHANUMS, MERGE_PATCH, owner_reference
 from cluster.flow import gate
 from cluster.flow.recorder import record_step, skip_steps
+from cluster.informer import db
 from cluster.models import FlowTrace
 
 if TYPE_CHECKING:
     from cluster.controllers.manager import ControllerManager
 
-db = database_sync_to_async
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
 

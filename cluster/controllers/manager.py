@@ -6,15 +6,13 @@ the pods it creates land through the API server, which records steps 7 and 8.
 
 from __future__ import annotations
 
-from channels.db import database_sync_to_async
-
 from cluster.apiserver.actor import Actor
 from cluster.controllers.deployment import DeploymentController
 from cluster.controllers.pods import controller_ref
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
-from cluster.informer import Delta, Informer
+from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowStep, FlowTrace
 
 WORKLOADS = ("ReplicationController", "ReplicaSet", "Deployment")
@@ -48,7 +46,7 @@ class ControllerManager:
 
     async def step(self) -> bool:
         """Read the log, then reconcile every workload that changed; True when there was work."""
-        deltas = await database_sync_to_async(self._sync)()
+        deltas = await db(self._sync)()
         for delta in deltas:
             self._observe(delta)
         if not self.dirty:

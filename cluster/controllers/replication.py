@@ -9,8 +9,6 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
-from channels.db import database_sync_to_async
-
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
@@ -25,12 +23,11 @@ from cluster.controllers.pods import (
 )
 from cluster.flow import gate
 from cluster.flow.recorder import record_step, skip_steps
+from cluster.informer import db
 from cluster.models import FlowTrace
 
 if TYPE_CHECKING:
     from cluster.controllers.manager import ControllerManager
-
-db = database_sync_to_async
 
 
 class ReplicationManager:

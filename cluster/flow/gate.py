@@ -15,11 +15,11 @@ import asyncio
 import time
 from dataclasses import dataclass
 
-from channels.db import database_sync_to_async
 from django.db import transaction
 from django.db.models import F
 
 from cluster import broadcast
+from cluster.informer import db
 from cluster.models import Cluster, FlowTrace
 
 # Permits and mode changes wake waiters in this process at once; other processes poll this often.
@@ -47,10 +47,10 @@ def _trace_id(trace: FlowTrace | str | None) -> str | None:
 
 
 def read_settings(cluster_name: str) -> FlowSettings:
-    cached = _settings.get(cluster_name)
-    now = time.monotonic()
-    if cached is not None and now - cached.read_at < SETTINGS_TTL:
+    cached = _cached(cluster_name)
+    if cached is not None:
         return cached
+    now = time.monotonic()
     pace_ms, step_mode = Cluster.objects.values_list("pace_ms", "step_mode").get(name=cluster_name)
     fresh = FlowSettings(pace_ms, step_mode, now)
     _settings[cluster_name] = fresh
@@ -62,23 +62,36 @@ def _forget(cluster_name: str) -> None:
 
 
 async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, step: int) -> None:
-    """Wait as pace and step mode require before performing `step` of `trace`."""
-    name = _name(cluster)
-    settings = await database_sync_to_async(read_settings)(name)
+    """Wait as pace and step mode require before performing `step` of `trace`.
+
+    Work that belongs to no trace (a controller catching up after a restart) is not the flow the
+    class watches: it neither waits for pace nor for "next".
+    """
     trace_id = _trace_id(trace)
-    if settings.step_mode and trace_id is not None:
+    if trace_id is None:
+        return
+    name = _name(cluster)
+    settings = _cached(name) or await db(read_settings)(name)
+    if settings.step_mode:
         await _wait_for_permit(name, trace_id)
     elif settings.pace_ms:
         await asyncio.sleep(settings.pace_ms / 1000)
+
+
+def _cached(cluster_name: str) -> FlowSettings | None:
+    cached = _settings.get(cluster_name)
+    if cached is not None and time.monotonic() - cached.read_at < SETTINGS_TTL:
+        return cached
+    return None
 
 
 async def _wait_for_permit(cluster_name: str, trace_id: str) -> None:
     waiter = PERMITS.subscribe(cluster_name)
     try:
         while True:
-            if await database_sync_to_async(_take_permit)(trace_id):
+            if await db(_take_permit)(trace_id):
                 return
-            if not (await database_sync_to_async(read_settings)(cluster_name)).step_mode:
+            if not (await db(read_settings)(cluster_name)).step_mode:
                 return
             await waiter.wait(POLL_SECONDS)
     finally:

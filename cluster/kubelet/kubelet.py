@@ -14,8 +14,6 @@ import copy
 import time
 from datetime import UTC, datetime
 
-from channels.db import database_sync_to_async
-
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
@@ -23,12 +21,11 @@ from cluster.apiserver.errors import ApiError
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
-from cluster.informer import Delta, Informer
+from cluster.informer import Delta, Informer, db
 from cluster.kubelet import images as catalog
 from cluster.kubelet import runtime
 from cluster.models import Cluster, FlowTrace
 
-db = database_sync_to_async
 IMAGE_BACKOFF_INITIAL = 10.0
 IMAGE_BACKOFF_MAX = 300.0
 LEASE_SECONDS = 40
