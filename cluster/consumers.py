@@ -17,6 +17,8 @@ from cluster.flow import gate, snapshot
 from cluster.hub import RESYNC, Client, hub_for
 from cluster.models import Cluster
 
+MAX_FRAME = 1_000_000
+
 
 def _visible_cluster(name: str, user) -> Cluster | None:
     cluster = Cluster.objects.filter(name=name).first()
@@ -41,7 +43,10 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
 
     async def _send_snapshot(self) -> None:
         state = await database_sync_to_async(snapshot.build)(self.cluster)
-        await self.send(text_data=json.dumps(state))
+        text = json.dumps(state)
+        # Daphne refuses frames over 1 MiB: a big cluster's snapshot is fetched over HTTP instead
+        # (GET /clusters/<c>/snapshot); the events still start from this snapshot's position.
+        await self.send(text_data=text if len(text) <= MAX_FRAME else RESYNC)
         if self.writer is not None:
             self.writer.cancel()
         self.writer = asyncio.create_task(self._forward(state["revision"], state["step_id"]))

@@ -118,8 +118,10 @@ async def run_until_idle(cluster_name: str) -> ControlPlane:
 
 
 async def start_all() -> list[ControlPlane]:
-    """Start a control plane for every cluster in the database (serve's embedded default)."""
+    """Run a control plane for every cluster in the database, and none for deleted ones."""
     names = await db(lambda: list(Cluster.objects.values_list("name", flat=True)))()
+    for gone in set(_running) - set(names):
+        await stop(gone)  # its cluster was deleted
     planes = []
     for name in names:
         plane = _running.get(name)

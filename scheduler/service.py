@@ -240,6 +240,12 @@ class Scheduler:
             return
 
 
+def attempts(cluster: Cluster, namespace: str, pod: str, limit: int | None = 20) -> list[dict]:
+    """The pod's scheduling attempts, newest first, each with `decision` = the engine's Decision.to_json()."""
+    rows = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
+    return [row.to_json() for row in (rows[:limit] if limit else rows)]
+
+
 def _save_attempts(batch: list[tuple[SchedulingAttempt, object]]) -> None:
     for attempt, decision in batch:
         attempt.decision = decision.to_json()

@@ -13,7 +13,7 @@ from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
-from scheduler.models import SchedulingAttempt
+from scheduler.service import attempts
 
 
 def _cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
@@ -97,7 +97,4 @@ def trace_view(request: HttpRequest, cluster: str, trace: str) -> JsonResponse:
 def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str) -> JsonResponse:
     """The pod's scheduling attempts, newest first, each with the engine's full explanation."""
     found = _cluster(request, cluster)
-    attempts = SchedulingAttempt.objects.filter(cluster=found, namespace=namespace, pod=pod)
-    return JsonResponse(
-        {"namespace": namespace, "pod": pod, "attempts": [a.to_json() for a in attempts[:20]]}
-    )
+    return JsonResponse({"namespace": namespace, "pod": pod, "attempts": attempts(found, namespace, pod)})
