@@ -22,13 +22,17 @@ POLL_SECONDS = 5.0
 _tasks: dict[int, asyncio.Task] = {}
 
 
-@database_sync_to_async
-def _evaluate(student_id: int) -> bool:
+# Not thread-sensitive: checking reads (WAL readers do not block) must not queue behind the
+# control planes' work on the one thread-sensitive executor.
+def _evaluate_sync(student_id: int) -> bool:
     student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
     if student is None or student.sandbox is None:
         return False
     evaluate(student)
     return True
+
+
+_evaluate = database_sync_to_async(_evaluate_sync, thread_sensitive=False)
 
 
 async def _run(student_id: int, cluster_name: str) -> None:

@@ -57,57 +57,67 @@ def evaluate(student: Student, explicit: bool = False) -> bool:
     """Check the student's current step (and the next ones, as they pass) against the sandbox.
 
     `explicit` (an answer submitted, "check now") counts a failing result as an attempt even when
-    the sandbox did not change. Returns True when anything changed (listeners were notified)."""
+    the sandbox did not change. Returns True when anything changed (listeners were notified).
+    The checks only read; the write lock is taken briefly, and only when the result is news."""
     lab = lab_of(student.session.lab)
     cluster = student.sandbox
     if cluster is None:
         return False
     revision = _revision(cluster)
     changed = False
-    with transaction.atomic():
-        student = Student.objects.select_for_update().get(pk=student.pk)
-        while student.current_step < len(lab.steps):
-            progress = _progress(student, lab)
-            if progress.checked_revision == revision and not explicit:
-                break
-            changed |= _check_step(student, lab, progress, revision, explicit)
-            if progress.passed_at is None:
-                break
-            student.current_step += 1
-            student.save(update_fields=["current_step"])
-            explicit = False
+    while True:
+        current = Student.objects.values_list("current_step", flat=True).get(pk=student.pk)
+        if current >= len(lab.steps):
+            break
+        progress = _progress(student, lab, current)
+        if progress.checked_revision >= revision and not explicit:
+            break
+        step = lab.steps[current]
+        failures = [r.as_dict() for r in run_step(cluster, step, progress.answer) if not r.passed]
+        mark = action_mark(cluster) if failures else ""
+        news, passed = _record(student.pk, progress.pk, revision, failures, mark, explicit)
+        changed |= news
+        explicit = False
+        if not passed:
+            break
     if changed:
+        student.refresh_from_db(fields=["current_step", "action_mark"])
         notify(student)
     return changed
 
 
-def _progress(student: Student, lab: Lab) -> StepProgress:
-    step = lab.steps[student.current_step]
+def _progress(student: Student, lab: Lab, index: int) -> StepProgress:
     progress, _ = StepProgress.objects.get_or_create(
-        student=student, step_id=step.id, defaults={"index": student.current_step}
+        student=student, step_id=lab.steps[index].id, defaults={"index": index}
     )
     return progress
 
 
-def _check_step(student: Student, lab: Lab, progress: StepProgress, revision: int, explicit: bool) -> bool:
-    step = lab.steps[student.current_step]
-    results = run_step(student.sandbox, step, progress.answer)
-    failures = [r.as_dict() for r in results if not r.passed]
-    before = (progress.passed_at, progress.attempts, progress.last_failure)
-    progress.checked_revision = revision
-    if not failures:
-        progress.passed_at = timezone.now()
-        progress.last_failure = []
-    else:
-        mark = action_mark(student.sandbox)
-        if explicit or (student.action_mark and mark != student.action_mark):
-            progress.attempts += 1
-        if mark != student.action_mark:
-            student.action_mark = mark
-            student.save(update_fields=["action_mark"])
-        progress.last_failure = failures
-    progress.save()
-    return before != (progress.passed_at, progress.attempts, progress.last_failure)
+def _record(
+    student_id: int, progress_id: int, revision: int, failures: list, mark: str, explicit: bool
+) -> tuple[bool, bool]:
+    """Store one evaluation unless a concurrent one got there first; (news, passed)."""
+    with transaction.atomic():
+        student = Student.objects.select_for_update().get(pk=student_id)
+        progress = StepProgress.objects.get(pk=progress_id)
+        if progress.checked_revision >= revision and not explicit:
+            return False, progress.passed_at is not None
+        before = (progress.passed_at, progress.attempts, progress.last_failure)
+        progress.checked_revision = revision
+        if not failures:
+            progress.passed_at = timezone.now()
+            progress.last_failure = []
+            student.current_step = progress.index + 1
+            student.save(update_fields=["current_step"])
+        else:
+            if explicit or (student.action_mark and mark != student.action_mark):
+                progress.attempts += 1
+            if mark != student.action_mark:
+                student.action_mark = mark
+                student.save(update_fields=["action_mark"])
+            progress.last_failure = failures
+        progress.save()
+    return before != (progress.passed_at, progress.attempts, progress.last_failure), not failures
 
 
 def notify(student: Student) -> None:
