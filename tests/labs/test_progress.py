@@ -90,3 +90,17 @@ def test_board_shows_each_student_and_a_histogram(session, student_a, student_b)
     assert board["histogram"][0] == 2 and sum(board["histogram"]) == 2
     forget(student_a.student.sandbox)
     forget(student_b.student.sandbox)
+
+
+def test_the_student_page_is_the_sandbox_dashboard_with_the_lab_panel(student_a):
+    response = student_a.get("/lab/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="lab-panel"' in html and student_a.student.sandbox.name in html
+    assert "labs/panel.js" in html
+    forget(student_a.student.sandbox)
+
+
+def test_a_visitor_without_a_class_is_sent_to_join(outsider):
+    assert outsider.get("/lab/").url == "/join/"
+    assert "课堂代码" in outsider.get("/join/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
