@@ -124,6 +124,7 @@ def ui_strings() -> dict[str, str]:
         "bypassed": _("This pod was created with spec.nodeName: it bypassed the scheduler."),
         "feasible": _("feasible"),
         "not_scored": _("Only one node was feasible, so nothing was scored (as kube-scheduler does)."),
+        "none_feasible": _("No node passed every filter, so nothing was scored: the pod stays Pending."),
         "prescore_skipped": _("Skipped at PreScore"),
         "scheduled_to": _("Scheduled to %(node)s"),
         "unschedulable": _("Unschedulable"),

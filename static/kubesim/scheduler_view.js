@@ -155,7 +155,7 @@ export class SchedulerView {
     const plugins = d.scorePlugins || [];
     const scored = feasible.filter((n) => d.nodes[n].total !== null && d.nodes[n].total !== undefined);
     if (!scored.length) {
-      if (feasible.length === 1) block.append(h("p", { class: "muted", text: t("not_scored") }));
+      block.append(h("p", { class: "muted", text: t(feasible.length === 1 ? "not_scored" : "none_feasible") }));
       return block;
     }
     const max = Math.max(1, ...scored.map((n) => d.nodes[n].total));
