@@ -80,3 +80,20 @@ def test_get_pods_watch_prints_a_row_per_change(page):
     assert all(not row.startswith("NAME") for row in rows)
     assert len(rows) >= 2  # ContainerCreating (or Pending) first, then Running
     page.press("#console-input", "Control+c")
+
+
+def test_apply_dash_f_takes_the_yaml_pasted_into_the_console(page):
+    open_dashboard(page)
+    console(page, "apply -f -", expect="Ctrl+Enter")
+    assert page.locator("#console-stdin").is_visible()
+    page.fill("#console-stdin", NODENAME_POD.replace("console-pod", "pasted-pod"))
+    page.press("#console-stdin", "Control+Enter")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#console-out > span.c-out')]"
+        ".some((s) => s.textContent === 'pod/pasted-pod created\\n')",
+        timeout=TIMEOUT_MS,
+    )
+    assert page.locator("#console-input").is_visible()
+    pod_chip(page, "node1", "pasted-pod").wait_for(timeout=TIMEOUT_MS)
+    page.press("#console-input", "ArrowUp")
+    assert page.input_value("#console-input") == "apply -f -"
