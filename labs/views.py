@@ -73,19 +73,9 @@ def student_page(request: HttpRequest) -> HttpResponse:
     student = current_student(request)
     if student is None or student.sandbox is None:
         return redirect(reverse("labs:join"))
-    from dashboard.strings import flow_steps, ui_strings
-    from dashboard.views import examples
+    from dashboard.views import page_context
 
-    cluster = student.sandbox
-    server = request.build_absolute_uri(f"/clusters/{cluster.name}")
-    boot = {
-        "cluster": cluster.name,
-        "server": server,
-        "examples": examples(),
-        "steps": flow_steps(),
-        "strings": ui_strings(),
-    }
-    context = {"cluster": cluster, "boot": boot, "kubectl_server": server, "student": student}
+    context = {**page_context(request, student.sandbox), "student": student}
     return render(request, "labs/student.html", context)
 
 
