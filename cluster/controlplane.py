@@ -49,6 +49,7 @@ class ControlPlane:
                 worked = True
                 self.kubelets.workers.clear()
             if not worked:
+                await self.scheduler.save_attempts()  # idle now: nothing waits for the lull
                 return
         raise RuntimeError(f"control plane of {self.cluster_name!r} did not settle in {max_rounds} rounds")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import time
 
 from cluster import event_recorder
 from cluster.apiserver import service as api
@@ -27,6 +28,7 @@ from scheduler.models import SchedulingAttempt
 from scheduler.queue import QueuedPod, SchedulingQueue
 
 MERGE_PATCH = "application/merge-patch+json"
+LULL_SECONDS = 1.0
 
 
 def _is_terminal(pod: dict) -> bool:
@@ -58,10 +60,11 @@ class Scheduler:
         self.bound: dict[tuple[str, str], PodInfo] = {}
         self.queue = SchedulingQueue()
         self.profile = None  # built on first use: plugins load once per scheduler
-        # Successful attempts are written in batches when the scheduler has a quiet moment:
-        # explaining a decision for every node costs more than placing the pod, so a burst of
-        # pods is not slowed down by it.
+        # Successful attempts are written in a batch once the scheduler has been quiet for
+        # LULL_SECONDS: explaining a decision for every node costs more than placing the pod, so a
+        # burst of pods is not slowed down by it.
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
+        self.last_busy = 0.0
 
     async def step(self) -> bool:
         deltas = await db(self._sync)()
@@ -72,18 +75,27 @@ class Scheduler:
         while (entry := self.queue.pop()) is not None:
             await self.schedule_one(entry)
             worked = True
-        if self.unsaved and (not worked or self._urgent()):
-            batch, self.unsaved = self.unsaved, []
-            await db(_save_attempts)(batch)
-            worked = True
+        if worked:
+            self.last_busy = time.monotonic()
+        if self.unsaved and (self._urgent() or time.monotonic() - self.last_busy >= LULL_SECONDS):
+            await self.save_attempts()
         return worked
 
     def _urgent(self) -> bool:
         """A failure is explained at once (the Pending pod's panel needs it); successes wait for a lull."""
-        return len(self.unsaved) >= 2000 or any(not decision.selected for _, decision in self.unsaved)
+        return len(self.unsaved) >= 5000 or any(not decision.selected for _, decision in self.unsaved)
+
+    async def save_attempts(self) -> None:
+        batch, self.unsaved = self.unsaved, []
+        if batch:
+            await db(_save_attempts)(batch)
 
     def next_wakeup(self) -> float | None:
-        return self.queue.next_wakeup()
+        times = [self.queue.next_wakeup()]
+        if self.unsaved:
+            times.append(max(0.0, self.last_busy + LULL_SECONDS - time.monotonic()))
+        times = [t for t in times if t is not None]
+        return min(times) if times else None
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:

@@ -54,7 +54,8 @@ def record_step(
     Runs in its own transaction unless called inside one (the API server's write), and nudges the
     broadcast hub once the step is committed.
     """
-    with transaction.atomic():
+    # No savepoint inside the API server's write: the step is part of that one transaction.
+    with transaction.atomic(savepoint=False):
         trace_id = trace if isinstance(trace, str) else trace.pk
         # Lock the trace so concurrent components number their steps without collisions.
         locked = (
