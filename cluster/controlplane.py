@@ -24,6 +24,7 @@ from scheduler.service import Scheduler
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_RENEW_SECONDS = 10.0
+STATUS_REPORT_EVERY = 30  # lease renewals: 5 minutes
 
 
 class ControlPlane:
@@ -98,11 +99,16 @@ class ControlPlane:
             waiter.close()
 
     async def _leases(self) -> None:
+        """Node heartbeats: the Lease every 10 s, the node's status every 5 minutes (as upstream)."""
+        renewals = 0
         while True:
             try:
                 await db(self.kubelets.renew_leases)()
+                if renewals and renewals % STATUS_REPORT_EVERY == 0:
+                    await db(self.kubelets.report_node_status)()
             except Exception:
-                logger.exception("node leases of %s could not be renewed", self.cluster_name)
+                logger.exception("node heartbeats of %s failed", self.cluster_name)
+            renewals += 1
             await asyncio.sleep(LEASE_RENEW_SECONDS)
 
 

@@ -284,6 +284,11 @@ class KubeletManager:
         for _, name in list(self.informer.store["Node"]):
             self._renew_lease(name)
 
+    def report_node_status(self) -> None:
+        """nodeStatusReportFrequency: the full status with fresh heartbeats, every 5 minutes."""
+        for _, name in list(self.informer.store["Node"]):
+            self._register(name)
+
     def _renew_lease(self, node: str) -> None:
         actor = self._actor(None, node)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime

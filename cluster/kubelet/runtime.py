@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
+import uuid
 
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.kubelet.images import Image
@@ -122,8 +124,13 @@ def running_status(pod: dict, host_ip: str, pod_ip: str, images: dict[str, Image
     return status
 
 
+def _stable_id(kind: str, node: str) -> str:
+    return hashlib.md5(f"kubesim/{kind}/{node}".encode()).hexdigest()
+
+
 def node_status(node: dict, index: int) -> dict:
-    """What a kubelet reports when it registers its node: conditions, addresses, nodeInfo, capacity."""
+    """What a kubelet reports for its node (at registration, then every status report):
+    conditions with a fresh heartbeat, addresses, nodeInfo, capacity and allocatable."""
     status = dict(node.get("status") or {})
     capacity = status.get("capacity") or {"cpu": "4", "memory": "8148204Ki", "pods": "110"}
     capacity.setdefault("ephemeral-storage", "102626232Ki")
@@ -131,12 +138,16 @@ def node_status(node: dict, index: int) -> dict:
     status.setdefault("allocatable", dict(capacity))
     now = now_rfc3339()
 
+    previous = {c.get("type"): c for c in status.get("conditions") or []}
+
     def condition(type_: str, value: str, reason: str, message: str) -> dict:
+        before = previous.get(type_) or {}
+        same = before.get("status") == value
         return {
             "type": type_,
             "status": value,
             "lastHeartbeatTime": now,
-            "lastTransitionTime": now,
+            "lastTransitionTime": before.get("lastTransitionTime", now) if same else now,
             "reason": reason,
             "message": message,
         }
@@ -156,9 +167,9 @@ def node_status(node: dict, index: int) -> dict:
     ]
     status["daemonEndpoints"] = {"kubeletEndpoint": {"Port": 10250}}
     status["nodeInfo"] = {
-        "machineID": secrets.token_hex(16),
-        "systemUUID": secrets.token_hex(16),
-        "bootID": secrets.token_hex(16),
+        "machineID": _stable_id("machine", name),
+        "systemUUID": str(uuid.UUID(_stable_id("system", name))),
+        "bootID": str(uuid.UUID(_stable_id("boot", name))),
         "kernelVersion": "5.15.0-122-generic",
         "osImage": "Ubuntu 22.04.5 LTS",
         "containerRuntimeVersion": RUNTIME_VERSION,

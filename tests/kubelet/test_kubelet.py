@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import time
+
 import pytest
 from asgiref.sync import async_to_sync
 
@@ -88,3 +90,17 @@ def test_node_leases_are_renewed_in_kube_node_lease(demo):
         != lease["metadata"]["resourceVersion"]
     )
     assert first
+
+
+def test_a_status_report_refreshes_heartbeats_and_keeps_the_node_identity(demo):
+    plane = async_to_sync(controlplane.run_until_idle)("demo")
+    before = api.get(demo, "Node", None, "node2")["status"]
+    time.sleep(1.1)  # timestamps have a resolution of one second
+    async_to_sync(controlplane.run_until_idle)("demo")
+    plane.kubelets.report_node_status()
+    after = api.get(demo, "Node", None, "node2")["status"]
+    assert after["nodeInfo"] == before["nodeInfo"]
+    ready = {c["type"]: c for c in before["conditions"]}["Ready"]
+    fresh = {c["type"]: c for c in after["conditions"]}["Ready"]
+    assert fresh["lastHeartbeatTime"] > ready["lastHeartbeatTime"]
+    assert fresh["lastTransitionTime"] == ready["lastTransitionTime"]
