@@ -136,3 +136,21 @@ def test_a_pending_pod_is_scheduled_after_its_node_is_labelled(demo):
     reasons = [(e["reason"], e["message"]) for e in events if e["involvedObject"]["name"] == "pod-example-zz"]
     assert ("Scheduled", "Successfully assigned default/pod-example-zz to node1") in reasons
     assert any(reason == "FailedScheduling" for reason, _ in reasons)
+
+
+def test_a_recreate_deployment_replaces_all_pods_at_once(demo):
+    drive()
+    body = deployment("nginx:1.15")
+    body["spec"]["strategy"] = {"type": "Recreate"}
+    api.create(demo, body, KUBECTL)
+    drive()
+    current = api.get(demo, "Deployment", "default", "web")
+    current["spec"]["template"]["spec"]["containers"][0]["image"] = "httpd:2.4"
+    api.update(demo, current, KUBECTL)
+    drive()
+    after = pods(demo, app="web")
+    assert len(after) == 3 and {p["spec"]["containers"][0]["image"] for p in after} == {"httpd:2.4"}
+    events, _ = api.list_objects(demo, "Event", "default")
+    scaling = [e["message"] for e in events if e["reason"] == "ScalingReplicaSet"]
+    assert any(m.endswith("from 3 to 0") for m in scaling)
+    assert any(m.startswith("Scaled up replica set web-") and m.endswith("from 0 to 3") for m in scaling)
