@@ -72,6 +72,19 @@ class Waiter:
 
 # "Cluster C has a new revision or new flow steps": components and the hub wait on this.
 NUDGES = Signal()
+_latest: dict[str, int] = {}
+_latest_lock = threading.Lock()
+
+
+def latest_revision(cluster_name: str) -> int:
+    """The newest revision any nudge in this process announced (0 when none did)."""
+    return _latest.get(cluster_name, 0)
+
+
+def _remember(cluster_name: str, revision: int) -> None:
+    with _latest_lock:
+        if revision > _latest.get(cluster_name, 0):
+            _latest[cluster_name] = revision
 
 
 def group_name(cluster_name: str) -> str:
@@ -88,6 +101,8 @@ def _cross_process_layer():
 
 def notify(cluster_name: str, revision: int | None) -> None:
     """Tell listeners that the cluster's log reached `revision` (None: new flow steps or settings)."""
+    if revision is not None:
+        _remember(cluster_name, revision)
     NUDGES.fire(cluster_name)
     layer = _cross_process_layer()
     if layer is not None:
@@ -104,7 +119,9 @@ async def relay_layer_nudges(cluster_name: str) -> None:
     await layer.group_add(group_name(cluster_name), channel)
     try:
         while True:
-            await layer.receive(channel)
+            message = await layer.receive(channel)
+            if message.get("revision") is not None:
+                _remember(cluster_name, int(message["revision"]))
             NUDGES.fire(cluster_name)
     finally:
         await layer.group_discard(group_name(cluster_name), channel)

@@ -44,6 +44,8 @@ class ControlPlane:
 
     async def run_until_idle(self, max_rounds: int = 10_000) -> None:
         """Step every component until a whole round finds nothing to do and no pod worker runs."""
+        for component in self.components:
+            component.informer.stale = True  # writes of other processes send no nudge here
         for _ in range(max_rounds):
             worked = False
             for component in self.components:
@@ -97,7 +99,8 @@ class ControlPlane:
                 wakeup = getattr(component, "next_wakeup", lambda: None)()
                 if wakeup is not None:
                     timeout = min(timeout, wakeup)
-                await waiter.wait(timeout)
+                if not await waiter.wait(timeout):
+                    component.informer.stale = True  # a poll: read the log even without a nudge
         finally:
             waiter.close()
 

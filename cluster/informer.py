@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from asgiref.sync import sync_to_async
 from django.db import connection
 
+from cluster import broadcast
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow import watches
@@ -61,11 +62,25 @@ class Informer:
         self.cluster: Cluster | None = None
         # True when the last sync filled a whole page: there is more log to read right away.
         self.behind = False
+        # Set when a nudge may have been missed (a poll timeout): read the log even if no
+        # nudge announced a newer revision.
+        self.stale = True
+
+    def up_to_date(self) -> bool:
+        """Nothing newer than what we read was announced: skip the query (a nudge for flow steps,
+        or for a revision already read while we were busy)."""
+        return (
+            self.revision is not None
+            and not self.behind
+            and not self.stale
+            and broadcast.latest_revision(self.cluster_name) <= self.revision
+        )
 
     def sync(self) -> list[Delta]:
         """Bring the store up to date; returns what changed (everything, as ADDED, after a (re)list)."""
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
+        self.stale = False
         if self.revision is None:
             return self._list()
         try:

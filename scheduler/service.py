@@ -67,7 +67,7 @@ class Scheduler:
         self.last_busy = 0.0
 
     async def step(self) -> bool:
-        deltas = await db(self._sync)()
+        deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
             self._observe(delta)
         self.queue.flush()

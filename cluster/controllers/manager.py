@@ -46,7 +46,7 @@ class ControllerManager:
 
     async def step(self) -> bool:
         """Read the log, then reconcile every workload that changed; True when there was work."""
-        deltas = await db(self._sync)()
+        deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
             self._observe(delta)
         if not self.dirty:

@@ -53,7 +53,7 @@ class KubeletManager:
         return self.informer.sync()
 
     async def step(self) -> bool:
-        deltas = await db(self._sync)()
+        deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
             self._observe(delta)
         for node in sorted(self.to_register):
