@@ -9,7 +9,7 @@ kubelet's status lands), because those are writes it performs.
 from __future__ import annotations
 
 from cluster.flow import texts
-from cluster.flow.recorder import record_step, skip_steps, start_trace
+from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.models import Cluster, FlowTrace
 
 USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
@@ -29,7 +29,11 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
     pod = event.object
     obj = ("Pod", row.namespace, row.name)
     if actor.client == "controller-manager" and event.type == "ADDED":
-        _record_pair(trace, 7, 8, texts.pod_stored(pod, event), obj, event.revision)
+        stored, sent = texts.pod_stored(pod, event)
+        revision = event.revision
+        record_steps(
+            trace, [StepSpec(7, *stored, obj, revision=revision), StepSpec(8, *sent, obj, revision=revision)]
+        )
     elif actor.client == "scheduler" and event.type == "MODIFIED":
         node = (pod.get("spec") or {}).get("nodeName", "")
         en, zh = texts.binding_landed(pod, event)
@@ -71,31 +75,24 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
     client = actor.detail or texts.CLIENT_NAMES.get(actor.client, actor.client)
     trace = start_trace(cluster, row.kind, row.namespace, row.name, verb, client)
     revision = event.revision
-    en, zh = texts.open_watches(cluster.name, revision)
-    record_step(trace, 1, detail_en=en, detail_zh=zh, revision=revision)
-    en, zh = texts.request_sent(actor, client, verb, event)
-    record_step(trace, 2, detail_en=en, detail_zh=zh, revision=revision)
-    en, zh = texts.object_stored(event)
-    record_step(trace, 3, detail_en=en, detail_zh=zh, revision=revision)
-    en, zh = texts.event_sent(event)
-    record_step(trace, 4, detail_en=en, detail_zh=zh, revision=revision)
+    specs = [
+        StepSpec(1, *texts.open_watches(cluster.name, revision), revision=revision),
+        StepSpec(2, *texts.request_sent(actor, client, verb, event), revision=revision),
+        StepSpec(3, *texts.object_stored(event), revision=revision),
+        StepSpec(4, *texts.event_sent(event), revision=revision),
+    ]
     if row.kind == "Pod" and event.type == "ADDED":
-        _skip_for_bare_pod(trace, event)
+        specs.extend(_skipped_for_bare_pod(trace, event))
+    record_steps(trace, specs)
     return trace
 
 
-def _skip_for_bare_pod(trace: FlowTrace, event) -> None:
-    pod = event.object
+def _skipped_for_bare_pod(trace: FlowTrace, event) -> list[StepSpec]:
     obj = ("Pod", trace.namespace, trace.name)
     en, zh = texts.BARE_POD
-    skip_steps(trace, range(5, 9), en, zh, obj=obj, revision=event.revision)
-    node = (pod.get("spec") or {}).get("nodeName")
+    specs = [StepSpec(n, en, zh, obj, revision=event.revision, skipped=True) for n in range(5, 9)]
+    node = (event.object.get("spec") or {}).get("nodeName")
     if node:
         en, zh = texts.node_name_bypass(node)
-        skip_steps(trace, range(9, 12), en, zh, obj=obj, node=node, revision=event.revision)
-
-
-def _record_pair(trace: FlowTrace, first: int, second: int, details, obj, revision: int) -> None:
-    (en1, zh1), (en2, zh2) = details
-    record_step(trace, first, detail_en=en1, detail_zh=zh1, obj=obj, revision=revision)
-    record_step(trace, second, detail_en=en2, detail_zh=zh2, obj=obj, revision=revision)
+        specs += [StepSpec(n, en, zh, obj, node, event.revision, skipped=True) for n in range(9, 12)]
+    return specs

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import string
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Count, Max, Q
@@ -36,6 +37,19 @@ def start_trace(cluster: Cluster, kind: str, namespace: str, name: str, verb: st
     )
 
 
+@dataclass(slots=True)
+class StepSpec:
+    """One step to record; `obj` is (kind, namespace, name), the trace's own object by default."""
+
+    step: int
+    detail_en: str
+    detail_zh: str
+    obj: tuple[str, str, str] | None = None
+    node: str = ""
+    revision: int | None = None
+    skipped: bool = False
+
+
 def record_step(
     trace: FlowTrace | str,
     step: int,
@@ -46,15 +60,18 @@ def record_step(
     node: str = "",
     revision: int | None = None,
     skipped: bool = False,
-    source: str = "",
-    target: str = "",
 ) -> FlowStep:
-    """Append step `step` to `trace`; `obj` is (kind, namespace, name), the trace's object by default.
+    """Append step `step` to `trace` (see record_steps)."""
+    spec = StepSpec(step, detail_en, detail_zh, obj, node, revision, skipped)
+    return record_steps(trace, [spec])[0]
 
-    Runs in its own transaction unless called inside one (the API server's write), and nudges the
-    broadcast hub once the step is committed.
+
+def record_steps(trace: FlowTrace | str, specs: list[StepSpec]) -> list[FlowStep]:
+    """Append steps to `trace`, numbered in order, in one insert.
+
+    Runs in its own transaction unless called inside one (the API server's write: no savepoint,
+    the steps are part of that one transaction), and nudges the broadcast hub after the commit.
     """
-    # No savepoint inside the API server's write: the step is part of that one transaction.
     with transaction.atomic(savepoint=False):
         trace_id = trace if isinstance(trace, str) else trace.pk
         # Lock the trace so concurrent components number their steps without collisions.
@@ -63,32 +80,42 @@ def record_step(
             .only("pk", "kind", "namespace", "name", "cluster_id")
             .get(pk=trace_id)
         )
-        seq = (locked.steps.aggregate(top=Max("seq"))["top"] or 0) + 1
-        text = BY_NUMBER[step]
-        kind, namespace, name = obj or (locked.kind, locked.namespace, locked.name)
-        row = FlowStep.objects.create(
-            trace=locked,
-            seq=seq,
-            step=step,
-            actor=text.actor,
-            source=source or text.source,
-            target=target or text.target,
-            title_en=text.title_en,
-            title_zh=text.title_zh,
-            detail_en=detail_en,
-            detail_zh=detail_zh,
-            skipped=skipped,
-            object_kind=kind,
-            object_namespace=namespace,
-            object_name=name,
-            node=node,
-            revision=_revision(locked.cluster_id) if revision is None else revision,
-        )
-        if step == 13:
+        seq = locked.steps.aggregate(top=Max("seq"))["top"] or 0
+        current = None
+        rows = []
+        for offset, spec in enumerate(specs, start=1):
+            if spec.revision is None and current is None:
+                current = _revision(locked.cluster_id)
+            rows.append(_row(locked, seq + offset, spec, current if spec.revision is None else spec.revision))
+        rows = FlowStep.objects.bulk_create(rows)
+        if any(spec.step == 13 for spec in specs):
             _mark_finished_when_complete(locked)
         cluster_name = _cluster_name(locked.cluster_id)
         transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
-    return row
+    return rows
+
+
+def _row(trace: FlowTrace, seq: int, spec: StepSpec, revision: int) -> FlowStep:
+    text = BY_NUMBER[spec.step]
+    kind, namespace, name = spec.obj or (trace.kind, trace.namespace, trace.name)
+    return FlowStep(
+        trace=trace,
+        seq=seq,
+        step=spec.step,
+        actor=text.actor,
+        source=text.source,
+        target=text.target,
+        title_en=text.title_en,
+        title_zh=text.title_zh,
+        detail_en=spec.detail_en,
+        detail_zh=spec.detail_zh,
+        skipped=spec.skipped,
+        object_kind=kind,
+        object_namespace=namespace,
+        object_name=name,
+        node=spec.node,
+        revision=revision,
+    )
 
 
 _names: dict[int, str] = {}
@@ -110,8 +137,7 @@ def skip_steps(
     trace: FlowTrace, steps: range | tuple[int, ...], reason_en: str, reason_zh: str, **kwargs
 ) -> None:
     """Show steps that do not apply, marked skipped with the reason (the course's numbering stays)."""
-    for number in steps:
-        record_step(trace, number, detail_en=reason_en, detail_zh=reason_zh, skipped=True, **kwargs)
+    record_steps(trace, [StepSpec(number, reason_en, reason_zh, skipped=True, **kwargs) for number in steps])
 
 
 def _mark_finished_when_complete(trace: FlowTrace) -> None:
