@@ -105,17 +105,26 @@ class ControlPlane:
             waiter.close()
 
     async def _leases(self) -> None:
-        """Node heartbeats: the Lease every 10 s, the node's status every 5 minutes (as upstream)."""
+        """Node heartbeats: each node's Lease every 10 s, its status every 5 minutes (as upstream).
+
+        Each kubelet renews on its own: the renewals are spread over the period, one node per
+        database call, so a hundred nodes never hold the database thread at once.
+        """
         renewals = 0
         while True:
-            try:
-                await db(self.kubelets.renew_leases)()
-                if renewals and renewals % STATUS_REPORT_EVERY == 0:
-                    await db(self.kubelets.report_node_status)()
-            except Exception:
-                logger.exception("node heartbeats of %s failed", self.cluster_name)
+            nodes = self.kubelets.node_names()
+            report = renewals and renewals % STATUS_REPORT_EVERY == 0
+            for node in nodes:
+                try:
+                    await db(self.kubelets.renew_lease)(node)
+                    if report:
+                        await db(self.kubelets.report_node_status)(node)
+                except Exception:
+                    logger.exception("the heartbeat of %s in %s failed", node, self.cluster_name)
+                await asyncio.sleep(LEASE_RENEW_SECONDS / max(len(nodes), 1))
+            if not nodes:
+                await asyncio.sleep(LEASE_RENEW_SECONDS)
             renewals += 1
-            await asyncio.sleep(LEASE_RENEW_SECONDS)
 
 
 _running: dict[str, ControlPlane] = {}

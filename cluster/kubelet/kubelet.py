@@ -280,16 +280,14 @@ class KubeletManager:
             return  # deleted meanwhile
 
     # -- node leases (kube-node-lease), renewed every 10 s ------------------------------------------
-    def renew_leases(self) -> None:
-        for _, name in list(self.informer.store["Node"]):
-            self._renew_lease(name)
+    def node_names(self) -> list[str]:
+        return [name for _, name in self.informer.store["Node"]]
 
-    def report_node_status(self) -> None:
+    def report_node_status(self, node: str) -> None:
         """nodeStatusReportFrequency: the full status with fresh heartbeats, every 5 minutes."""
-        for _, name in list(self.informer.store["Node"]):
-            self._register(name)
+        self._register(node)
 
-    def _renew_lease(self, node: str) -> None:
+    def renew_lease(self, node: str) -> None:
         actor = self._actor(None, node)
         now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
         try:

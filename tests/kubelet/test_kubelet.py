@@ -80,11 +80,11 @@ def test_logs_of_a_running_nginx_and_of_a_waiting_container(demo):
 
 def test_node_leases_are_renewed_in_kube_node_lease(demo):
     plane = async_to_sync(controlplane.run_until_idle)("demo")
-    plane.kubelets.renew_leases()
+    plane.kubelets.renew_lease("node2")
     lease = api.get(demo, "Lease", "kube-node-lease", "node2")
     assert lease["spec"]["holderIdentity"] == "node2" and lease["spec"]["leaseDurationSeconds"] == 40
     first = lease["spec"]["renewTime"]
-    plane.kubelets.renew_leases()
+    plane.kubelets.renew_lease("node2")
     assert (
         api.get(demo, "Lease", "kube-node-lease", "node2")["metadata"]["resourceVersion"]
         != lease["metadata"]["resourceVersion"]
@@ -97,7 +97,7 @@ def test_a_status_report_refreshes_heartbeats_and_keeps_the_node_identity(demo):
     before = api.get(demo, "Node", None, "node2")["status"]
     time.sleep(1.1)  # timestamps have a resolution of one second
     async_to_sync(controlplane.run_until_idle)("demo")
-    plane.kubelets.report_node_status()
+    plane.kubelets.report_node_status("node2")
     after = api.get(demo, "Node", None, "node2")["status"]
     assert after["nodeInfo"] == before["nodeInfo"]
     ready = {c["type"]: c for c in before["conditions"]}["Ready"]
