@@ -34,11 +34,11 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
         record_steps(
             trace, [StepSpec(7, *stored, obj, revision=revision), StepSpec(8, *sent, obj, revision=revision)]
         )
-    elif actor.client == "scheduler" and event.type == "MODIFIED":
+    elif actor.client == "scheduler" and verb == "bind":
         node = (pod.get("spec") or {}).get("nodeName", "")
         en, zh = texts.binding_landed(pod, event)
         record_step(trace, 11, detail_en=en, detail_zh=zh, obj=obj, node=node, revision=event.revision)
-    elif actor.client == "kubelet" and event.type == "MODIFIED":
+    elif actor.client == "kubelet" and verb == "status":
         en, zh = texts.status_stored(pod, event, actor.node)
         record_step(trace, 13, detail_en=en, detail_zh=zh, obj=obj, node=actor.node, revision=event.revision)
     return trace

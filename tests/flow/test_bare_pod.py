@@ -47,3 +47,15 @@ def test_an_unknown_image_ends_in_err_image_pull_with_warning_events(demo):
     messages = [e["message"] for e in events if e["type"] == "Warning"]
     assert any("pull access denied for nginxx" in m for m in messages)
     assert "Error: ErrImagePull" in messages
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_unschedulable_pod_stops_at_step_9(demo):
+    drive()
+    api.create(demo, example("pod-nodeselector.yaml"), KUBECTL)
+    drive()
+    trace = FlowTrace.objects.get(cluster=demo, kind="Pod", name="pod-example")
+    steps = list(trace.steps.order_by("seq"))
+    assert [s.step for s in steps] == list(range(1, 10))
+    assert "didn't match Pod's node affinity/selector" in steps[-1].detail_en
+    assert trace.finished_at is None
