@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from cluster import event_recorder
@@ -44,7 +45,8 @@ class KubeletManager:
         self.ips: dict[str, set[str]] = {}
         self.node_index: dict[str, int] = {}
         self.to_register: set[str] = set()
-        self.retries: dict[tuple[str, str], tuple[float, int]] = {}  # image pull back-off
+        # Image pull and crash-loop back-offs: when, and the coroutine to run then.
+        self.retries: dict[tuple[str, str], tuple[float, Callable[[], Awaitable[None]]]] = {}
         self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
 
     def _sync(self) -> list[Delta]:
@@ -163,24 +165,48 @@ class KubeletManager:
         if pulled is None:
             # ErrImagePull ended the trace (step 13); retry later, as the image back-off does.
             delay = min(IMAGE_BACKOFF_INITIAL * 2**attempt, IMAGE_BACKOFF_MAX)
-            self.retries[key] = (time.monotonic() + delay, attempt + 1)
+            self.retries[key] = (time.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
             return
         await db(self._start_containers)(pod, node)
         await gate.before_step(self.cluster_name, trace_id, 13)
         pod_ip = self._allocate_ip(node)
-        await db(self._write_status)(
-            pod, runtime.running_status(pod, host_ip, pod_ip, pulled), trace_id, node
+        await self._report_started(key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts=0)
+
+    async def _report_started(self, key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts: int) -> None:
+        """Report the started containers; those that exit at once crash-loop or complete."""
+        containers = pod["spec"].get("containers") or []
+        exiting = {c["name"] for c in containers if runtime.exits_at_once(c, pulled[c["name"]])}
+        if not exiting:
+            status = runtime.running_status(pod, host_ip, pod_ip, pulled)
+            await db(self._write_status)(pod, status, trace_id, node)
+            return
+        status = runtime.exited_status(pod, host_ip, pod_ip, pulled, exiting, restarts)
+        await db(self._write_status)(pod, status, trace_id, node)
+        if pod["spec"].get("restartPolicy", "Always") != "Always":
+            return
+        await db(self._crash_loop_events)(pod, node, exiting)
+        self.retries[key] = (
+            time.monotonic() + runtime.restart_delay(restarts),
+            lambda: self._restart(key, host_ip, pod_ip, pulled, restarts + 1),
         )
+
+    async def _restart(self, key, host_ip: str, pod_ip: str, pulled: dict, restarts: int) -> None:
+        pod = self.informer.get("Pod", *key)
+        if pod is None:
+            return
+        node = pod["spec"]["nodeName"]
+        await db(self._start_containers)(pod, node)
+        await self._report_started(key, pod, node, host_ip, pod_ip, pulled, None, restarts)
 
     def _start_due_retries(self) -> None:
         now = time.monotonic()
-        for key, (due, attempt) in list(self.retries.items()):
+        for key, (due, retry) in list(self.retries.items()):
             if due <= now:
                 del self.retries[key]
-                self.workers[key] = asyncio.create_task(self._run_pod(key, None, attempt))
+                self.workers[key] = asyncio.create_task(retry())
 
     def next_wakeup(self) -> float | None:
-        """Seconds until the next image pull retry is due."""
+        """Seconds until the next image pull retry or container restart is due."""
         if not self.retries:
             return None
         return max(0.0, min(due for due, _ in self.retries.values()) - time.monotonic())
@@ -263,6 +289,14 @@ class KubeletManager:
         self._event(pod, node, "Failed", "Error: ImagePullBackOff", container, "Warning")
         message = f'Back-off pulling image "{image}": ErrImagePull: {error}'
         self._write_status(pod, runtime.waiting_status(pod, host_ip, "ImagePullBackOff", message), None, node)
+
+    def _crash_loop_events(self, pod: dict, node: str, exiting: set[str]) -> None:
+        meta = pod["metadata"]
+        reference = f"{meta['name']}_{meta.get('namespace', 'default')}({meta.get('uid', '')})"
+        for container in pod["spec"].get("containers") or []:
+            if container["name"] in exiting:
+                message = f"Back-off restarting failed container {container['name']} in pod {reference}"
+                self._event(pod, node, "BackOff", message, container, "Warning")
 
     def _start_containers(self, pod: dict, node: str) -> None:
         for container in pod["spec"].get("containers") or []:

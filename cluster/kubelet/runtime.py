@@ -180,3 +180,60 @@ def node_status(node: dict, index: int) -> dict:
     }
     status.setdefault("images", [])
     return status
+
+
+def exits_at_once(container: dict, image: Image) -> bool:
+    """A container whose image's default command ends at once (busybox's `sh` with no terminal)."""
+    return not image.long_running and not container.get("command") and not container.get("args")
+
+
+def restart_delay(restarts: int) -> float:
+    """The kubelet's crash-loop back-off: 10 s doubling to 5 minutes."""
+    return min(10.0 * 2**restarts, 300.0)
+
+
+def exited_status(
+    pod: dict, host_ip: str, pod_ip: str, images: dict[str, Image], exiting: set[str], restarts: int
+) -> dict:
+    """The status after some containers exited with code 0 right after starting.
+
+    restartPolicy Always restarts them: they wait in CrashLoopBackOff with the exit as lastState
+    and the pod stays Running; otherwise they stay terminated (Completed) and the pod Succeeded
+    once no container runs.
+    """
+    status = running_status(pod, host_ip, pod_ip, images)
+    spec = pod.get("spec") or {}
+    always = spec.get("restartPolicy", "Always") == "Always"
+    name = pod["metadata"]["name"]
+    reference = f"{name}_{pod['metadata'].get('namespace', 'default')}({pod['metadata'].get('uid', '')})"
+    for container in status["containerStatuses"]:
+        if container["name"] not in exiting:
+            continue
+        started = container["state"]["running"]["startedAt"]
+        terminated = {
+            "exitCode": 0,
+            "reason": "Completed",
+            "startedAt": started,
+            "finishedAt": now_rfc3339(),
+            "containerID": container["containerID"],
+        }
+        container["ready"], container["started"], container["restartCount"] = False, False, restarts
+        if always:
+            delay = int(restart_delay(restarts))
+            message = f"back-off {delay}s restarting failed container={container['name']} pod={reference}"
+            container["state"] = {"waiting": {"reason": "CrashLoopBackOff", "message": message}}
+            container["lastState"] = {"terminated": terminated}
+        else:
+            container["state"] = {"terminated": terminated}
+    unready = [c["name"] for c in status["containerStatuses"] if not c["ready"]]
+    message = f"containers with unready status: [{' '.join(unready)}]"
+    for condition in status["conditions"]:
+        if condition["type"] in ("Ready", "ContainersReady"):
+            condition.update(status="False", reason="ContainersNotReady", message=message)
+    if not always and len(exiting) == len(status["containerStatuses"]):
+        status["phase"] = "Succeeded"
+        for condition in status["conditions"]:
+            if condition["type"] in ("Ready", "ContainersReady"):
+                condition["reason"] = "PodCompleted"
+                condition.pop("message", None)
+    return status

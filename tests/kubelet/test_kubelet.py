@@ -60,11 +60,17 @@ def test_a_preloaded_image_is_already_present(demo):
 
 def test_logs_of_a_running_nginx_and_of_a_waiting_container(demo):
     drive()
-    api.create(demo, example("pod-nodename.yaml"), KUBECTL)
+    quiet = example("pod-nodename.yaml")
+    api.create(demo, quiet, KUBECTL)
+    recent = example("pod-nodename.yaml")
+    recent["metadata"]["name"] = "recent"
+    recent["spec"]["containers"][0]["image"] = "nginx:1.25"
+    api.create(demo, recent, KUBECTL)
     drive()
-    text = read_log(demo, "default", "pod-example")
+    assert read_log(demo, "default", "pod-example") == ""  # nginx:1.15 starts without a word
+    text = read_log(demo, "default", "recent")
     assert "Configuration complete; ready for start up" in text
-    assert read_log(demo, "default", "pod-example", tail_lines=1).count("\n") == 1
+    assert read_log(demo, "default", "recent", tail_lines=1).count("\n") == 1
     bad = example("pod-nodename.yaml")
     bad["metadata"]["name"] = "broken"
     bad["spec"]["containers"][0]["image"] = "nginxx:1.0"
@@ -104,3 +110,35 @@ def test_a_status_report_refreshes_heartbeats_and_keeps_the_node_identity(demo):
     fresh = {c["type"]: c for c in after["conditions"]}["Ready"]
     assert fresh["lastHeartbeatTime"] > ready["lastHeartbeatTime"]
     assert fresh["lastTransitionTime"] == ready["lastTransitionTime"]
+
+
+def busybox(name: str, **spec) -> dict:
+    pod = example("pod-nodename.yaml")
+    pod["metadata"]["name"] = name
+    pod["spec"]["containers"] = [{"name": "busybox", "image": "busybox:1.36"}]
+    pod["spec"].update(spec)
+    return pod
+
+
+def test_a_container_that_exits_at_once_crash_loops_or_completes(demo):
+    drive()
+    api.create(demo, busybox("loops"), KUBECTL)
+    api.create(demo, busybox("once", restartPolicy="Never"), KUBECTL)
+    sleeper = busybox("sleeper")
+    sleeper["spec"]["containers"][0]["command"] = ["sleep", "3600"]
+    api.create(demo, sleeper, KUBECTL)
+    drive()
+    loops = api.get(demo, "Pod", "default", "loops")["status"]
+    (container,) = loops["containerStatuses"]
+    assert loops["phase"] == "Running" and container["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert container["lastState"]["terminated"]["reason"] == "Completed" and not container["ready"]
+    once = api.get(demo, "Pod", "default", "once")["status"]
+    assert once["phase"] == "Succeeded"
+    assert once["containerStatuses"][0]["state"]["terminated"]["exitCode"] == 0
+    assert api.get(demo, "Pod", "default", "sleeper")["status"]["phase"] == "Running"
+    events, _ = api.list_objects(demo, "Event", "default")
+    backoff = [e for e in events if e["reason"] == "BackOff" and e["involvedObject"]["name"] == "loops"]
+    assert backoff and backoff[0]["type"] == "Warning"
+    assert backoff[0]["message"].startswith(
+        "Back-off restarting failed container busybox in pod loops_default("
+    )
