@@ -13,7 +13,6 @@ import asyncio
 import copy
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 
 from cluster import event_recorder
 from cluster.apiserver import service as api
@@ -25,14 +24,14 @@ from cluster.flow.steps import KUBELET_PORT
 from cluster.informer import Delta, Informer, db
 from cluster.kubelet import images as catalog
 from cluster.kubelet import runtime
+from cluster.kubelet.nodes import NodeDuties
 from cluster.models import Cluster, FlowTrace
 
 IMAGE_BACKOFF_INITIAL = 10.0
 IMAGE_BACKOFF_MAX = 300.0
-LEASE_SECONDS = 40
 
 
-class KubeletManager:
+class KubeletManager(NodeDuties):
     component = "kubelet"
 
     def __init__(self, cluster_name: str) -> None:
@@ -101,43 +100,6 @@ class KubeletManager:
             self.workers[key] = asyncio.create_task(self._run_pod(key, delta.trace_id))
 
     # -- node ----------------------------------------------------------------------------------
-    def _node(self, name: str) -> dict | None:
-        return self.informer.get("Node", "", name)
-
-    def _host_ip(self, node: str) -> str:
-        for address in ((self._node(node) or {}).get("status") or {}).get("addresses") or []:
-            if address.get("type") == "InternalIP":
-                return address["address"]
-        return f"192.168.56.{10 + self.node_index.get(node, 0)}"
-
-    def _register(self, name: str) -> None:
-        node = self._node(name)
-        if node is None:
-            return
-        body = copy.deepcopy(node)
-        body["status"] = runtime.node_status(node, self.node_index.get(name, 0))
-        body["metadata"].pop("resourceVersion", None)
-        try:
-            api.update(self.cluster, body, self._actor(None, name), subresource="status")
-        except ApiError:
-            return
-
-    def _allocate_ip(self, node: str) -> str:
-        cidr = ((self._node(node) or {}).get("spec") or {}).get("podCIDR") or ""
-        prefix = cidr.rsplit(".", 1)[0] if cidr else f"10.244.{self.node_index.get(node, 0)}"
-        used = self.ips.setdefault(node, set())
-        for host in range(2, 255):
-            ip = f"{prefix}.{host}"
-            if ip not in used:
-                used.add(ip)
-                return ip
-        raise RuntimeError(f"node {node} has no free pod IP")
-
-    def _free_ip(self, node: str | None, pod: dict) -> None:
-        ip = (pod.get("status") or {}).get("podIP")
-        if node and ip:
-            self.ips.get(node, set()).discard(ip)
-
     def _actor(self, trace_id: str | None, node: str) -> Actor:
         return Actor(
             "kubelet",
@@ -314,38 +276,6 @@ class KubeletManager:
             return  # deleted meanwhile
 
     # -- node leases (kube-node-lease), renewed every 10 s ------------------------------------------
-    def node_names(self) -> list[str]:
-        return [name for _, name in self.informer.store["Node"]]
-
-    def report_node_status(self, node: str) -> None:
-        """nodeStatusReportFrequency: the full status with fresh heartbeats, every 5 minutes."""
-        self._register(node)
-
-    def renew_lease(self, node: str) -> None:
-        actor = self._actor(None, node)
-        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
-        try:
-            lease = api.get(self.cluster, "Lease", "kube-node-lease", node)
-        except ApiError:
-            lease = None
-        if lease is None:
-            body = {
-                "apiVersion": "coordination.k8s.io/v1",
-                "kind": "Lease",
-                "metadata": {"name": node, "namespace": "kube-node-lease"},
-                "spec": {"holderIdentity": node, "leaseDurationSeconds": LEASE_SECONDS, "renewTime": now},
-            }
-            try:
-                api.create(self.cluster, body, actor)
-            except ApiError:
-                return
-            return
-        lease["spec"]["renewTime"] = now
-        lease["metadata"].pop("resourceVersion", None)
-        try:
-            api.update(self.cluster, lease, actor)
-        except ApiError:
-            return
 
 
 def _needs_start(pod: dict) -> bool:
