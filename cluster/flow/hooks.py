@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from cluster.flow import texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
+from cluster.kubelet.runtime import changed_images
 from cluster.models import Cluster, FlowTrace
 
 USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
@@ -52,6 +53,8 @@ def _starts_trace(kind: str, event) -> bool:
     """A user's create or spec change of a workload, or a user's delete of a controller-owned pod."""
     obj = event.object or {}
     if kind == "Pod":
+        if event.type == "MODIFIED":
+            return bool(changed_images(obj))  # a new image for a running pod: the kubelet acts
         return event.type == "ADDED" or (event.type == "DELETED" and _controller_of(obj) is not None)
     if kind not in CONTROLLED_KINDS or event.type == "DELETED":
         return False
@@ -83,6 +86,10 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
     ]
     if row.kind == "Pod" and event.type == "ADDED":
         specs.extend(_skipped_for_bare_pod(trace, event))
+    elif row.kind == "Pod" and event.type == "MODIFIED":
+        node = event.object["spec"].get("nodeName", "")
+        en, zh = texts.image_changed(node)
+        specs += [StepSpec(n, en, zh, node=node, revision=revision, skipped=True) for n in range(5, 12)]
     record_steps(trace, specs)
     return trace
 

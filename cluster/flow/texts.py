@@ -109,6 +109,15 @@ def node_name_bypass(node: str) -> tuple[str, str]:
     )
 
 
+def image_changed(node: str) -> tuple[str, str]:
+    return (
+        f"The Pod is already bound to {node}: no controller creates a replica and the Scheduler does not "
+        "place it again; only the kubelet acts, pulling the new image and restarting the container.",
+        f"该 Pod 已绑定到 {node}：不需要控制器创建副本，Scheduler 也不会重新调度；只有 kubelet 行动，"
+        "自动获取最新的镜像文件并重启容器。",
+    )
+
+
 def pod_stored(pod: dict, event) -> tuple[tuple[str, str], tuple[str, str]]:
     images = ", ".join(c.get("image", "") for c in (pod.get("spec") or {}).get("containers") or [])
     what = ref(pod)

@@ -98,6 +98,12 @@ class KubeletManager(NodeDuties):
         if uid not in self.handled and _needs_start(pod):
             self.handled.add(uid)
             self.workers[key] = asyncio.create_task(self._run_pod(key, delta.trace_id))
+        elif uid in self.handled and runtime.changed_images(pod) and not self._busy(key):
+            self.workers[key] = asyncio.create_task(self._upgrade(key, delta.trace_id))
+
+    def _busy(self, key: tuple[str, str]) -> bool:
+        task = self.workers.get(key)
+        return (task is not None and not task.done()) or key in self.retries
 
     # -- node ----------------------------------------------------------------------------------
     def _actor(self, trace_id: str | None, node: str) -> Actor:
@@ -159,6 +165,34 @@ class KubeletManager(NodeDuties):
         node = pod["spec"]["nodeName"]
         await db(self._start_containers)(pod, node)
         await self._report_started(key, pod, node, host_ip, pod_ip, pulled, None, restarts)
+
+    async def _upgrade(self, key: tuple[str, str], trace_id: str | None) -> None:
+        """The notes' closing remark: a new image, so the kubelet pulls it and restarts the container."""
+        pod = self.informer.get("Pod", *key)
+        if pod is None:
+            return
+        node = pod["spec"]["nodeName"]
+        changed = runtime.changed_images(pod)
+        await gate.before_step(self.cluster_name, trace_id, 12)
+        if trace_id:
+            en, zh = _starting_text(pod, node)
+            await db(record_step)(trace_id, 12, detail_en=en, detail_zh=zh, obj=("Pod", *key), node=node)
+        await db(self._kill_changed)(pod, node, changed)
+        host_ip = self._host_ip(node)
+        pulled = await self._pull_all(pod, node, host_ip, trace_id)
+        if pulled is None:
+            return
+        await db(self._start_containers)(pod, node, changed)
+        await gate.before_step(self.cluster_name, trace_id, 13)
+        pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
+        status = runtime.restarted_status(pod, host_ip, pod_ip, pulled, changed)
+        await db(self._write_status)(pod, status, trace_id, node)
+
+    def _kill_changed(self, pod: dict, node: str, changed: set[str]) -> None:
+        for container in pod["spec"].get("containers") or []:
+            if container["name"] in changed:
+                message = f"Container {container['name']} definition changed, will be restarted"
+                self._event(pod, node, "Killing", message, container)
 
     def _start_due_retries(self) -> None:
         now = time.monotonic()
@@ -260,8 +294,10 @@ class KubeletManager(NodeDuties):
                 message = f"Back-off restarting failed container {container['name']} in pod {reference}"
                 self._event(pod, node, "BackOff", message, container, "Warning")
 
-    def _start_containers(self, pod: dict, node: str) -> None:
+    def _start_containers(self, pod: dict, node: str, only: set[str] | None = None) -> None:
         for container in pod["spec"].get("containers") or []:
+            if only is not None and container["name"] not in only:
+                continue
             self._event(pod, node, "Created", f"Created container: {container['name']}", container)
             self._event(pod, node, "Started", f"Started container {container['name']}", container)
 

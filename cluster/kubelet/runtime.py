@@ -237,3 +237,44 @@ def exited_status(
                 condition["reason"] = "PodCompleted"
                 condition.pop("message", None)
     return status
+
+
+def restarted_status(
+    pod: dict, host_ip: str, pod_ip: str, images: dict[str, Image], changed: set[str]
+) -> dict:
+    """Running again after the containers in `changed` were restarted with their new image."""
+    previous = {c["name"]: c for c in (pod.get("status") or {}).get("containerStatuses") or []}
+    status = running_status(pod, host_ip, pod_ip, images)
+    for container in status["containerStatuses"]:
+        before = previous.get(container["name"]) or {}
+        if container["name"] not in changed and before.get("state", {}).get("running"):
+            container.update(
+                {k: before[k] for k in ("state", "containerID", "imageID", "image") if k in before}
+            )
+            container["restartCount"] = before.get("restartCount", 0)
+            continue
+        running = (before.get("state") or {}).get("running") or {}
+        container["restartCount"] = before.get("restartCount", 0) + 1
+        container["lastState"] = {
+            "terminated": {
+                "exitCode": 0,
+                "reason": "Completed",
+                "startedAt": running.get("startedAt"),
+                "finishedAt": now_rfc3339(),
+                "containerID": before.get("containerID", ""),
+            }
+        }
+    status["startTime"] = (pod.get("status") or {}).get("startTime") or status["startTime"]
+    return status
+
+
+def changed_images(pod: dict) -> set[str]:
+    """Containers whose spec.image differs from the image they run (kubectl set image on a pod)."""
+    running = {
+        c.get("name"): c.get("image") for c in (pod.get("status") or {}).get("containerStatuses") or []
+    }
+    return {
+        c["name"]
+        for c in (pod.get("spec") or {}).get("containers") or []
+        if c["name"] in running and running[c["name"]] and running[c["name"]] != c.get("image")
+    }

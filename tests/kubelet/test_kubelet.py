@@ -9,6 +9,7 @@ from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.kubelet.logs import read_log
+from cluster.models import FlowTrace
 from tests.flow.support import KUBECTL, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -142,3 +143,25 @@ def test_a_container_that_exits_at_once_crash_loops_or_completes(demo):
     assert backoff[0]["message"].startswith(
         "Back-off restarting failed container busybox in pod loops_default("
     )
+
+
+def test_a_new_image_for_a_running_pod_restarts_its_container(demo):
+    drive()
+    api.create(demo, example("pod-nodename.yaml"), KUBECTL)
+    drive()
+    before = api.get(demo, "Pod", "default", "pod-example")
+    pod = api.get(demo, "Pod", "default", "pod-example")
+    pod["spec"]["containers"][0]["image"] = "nginx:1.16"
+    api.update(demo, pod, KUBECTL)
+    drive()
+    after = api.get(demo, "Pod", "default", "pod-example")["status"]
+    (container,) = after["containerStatuses"]
+    assert container["image"] == "nginx:1.16" and container["restartCount"] == 1
+    assert container["lastState"]["terminated"]["reason"] == "Completed"
+    assert after["podIP"] == before["status"]["podIP"]
+    events, _ = api.list_objects(demo, "Event", "default")
+    assert "Container nginx definition changed, will be restarted" in [e["message"] for e in events]
+    trace = FlowTrace.objects.filter(cluster=demo, kind="Pod", verb="update").get()
+    steps = list(trace.steps.order_by("seq"))
+    assert [s.step for s in steps] == list(range(1, 14))
+    assert [s.step for s in steps if s.skipped] == list(range(5, 12))
