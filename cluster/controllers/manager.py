@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cluster.apiserver.actor import Actor
 from cluster.controllers.deployment import DeploymentController
-from cluster.controllers.pods import controller_ref
+from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
@@ -34,6 +34,7 @@ class ControllerManager:
         self.cluster: Cluster | None = None
         self.dirty: dict[OwnerKey, str | None] = {}
         self.pods_by_owner: dict[str, dict[tuple[str, str], dict]] = {}
+        self.orphans: dict[tuple[str, str], dict] = {}  # active pods no controller owns
         self.stepped: set[str] = set()  # traces whose steps 5 and 6 are recorded
         self.controllers = {
             "ReplicationController": ReplicationManager(self),
@@ -85,8 +86,24 @@ class ControllerManager:
             if old_ref is not None:
                 self.pods_by_owner.get(old_ref["uid"], {}).pop(delta.key, None)
         ref = controller_ref(delta.obj)
-        if delta.type != "DELETED" and ref is not None:
+        self.orphans.pop(delta.key, None)
+        if delta.type == "DELETED":
+            return
+        if ref is not None:
             self.pods_by_owner.setdefault(ref["uid"], {})[delta.key] = delta.obj
+        elif is_active(delta.obj):
+            self.orphans[delta.key] = delta.obj
+            self._mark_adopters(delta)
+
+    def _mark_adopters(self, delta: Delta) -> None:
+        """An orphan pod: the controllers whose selector matches it will adopt it."""
+        namespace = delta.key[0]
+        for kind in ("ReplicationController", "ReplicaSet"):
+            for (owner_namespace, name), owner in self.informer.store[kind].items():
+                if owner_namespace == namespace and self.controllers[kind].selects(
+                    owner, labels_of(delta.obj)
+                ):
+                    self._mark((kind, namespace, name), delta.trace_id)
 
     # -- what controllers use ----------------------------------------------------------------
     def owned_pods(self, owner: dict) -> list[dict]:

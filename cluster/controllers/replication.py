@@ -14,10 +14,12 @@ from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.controllers import texts
 from cluster.controllers.pods import (
+    MERGE_PATCH,
     deletion_rank,
     is_active,
     is_ready,
     labels_of,
+    owner_reference,
     pod_from_template,
     random_suffix,
 )
@@ -38,8 +40,20 @@ class ReplicationManager:
     def __init__(self, manager: ControllerManager) -> None:
         self.cm = manager
 
+    def selects(self, owner: dict, labels: dict) -> bool:
+        selector = (owner.get("spec") or {}).get("selector") or {}
+        return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
     async def sync(self, owner: dict, trace_id: str | None) -> None:
         meta = owner["metadata"]
+        namespace = meta.get("namespace", "")
+        orphans = [
+            pod
+            for (pod_namespace, _), pod in self.cm.orphans.items()
+            if pod_namespace == namespace and self.selects(owner, labels_of(pod))
+        ]
+        if orphans and not meta.get("deletionTimestamp"):
+            await db(self._adopt)(owner, orphans, trace_id)
         pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
         wanted = int((owner.get("spec") or {}).get("replicas", 1))
         diff = wanted - len(pods)
@@ -98,6 +112,21 @@ class ReplicationManager:
             type_="Warning",
             component=self.event_component,
         )
+
+    def _adopt(self, owner: dict, orphans: list[dict], trace_id: str | None) -> None:
+        """Pods that match the selector and have no controller become ours (ownerReferences patch)."""
+        actor = self.cm.actor(trace_id, self.title)
+        for pod in orphans:
+            meta = pod["metadata"]
+            refs = [*(meta.get("ownerReferences") or []), owner_reference(owner)]
+            patch = {"metadata": {"ownerReferences": refs}}
+            try:
+                adopted = api.patch(
+                    self.cm.cluster, "Pod", meta.get("namespace"), meta["name"], patch, MERGE_PATCH, actor
+                )
+            except ApiError:
+                continue  # deleted meanwhile
+            self.cm.assume_pod(adopted)
 
     def _delete_pod(self, owner: dict, pod: dict, trace_id: str | None) -> None:
         actor = self.cm.actor(trace_id, self.title)

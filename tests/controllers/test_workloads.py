@@ -154,3 +154,17 @@ def test_a_recreate_deployment_replaces_all_pods_at_once(demo):
     scaling = [e["message"] for e in events if e["reason"] == "ScalingReplicaSet"]
     assert any(m.endswith("from 3 to 0") for m in scaling)
     assert any(m.startswith("Scaled up replica set web-") and m.endswith("from 0 to 3") for m in scaling)
+
+
+def test_an_rc_adopts_a_matching_bare_pod(demo):
+    drive()
+    api.create(demo, example("pod-nodename.yaml"), KUBECTL)  # labels app=nginx, as the RC selects
+    drive()
+    rc = api.create(demo, example("rc-nginx.yaml"), KUBECTL)
+    drive()
+    running = pods(demo, app="nginx")
+    assert len(running) == 3
+    adopted = api.get(demo, "Pod", "default", "pod-example")
+    assert adopted["metadata"]["ownerReferences"][0]["uid"] == rc["metadata"]["uid"]
+    trace = FlowTrace.objects.get(cluster=demo, kind="ReplicationController")
+    assert "counts 1 of 3" in trace.steps.get(step=6).detail_en
