@@ -12,7 +12,15 @@ from django.views.decorators.csrf import csrf_exempt
 
 from cluster.api import handlers
 from cluster.api.access import can_edit, can_view
-from cluster.api.http import actor_for, error_response, flag, json_response, media_type, read_body
+from cluster.api.http import (
+    actor_for,
+    check_csrf,
+    error_response,
+    flag,
+    json_response,
+    media_type,
+    read_body,
+)
 from cluster.api.paths import resolve
 from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
@@ -29,6 +37,8 @@ def find_cluster(request: HttpRequest, name: str, write: bool) -> Cluster:
         raise ApiError(404, "NotFound", f'cluster "{name}" not found')
     if write and not can_edit(request, cluster):
         raise ApiError(403, "Forbidden", f'you may not change cluster "{name}"')
+    if write:
+        check_csrf(request)
     return cluster
 
 
