@@ -14,9 +14,9 @@ import asyncio
 import contextlib
 import logging
 
-from cluster import broadcast
+from cluster import broadcast, event_recorder
 from cluster.controllers.manager import ControllerManager
-from cluster.informer import db
+from cluster.informer import db, reset_connection
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from scheduler.service import Scheduler
@@ -24,6 +24,7 @@ from scheduler.service import Scheduler
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_RENEW_SECONDS = 10.0
+EVENT_DELAY_SECONDS = 0.05
 # Throwaway clusters that their creator drives itself with run_until_idle (labs' self-test,
 # bench_flow): a second control plane would act on them twice.
 DRIVEN_ELSEWHERE = ("checklab-", "bench-")
@@ -50,6 +51,8 @@ class ControlPlane:
             worked = False
             for component in self.components:
                 worked = await component.step() or worked
+            while await db(event_recorder.flush)(self.cluster_name):
+                worked = True
             if self.kubelets.workers:
                 await self.kubelets.idle()
                 worked = True
@@ -66,6 +69,7 @@ class ControlPlane:
                 asyncio.create_task(self._loop(component), name=f"{self.cluster_name}/{component.component}")
             )
         self.tasks.append(asyncio.create_task(self._leases()))
+        self.tasks.append(asyncio.create_task(self._write_events()))
         self.tasks.append(asyncio.create_task(broadcast.relay_layer_nudges(self.cluster_name)))
 
     async def stop(self) -> None:
@@ -92,6 +96,7 @@ class ControlPlane:
                         "%s of %s failed a pass; retrying", component.component, self.cluster_name
                     )
                     worked = False
+                    await db(reset_connection)()  # a broken connection is replaced on the next call
                     await asyncio.sleep(POLL_SECONDS)
                 if worked:
                     continue  # more may have landed meanwhile: read the log again before sleeping
@@ -101,6 +106,23 @@ class ControlPlane:
                     timeout = min(timeout, wakeup)
                 if not await waiter.wait(timeout):
                     component.informer.stale = True  # a poll: read the log even without a nudge
+        finally:
+            waiter.close()
+
+    async def _write_events(self) -> None:
+        """The event broadcaster: a moment after Events are queued, write them in order."""
+        waiter = event_recorder.QUEUED.subscribe(self.cluster_name)
+        try:
+            while True:
+                await waiter.wait(POLL_SECONDS)
+                # Let the work that queued them go first: Events are news about it, not part of it.
+                await asyncio.sleep(EVENT_DELAY_SECONDS)
+                try:
+                    while await db(event_recorder.flush)(self.cluster_name):
+                        await asyncio.sleep(0)
+                except Exception:
+                    logger.exception("events of %s could not be written", self.cluster_name)
+                    await db(reset_connection)()
         finally:
             waiter.close()
 

@@ -1,19 +1,38 @@
-"""Kubernetes Events (core/v1) written by the components, through the API server like any object.
+"""Kubernetes Events (core/v1) from the components, written through the API server like any object.
 
-Repeats of the same event (same object, reason and message) raise `count` on the existing Event,
-as client-go's event correlator does ("Back-off pulling image ... (x4 over 2m)").
+As client-go's event broadcaster, recording is asynchronous: `record` queues the Event (stamped
+with the time it happened) and the control plane's event writer sends the queue in order, a
+moment later, so a pod's start is not held up by its own Events. Repeats of the same event (same
+object, reason and message) raise `count` on the existing Event, as the event correlator does
+("Back-off pulling image ... (x4 over 2m)").
 """
 
 from __future__ import annotations
 
 import time
+from collections import deque
+from dataclasses import dataclass
 
+from cluster import broadcast
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
 
+# Wakes the writer of a cluster's queue (keyed by cluster name).
+QUEUED = broadcast.Signal()
+
+
+@dataclass(slots=True)
+class _Queued:
+    cluster: Cluster
+    key: tuple[str, str, str, str]  # cluster, involved uid, reason, message
+    body: dict
+    actor: Actor
+
+
+_queues: dict[str, deque[_Queued]] = {}
 # (cluster, involved uid, reason, message) -> the Event's name, for aggregation of repeats.
 _seen: dict[tuple[str, str, str, str], str] = {}
 
@@ -47,19 +66,17 @@ def record(
     host: str = "",
     field_path: str = "",
 ) -> None:
-    """Emit an Event about `obj` (synchronous: call from the database thread)."""
+    """Queue an Event about `obj`; `flush` writes it."""
     ref = involved(obj, field_path)
-    key = (cluster.name, ref["uid"], reason, message)
     now = now_rfc3339()
-    name = _seen.get(key)
-    if name is not None and _bump(cluster, ref.get("namespace") or "default", name, now, actor):
-        return
-    name = f"{ref['name']}.{time.time_ns():x}"
     source = {"component": component, "host": host} if host else {"component": component}
     body = {
         "apiVersion": "v1",
         "kind": "Event",
-        "metadata": {"name": name, "namespace": ref.get("namespace") or "default"},
+        "metadata": {
+            "name": f"{ref['name']}.{time.time_ns():x}",
+            "namespace": ref.get("namespace") or "default",
+        },
         "involvedObject": ref,
         "reason": reason,
         "message": message,
@@ -72,16 +89,38 @@ def record(
         "reportingComponent": component,
         "reportingInstance": host,
     }
-    api.create(cluster, body, actor)
-    _seen[key] = name
+    key = (cluster.name, ref["uid"], reason, message)
+    _queues.setdefault(cluster.name, deque()).append(_Queued(cluster, key, body, actor))
+    QUEUED.fire(cluster.name)
 
 
-def _bump(cluster: Cluster, namespace: str, name: str, now: str, actor: Actor) -> bool:
+def pending(cluster_name: str) -> int:
+    return len(_queues.get(cluster_name, ()))
+
+
+def flush(cluster_name: str, limit: int = 20) -> int:
+    """Write up to `limit` queued Events in order (synchronous: the database thread); how many."""
+    queue = _queues.get(cluster_name)
+    written = 0
+    while queue and written < limit:
+        item = queue.popleft()
+        name = _seen.get(item.key)
+        if name is None or not _bump(item, name):
+            try:
+                api.create(item.cluster, item.body, item.actor)
+            except ApiError:
+                continue  # its namespace is gone
+            _seen[item.key] = item.body["metadata"]["name"]
+        written += 1
+    return written
+
+
+def _bump(item: _Queued, name: str) -> bool:
     try:
-        event = api.get(cluster, "Event", namespace, name)
+        event = api.get(item.cluster, "Event", item.body["metadata"]["namespace"], name)
     except ApiError:
         return False
     event["count"] = int(event.get("count") or 1) + 1
-    event["lastTimestamp"] = now
-    api.update(cluster, event, actor)
+    event["lastTimestamp"] = item.body["lastTimestamp"]
+    api.update(item.cluster, event, item.actor)
     return True

@@ -71,11 +71,16 @@ async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, ste
     if trace_id is None:
         return
     name = _name(cluster)
-    settings = _cached(name) or await db(read_settings)(name)
+    settings = await flow_settings(name)
     if settings.step_mode:
         await _wait_for_permit(name, trace_id)
     elif settings.pace_ms:
         await asyncio.sleep(settings.pace_ms / 1000)
+
+
+async def flow_settings(cluster_name: str) -> FlowSettings:
+    """The cluster's pace and step mode, from a cache refreshed every SETTINGS_TTL seconds."""
+    return _cached(cluster_name) or await db(read_settings)(cluster_name)
 
 
 def _cached(cluster_name: str) -> FlowSettings | None:

@@ -135,7 +135,7 @@ class KubeletManager(NodeDuties):
             delay = min(IMAGE_BACKOFF_INITIAL * 2**attempt, IMAGE_BACKOFF_MAX)
             self.retries[key] = (time.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
             return
-        await db(self._start_containers)(pod, node)
+        self._start_containers(pod, node)
         await gate.before_step(self.cluster_name, trace_id, 13)
         pod_ip = self._allocate_ip(node)
         await self._report_started(key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts=0)
@@ -152,7 +152,7 @@ class KubeletManager(NodeDuties):
         await db(self._write_status)(pod, status, trace_id, node)
         if pod["spec"].get("restartPolicy", "Always") != "Always":
             return
-        await db(self._crash_loop_events)(pod, node, exiting)
+        self._crash_loop_events(pod, node, exiting)
         self.retries[key] = (
             time.monotonic() + runtime.restart_delay(restarts),
             lambda: self._restart(key, host_ip, pod_ip, pulled, restarts + 1),
@@ -163,7 +163,7 @@ class KubeletManager(NodeDuties):
         if pod is None:
             return
         node = pod["spec"]["nodeName"]
-        await db(self._start_containers)(pod, node)
+        self._start_containers(pod, node)
         await self._report_started(key, pod, node, host_ip, pod_ip, pulled, None, restarts)
 
     async def _upgrade(self, key: tuple[str, str], trace_id: str | None) -> None:
@@ -177,12 +177,12 @@ class KubeletManager(NodeDuties):
         if trace_id:
             en, zh = _starting_text(pod, node)
             await db(record_step)(trace_id, 12, detail_en=en, detail_zh=zh, obj=("Pod", *key), node=node)
-        await db(self._kill_changed)(pod, node, changed)
+        self._kill_changed(pod, node, changed)
         host_ip = self._host_ip(node)
         pulled = await self._pull_all(pod, node, host_ip, trace_id)
         if pulled is None:
             return
-        await db(self._start_containers)(pod, node, changed)
+        self._start_containers(pod, node, changed)
         await gate.before_step(self.cluster_name, trace_id, 13)
         pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
         status = runtime.restarted_status(pod, host_ip, pod_ip, pulled, changed)
@@ -210,12 +210,12 @@ class KubeletManager(NodeDuties):
     async def _pull_all(self, pod: dict, node: str, host_ip: str, trace_id: str | None) -> dict | None:
         """Pull every container's image; the images by container name, or None after a failed pull."""
         found = {}
-        settings = await db(gate.read_settings)(self.cluster_name)
+        settings = await gate.flow_settings(self.cluster_name)
         for container in pod["spec"].get("containers") or []:
             image = catalog.lookup(container.get("image", ""))
             present = image is not None and self._has_image(node, image)
             if present and container.get("imagePullPolicy") != "Always":
-                await db(self._event)(
+                self._event(
                     pod,
                     node,
                     "Pulled",
@@ -224,7 +224,7 @@ class KubeletManager(NodeDuties):
                 )
                 found[container["name"]] = image
                 continue
-            await db(self._event)(pod, node, "Pulling", f'Pulling image "{container["image"]}"', container)
+            self._event(pod, node, "Pulling", f'Pulling image "{container["image"]}"', container)
             if image is None:
                 await db(self._pull_failed)(pod, node, host_ip, container, trace_id)
                 return None
