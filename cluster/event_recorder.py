@@ -20,6 +20,7 @@ from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
 
+SEEN_LIMIT = 20_000
 # Wakes the writer of a cluster's queue (keyed by cluster name).
 QUEUED = broadcast.Signal()
 
@@ -110,6 +111,8 @@ def flush(cluster_name: str, limit: int = 20) -> int:
                 api.create(item.cluster, item.body, item.actor)
             except ApiError:
                 continue  # its namespace is gone
+            if len(_seen) >= SEEN_LIMIT:
+                _seen.clear()  # forget old correlations rather than grow without bound
             _seen[item.key] = item.body["metadata"]["name"]
         written += 1
     return written
