@@ -55,7 +55,8 @@ def test_get_nodes_wide_and_show_labels(kubectl):
 def test_create_get_and_output_formats(kubectl):
     assert kubectl.ok("create", "-f", "web.yaml").strip() == "pod/web created"
     out = kubectl.ok("get", "pods")
-    assert re.search(r"^web\s+0/1\s+\S+\s+0\s+\S+$", out, re.M)
+    # READY is 0/1 until the kubelet starts the container, then 1/1: both are what kubectl prints.
+    assert re.search(r"^web\s+[01]/1\s+\S+\s+0\s+\S+$", out, re.M)
     wide = kubectl.ok("get", "pods", "-o", "wide").splitlines()[0].split()
     assert wide[5:] == ["IP", "NODE", "NOMINATED", "NODE", "READINESS", "GATES"]
     assert kubectl.ok("get", "pods", "-A").splitlines()[0].split()[:2] == ["NAMESPACE", "NAME"]
