@@ -7,6 +7,7 @@ profile order, exactly as kube-scheduler, which stops at that plugin.
 from __future__ import annotations
 
 import random
+from operator import add
 
 from scheduler.engine.decision import Decision
 from scheduler.engine.fit_error import fit_error_message, preemption_message
@@ -145,22 +146,27 @@ def _run_scores(
             decision.skipped_scores[plugin.name] = status
         else:
             active.append((plugin, weight))
-    totals = [0] * len(scored)
-    if not active:
-        totals = [1] * len(scored)
+    totals = [0] * len(scored) if active else [1] * len(scored)
     for plugin, weight in active:
         column: ScoreColumn = plugin.score(state, pod, scored)
         normalized = plugin.normalize_score(state, pod, list(column.raw))
-        column.normalized = list(column.raw) if normalized is None else normalized
-        for index, value in enumerate(column.normalized):
-            if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                raise ScoreOutOfRange(
-                    f"plugin {plugin.name!r} returns an invalid score {value}, it should be in the range "
-                    f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                )
-            totals[index] += value * weight
+        column.normalized = column.raw if normalized is None else normalized
+        _check_range(plugin.name, column.normalized)
+        if weight == 1:
+            totals = list(map(add, totals, column.normalized))
+        else:
+            totals = [total + value * weight for total, value in zip(totals, column.normalized, strict=True)]
         decision.columns[plugin.name] = column
     decision.totals = dict(zip(decision.scored, totals, strict=True))
+
+
+def _check_range(plugin: str, scores: list[int]) -> None:
+    if scores and (min(scores) < MIN_NODE_SCORE or max(scores) > MAX_NODE_SCORE):
+        value = next(v for v in scores if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+        raise ScoreOutOfRange(
+            f"plugin {plugin!r} returns an invalid score {value}, it should be in the range "
+            f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+        )
 
 
 def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:

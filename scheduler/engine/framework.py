@@ -8,7 +8,7 @@ Python while still evaluating every filter on every node (teaching mode).
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -95,12 +95,36 @@ class CycleState(dict):
     """Per-cycle scratch space: PreFilter/PreScore facts keyed by plugin name."""
 
 
+class LazyDetails(Sequence):
+    """Per-node score details computed only when an explanation asks for one node."""
+
+    __slots__ = ("_build", "_length")
+
+    def __init__(self, length: int, build: Callable[[int], Any]) -> None:
+        self._length = length
+        self._build = build
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self._build(i) for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._build(index)
+
+
 @dataclass(slots=True)
 class ScoreColumn:
     """One score plugin's results over the scored nodes, in node order."""
 
     raw: list[int]
-    details: list[Any] | None = None  # per-node inputs of the arithmetic, for the explanation
+    # Per-node inputs of the arithmetic, for the explanation: a list, or a LazyDetails that builds a
+    # node's entry only when an explanation asks (most decisions are never rendered in full).
+    details: Sequence[Any] | None = None
     normalized: list[int] = field(default_factory=list)
 
 

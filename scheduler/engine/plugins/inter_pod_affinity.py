@@ -20,6 +20,7 @@ from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
+    LazyDetails,
     Plugin,
     ScoreColumn,
     Status,
@@ -36,7 +37,6 @@ from scheduler.engine.plugins.pod_affinity_terms import (
     merge_namespaces,
     parse_affinity,
 )
-from scheduler.engine.plugins.topology import LazyDetails
 from scheduler.engine.podinfo import PodInfo
 
 NAME = "InterPodAffinity"

@@ -22,6 +22,7 @@ from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
+    LazyDetails,
     Plugin,
     ScoreColumn,
     Status,
@@ -34,7 +35,6 @@ from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.plugins.topology import (
     HOSTNAME,
     SYSTEM_DEFAULT_CONSTRAINTS,
-    LazyDetails,
     SelectorParseError,
     SpreadConstraint,
     required_node_affinity,

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from operator import mul
 
+from scheduler.engine.framework import LazyDetails
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
@@ -193,9 +193,9 @@ def request_columns(inputs: ScoringInputs, nodes: Sequence[NodeInfo]) -> list[li
     return flat
 
 
-def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> list[tuple]:
-    """One small tuple per node: (inputs, alloc_0, requested_0, ...), built in C by zip."""
-    return list(zip(repeat(inputs, count), *flat, strict=False))
+def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> LazyDetails:
+    """Each node's (inputs, alloc_0, requested_0, ...), assembled from the columns only on demand."""
+    return LazyDetails(count, lambda index: (inputs, *[column[index] for column in flat]))
 
 
 # -- strategies ----------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Label selectors are parsed here with apimachinery's error texts, because a selector that fails to
 parse ends the cycle with that exact message. The other helpers are small: Go's math.Round, the
-pod's required node affinity as one matcher, and a lazily formatted per-node score detail.
+pod's required node affinity as one matcher.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from scheduler.engine.labels import Matcher, all_of, match_everything, match_nothing, requirement
 from scheduler.engine.node_selector import NodeSelector
@@ -177,28 +176,6 @@ def required_node_affinity(pod: PodInfo) -> Callable[[Mapping[str, str], str], b
         return terms is None or terms.matches(labels, name)
 
     return matches
-
-
-class LazyDetails(Sequence):
-    """Per-node score details computed only when an explanation asks for one node."""
-
-    __slots__ = ("_build", "_length")
-
-    def __init__(self, length: int, build: Callable[[int], Any]) -> None:
-        self._length = length
-        self._build = build
-
-    def __len__(self) -> int:
-        return self._length
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self._build(i) for i in range(*index.indices(self._length))]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError(index)
-        return self._build(index)
 
 
 # -- PodTopologySpread constraints ----------------------------------------------------------------
