@@ -1,0 +1,63 @@
+"""Indexes over the snapshot's bound pods, kept up to date as pods come and go.
+
+A plugin that would otherwise walk every bound pod on every cycle asks the snapshot for an index
+(`snapshot.index(LabelIndex)`): it is built on first use and then maintained incrementally, like
+kube-scheduler's per-node lists of pods with affinity, but grouped so that a cycle does work in
+proportion to the distinct label sets or terms, not to the pods.
+
+Each entry remembers its node. An index has no order of its own: a plugin whose explanation quotes
+"the first matching pods" sorts what it found by walk_order() to replay a walk over snapshot.nodes
+and their pods.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.podinfo import PodInfo
+
+
+class PodIndex(Protocol):
+    def add(self, pod: PodInfo, node: NodeInfo) -> None: ...
+
+    def remove(self, pod: PodInfo) -> None: ...
+
+
+@dataclass(slots=True)
+class LabelGroup:
+    """Bound pods that share a namespace and an identical label set."""
+
+    namespace: str
+    labels: dict[str, str]
+    members: dict[PodInfo, NodeInfo]  # pod -> the node it is bound to
+
+
+class LabelIndex:
+    """Bound pods grouped by (namespace, labels): a selector is evaluated once per group."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, frozenset], LabelGroup] = {}
+        self._group_of: dict[PodInfo, LabelGroup] = {}
+
+    def add(self, pod: PodInfo, node: NodeInfo) -> None:
+        key = (pod.namespace, frozenset(pod.labels.items()))
+        group = self.groups.get(key)
+        if group is None:
+            group = self.groups[key] = LabelGroup(pod.namespace, pod.labels, {})
+        group.members[pod] = node
+        self._group_of[pod] = group
+
+    def remove(self, pod: PodInfo) -> None:
+        group = self._group_of.pop(pod, None)
+        if group is None:
+            return
+        del group.members[pod]
+        if not group.members:
+            del self.groups[(group.namespace, frozenset(group.labels.items()))]
+
+
+def walk_order(snapshot: Any, pod: PodInfo, node: NodeInfo) -> tuple[int, int]:
+    """Where a walk over snapshot.nodes, then each node's pods, meets `pod`."""
+    return snapshot.position(node.name), node.pods.index(pod)
