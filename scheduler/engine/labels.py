@@ -77,6 +77,9 @@ def requirement(key: str, operator: str, values: Sequence[str] | None) -> Matche
         if err := label_value_error(value):
             raise SelectorError(f"value {value!r}: {err}")
     wanted = frozenset(values)
+    if operator == "In" and len(values) == 1:
+        (only,) = values  # matchLabels: the most common requirement, one dictionary lookup
+        return lambda labels: labels.get(key) == only
     if operator == "In":
         return lambda labels: key in labels and labels[key] in wanted
     if operator == "NotIn":
@@ -103,6 +106,11 @@ def requirement(key: str, operator: str, values: Sequence[str] | None) -> Matche
 
 def all_of(matchers: Sequence[Matcher]) -> Matcher:
     matchers = tuple(matchers)
+    if len(matchers) == 1:
+        return matchers[0]
+    if len(matchers) == 2:
+        first, second = matchers
+        return lambda labels: first(labels) and second(labels)
     return lambda labels: all(match(labels) for match in matchers)
 
 

@@ -12,6 +12,7 @@ and their pods.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,17 +36,25 @@ class LabelGroup:
 
 
 class LabelIndex:
-    """Bound pods grouped by (namespace, labels): a selector is evaluated once per group."""
+    """Bound pods grouped by (namespace, labels): a selector is evaluated once per group.
+
+    Groups are also filed under each of their labels, so a selector that requires app=web only
+    looks at the groups labelled app=web.
+    """
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str, frozenset], LabelGroup] = {}
         self._group_of: dict[PodInfo, LabelGroup] = {}
+        self._by_label: dict[tuple[str, str], dict[tuple[str, frozenset], LabelGroup]] = {}
 
     def add(self, pod: PodInfo, node: NodeInfo) -> None:
-        key = (pod.namespace, frozenset(pod.labels.items()))
+        labels = frozenset(pod.labels.items())
+        key = (pod.namespace, labels)
         group = self.groups.get(key)
         if group is None:
             group = self.groups[key] = LabelGroup(pod.namespace, pod.labels, {})
+            for label in labels:
+                self._by_label.setdefault(label, {})[key] = group
         group.members[pod] = node
         self._group_of[pod] = group
 
@@ -55,7 +64,26 @@ class LabelIndex:
             return
         del group.members[pod]
         if not group.members:
-            del self.groups[(group.namespace, frozenset(group.labels.items()))]
+            labels = frozenset(group.labels.items())
+            del self.groups[(group.namespace, labels)]
+            for label in labels:
+                filed = self._by_label[label]
+                del filed[(group.namespace, labels)]
+                if not filed:
+                    del self._by_label[label]
+
+    def candidates(self, required: Sequence[Sequence[tuple[str, str]]]) -> list[LabelGroup]:
+        """The groups that may match any of several selectors, given each one's required labels.
+
+        A selector that requires no label at all could match any group.
+        """
+        found: dict[int, LabelGroup] = {}
+        for labels in required:
+            if not labels:
+                return list(self.groups.values())
+            for group in self._by_label.get(labels[0], {}).values():
+                found[id(group)] = group
+        return list(found.values())
 
 
 def walk_order(snapshot: Any, pod: PodInfo, node: NodeInfo) -> tuple[int, int]:

@@ -263,7 +263,8 @@ def _incoming_contributions(snapshot: Any, preferred: list, preferred_anti: list
     if not preferred and not preferred_anti:
         return []
     found = []
-    for group in snapshot.index(LabelIndex).groups.values():
+    terms = [*preferred, *preferred_anti]
+    for group in snapshot.index(LabelIndex).candidates([term.label_pairs for term in terms]):
         probe = next(iter(group.members))  # every member has the same namespace and labels
         hits = [(0, rank, t, t.weight) for rank, t in enumerate(preferred) if t.matches(probe, {})]
         hits += [(1, rank, t, -t.weight) for rank, t in enumerate(preferred_anti) if t.matches(probe, {})]
@@ -281,7 +282,10 @@ def _incoming_contributions(snapshot: Any, preferred: list, preferred_anti: list
 def _count_incoming(s: _FilterState, pod: PodInfo, snapshot: Any) -> None:
     """Existing pods matching all the required affinity terms, or each anti-affinity term."""
     found = []
-    for group in snapshot.index(LabelIndex).groups.values():
+    required = [term.label_pairs for term in s.anti_affinity]
+    if s.affinity:
+        required.append([pair for term in s.affinity for pair in term.label_pairs])
+    for group in snapshot.index(LabelIndex).candidates(required):
         probe = next(iter(group.members))
         affinity = bool(s.affinity) and all(t.matches(probe, {}) for t in s.affinity)
         anti = [term for term in s.anti_affinity if term.matches(probe, {})]

@@ -39,6 +39,8 @@ class AffinityTerm:
     # What the term selects, as written (namespaces, namespaceSelector, labelSelector): terms with
     # equal keys match exactly the same pods.
     match_key: tuple = ()
+    # The selector's matchLabels: a pod without every one of these cannot match.
+    label_pairs: tuple[tuple[str, str], ...] = ()
 
     def matches(self, pod: PodInfo, namespace_labels: Mapping[str, str]) -> bool:
         """AffinityTerm.Matches: the pod's namespace is covered and its labels match the selector."""
@@ -105,6 +107,7 @@ def _term(pod: PodInfo, term: dict, weight: int, path: str) -> AffinityTerm:
         selector_text=describe_selector(selector_raw),
         namespaces_text=text,
         match_key=(namespaces, _canonical(ns_raw), _canonical(selector_raw)),
+        label_pairs=tuple(sorted(((selector_raw or {}).get("matchLabels") or {}).items())),
     )
 
 
@@ -194,8 +197,9 @@ class TermEntry:
 class ExistingTermsIndex:
     """Bound pods' (anti-)affinity terms grouped by list and match_key, for Snapshot.index().
 
-    A cycle asks each group once whether its terms match the incoming pod, instead of asking every
-    term of every pod.
+    A cycle asks each group once whether its terms match the incoming pod, and only the groups
+    that can: a group whose selector requires app=web is filed under that label and looked at only
+    for an incoming pod labelled app=web.
     """
 
     def __init__(self) -> None:
@@ -203,7 +207,11 @@ class ExistingTermsIndex:
         self.groups: dict[str, dict[tuple, dict[tuple[PodInfo, int], TermEntry]]] = {
             kind: {} for kind in EXISTING_LISTS
         }
-        self._keys_of: dict[PodInfo, list[tuple[str, tuple, tuple[PodInfo, int]]]] = {}
+        # list name -> one label (key, value) every pod it matches carries, or None -> match_keys
+        self._filed: dict[str, dict[tuple[str, str] | None, set[tuple]]] = {
+            kind: {} for kind in EXISTING_LISTS
+        }
+        self._keys_of: dict[PodInfo, list[tuple[str, AffinityTerm, tuple[PodInfo, int]]]] = {}
 
     def add(self, pod: PodInfo, node: NodeInfo) -> None:
         if not pod.has_any_pod_affinity:
@@ -213,22 +221,39 @@ class ExistingTermsIndex:
         for kind in EXISTING_LISTS:
             for rank, term in enumerate(getattr(parsed, kind)):
                 entry_key = (pod, len(keys))
-                self.groups[kind].setdefault(term.match_key, {})[entry_key] = TermEntry(pod, node, rank, term)
-                keys.append((kind, term.match_key, entry_key))
+                group = self.groups[kind].get(term.match_key)
+                if group is None:
+                    group = self.groups[kind][term.match_key] = {}
+                    self._filed[kind].setdefault(_label_of(term), set()).add(term.match_key)
+                group[entry_key] = TermEntry(pod, node, rank, term)
+                keys.append((kind, term, entry_key))
         if keys:
             self._keys_of[pod] = keys
 
     def remove(self, pod: PodInfo) -> None:
-        for kind, match_key, entry_key in self._keys_of.pop(pod, ()):
-            group = self.groups[kind][match_key]
+        for kind, term, entry_key in self._keys_of.pop(pod, ()):
+            group = self.groups[kind][term.match_key]
             del group[entry_key]
             if not group:
-                del self.groups[kind][match_key]
+                del self.groups[kind][term.match_key]
+                filed = self._filed[kind][_label_of(term)]
+                filed.discard(term.match_key)
+                if not filed:
+                    del self._filed[kind][_label_of(term)]
 
     def matching(self, kind: str, pod: PodInfo, namespace_labels: Mapping[str, str]) -> list[TermEntry]:
         """The `kind` terms of bound pods that match `pod`, in no particular order."""
+        filed, groups = self._filed[kind], self.groups[kind]
+        candidates = [*filed.get(None, ())]
+        for label in pod.labels.items():
+            candidates.extend(filed.get(label, ()))
         found: list[TermEntry] = []
-        for entries in self.groups[kind].values():
+        for match_key in candidates:
+            entries = groups[match_key]
             if next(iter(entries.values())).term.matches(pod, namespace_labels):
                 found.extend(entries.values())
         return found
+
+
+def _label_of(term: AffinityTerm) -> tuple[str, str] | None:
+    return term.label_pairs[0] if term.label_pairs else None
