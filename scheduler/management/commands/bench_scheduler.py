@@ -26,11 +26,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, nodes: int, pods: int, seed: int, per_plugin: bool, **options):
         result = run(nodes, pods, seed=seed, per_plugin=per_plugin)
+        per_cpu_second = result.pods / (result.cpu_seconds or 1e-9)
         self.stdout.write(
             f"nodes={result.nodes} pods={result.pods} placed={result.placed} "
             f"time={result.seconds:.2f}s pods/s={result.pods_per_second:.0f} "
             f"p50={result.p50:.2f}ms p99={result.percentile(0.99):.2f}ms "
-            f"explanations kept={len(result.decisions)}"
+            f"explanations kept={len(result.decisions)} "
+            f"(cpu={result.cpu_seconds:.2f}s: {per_cpu_second:.0f} pods per cpu-second)"
         )
         if result.decisions:
             # The explanations are rendered on demand; show what one full rendering costs.
