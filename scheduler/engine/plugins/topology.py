@@ -199,6 +199,7 @@ class SpreadConstraint:
     honor_node_taints: bool  # nodeTaintsPolicy, Ignore by default
     path: str  # the field a student should look at
     selector_text: str
+    label_pairs: tuple[tuple[str, str], ...] = ()  # the selector's matchLabels, for LabelIndex
 
 
 def spread_constraints(
@@ -239,6 +240,7 @@ def spread_constraints(
                 honor_node_taints=(constraint.get("nodeTaintsPolicy") or "Ignore") == "Honor",
                 path=f"{path}[{index}]",
                 selector_text=describe_selector(label_selector),
+                label_pairs=tuple(sorted(((label_selector or {}).get("matchLabels") or {}).items())),
             )
         )
     return result
