@@ -44,6 +44,7 @@ class Command(BaseCommand):
             )
         if per_plugin:
             total = sum(result.plugin_seconds.values()) or 1.0
-            self.stdout.write(f"plugin time (of {result.seconds:.2f}s; the rest is the cycle itself):")
+            cpu = result.cpu_seconds
+            self.stdout.write(f"plugin CPU time (of {cpu:.2f}s; the rest is the cycle itself):")
             for name, seconds in sorted(result.plugin_seconds.items(), key=lambda item: -item[1]):
                 self.stdout.write(f"  {name:<34} {seconds:7.2f}s {100 * seconds / total:5.1f}%")
