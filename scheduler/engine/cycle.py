@@ -45,7 +45,7 @@ def schedule(
     nodes = snapshot.nodes
     decision = Decision(
         pod=pod_info,
-        node_names=[node.name for node in nodes],
+        node_names=snapshot.names(),
         filters=profile.filters,
         scorers=profile.scorers,
         tie_break=tie_break,
@@ -132,13 +132,16 @@ def _run_scores(
 ) -> None:
     if score_all_nodes:
         scored = list(snapshot.nodes)
+        decision.scored = decision.node_names
     else:
         if len(decision.feasible) < 2:
             return  # one feasible node is chosen without PreScore or Score
-        feasible = set(decision.feasible)
-        scored = [node for node in snapshot.nodes if node.name in feasible]
-    decision.scored = [node.name for node in scored]
-    decision.scored_index = {name: index for index, name in enumerate(decision.scored)}
+        if len(decision.feasible) == len(snapshot.nodes):
+            scored = list(snapshot.nodes)
+        else:
+            by_name = snapshot.by_name
+            scored = [by_name[name] for name in decision.feasible]
+        decision.scored = decision.feasible  # the same names in the same (snapshot) order
     active = []
     for plugin, weight in decision.scorers:
         status = plugin.pre_score(state, pod, scored, snapshot)

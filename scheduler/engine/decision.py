@@ -67,6 +67,8 @@ class Decision:
         return self.filter_failures.get(plugin, {}).get(node, SUCCESS)
 
     def node_scores(self, node: str) -> dict[str, dict]:
+        if len(self.scored_index) != len(self.scored):  # built on the first explanation asked for
+            self.scored_index = {name: index for index, name in enumerate(self.scored)}
         index = self.scored_index.get(node)
         if index is None:
             return {}

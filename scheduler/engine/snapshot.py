@@ -26,6 +26,7 @@ class Snapshot:
         # Pods bound to a node we do not know (yet): attached when the node appears.
         self._waiting: dict[str, list[PodInfo]] = {}
         self._positions: dict[str, int] = {}
+        self._names: list[str] | None = None  # node names in order; replaced, never changed
         self._indexes: dict[Callable[[], PodIndex], PodIndex] = {}
 
     @classmethod
@@ -46,6 +47,12 @@ class Snapshot:
 
     def get(self, name: str) -> NodeInfo | None:
         return self.by_name.get(name)
+
+    def names(self) -> list[str]:
+        """The node names in order. The list is shared: treat it as read-only."""
+        if self._names is None:
+            self._names = [node.name for node in self.nodes]
+        return self._names
 
     def position(self, name: str) -> int:
         """The node's place in `nodes`."""
@@ -75,6 +82,7 @@ class Snapshot:
             self.nodes[self._positions[info.name]] = info
         else:
             self._positions[info.name] = len(self.nodes)
+            self._names = None
             self.nodes.append(info)
             for pod in self._waiting.pop(info.name, []):
                 info.add_pod(pod)
@@ -91,6 +99,7 @@ class Snapshot:
         if info is None:
             return
         self.nodes.remove(info)
+        self._names = None
         self._positions = {node.name: position for position, node in enumerate(self.nodes)}
         self._unindex(info.pods)
         self._count_images(info, -1)

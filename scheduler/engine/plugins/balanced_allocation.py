@@ -95,7 +95,7 @@ class BalancedAllocation(Plugin):
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
         inputs: rs.ScoringInputs = state.get(NAME) or self._inputs(pod)
-        flat = rs.request_columns(inputs, nodes)
+        flat = rs.request_columns(inputs, nodes, state)
         if len(inputs.names) == 2 and all(all(column) for column in flat[0::2]):
             # Common case (cpu and memory, both reported by every node), inlined for speed.
             raw = [

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from operator import itemgetter
+from operator import add, itemgetter
 from typing import Any
 
 from scheduler.engine.framework import (
@@ -224,17 +224,11 @@ class InterPodAffinity(Plugin):
         s: _ScoreState | None = state.get(_PRESCORE)
         if s is None:
             return ScoreColumn(raw=[0] * len(nodes))
-        by_key = list(s.topology_score.items())
-        raw = []
-        for node in nodes:
-            labels = node.labels
-            total = 0
-            for key, values in by_key:
-                value = labels.get(key)
-                if value is not None:
-                    total += values.get(value, 0)
-            raw.append(total)
         label_sets = [node.labels for node in nodes]
+        raw = [0] * len(nodes)
+        for key, values in s.topology_score.items():
+            # A node without the label reads None, which is never a domain value.
+            raw = list(map(add, raw, [values.get(labels.get(key), 0) for labels in label_sets]))
         return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), lambda i: _detail(s, label_sets[i])))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
