@@ -7,7 +7,8 @@ profile order, exactly as kube-scheduler, which stops at that plugin.
 from __future__ import annotations
 
 import random
-from operator import add
+from itertools import filterfalse, repeat
+from operator import add, itemgetter, mul
 
 from scheduler.engine.decision import Decision
 from scheduler.engine.fit_error import fit_error_message, preemption_message
@@ -88,21 +89,21 @@ def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: 
         if prefilter_failed is not None and plugin.name == prefilter_failed.plugin:
             continue
         failures = plugin.filter(state, pod, nodes)
-        decision.filter_failures[plugin.name] = {
-            name: _with_plugin(status, plugin.name) for name, status in failures.items()
-        }
+        if any(status.plugin != plugin.name for status in failures.values()):
+            failures = {name: _with_plugin(status, plugin.name) for name, status in failures.items()}
+        decision.filter_failures[plugin.name] = failures
 
     first = decision.first_failure
     if prefilter_failed is not None:
         for node in nodes:
             first[node.name] = prefilter_failed
         return
+    # A node reports its first failure in profile order, and PreFilter's narrowing before that:
+    # updating in reverse lets the earlier plugin overwrite the later one.
+    for plugin in reversed(decision.filters):
+        first.update(decision.filter_failures.get(plugin.name, {}))
     first.update(decision.absent_nodes)
-    for plugin in decision.filters:
-        for name, status in decision.filter_failures.get(plugin.name, {}).items():
-            if name not in first:
-                first[name] = status
-    decision.feasible = [node.name for node in nodes if node.name not in first]
+    decision.feasible = list(filterfalse(first.__contains__, decision.node_names))
 
 
 def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: list[str]) -> None:
@@ -139,8 +140,7 @@ def _run_scores(
         if len(decision.feasible) == len(snapshot.nodes):
             scored = list(snapshot.nodes)
         else:
-            by_name = snapshot.by_name
-            scored = [by_name[name] for name in decision.feasible]
+            scored = list(itemgetter(*decision.feasible)(snapshot.by_name))
         decision.scored = decision.feasible  # the same names in the same (snapshot) order
     active = []
     for plugin, weight in decision.scorers:
@@ -155,10 +155,8 @@ def _run_scores(
         normalized = plugin.normalize_score(state, pod, list(column.raw))
         column.normalized = column.raw if normalized is None else normalized
         _check_range(plugin.name, column.normalized)
-        if weight == 1:
-            totals = list(map(add, totals, column.normalized))
-        else:
-            totals = [total + value * weight for total, value in zip(totals, column.normalized, strict=True)]
+        weighted = column.normalized if weight == 1 else map(mul, column.normalized, repeat(weight))
+        totals = list(map(add, totals, weighted))
         decision.columns[plugin.name] = column
     decision.totals = dict(zip(decision.scored, totals, strict=True))
 
@@ -177,9 +175,12 @@ def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:
         decision.selected = decision.feasible[0]
         decision.tied = [decision.selected]
         return
-    candidates = [(decision.totals[name], name) for name in decision.feasible]
-    best = max(score for score, _ in candidates)
-    decision.tied = [name for score, name in candidates if score == best]
+    if decision.scored is decision.feasible:
+        totals = list(decision.totals.values())  # in the order of the feasible names
+    else:
+        totals = [decision.totals[name] for name in decision.feasible]
+    best = max(totals)
+    decision.tied = [name for name, total in zip(decision.feasible, totals, strict=True) if total == best]
     if tie_break == "random":
         rng = random.Random(seed)
         chosen = decision.tied[0]

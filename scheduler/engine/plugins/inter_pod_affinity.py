@@ -328,14 +328,12 @@ def _detail(s: _ScoreState, labels: Mapping[str, str]) -> tuple:
 
 def _reject(s: _FilterState, nodes: list[NodeInfo], key: str, values: set[str], kind: str, build, failures):
     """Fail the nodes whose `key` label is one of `values`; return the others."""
-    passing = []
-    for node in nodes:
-        value = node.labels.get(key)
-        if value is not None and value in values:
-            failures[node.name] = _cached(s, (kind, key, value), build)
-        else:
-            passing.append(node)
-    return passing
+    seen = [node.labels.get(key) for node in nodes]
+    if values.isdisjoint(seen):
+        return nodes  # the usual case: the domains in question hold none of these nodes
+    for node, value in [(node, value) for node, value in zip(nodes, seen, strict=True) if value in values]:
+        failures[node.name] = _cached(s, (kind, key, value), build)
+    return [node for node, value in zip(nodes, seen, strict=True) if value not in values]
 
 
 def _affinity_status(s: _FilterState, labels: Mapping[str, str]) -> Status | None:
