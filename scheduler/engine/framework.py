@@ -96,25 +96,30 @@ class CycleState(dict):
 
 
 class LazyDetails(Sequence):
-    """Per-node score details computed only when an explanation asks for one node."""
+    """Per-node score details computed only when an explanation asks for one node.
 
-    __slots__ = ("_build", "_length")
+    `build(*context, index)` makes node `index`'s detail. A module-level function plus its context
+    (rather than a closure) keeps what a kept decision holds small.
+    """
 
-    def __init__(self, length: int, build: Callable[[int], Any]) -> None:
+    __slots__ = ("_build", "_context", "_length")
+
+    def __init__(self, length: int, build: Callable[..., Any], *context: Any) -> None:
         self._length = length
         self._build = build
+        self._context = context
 
     def __len__(self) -> int:
         return self._length
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
-            return [self._build(i) for i in range(*index.indices(self._length))]
+            return [self[i] for i in range(*index.indices(self._length))]
         if index < 0:
             index += self._length
         if not 0 <= index < self._length:
             raise IndexError(index)
-        return self._build(index)
+        return self._build(*self._context, index)
 
 
 @dataclass(slots=True)

@@ -57,7 +57,10 @@ def _total(inputs: ImageInputs, hits: Sequence[tuple[int, int]]) -> int:
     return sum(int(float(size) * inputs.spread[i]) for i, size in hits)
 
 
-def _detail(inputs: ImageInputs, wanted: Sequence[tuple[int, str]], held: dict[str, int]) -> tuple:
+def _detail(
+    inputs: ImageInputs, wanted: Sequence[tuple[int, str]], nodes: list[NodeInfo], index: int
+) -> tuple:
+    held = nodes[index].images
     hits = _hits(wanted, [held.get(image) for _, image in wanted])
     return inputs, _total(inputs, hits), hits
 
@@ -99,7 +102,7 @@ class ImageLocality(Plugin):
         # An image that no node holds adds nothing anywhere.
         wanted = tuple((i, image) for i, image in enumerate(inputs.images) if inputs.spread[i] > 0)
         nodes = list(nodes)
-        details = LazyDetails(len(nodes), lambda index: _detail(inputs, wanted, nodes[index].images))
+        details = LazyDetails(len(nodes), _detail, inputs, wanted, nodes)
         if not wanted:
             return ScoreColumn(raw=[priority(0, inputs.num_containers)] * len(nodes), details=details)
         # A node's score depends only on the sizes it reports for the wanted images: score each

@@ -97,7 +97,7 @@ class _FilterState:
 @dataclass(slots=True)
 class _ScoreState:
     topology_score: dict[str, dict[str, int]]
-    examples: dict[Pair, list[tuple[int, str, str, str]]]  # (delta, kind, pod, term path)
+    examples: dict[Pair, Sequence[tuple[int, str, str, str]]]  # (delta, kind, pod, term path)
     low: int = 0
     high: int = 0
 
@@ -193,6 +193,7 @@ class InterPodAffinity(Plugin):
             _add(s, term, labels, delta, (kind, _ref(existing, pod)))
         if not s.topology_score:
             return skip(NAME, _SKIP_SCORE)
+        s.examples = {pair: tuple(examples) for pair, examples in s.examples.items()}  # kept compact
         state[_PRESCORE] = s
         return None
 
@@ -229,7 +230,7 @@ class InterPodAffinity(Plugin):
         for key, values in s.topology_score.items():
             # A node without the label reads None, which is never a domain value.
             raw = list(map(add, raw, [values.get(labels.get(key), 0) for labels in label_sets]))
-        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), lambda i: _detail(s, label_sets[i])))
+        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _detail, s, label_sets))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         s: _ScoreState | None = state.get(_PRESCORE)
@@ -317,7 +318,8 @@ def _add(s: _ScoreState, term: AffinityTerm, labels: Mapping[str, str], delta: i
         examples.append((delta, why[0], why[1], term.path))
 
 
-def _detail(s: _ScoreState, labels: Mapping[str, str]) -> tuple:
+def _detail(s: _ScoreState, label_sets: list[Mapping[str, str]], index: int) -> tuple:
+    labels = label_sets[index]
     parts = []
     for key, values in s.topology_score.items():
         value = labels.get(key)

@@ -256,7 +256,7 @@ class PodTopologySpread(Plugin):
             whole = floor(total)  # go_round, inlined: Go's math.Round rounds halves away from zero
             raw.append(int(whole) + (total - whole >= 0.5))
         nodes = list(nodes)
-        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), lambda i: _score_detail(s, nodes[i], i)))
+        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _score_detail, s, nodes))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         s: _ScoreState | None = state.get(_PRESCORE)
@@ -361,7 +361,8 @@ def _sum(s: _ScoreState, node: NodeInfo) -> float:
     return total
 
 
-def _score_detail(s: _ScoreState, node: NodeInfo, position: int) -> tuple:
+def _score_detail(s: _ScoreState, nodes: list[NodeInfo], index: int) -> tuple:
+    node = nodes[index]
     if node.name in s.ignored:
         return True, [], 0.0, s.low, s.high
     parts = []
