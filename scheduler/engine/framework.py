@@ -165,6 +165,8 @@ class Plugin:
         return None
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
+        """One raw score per node. The cycle never changes `nodes` afterwards, so lazy details may
+        keep a reference to it."""
         raise NotImplementedError
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:

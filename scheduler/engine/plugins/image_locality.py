@@ -101,7 +101,6 @@ class ImageLocality(Plugin):
         inputs: ImageInputs = state[NAME]
         # An image that no node holds adds nothing anywhere.
         wanted = tuple((i, image) for i, image in enumerate(inputs.images) if inputs.spread[i] > 0)
-        nodes = list(nodes)
         details = LazyDetails(len(nodes), _detail, inputs, wanted, nodes)
         if not wanted:
             return ScoreColumn(raw=[priority(0, inputs.num_containers)] * len(nodes), details=details)

@@ -230,7 +230,7 @@ class InterPodAffinity(Plugin):
         for key, values in s.topology_score.items():
             # A node without the label reads None, which is never a domain value.
             raw = list(map(add, raw, [values.get(labels.get(key), 0) for labels in label_sets]))
-        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _detail, s, label_sets))
+        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _detail, s, nodes))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         s: _ScoreState | None = state.get(_PRESCORE)
@@ -318,8 +318,8 @@ def _add(s: _ScoreState, term: AffinityTerm, labels: Mapping[str, str], delta: i
         examples.append((delta, why[0], why[1], term.path))
 
 
-def _detail(s: _ScoreState, label_sets: list[Mapping[str, str]], index: int) -> tuple:
-    labels = label_sets[index]
+def _detail(s: _ScoreState, nodes: Sequence[NodeInfo], index: int) -> tuple:
+    labels = nodes[index].labels
     parts = []
     for key, values in s.topology_score.items():
         value = labels.get(key)

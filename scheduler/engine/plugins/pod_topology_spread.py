@@ -255,7 +255,6 @@ class PodTopologySpread(Plugin):
                 total += counts.get(node.name if is_hostname else value, 0) * weight + base
             whole = floor(total)  # go_round, inlined: Go's math.Round rounds halves away from zero
             raw.append(int(whole) + (total - whole >= 0.5))
-        nodes = list(nodes)
         return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _score_detail, s, nodes))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
