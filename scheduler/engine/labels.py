@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", re.ASCII)
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", re.ASCII)
@@ -60,7 +61,23 @@ Matcher = Callable[[Mapping[str, str]], bool]
 
 
 def requirement(key: str, operator: str, values: Sequence[str] | None) -> Matcher:
-    """labels.NewRequirement plus Requirement.Matches; raises SelectorError when it would fail to parse."""
+    """labels.NewRequirement plus Requirement.Matches; raises SelectorError when it would fail to parse.
+
+    Pods stamped from one template repeat the same requirements, so the validated matcher is
+    remembered (it is a pure function of its arguments).
+    """
+    try:
+        return _cached_requirement(key, operator, tuple(values or ()))
+    except TypeError:  # an unhashable key or value: YAML can produce anything
+        return _requirement(key, operator, values)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _cached_requirement(key: str, operator: str, values: tuple) -> Matcher:
+    return _requirement(key, operator, values)
+
+
+def _requirement(key: str, operator: str, values: Sequence[str] | None) -> Matcher:
     values = list(values or [])
     if err := label_key_error(key):
         raise SelectorError(f"key {key!r}: {err}")

@@ -18,7 +18,12 @@ from dataclasses import dataclass, field, replace
 
 from scheduler.engine.labels import Matcher, match_everything, match_nothing
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins.topology import SelectorParseError, describe_selector, parse_selector
+from scheduler.engine.plugins.topology import (
+    SelectorParseError,
+    describe_selector,
+    parse_selector,
+    selector_key,
+)
 from scheduler.engine.podinfo import PodInfo
 
 CACHE_KEY = "InterPodAffinity"
@@ -111,8 +116,11 @@ def _term(pod: PodInfo, term: dict, weight: int, path: str) -> AffinityTerm:
     )
 
 
-def _canonical(selector: dict | None) -> str:
-    return json.dumps(selector, sort_keys=True)
+def _canonical(selector: dict | None) -> object:
+    try:
+        return selector_key(selector)
+    except TypeError:
+        return json.dumps(selector, sort_keys=True, default=str)
 
 
 def _parse_list(pod: PodInfo, raw: list, kind: str, section: str, weighted: bool, into: ParsedAffinity):
@@ -169,8 +177,10 @@ def merge_namespaces(term: AffinityTerm, namespace_labels: Mapping[str, Mapping[
     if term.namespace_selector is match_everything:
         return term
     matched = {name for name, labels in namespace_labels.items() if term.namespace_selector(labels)}
+    if not matched and term.namespace_selector is match_nothing:
+        return term  # nothing to merge
     namespaces = term.namespaces | matched
-    match_key = (namespaces, "null", term.match_key[2])
+    match_key = (namespaces, None, term.match_key[2])
     return replace(term, namespaces=namespaces, namespace_selector=match_nothing, match_key=match_key)
 
 

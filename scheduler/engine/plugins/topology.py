@@ -109,13 +109,50 @@ def _requirement_error(key: str, operator: str, values: Sequence[str]) -> str | 
     return errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
 
 
+def selector_key(selector: dict | None) -> tuple | None:
+    """A hashable rendering of a LabelSelector as written (None for nil); raises TypeError for a
+    value that cannot be hashed."""
+    if selector is None:
+        return None
+    labels = tuple((selector.get("matchLabels") or {}).items())
+    expressions = tuple(
+        (expr.get("key", ""), expr.get("operator"), tuple(expr.get("values") or ()))
+        for expr in selector.get("matchExpressions") or []
+    )
+    hash((labels, expressions))
+    return labels, expressions
+
+
 def parse_selector(selector: dict | None) -> tuple[Matcher, int]:
     """metav1.LabelSelectorAsSelector: (matcher, number of requirements). nil matches nothing.
 
-    Raises SelectorParseError with apimachinery's message for a selector it would refuse.
+    Raises SelectorParseError with apimachinery's message for a selector it would refuse. Valid
+    selectors are remembered by selector_key: pods of one template repeat them.
     """
     if selector is None:
         return match_nothing, 0
+    try:
+        key = selector_key(selector)
+    except TypeError:
+        return _parse_selector(selector)
+    return _parse_cached(key, selector)
+
+
+_parsed: dict[tuple, tuple[Matcher, int]] = {}
+_PARSED_LIMIT = 4096
+
+
+def _parse_cached(key: tuple, selector: dict) -> tuple[Matcher, int]:
+    parsed = _parsed.get(key)
+    if parsed is None:
+        parsed = _parse_selector(selector)  # a refused selector raises and is not remembered
+        if len(_parsed) >= _PARSED_LIMIT:
+            _parsed.clear()
+        _parsed[key] = parsed
+    return parsed
+
+
+def _parse_selector(selector: dict) -> tuple[Matcher, int]:
     matchers: list[Matcher] = []
     for key, value in (selector.get("matchLabels") or {}).items():
         if error := _requirement_error(key, "In", [value]):
