@@ -53,13 +53,20 @@ def schedule(
     )
     state = CycleState()
     _run_filters(decision, state, pod_info, snapshot)
-    if decision.feasible or score_all_nodes:
+    if decision.error is None and (decision.feasible or score_all_nodes):
         _run_scores(decision, state, pod_info, snapshot, score_all_nodes)
-    if decision.feasible:
+    if decision.error is not None:
+        decision.message = decision.error  # kube-scheduler reports the error itself
+    elif decision.feasible:
         _select_host(decision, tie_break, seed)
     else:
         decision.message = _failure_message(decision, pod_info, len(nodes))
     return decision
+
+
+def _failed(status: object) -> bool:
+    """A plugin error (Code.ERROR), which fails the whole cycle as in kube-scheduler."""
+    return isinstance(status, Status) and status.code is Code.ERROR
 
 
 def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> None:
@@ -73,6 +80,11 @@ def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: 
             allowed = outcome.node_names if allowed is None else allowed & outcome.node_names
         elif isinstance(outcome, Status) and outcome.is_skip:
             decision.skipped_filters[plugin.name] = outcome
+        elif _failed(outcome):
+            # Every node reports the error, and the other filters still explain themselves.
+            decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
+            decision.error = f'running PreFilter plugin "{plugin.name}": {outcome.message()}'
+            break
         elif isinstance(outcome, Status) and outcome.is_rejection:
             if decision.prefilter_rejection is None or outcome.code is Code.UNRESOLVABLE:
                 decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
@@ -104,6 +116,17 @@ def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: 
         first.update(decision.filter_failures.get(plugin.name, {}))
     first.update(decision.absent_nodes)
     decision.feasible = list(filterfalse(first.__contains__, decision.node_names))
+    _record_filter_error(decision)
+
+
+def _record_filter_error(decision: Decision) -> None:
+    """A Filter error on any node fails the cycle; report the first, in profile and node order."""
+    for plugin in decision.filters:
+        failures = decision.filter_failures.get(plugin.name) or {}
+        if any(status.code is Code.ERROR for status in failures.values()):
+            node = next(name for name in decision.node_names if _failed(failures.get(name)))
+            decision.error = f'running "{plugin.name}" filter plugin: {failures[node].message()}'
+            return
 
 
 def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: list[str]) -> None:
@@ -145,13 +168,24 @@ def _run_scores(
     active = []
     for plugin, weight in decision.scorers:
         status = plugin.pre_score(state, pod, scored, snapshot)
+        if _failed(status):
+            decision.error = f'running PreScore plugin "{plugin.name}": {status.message()}'
+            return
         if status is not None and status.is_skip:
             decision.skipped_scores[plugin.name] = status
         else:
             active.append((plugin, weight))
     totals = [0] * len(scored) if active else [1] * len(scored)
     for plugin, weight in active:
-        column: ScoreColumn = plugin.score(state, pod, scored)
+        column: ScoreColumn | Status = plugin.score(state, pod, scored)
+        if isinstance(column, Status):
+            if _failed(column):
+                decision.error = (
+                    f'running Score plugins: plugin "{plugin.name}" failed with: {column.message()}'
+                )
+                decision.columns.clear()
+                return
+            raise TypeError(f"plugin {plugin.name!r} returned {column!r} from Score")
         normalized = plugin.normalize_score(state, pod, list(column.raw))
         column.normalized = column.raw if normalized is None else normalized
         _check_range(plugin.name, column.normalized)

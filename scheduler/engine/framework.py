@@ -150,23 +150,25 @@ class Plugin:
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
     ) -> Status | PreFilterResult | None:
-        """None means Success. A Skip status skips Filter; a rejection fails the whole cycle."""
+        """None means Success. A Skip status skips Filter; a rejection or an error fails the whole cycle."""
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
-        """Return the failing nodes only, by name; every node not listed passed."""
+        """Return the failing nodes only, by name; every node not listed passed. A Code.ERROR status
+        for any node fails the whole cycle."""
         return {}
 
     # -- Score side --------------------------------------------------------------------------
     def pre_score(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
     ) -> Status | None:
-        """None means Success; a Skip status leaves this plugin out of the cycle's scores."""
+        """None means Success; a Skip status leaves this plugin out of the cycle's scores; a Code.ERROR
+        status fails the whole cycle."""
         return None
 
-    def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
-        """One raw score per node. The cycle never changes `nodes` afterwards, so lazy details may
-        keep a reference to it."""
+    def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn | Status:
+        """One raw score per node, or a Code.ERROR status that fails the cycle. The cycle never
+        changes `nodes` afterwards, so lazy details may keep a reference to it."""
         raise NotImplementedError
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
