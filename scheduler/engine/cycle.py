@@ -191,6 +191,8 @@ def _run_scores(
         _check_range(plugin.name, column.normalized)
         weighted = column.normalized if weight == 1 else map(mul, column.normalized, repeat(weight))
         totals = list(map(add, totals, weighted))
+        # Kept as tuples: the garbage collector stops scanning a tuple of ints, and decisions pile up.
+        column.raw, column.normalized = tuple(column.raw), tuple(column.normalized)
         decision.columns[plugin.name] = column
     decision.totals = dict(zip(decision.scored, totals, strict=True))
 

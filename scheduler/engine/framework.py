@@ -126,11 +126,11 @@ class LazyDetails(Sequence):
 class ScoreColumn:
     """One score plugin's results over the scored nodes, in node order."""
 
-    raw: list[int]
+    raw: Sequence[int]  # the cycle keeps it as a tuple
     # Per-node inputs of the arithmetic, for the explanation: a list, or a LazyDetails that builds a
     # node's entry only when an explanation asks (most decisions are never rendered in full).
     details: Sequence[Any] | None = None
-    normalized: list[int] = field(default_factory=list)
+    normalized: Sequence[int] = field(default_factory=list)
 
 
 class Plugin:

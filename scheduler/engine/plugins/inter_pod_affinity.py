@@ -68,12 +68,14 @@ _SKIP_FILTER = Why(
     "anti-affinity matches it, so this filter has nothing to check.",
     "Pod 没有必需的 Pod 亲和性或反亲和性，也没有任何已有 Pod 的必需反亲和性与它匹配，此过滤器无需检查。",
 )
+_SKIPPED_FILTER = skip(NAME, _SKIP_FILTER)  # shared by every cycle
 _SKIP_SCORE = Why(
     "No preferred pod (anti-)affinity of this pod, and no (anti-)affinity of an existing pod, "
     "matches anything, so InterPodAffinity does not score it.",
     "该 Pod 的偏好 Pod（反）亲和性、以及已有 Pod 的（反）亲和性都没有匹配任何对象，"
     "InterPodAffinity 不为它打分。",
 )
+_SKIPPED_SCORE = skip(NAME, _SKIP_SCORE)  # shared by every cycle
 
 Pair = tuple[str, str]
 
@@ -139,7 +141,7 @@ class InterPodAffinity(Plugin):
         if affinity or anti:
             _count_incoming(s, pod, snapshot)
         if not s.existing_counts and not affinity and not anti:
-            return skip(NAME, _SKIP_FILTER)
+            return _SKIPPED_FILTER
         state[_PREFILTER] = s
         return None
 
@@ -174,10 +176,10 @@ class InterPodAffinity(Plugin):
     # -- Score ---------------------------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any):
         if not nodes:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         has_constraints = bool(pod.pod_affinity.get(PREFERRED) or pod.pod_anti_affinity.get(PREFERRED))
         if self.ignore_existing_preferred and not has_constraints:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         parsed = affinity_of(pod)
         if parsed.error:
             return Status(Code.ERROR, (parsed.error,), NAME, explain.parse_why(parsed.error))
@@ -192,7 +194,7 @@ class InterPodAffinity(Plugin):
         for _, labels, term, delta, kind, existing in found:
             _add(s, term, labels, delta, (kind, _ref(existing, pod)))
         if not s.topology_score:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         s.examples = {pair: tuple(examples) for pair, examples in s.examples.items()}  # kept compact
         state[_PRESCORE] = s
         return None

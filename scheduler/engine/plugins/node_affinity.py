@@ -49,10 +49,12 @@ _SKIP_FILTER = Why(
     "The pod has no spec.nodeSelector and no required node affinity, so this filter has nothing to check.",
     "Pod 没有 spec.nodeSelector，也没有必需的节点亲和性，此过滤器无需检查。",
 )
+_SKIPPED_FILTER = skip(NAME, _SKIP_FILTER)  # shared by every cycle
 _SKIP_SCORE = Why(
     f"The pod has no preferred node affinity ({PREFERRED_PATH}), so NodeAffinity does not score it.",
     f"Pod 没有偏好的节点亲和性（{PREFERRED_PATH}），NodeAffinity 不为它打分。",
 )
+_SKIPPED_SCORE = skip(NAME, _SKIP_SCORE)  # shared by every cycle
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +207,7 @@ class NodeAffinity(Plugin):
         required = (pod.affinity.get("nodeAffinity") or {}).get(REQUIRED)
         has_selector = (pod.pod.get("spec") or {}).get("nodeSelector") is not None
         if required is None and self.added_required is None and not has_selector:
-            return skip(NAME, _SKIP_FILTER)
+            return _SKIPPED_FILTER
         state[_PREFILTER] = RequiredAffinity.of(pod, self.added_required_raw)
         if required is None:
             return None
@@ -236,7 +238,7 @@ class NodeAffinity(Plugin):
     ) -> Status | None:
         raw = (pod.affinity.get("nodeAffinity") or {}).get(PREFERRED)
         if raw is None and self.added_preferred is None:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         added = list(self.added_preferred or [])
         try:
             own = [] if raw is None else parse_preferred(raw, PREFERRED_PATH, "preferred")

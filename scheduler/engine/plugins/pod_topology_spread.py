@@ -63,12 +63,14 @@ _SKIP_FILTER = Why(
     f"The pod has no {_PATH} with whenUnsatisfiable: DoNotSchedule, so this filter has nothing to check.",
     f"Pod 没有 whenUnsatisfiable: DoNotSchedule 的 {_PATH}，此过滤器无需检查。",
 )
+_SKIPPED_FILTER = skip(NAME, _SKIP_FILTER)  # shared by every cycle
 _SKIP_SCORE = Why(
     f"The pod has no ScheduleAnyway {_PATH}, and no Service, ReplicaSet, StatefulSet or "
     "ReplicationController selects it, so the cluster-default spreading does not apply either.",
     f"Pod 没有 ScheduleAnyway 的 {_PATH}，也没有 Service、ReplicaSet、StatefulSet 或 "
     "ReplicationController 选中它，因此集群默认的打散规则也不适用。",
 )
+_SKIPPED_SCORE = skip(NAME, _SKIP_SCORE)  # shared by every cycle
 
 
 def matching_per_node(snapshot: Any, c: SpreadConstraint, namespace: str) -> dict[str, tuple[NodeInfo, int]]:
@@ -146,7 +148,7 @@ class PodTopologySpread(Plugin):
             state[_PREFILTER] = status
             return status
         if not constraints:
-            return skip(NAME, _SKIP_FILTER)
+            return _SKIPPED_FILTER
         state[_PREFILTER] = _FilterState(constraints, _count_domains(constraints, pod, nodes, snapshot))
         return None
 
@@ -178,7 +180,7 @@ class PodTopologySpread(Plugin):
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any):
         all_nodes = getattr(snapshot, "nodes", nodes)
         if not all_nodes:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         try:
             constraints = self._constraints(pod, "ScheduleAnyway", snapshot)
         except SelectorParseError as err:
@@ -186,7 +188,7 @@ class PodTopologySpread(Plugin):
                 f"calculating preScoreState: obtaining pod's soft topology spread constraints: {err}"
             )
         if not constraints:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
         keys = [c.topology_key for c in constraints]
         ignored: set[str] = set()

@@ -219,10 +219,10 @@ def request_columns(
 
 def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> LazyDetails:
     """Each node's (inputs, alloc_0, requested_0, ...), assembled from the columns only on demand."""
-    return LazyDetails(count, _node_detail, inputs, flat)
+    return LazyDetails(count, _node_detail, inputs, tuple(map(tuple, flat)))
 
 
-def _node_detail(inputs: ScoringInputs, flat: list[list[int]], index: int) -> tuple:
+def _node_detail(inputs: ScoringInputs, flat: Sequence[Sequence[int]], index: int) -> tuple:
     return (inputs, *[column[index] for column in flat])
 
 
