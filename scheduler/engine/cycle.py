@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from itertools import filterfalse, repeat
-from operator import add, itemgetter, mul
+from operator import add, attrgetter, itemgetter, mul
 
 from scheduler.engine.decision import Decision
 from scheduler.engine.fit_error import fit_error_message, preemption_message
@@ -25,6 +25,8 @@ from scheduler.engine.framework import (
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile, default_profile
 from scheduler.engine.snapshot import Snapshot
+
+_PLUGIN, _CODE = attrgetter("plugin"), attrgetter("code")
 
 
 class ScoreOutOfRange(RuntimeError):
@@ -101,7 +103,7 @@ def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: 
         if prefilter_failed is not None and plugin.name == prefilter_failed.plugin:
             continue
         failures = plugin.filter(state, pod, nodes)
-        if any(status.plugin != plugin.name for status in failures.values()):
+        if failures and set(map(_PLUGIN, failures.values())) != {plugin.name}:
             failures = {name: _with_plugin(status, plugin.name) for name, status in failures.items()}
         decision.filter_failures[plugin.name] = failures
 
@@ -123,7 +125,7 @@ def _record_filter_error(decision: Decision) -> None:
     """A Filter error on any node fails the cycle; report the first, in profile and node order."""
     for plugin in decision.filters:
         failures = decision.filter_failures.get(plugin.name) or {}
-        if any(status.code is Code.ERROR for status in failures.values()):
+        if Code.ERROR in map(_CODE, failures.values()):
             node = next(name for name in decision.node_names if _failed(failures.get(name)))
             decision.error = f'running "{plugin.name}" filter plugin: {failures[node].message()}'
             return
@@ -186,13 +188,13 @@ def _run_scores(
                 decision.columns.clear()
                 return
             raise TypeError(f"plugin {plugin.name!r} returned {column!r} from Score")
-        normalized = plugin.normalize_score(state, pod, list(column.raw))
-        column.normalized = column.raw if normalized is None else normalized
+        # Kept as tuples: the garbage collector stops scanning a tuple of ints, and decisions pile up.
+        column.raw = tuple(column.raw)
+        normalized = plugin.normalize_score(state, pod, column.raw)
+        column.normalized = column.raw if normalized is None else tuple(normalized)
         _check_range(plugin.name, column.normalized)
         weighted = column.normalized if weight == 1 else map(mul, column.normalized, repeat(weight))
         totals = list(map(add, totals, weighted))
-        # Kept as tuples: the garbage collector stops scanning a tuple of ints, and decisions pile up.
-        column.raw, column.normalized = tuple(column.raw), tuple(column.normalized)
         decision.columns[plugin.name] = column
     decision.totals = dict(zip(decision.scored, totals, strict=True))
 

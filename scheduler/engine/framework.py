@@ -171,7 +171,7 @@ class Plugin:
         changes `nodes` afterwards, so lazy details may keep a reference to it."""
         raise NotImplementedError
 
-    def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: Sequence[int]) -> list[int] | None:
         """Map raw scores onto 0..100; None means the plugin has no NormalizeScore."""
         return None
 
