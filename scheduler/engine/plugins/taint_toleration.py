@@ -90,9 +90,7 @@ class TaintToleration(Plugin):
         tolerations = pod.tolerations
         verdicts: dict[tuple[TaintKey, ...], Status | None] = {}
         failures: dict[str, Status] = {}
-        for node in nodes:
-            if not node.taints:
-                continue
+        for node in [node for node in nodes if node.taints]:
             signature = self._signature(node)
             if signature not in verdicts:
                 verdicts[signature] = self._first_untolerated(signature, tolerations)
@@ -124,11 +122,8 @@ class TaintToleration(Plugin):
         tolerations = state[NAME]
         clean = PreferDetail(())
         by_signature: dict[tuple[TaintKey, ...], PreferDetail] = {}
-        details = []
-        for node in nodes:
-            if not node.taints:
-                details.append(clean)
-                continue
+        details = [clean] * len(nodes)
+        for index, node in [(index, node) for index, node in enumerate(nodes) if node.taints]:
             signature = self._signature(node)
             detail = by_signature.get(signature)
             if detail is None:
@@ -138,7 +133,7 @@ class TaintToleration(Plugin):
                     if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
                 )
                 detail = by_signature[signature] = PreferDetail(names) if names else clean
-            details.append(detail)
+            details[index] = detail
         raw = [len(detail.names) for detail in details]
         top = max(raw, default=0)
         for detail in (clean, *by_signature.values()):
