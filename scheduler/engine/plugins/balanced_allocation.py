@@ -91,6 +91,7 @@ class BalancedAllocation(Plugin):
                 ),
             )
         state[NAME] = inputs
+        rs.prepare(state, nodes, snapshot)
         return None
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
