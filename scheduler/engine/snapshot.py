@@ -7,11 +7,9 @@ rebuild the state of thousands of nodes.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from operator import itemgetter
+from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from scheduler.engine.node_columns import NodeColumns
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.pod_index import PodIndex
 from scheduler.engine.podinfo import PodInfo
@@ -30,7 +28,6 @@ class Snapshot:
         self._positions: dict[str, int] = {}
         self._names: list[str] | None = None  # node names in order; replaced, never changed
         self._indexes: dict[Callable[[], PodIndex], PodIndex] = {}
-        self._columns: NodeColumns | None = None  # built on first use, dropped when nodes change
 
     @classmethod
     def from_objects(cls, nodes: Iterable[dict], pods: Iterable[dict] = ()) -> Snapshot:
@@ -60,19 +57,6 @@ class Snapshot:
     def position(self, name: str) -> int:
         """The node's place in `nodes`."""
         return self._positions[name]
-
-    def positions(self, nodes: Sequence[NodeInfo]) -> list[int]:
-        """Where each of `nodes` sits in self.nodes, in their order."""
-        names = [node.name for node in nodes]
-        if len(names) < 2:
-            return [self._positions[name] for name in names]
-        return list(itemgetter(*names)(self._positions))
-
-    def columns(self) -> NodeColumns:
-        """Every node's resource numbers as columns (see node_columns)."""
-        if self._columns is None:
-            self._columns = NodeColumns(self.nodes)
-        return self._columns
 
     def index(self, factory: Callable[[], IndexT]) -> IndexT:
         """The snapshot's index built by `factory`: filled on first use, then kept up to date."""
@@ -106,7 +90,6 @@ class Snapshot:
             for pod in info.pods:
                 index.add(pod, info)
         self.by_name[info.name] = info
-        self._columns = None
         self._count_images(info, 1)
         self.generation += 1
         return info
@@ -117,7 +100,6 @@ class Snapshot:
             return
         self.nodes.remove(info)
         self._names = None
-        self._columns = None
         self._positions = {node.name: position for position, node in enumerate(self.nodes)}
         self._unindex(info.pods)
         self._count_images(info, -1)
@@ -134,8 +116,6 @@ class Snapshot:
             node.add_pod(info)
             for index in self._indexes.values():
                 index.add(info, node)
-            if self._columns is not None:
-                self._columns.update(self._positions[node.name], node)
         self.generation += 1
         return info
 
@@ -146,8 +126,6 @@ class Snapshot:
             bound = [existing for existing in node.pods if existing.key == info.key][:1]
             if node.remove_pod(info):
                 self._unindex(bound)
-                if self._columns is not None:
-                    self._columns.update(self._positions[node.name], node)
         else:
             waiting = self._waiting.get(info.node_name, [])
             waiting[:] = [p for p in waiting if p.key != info.key]

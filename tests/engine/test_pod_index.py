@@ -1,12 +1,11 @@
-"""Snapshot indexes and columns stay equal to a fresh build through every kind of cluster change."""
+"""Snapshot indexes stay equal to a fresh build through every kind of cluster change."""
 
 from __future__ import annotations
 
-from scheduler.engine.node_columns import NodeColumns
 from scheduler.engine.plugins.pod_affinity_terms import ExistingTermsIndex
 from scheduler.engine.pod_index import LabelIndex, walk_order
 from scheduler.engine.snapshot import Snapshot
-from tests.engine.builders import container, make_node, make_pod
+from tests.engine.builders import make_node, make_pod
 
 ANTI = {
     "podAntiAffinity": {
@@ -80,19 +79,3 @@ def test_walk_order_replays_nodes_then_their_pods():
     shuffled = sorted(placed, key=lambda item: item[0].name, reverse=True)
     replayed = sorted(shuffled, key=lambda item: walk_order(snapshot, *item))
     assert [pod.name for pod, _ in replayed] == ["p1", "p3", "p0", "p2"]
-
-
-def test_resource_columns_follow_pods_and_nodes():
-    nodes = [make_node(f"n{i}", allocatable={"cpu": "4", "memory": "8Gi", "pods": "10"}) for i in range(3)]
-    busy = container(requests={"cpu": "500m", "memory": "1Gi"})
-    snapshot = Snapshot.from_objects(nodes, [make_pod("a", node_name="n0", containers=[busy])])
-    snapshot.columns()  # built now, maintained incrementally from here on
-
-    snapshot.add_pod(make_pod("b", node_name="n2", containers=[busy]))
-    snapshot.add_pod(make_pod("c", node_name="n2", containers=[container()]))  # no requests: defaults
-    snapshot.remove_pod(make_pod("a", node_name="n0"))
-    snapshot.upsert_node(make_node("n1", allocatable={"cpu": "2", "memory": "4Gi", "pods": "10"}))
-
-    assert snapshot.columns().columns == NodeColumns(snapshot.nodes).columns
-    assert snapshot.columns().columns["non_zero.cpu"] == [0, 0, 600]
-    assert snapshot.columns().columns["requested.cpu"] == [0, 0, 500]

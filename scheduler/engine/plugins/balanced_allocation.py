@@ -91,7 +91,6 @@ class BalancedAllocation(Plugin):
                 ),
             )
         state[NAME] = inputs
-        rs.prepare(state, nodes, snapshot)
         return None
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:

@@ -167,7 +167,6 @@ class NodeResourcesFit(Plugin):
 
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any) -> None:
         state[_SCORE_KEY] = self._inputs(pod)
-        rs.prepare(state, nodes, snapshot)
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
         inputs: rs.ScoringInputs = state.get(_SCORE_KEY) or self._inputs(pod)

@@ -12,10 +12,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import mul
-from typing import Any
 
 from scheduler.engine.framework import LazyDetails
-from scheduler.engine.node_columns import Picked
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
@@ -168,15 +166,7 @@ def scoring_inputs(
     )
 
 
-_PICKED = "resource_scoring/columns"
-_COLUMNS = (CPU, MEMORY, EPHEMERAL_STORAGE)  # the resources the snapshot keeps as columns
-
-
-def prepare(state: dict, nodes: Sequence[NodeInfo], snapshot: Any) -> None:
-    """At PreScore: the scored nodes' columns, picked once per cycle for every resource scorer."""
-    picked = state.get(_PICKED)
-    if (picked is None or picked.nodes is not nodes) and hasattr(snapshot, "columns"):
-        state[_PICKED] = Picked(nodes, snapshot.columns(), snapshot.positions(nodes))
+_ALLOCATABLE = "resource_scoring/allocatable"
 
 
 def _allocatable(nodes: Sequence[NodeInfo], name: str) -> list[int]:
@@ -187,6 +177,17 @@ def _allocatable(nodes: Sequence[NodeInfo], name: str) -> list[int]:
     if name == EPHEMERAL_STORAGE:
         return [n.allocatable.ephemeral_storage for n in nodes]
     return [n.allocatable.scalars.get(name, 0) for n in nodes]
+
+
+def allocatable_column(state: dict, nodes: Sequence[NodeInfo], name: str) -> list[int]:
+    """One resource's allocatable over the scored nodes, computed once per cycle for all plugins."""
+    entry = state.get(_ALLOCATABLE)
+    if entry is None or entry[0] is not nodes:
+        entry = state[_ALLOCATABLE] = (nodes, {})
+    column = entry[1].get(name)
+    if column is None:
+        column = entry[1][name] = _allocatable(nodes, name)
+    return column
 
 
 def _requested(nodes: Sequence[NodeInfo], name: str, non_zero: bool, request: int) -> list[int]:
@@ -206,24 +207,17 @@ def _requested(nodes: Sequence[NodeInfo], name: str, non_zero: bool, request: in
 
 def request_columns(
     inputs: ScoringInputs, nodes: Sequence[NodeInfo], state: dict | None = None
-) -> list[Sequence[int]]:
+) -> list[list[int]]:
     """[alloc_0, requested_0, alloc_1, requested_1, ...]; requested includes the incoming pod."""
-    picked = (state or {}).get(_PICKED)
-    if picked is not None and picked.nodes is not nodes:
-        picked = None
-    flat: list[Sequence[int]] = []
+    state = {} if state is None else state
+    flat: list[list[int]] = []
     for name, request in zip(inputs.names, inputs.pod_requests, strict=True):
-        if picked is None or name not in _COLUMNS:
-            flat.append(_allocatable(nodes, name))
-            flat.append(_requested(nodes, name, inputs.non_zero, request))
-            continue
-        used = f"non_zero.{name}" if inputs.non_zero and name in (CPU, MEMORY) else f"requested.{name}"
-        flat.append(picked.column(f"allocatable.{name}"))
-        flat.append(tuple(map(request.__add__, picked.column(used))))
+        flat.append(allocatable_column(state, nodes, name))
+        flat.append(_requested(nodes, name, inputs.non_zero, request))
     return flat
 
 
-def details(inputs: ScoringInputs, flat: list[Sequence[int]], count: int) -> LazyDetails:
+def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> LazyDetails:
     """Each node's (inputs, alloc_0, requested_0, ...), assembled from the columns only on demand."""
     return LazyDetails(count, _node_detail, inputs, tuple(map(tuple, flat)))
 
@@ -274,7 +268,7 @@ def combine(inputs: ScoringInputs, scores: Sequence[int | None]) -> int:
     return total // weight_sum
 
 
-def _score_column(inputs: ScoringInputs, allocs: Sequence[int], requested: Sequence[int]) -> list[int | None]:
+def _score_column(inputs: ScoringInputs, allocs: list[int], requested: list[int]) -> list[int | None]:
     # Inlined per strategy: this runs once per node and resource, the hot loop of scoring.
     pairs = zip(allocs, requested, strict=True)
     if inputs.strategy == LEAST_ALLOCATED:
@@ -284,7 +278,7 @@ def _score_column(inputs: ScoringInputs, allocs: Sequence[int], requested: Seque
     return [resource_score(inputs, a, r) for a, r in pairs]
 
 
-def allocation_scores(inputs: ScoringInputs, flat: list[Sequence[int]], count: int) -> list[int]:
+def allocation_scores(inputs: ScoringInputs, flat: list[list[int]], count: int) -> list[int]:
     """The raw score of every node, column by column."""
     if not inputs.names:
         return [0] * count
