@@ -191,8 +191,7 @@ class InterPodAffinity(Plugin):
         found = _incoming_contributions(snapshot, preferred, preferred_anti)
         found += self._existing_contributions(snapshot, pod, own_labels)
         found.sort(key=itemgetter(0))
-        for _, labels, term, delta, kind, existing in found:
-            _add(s, term, labels, delta, (kind, _ref(existing, pod)))
+        _add_all(s, found, pod)
         if not s.topology_score:
             return _SKIPPED_SCORE
         s.examples = {pair: tuple(examples) for pair, examples in s.examples.items()}  # kept compact
@@ -309,15 +308,23 @@ def _count(s: _FilterState, kind: str, counts: dict, node: NodeInfo, term, exist
     s.examples.setdefault((kind, pair), (_ref(existing, pod), node.name, term))
 
 
-def _add(s: _ScoreState, term: AffinityTerm, labels: Mapping[str, str], delta: int, why: tuple) -> None:
-    value = labels.get(term.topology_key)
-    if value is None:
-        return
-    values = s.topology_score.setdefault(term.topology_key, {})
-    values[value] = values.get(value, 0) + delta
-    examples = s.examples.setdefault((term.topology_key, value), [])
-    if len(examples) < _EXAMPLES:
-        examples.append((delta, why[0], why[1], term.path))
+def _add_all(s: _ScoreState, found: list, pod: PodInfo) -> None:
+    """Sum each contribution into its topology pair, keeping the first few as examples."""
+    topology_score, examples = s.topology_score, s.examples
+    for _, labels, term, delta, kind, existing in found:
+        key = term.topology_key
+        value = labels.get(key)
+        if value is None:
+            continue
+        values = topology_score.get(key)
+        if values is None:
+            values = topology_score[key] = {}
+        values[value] = values.get(value, 0) + delta
+        kept = examples.get((key, value))
+        if kept is None:
+            kept = examples[(key, value)] = []
+        if len(kept) < _EXAMPLES:
+            kept.append((delta, kind, _ref(existing, pod), term.path))
 
 
 def _detail(s: _ScoreState, nodes: Sequence[NodeInfo], index: int) -> tuple:
