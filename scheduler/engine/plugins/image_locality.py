@@ -114,7 +114,7 @@ class ImageLocality(Plugin):
             names = [image for _, image in wanted]
             held = [tuple(map(node.images.get, names)) for node in nodes]
             by_sizes = _ScoreMemo(inputs, wanted, lambda sizes: sizes)
-        return ScoreColumn(raw=[by_sizes[sizes] for sizes in held], details=details)
+        return ScoreColumn(raw=list(map(by_sizes.__getitem__, held)), details=details)
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         inputs, total, hits = detail
