@@ -7,6 +7,7 @@ profile order, exactly as kube-scheduler, which stops at that plugin.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from itertools import filterfalse, repeat
 from operator import add, attrgetter, itemgetter, mul
 
@@ -181,13 +182,8 @@ def _run_scores(
     for plugin, weight in active:
         column: ScoreColumn | Status = plugin.score(state, pod, scored)
         if isinstance(column, Status):
-            if _failed(column):
-                decision.error = (
-                    f'running Score plugins: plugin "{plugin.name}" failed with: {column.message()}'
-                )
-                decision.columns.clear()
-                return
-            raise TypeError(f"plugin {plugin.name!r} returned {column!r} from Score")
+            _fail_scoring(decision, plugin.name, column)
+            return
         # Kept as tuples: the garbage collector stops scanning a tuple of ints, and decisions pile up.
         column.raw = tuple(column.raw)
         normalized = plugin.normalize_score(state, pod, column.raw)
@@ -199,7 +195,14 @@ def _run_scores(
     decision.totals = dict(zip(decision.scored, totals, strict=True))
 
 
-def _check_range(plugin: str, scores: list[int]) -> None:
+def _fail_scoring(decision: Decision, plugin: str, status: Status) -> None:
+    if not _failed(status):
+        raise TypeError(f"plugin {plugin!r} returned {status!r} from Score")
+    decision.error = f'running Score plugins: plugin "{plugin}" failed with: {status.message()}'
+    decision.columns.clear()  # no score of this cycle counts
+
+
+def _check_range(plugin: str, scores: Sequence[int]) -> None:
     if scores and (min(scores) < MIN_NODE_SCORE or max(scores) > MAX_NODE_SCORE):
         value = next(v for v in scores if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
         raise ScoreOutOfRange(
