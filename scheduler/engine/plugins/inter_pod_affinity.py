@@ -246,7 +246,7 @@ class InterPodAffinity(Plugin):
             score: int(float(MAX_NODE_SCORE) * (float(score - s.low) / float(spread)))
             for score in set(scores)
         }
-        return [normalized[score] for score in scores]
+        return list(map(normalized.__getitem__, scores))
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         if detail is None:

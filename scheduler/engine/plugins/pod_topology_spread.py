@@ -271,7 +271,7 @@ class PodTopologySpread(Plugin):
             if high == 0:
                 return [MAX_NODE_SCORE] * len(scores)
             normalized = {score: MAX_NODE_SCORE * (high + low - score) // high for score in set(scores)}
-            return [normalized[score] for score in scores]
+            return list(map(normalized.__getitem__, scores))
         if high == 0:
             return [0 if ignored else MAX_NODE_SCORE for ignored in mask]
         return [
