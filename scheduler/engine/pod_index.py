@@ -43,32 +43,30 @@ class LabelIndex:
     """
 
     def __init__(self) -> None:
-        self.groups: dict[tuple[str, frozenset], LabelGroup] = {}
-        self._group_of: dict[PodInfo, LabelGroup] = {}
-        self._by_label: dict[tuple[str, str], dict[tuple[str, frozenset], LabelGroup]] = {}
+        self.groups: dict[tuple, LabelGroup] = {}
+        self._group_of: dict[PodInfo, tuple[tuple, LabelGroup]] = {}
+        self._by_label: dict[tuple[str, str], dict[tuple, LabelGroup]] = {}
 
     def add(self, pod: PodInfo, node: NodeInfo) -> None:
-        labels = frozenset(pod.labels.items())
-        key = (pod.namespace, labels)
+        key = _group_key(pod)
         group = self.groups.get(key)
         if group is None:
             group = self.groups[key] = LabelGroup(pod.namespace, pod.labels, {})
-            for label in labels:
+            for label in hashable_labels(pod.labels):
                 self._by_label.setdefault(label, {})[key] = group
         group.members[pod] = node
-        self._group_of[pod] = group
+        self._group_of[pod] = (key, group)
 
     def remove(self, pod: PodInfo) -> None:
-        group = self._group_of.pop(pod, None)
+        key, group = self._group_of.pop(pod, (None, None))
         if group is None:
             return
         del group.members[pod]
         if not group.members:
-            labels = frozenset(group.labels.items())
-            del self.groups[(group.namespace, labels)]
-            for label in labels:
+            del self.groups[key]
+            for label in hashable_labels(group.labels):
                 filed = self._by_label[label]
-                del filed[(group.namespace, labels)]
+                del filed[key]
                 if not filed:
                     del self._by_label[label]
 
@@ -84,6 +82,29 @@ class LabelIndex:
             for group in self._by_label.get(labels[0], {}).values():
                 found[id(group)] = group
         return list(found.values())
+
+
+def hashable_labels(labels: dict) -> frozenset:
+    """The (key, value) labels that can be hashed: all of them, unless a file held a list or map."""
+    try:
+        return frozenset(labels.items())
+    except TypeError:
+        return frozenset(item for item in labels.items() if _hashable(item))
+
+
+def _hashable(item: tuple) -> bool:
+    try:
+        hash(item)
+    except TypeError:
+        return False
+    return True
+
+
+def _group_key(pod: PodInfo) -> tuple:
+    labels = hashable_labels(pod.labels)
+    if len(labels) < len(pod.labels):
+        return (pod.namespace, pod)  # an odd label value: the pod forms a group of its own
+    return (pod.namespace, labels)
 
 
 def walk_order(snapshot: Any, pod: PodInfo, node: NodeInfo) -> tuple[int, int]:

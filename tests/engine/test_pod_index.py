@@ -79,3 +79,16 @@ def test_walk_order_replays_nodes_then_their_pods():
     shuffled = sorted(placed, key=lambda item: item[0].name, reverse=True)
     replayed = sorted(shuffled, key=lambda item: walk_order(snapshot, *item))
     assert [pod.name for pod, _ in replayed] == ["p1", "p3", "p0", "p2"]
+
+
+def test_a_label_value_that_is_not_a_string_does_not_break_the_indexes():
+    """Files read by `explain` are not validated by an API server: a label may hold a list."""
+    nodes = [make_node(f"n{i}", labels={"zone": "a"}, allocatable={"pods": "10"}) for i in range(2)]
+    odd = make_pod("odd", labels={"app": "web", "tags": ["x", "y"]}, node_name="n0")
+    snapshot = Snapshot.from_objects(nodes, [odd, make_pod("web", labels={"app": "web"}, node_name="n1")])
+    groups = snapshot.index(LabelIndex).candidates([(("app", "web"),)])
+    assert sorted(pod.name for group in groups for pod in group.members) == ["odd", "web"]
+    snapshot.remove_pod(odd)
+    assert [pod.name for group in snapshot.index(LabelIndex).candidates([()]) for pod in group.members] == [
+        "web"
+    ]

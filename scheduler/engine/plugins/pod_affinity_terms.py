@@ -24,6 +24,7 @@ from scheduler.engine.plugins.topology import (
     parse_selector,
     selector_key,
 )
+from scheduler.engine.pod_index import hashable_labels
 from scheduler.engine.podinfo import PodInfo
 
 CACHE_KEY = "InterPodAffinity"
@@ -255,7 +256,7 @@ class ExistingTermsIndex:
         """The `kind` terms of bound pods that match `pod`, in no particular order."""
         filed, groups = self._filed[kind], self.groups[kind]
         candidates = [*filed.get(None, ())]
-        for label in pod.labels.items():
+        for label in hashable_labels(pod.labels):
             candidates.extend(filed.get(label, ()))
         found: list[TermEntry] = []
         for match_key in candidates:
