@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from itertools import filterfalse, repeat
-from operator import add, attrgetter, itemgetter, mul
+from operator import attrgetter, itemgetter, mul
 
 from scheduler.engine.decision import Decision
 from scheduler.engine.fit_error import fit_error_message, preemption_message
@@ -178,7 +178,7 @@ def _run_scores(
             decision.skipped_scores[plugin.name] = status
         else:
             active.append((plugin, weight))
-    totals = [0] * len(scored) if active else [1] * len(scored)
+    weighted: list = []
     for plugin, weight in active:
         column: ScoreColumn | Status = plugin.score(state, pod, scored)
         if isinstance(column, Status):
@@ -189,9 +189,10 @@ def _run_scores(
         normalized = plugin.normalize_score(state, pod, column.raw)
         column.normalized = column.raw if normalized is None else tuple(normalized)
         _check_range(plugin.name, column.normalized)
-        weighted = column.normalized if weight == 1 else map(mul, column.normalized, repeat(weight))
-        totals = list(map(add, totals, weighted))
+        weighted.append(column.normalized if weight == 1 else map(mul, column.normalized, repeat(weight)))
         decision.columns[plugin.name] = column
+    # Every node's sum over the plugins, in C; with no active plugin each node totals 1.
+    totals = map(sum, zip(*weighted, strict=True)) if weighted else repeat(1, len(scored))
     decision.totals = dict(zip(decision.scored, totals, strict=True))
 
 
