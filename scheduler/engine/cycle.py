@@ -74,38 +74,21 @@ def _failed(status: object) -> bool:
 
 def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> None:
     nodes = snapshot.nodes
-    allowed: frozenset[str] | None = None
-    narrowing: list[str] = []
-    for plugin in decision.filters:
-        outcome = plugin.pre_filter(state, pod, nodes, snapshot)
-        if isinstance(outcome, PreFilterResult):
-            narrowing.append(plugin.name)
-            allowed = outcome.node_names if allowed is None else allowed & outcome.node_names
-        elif isinstance(outcome, Status) and outcome.is_skip:
-            decision.skipped_filters[plugin.name] = outcome
-        elif _failed(outcome):
-            # Every node reports the error, and the other filters still explain themselves.
-            decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
-            decision.error = f'running PreFilter plugin "{plugin.name}": {outcome.message()}'
-            break
-        elif isinstance(outcome, Status) and outcome.is_rejection:
-            if decision.prefilter_rejection is None or outcome.code is Code.UNRESOLVABLE:
-                decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
-            if outcome.code is Code.UNRESOLVABLE:
-                break  # upstream stops PreFilter at the first UnschedulableAndUnresolvable
-    if decision.prefilter_rejection is None and allowed is not None:
-        _record_absent_nodes(decision, nodes, allowed, narrowing)
-
+    _run_pre_filters(decision, state, pod, snapshot)
     # Teaching mode: each filter runs on every node, even those an earlier plugin rejected.
     prefilter_failed = decision.prefilter_rejection
+    erring: list[str] = []
     for plugin in decision.filters:
         if plugin.name in decision.skipped_filters:
             continue
         if prefilter_failed is not None and plugin.name == prefilter_failed.plugin:
             continue
         failures = plugin.filter(state, pod, nodes)
-        if failures and set(map(_PLUGIN, failures.values())) != {plugin.name}:
-            failures = {name: _with_plugin(status, plugin.name) for name, status in failures.items()}
+        if failures:
+            if set(map(_PLUGIN, failures.values())) != {plugin.name}:
+                failures = {name: _with_plugin(status, plugin.name) for name, status in failures.items()}
+            if Code.ERROR in map(_CODE, failures.values()):
+                erring.append(plugin.name)
         decision.filter_failures[plugin.name] = failures
 
     first = decision.first_failure
@@ -119,17 +102,37 @@ def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: 
         first.update(decision.filter_failures.get(plugin.name, {}))
     first.update(decision.absent_nodes)
     decision.feasible = list(filterfalse(first.__contains__, decision.node_names))
-    _record_filter_error(decision)
+    if erring:
+        # A Filter error on any node fails the cycle: report the first, in profile and node order.
+        failures = decision.filter_failures[erring[0]]
+        node = next(name for name in decision.node_names if _failed(failures.get(name)))
+        decision.error = f'running "{erring[0]}" filter plugin: {failures[node].message()}'
 
 
-def _record_filter_error(decision: Decision) -> None:
-    """A Filter error on any node fails the cycle; report the first, in profile and node order."""
+def _run_pre_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> None:
+    allowed: frozenset[str] | None = None
+    narrowing: list[str] = []
     for plugin in decision.filters:
-        failures = decision.filter_failures.get(plugin.name) or {}
-        if Code.ERROR in map(_CODE, failures.values()):
-            node = next(name for name in decision.node_names if _failed(failures.get(name)))
-            decision.error = f'running "{plugin.name}" filter plugin: {failures[node].message()}'
-            return
+        outcome = plugin.pre_filter(state, pod, snapshot.nodes, snapshot)
+        if outcome is None:
+            continue
+        if isinstance(outcome, PreFilterResult):
+            narrowing.append(plugin.name)
+            allowed = outcome.node_names if allowed is None else allowed & outcome.node_names
+        elif outcome.is_skip:
+            decision.skipped_filters[plugin.name] = outcome
+        elif _failed(outcome):
+            # Every node reports the error, and the other filters still explain themselves.
+            decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
+            decision.error = f'running PreFilter plugin "{plugin.name}": {outcome.message()}'
+            break
+        elif outcome.is_rejection:
+            if decision.prefilter_rejection is None or outcome.code is Code.UNRESOLVABLE:
+                decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
+            if outcome.code is Code.UNRESOLVABLE:
+                break  # upstream stops PreFilter at the first UnschedulableAndUnresolvable
+    if decision.prefilter_rejection is None and allowed is not None:
+        _record_absent_nodes(decision, snapshot.nodes, allowed, narrowing)
 
 
 def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: list[str]) -> None:
