@@ -286,6 +286,11 @@ def allocation_scores(inputs: ScoringInputs, flat: list[list[int]], count: int) 
         # The default (cpu and memory, reported by every node), in one pass.
         w0, w1 = inputs.weights
         total = w0 + w1
+        if w0 == w1 == 1:
+            return [
+                (((a0 - r0) * 100 // a0 if r0 <= a0 else 0) + ((a1 - r1) * 100 // a1 if r1 <= a1 else 0)) // 2
+                for a0, r0, a1, r1 in zip(*flat, strict=True)
+            ]
         return [
             (
                 ((a0 - r0) * 100 // a0 if r0 <= a0 else 0) * w0
