@@ -1,7 +1,9 @@
 """The cluster as the scheduler sees it: nodes in order, each with its bound pods.
 
 Kept up to date incrementally (like kube-scheduler's cache) so that placing one pod does not
-rebuild the state of thousands of nodes.
+rebuild the state of thousands of nodes. Plugins may ask for derived indexes over the bound pods
+(`index()`, see pod_index); those are kept up to date too, so pods and nodes must change only
+through the snapshot's methods.
 """
 
 from __future__ import annotations
