@@ -1,15 +1,25 @@
-"""A synthetic cluster and workload that make every scheduler plugin do real work."""
+"""A synthetic cluster and workload that make every scheduler plugin do real work.
+
+Nodes carry varied labels (zone, rack, disk type), taints (NoSchedule and PreferNoSchedule),
+images, cordons and bound pods. Pods come from three namespaces and mix nodeSelector, tolerations,
+required and preferred node affinity, required and preferred pod (anti-)affinity, topology spread
+(zone and hostname), host ports, init containers and GCE persistent disks, so no plugin is always
+skipped. The generator is seeded: a run is reproducible.
+"""
 
 from __future__ import annotations
 
+import gc
 import random
 import statistics
 import time
-from dataclasses import dataclass
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from scheduler.engine.cycle import schedule
 from scheduler.engine.decision import Decision
-from scheduler.engine.profile import default_profile
+from scheduler.engine.profile import Profile, default_profile
 from scheduler.engine.snapshot import Snapshot
 
 MiB = 1024 * 1024
@@ -25,59 +35,59 @@ IMAGES = {
 }
 ZONES = ["zone-a", "zone-b", "zone-c", "zone-d"]
 APPS = ["web", "api", "cache", "db", "batch", "queue"]
+NAMESPACES = ["default", "default", "shop", "batch"]
+RACKS = 20
+RELEASES = 8  # per app: pods of one release avoid each other (required anti-affinity)
+DISKS = 40
 
 
 def make_nodes(count: int, rng: random.Random) -> list[dict]:
-    nodes = []
-    for i in range(count):
-        name = f"node-{i:05d}"
-        labels = {
-            "kubernetes.io/hostname": name,
-            "kubernetes.io/os": "linux",
-            "topology.kubernetes.io/zone": ZONES[i % len(ZONES)],
-            "disktype": "ssd" if rng.random() < 0.5 else "hdd",
-            "rack": str(rng.randrange(20)),
+    return [_node(i, rng) for i in range(count)]
+
+
+def _node(i: int, rng: random.Random) -> dict:
+    name = f"node-{i:05d}"
+    labels = {
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "topology.kubernetes.io/zone": ZONES[i % len(ZONES)],
+        "disktype": "ssd" if rng.random() < 0.5 else "hdd",
+        "rack": str(rng.randrange(RACKS)),
+    }
+    taints = []
+    if rng.random() < 0.1:
+        taints.append({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})
+        labels["gpu"] = "true"
+    if rng.random() < 0.1:
+        taints.append({"key": "maintenance", "value": "soon", "effect": "PreferNoSchedule"})
+    images = [
+        {
+            "names": [image, f"{image.split(':')[0]}@sha256:{zlib.crc32(image.encode()):08x}"],
+            "sizeBytes": size,
         }
-        taints = []
-        if rng.random() < 0.1:
-            taints.append({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"})
-            labels["gpu"] = "true"
-        if rng.random() < 0.1:
-            taints.append({"key": "maintenance", "value": "soon", "effect": "PreferNoSchedule"})
-        images = [
-            {
-                "names": [image, image.split(":")[0] + "@sha256:" + f"{hash(image) & 0xFFFFFFFF:08x}"],
-                "sizeBytes": size,
-            }
-            for image, size in IMAGES.items()
-            if rng.random() < 0.3
-        ]
-        cpu = rng.choice(["4", "8", "16", "32"])
-        memory = rng.choice(["8Gi", "16Gi", "32Gi", "64Gi"])
-        nodes.append(
-            {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": name, "labels": labels},
-                "spec": {"taints": taints, "unschedulable": rng.random() < 0.02},
-                "status": {
-                    "allocatable": {
-                        "cpu": cpu,
-                        "memory": memory,
-                        "pods": "110",
-                        "ephemeral-storage": "100Gi",
-                    },
-                    "images": images,
-                },
-            }
-        )
-    return nodes
+        for image, size in IMAGES.items()
+        if rng.random() < 0.3
+    ]
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {"taints": taints, "unschedulable": rng.random() < 0.02},
+        "status": {
+            "allocatable": {
+                "cpu": rng.choice(["4", "8", "16", "32"]),
+                "memory": rng.choice(["8Gi", "16Gi", "32Gi", "64Gi"]),
+                "pods": "110",
+                "ephemeral-storage": "100Gi",
+            },
+            "images": images,
+        },
+    }
 
 
-def make_pod(index: int, rng: random.Random, node_name: str = "") -> dict:
-    app = rng.choice(APPS)
-    container = {
-        "name": "main",
+def _container(name: str, rng: random.Random) -> dict:
+    return {
+        "name": name,
         "image": rng.choice(list(IMAGES)),
         "resources": {
             "requests": {
@@ -86,9 +96,88 @@ def make_pod(index: int, rng: random.Random, node_name: str = "") -> dict:
             }
         },
     }
+
+
+def _term(selector: dict, topology_key: str) -> dict:
+    return {"labelSelector": {"matchLabels": selector}, "topologyKey": topology_key}
+
+
+def _node_affinity(rng: random.Random) -> dict:
+    affinity: dict = {}
+    if rng.random() < 0.08:
+        excluded = sorted({str(rng.randrange(RACKS)) for _ in range(3)})
+        affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "rack", "operator": "NotIn", "values": excluded}]}
+            ]
+        }
+    if rng.random() < 0.3:
+        zone = {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [rng.choice(ZONES)]}
+        affinity["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": 10, "preference": {"matchExpressions": [zone]}}
+        ]
+    return affinity
+
+
+def _pod_affinity(app: str, release: str, rng: random.Random) -> dict:
+    affinity: dict = {}
+    anti: dict = {}
     if rng.random() < 0.05:
-        container["ports"] = [{"containerPort": 8080, "hostPort": 8000 + rng.randrange(50)}]
-    spec: dict = {"containers": [container]}
+        anti["requiredDuringSchedulingIgnoredDuringExecution"] = [
+            _term({"release": release}, "kubernetes.io/hostname")
+        ]
+    if rng.random() < 0.15:
+        anti["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": 50, "podAffinityTerm": _term({"app": app}, "kubernetes.io/hostname")}
+        ]
+    if anti:
+        affinity["podAntiAffinity"] = anti
+    near: dict = {}
+    if rng.random() < 0.03:
+        near["requiredDuringSchedulingIgnoredDuringExecution"] = [
+            _term({"app": "cache"}, "topology.kubernetes.io/zone")
+        ]
+    if rng.random() < 0.05:
+        near["preferredDuringSchedulingIgnoredDuringExecution"] = [
+            {"weight": 20, "podAffinityTerm": _term({"app": "cache"}, "topology.kubernetes.io/zone")}
+        ]
+    if near:
+        affinity["podAffinity"] = near
+    return affinity
+
+
+def _spread(app: str, rng: random.Random) -> list[dict]:
+    constraints = []
+    if rng.random() < 0.15:
+        constraints.append(
+            {
+                "maxSkew": 2,
+                "topologyKey": "topology.kubernetes.io/zone",
+                "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
+                "labelSelector": {"matchLabels": {"app": app}},
+            }
+        )
+    if rng.random() < 0.05:
+        constraints.append(
+            {
+                "maxSkew": 1,
+                "topologyKey": "kubernetes.io/hostname",
+                "whenUnsatisfiable": "ScheduleAnyway",
+                "labelSelector": {"matchLabels": {"app": app}},
+            }
+        )
+    return constraints
+
+
+def make_pod(index: int, rng: random.Random, node_name: str = "") -> dict:
+    app = rng.choice(APPS)
+    release = f"{app}-{rng.randrange(RELEASES)}"
+    main = _container("main", rng)
+    if rng.random() < 0.05:
+        main["ports"] = [{"containerPort": 8080, "hostPort": 8000 + rng.randrange(50)}]
+    spec: dict = {"containers": [main]}
+    if rng.random() < 0.1:
+        spec["initContainers"] = [_container("setup", rng)]
     if node_name:
         spec["nodeName"] = node_name
     roll = rng.random()
@@ -99,51 +188,24 @@ def make_pod(index: int, rng: random.Random, node_name: str = "") -> dict:
             {"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}
         ]
         spec["nodeSelector"] = {"gpu": "true"}
-    affinity: dict = {}
-    if rng.random() < 0.3:
-        zone = rng.choice(ZONES)
-        affinity["nodeAffinity"] = {
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {
-                    "weight": 10,
-                    "preference": {
-                        "matchExpressions": [
-                            {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [zone]}
-                        ]
-                    },
-                }
-            ]
-        }
-    if rng.random() < 0.15:
-        affinity["podAntiAffinity"] = {
-            "preferredDuringSchedulingIgnoredDuringExecution": [
-                {
-                    "weight": 50,
-                    "podAffinityTerm": {
-                        "labelSelector": {"matchLabels": {"app": app}},
-                        "topologyKey": "kubernetes.io/hostname",
-                    },
-                }
-            ]
-        }
+    elif roll < 0.35:
+        spec["tolerations"] = [{"key": "maintenance", "operator": "Exists", "effect": "PreferNoSchedule"}]
+    affinity = {"nodeAffinity": _node_affinity(rng), **_pod_affinity(app, release, rng)}
+    affinity = {kind: value for kind, value in affinity.items() if value}
     if affinity:
         spec["affinity"] = affinity
-    if rng.random() < 0.15:
-        spec["topologySpreadConstraints"] = [
-            {
-                "maxSkew": 2,
-                "topologyKey": "topology.kubernetes.io/zone",
-                "whenUnsatisfiable": rng.choice(["DoNotSchedule", "ScheduleAnyway"]),
-                "labelSelector": {"matchLabels": {"app": app}},
-            }
-        ]
+    if constraints := _spread(app, rng):
+        spec["topologySpreadConstraints"] = constraints
+    if rng.random() < 0.03:
+        disk = {"pdName": f"pd-{rng.randrange(DISKS)}", "readOnly": rng.random() < 0.5}
+        spec["volumes"] = [{"name": "data", "gcePersistentDisk": disk}]
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
             "name": f"{app}-{index:06d}",
-            "namespace": "default",
-            "labels": {"app": app},
+            "namespace": rng.choice(NAMESPACES),
+            "labels": {"app": app, "release": release},
             "uid": f"uid-{index}",
         },
         "spec": spec,
@@ -158,6 +220,8 @@ class BenchResult:
     seconds: float
     per_pod_ms: list[float]
     decisions: list[Decision]
+    cpu_seconds: float = 0.0  # this process's CPU time: steadier than wall time on a shared machine
+    plugin_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def pods_per_second(self) -> float:
@@ -172,7 +236,46 @@ class BenchResult:
         return statistics.median(self.per_pod_ms)
 
 
-def run(node_count: int, pod_count: int, seed: int = 1, bound_per_node: int = 2) -> BenchResult:
+_EXTENSION_POINTS = ("pre_filter", "filter", "pre_score", "score", "normalize_score")
+
+
+def _timed(method: Callable, totals: dict[str, float], name: str) -> Callable:
+    clock = time.process_time  # CPU time, so other processes on the machine do not count
+
+    def wrapper(*args, **kwargs):
+        began = clock()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            totals[name] = totals.get(name, 0.0) + clock() - began
+
+    return wrapper
+
+
+def instrument(profile: Profile, totals: dict[str, float]) -> None:
+    """Time every extension point of every plugin into `totals` (plugin name -> CPU seconds)."""
+    plugins = {plugin.name: plugin for plugin in profile.filters}
+    plugins.update((plugin.name, plugin) for plugin, _ in profile.scorers)
+    for name, plugin in plugins.items():
+        for point in _EXTENSION_POINTS:
+            setattr(plugin, point, _timed(getattr(plugin, point), totals, name))
+
+
+def run(
+    node_count: int,
+    pod_count: int,
+    seed: int = 1,
+    bound_per_node: int = 2,
+    per_plugin: bool = False,
+    freeze: bool = False,
+) -> BenchResult:
+    """Schedule `pod_count` generated pods one after another and keep every decision.
+
+    With `freeze`, the objects that exist before the timed loop (the generated cluster and
+    workload, and whatever the caller had loaded, such as Django) are moved out of the garbage
+    collector's sight first, as a long-running server does with its startup state. Everything the
+    loop creates, decisions included, is still collected normally.
+    """
     rng = random.Random(seed)
     nodes = make_nodes(node_count, rng)
     bound = [
@@ -181,11 +284,17 @@ def run(node_count: int, pod_count: int, seed: int = 1, bound_per_node: int = 2)
     ]
     snapshot = Snapshot.from_objects(nodes, bound)
     profile = default_profile()
+    plugin_seconds: dict[str, float] = {}
+    if per_plugin:
+        instrument(profile, plugin_seconds)
     pods = [make_pod(i, rng) for i in range(pod_count)]
     decisions: list[Decision] = []
     timings: list[float] = []
     placed = 0
-    start = time.perf_counter()
+    if freeze:
+        gc.collect()
+        gc.freeze()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for pod in pods:
         began = time.perf_counter()
         decision = schedule(pod, snapshot, profile)
@@ -194,4 +303,7 @@ def run(node_count: int, pod_count: int, seed: int = 1, bound_per_node: int = 2)
             placed += 1
         timings.append((time.perf_counter() - began) * 1000)
         decisions.append(decision)  # every node's full explanation is kept
-    return BenchResult(node_count, pod_count, placed, time.perf_counter() - start, timings, decisions)
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    if freeze:
+        gc.unfreeze()
+    return BenchResult(node_count, pod_count, placed, seconds, timings, decisions, cpu, plugin_seconds)

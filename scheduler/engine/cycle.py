@@ -7,6 +7,9 @@ profile order, exactly as kube-scheduler, which stops at that plugin.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from itertools import filterfalse, repeat
+from operator import attrgetter, itemgetter, mul
 
 from scheduler.engine.decision import Decision
 from scheduler.engine.fit_error import fit_error_message, preemption_message
@@ -23,6 +26,8 @@ from scheduler.engine.framework import (
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile, default_profile
 from scheduler.engine.snapshot import Snapshot
+
+_PLUGIN, _CODE = attrgetter("plugin"), attrgetter("code")
 
 
 class ScoreOutOfRange(RuntimeError):
@@ -44,64 +49,90 @@ def schedule(
     nodes = snapshot.nodes
     decision = Decision(
         pod=pod_info,
-        node_names=[node.name for node in nodes],
+        node_names=snapshot.names(),
         filters=profile.filters,
         scorers=profile.scorers,
         tie_break=tie_break,
     )
     state = CycleState()
     _run_filters(decision, state, pod_info, snapshot)
-    if decision.feasible or score_all_nodes:
+    if decision.error is None and (decision.feasible or score_all_nodes):
         _run_scores(decision, state, pod_info, snapshot, score_all_nodes)
-    if decision.feasible:
+    if decision.error is not None:
+        decision.message = decision.error  # kube-scheduler reports the error itself
+    elif decision.feasible:
         _select_host(decision, tie_break, seed)
     else:
         decision.message = _failure_message(decision, pod_info, len(nodes))
     return decision
 
 
+def _failed(status: object) -> bool:
+    """A plugin error (Code.ERROR), which fails the whole cycle as in kube-scheduler."""
+    return isinstance(status, Status) and status.code is Code.ERROR
+
+
 def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> None:
     nodes = snapshot.nodes
-    allowed: frozenset[str] | None = None
-    narrowing: list[str] = []
-    for plugin in decision.filters:
-        outcome = plugin.pre_filter(state, pod, nodes, snapshot)
-        if isinstance(outcome, PreFilterResult):
-            narrowing.append(plugin.name)
-            allowed = outcome.node_names if allowed is None else allowed & outcome.node_names
-        elif isinstance(outcome, Status) and outcome.is_skip:
-            decision.skipped_filters[plugin.name] = outcome
-        elif isinstance(outcome, Status) and outcome.is_rejection:
-            if decision.prefilter_rejection is None or outcome.code is Code.UNRESOLVABLE:
-                decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
-            if outcome.code is Code.UNRESOLVABLE:
-                break  # upstream stops PreFilter at the first UnschedulableAndUnresolvable
-    if decision.prefilter_rejection is None and allowed is not None:
-        _record_absent_nodes(decision, nodes, allowed, narrowing)
-
+    _run_pre_filters(decision, state, pod, snapshot)
     # Teaching mode: each filter runs on every node, even those an earlier plugin rejected.
     prefilter_failed = decision.prefilter_rejection
+    erring: list[str] = []
     for plugin in decision.filters:
         if plugin.name in decision.skipped_filters:
             continue
         if prefilter_failed is not None and plugin.name == prefilter_failed.plugin:
             continue
         failures = plugin.filter(state, pod, nodes)
-        decision.filter_failures[plugin.name] = {
-            name: _with_plugin(status, plugin.name) for name, status in failures.items()
-        }
+        if failures:
+            if set(map(_PLUGIN, failures.values())) != {plugin.name}:
+                failures = {name: _with_plugin(status, plugin.name) for name, status in failures.items()}
+            if Code.ERROR in map(_CODE, failures.values()):
+                erring.append(plugin.name)
+        decision.filter_failures[plugin.name] = failures
 
     first = decision.first_failure
     if prefilter_failed is not None:
         for node in nodes:
             first[node.name] = prefilter_failed
         return
+    # A node reports its first failure in profile order, and PreFilter's narrowing before that:
+    # updating in reverse lets the earlier plugin overwrite the later one.
+    for plugin in reversed(decision.filters):
+        first.update(decision.filter_failures.get(plugin.name, {}))
     first.update(decision.absent_nodes)
+    decision.feasible = list(filterfalse(first.__contains__, decision.node_names))
+    if erring:
+        # A Filter error on any node fails the cycle: report the first, in profile and node order.
+        failures = decision.filter_failures[erring[0]]
+        node = next(name for name in decision.node_names if _failed(failures.get(name)))
+        decision.error = f'running "{erring[0]}" filter plugin: {failures[node].message()}'
+
+
+def _run_pre_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> None:
+    allowed: frozenset[str] | None = None
+    narrowing: list[str] = []
     for plugin in decision.filters:
-        for name, status in decision.filter_failures.get(plugin.name, {}).items():
-            if name not in first:
-                first[name] = status
-    decision.feasible = [node.name for node in nodes if node.name not in first]
+        outcome = plugin.pre_filter(state, pod, snapshot.nodes, snapshot)
+        if outcome is None:
+            continue
+        if isinstance(outcome, PreFilterResult):
+            narrowing.append(plugin.name)
+            allowed = outcome.node_names if allowed is None else allowed & outcome.node_names
+        elif outcome.is_skip:
+            decision.skipped_filters[plugin.name] = outcome
+        elif _failed(outcome):
+            # Every node reports the error, and the other filters still explain themselves.
+            decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
+            decision.error = f'running PreFilter plugin "{plugin.name}": {outcome.message()}'
+            break
+        elif outcome.is_rejection:
+            if decision.prefilter_rejection is None or outcome.code is Code.UNRESOLVABLE:
+                decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
+            if outcome.code is Code.UNRESOLVABLE:
+                break  # upstream stops PreFilter at the first UnschedulableAndUnresolvable
+    if decision.prefilter_rejection is None and allowed is not None:
+        _record_absent_nodes(decision, snapshot.nodes, allowed, narrowing)
 
 
 def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: list[str]) -> None:
@@ -131,36 +162,57 @@ def _run_scores(
 ) -> None:
     if score_all_nodes:
         scored = list(snapshot.nodes)
+        decision.scored = decision.node_names
     else:
         if len(decision.feasible) < 2:
             return  # one feasible node is chosen without PreScore or Score
-        feasible = set(decision.feasible)
-        scored = [node for node in snapshot.nodes if node.name in feasible]
-    decision.scored = [node.name for node in scored]
-    decision.scored_index = {name: index for index, name in enumerate(decision.scored)}
+        if len(decision.feasible) == len(snapshot.nodes):
+            scored = list(snapshot.nodes)
+        else:
+            scored = list(itemgetter(*decision.feasible)(snapshot.by_name))
+        decision.scored = decision.feasible  # the same names in the same (snapshot) order
     active = []
     for plugin, weight in decision.scorers:
         status = plugin.pre_score(state, pod, scored, snapshot)
+        if _failed(status):
+            decision.error = f'running PreScore plugin "{plugin.name}": {status.message()}'
+            return
         if status is not None and status.is_skip:
             decision.skipped_scores[plugin.name] = status
         else:
             active.append((plugin, weight))
-    totals = [0] * len(scored)
-    if not active:
-        totals = [1] * len(scored)
+    weighted: list = []
     for plugin, weight in active:
-        column: ScoreColumn = plugin.score(state, pod, scored)
-        normalized = plugin.normalize_score(state, pod, list(column.raw))
-        column.normalized = list(column.raw) if normalized is None else normalized
-        for index, value in enumerate(column.normalized):
-            if not MIN_NODE_SCORE <= value <= MAX_NODE_SCORE:
-                raise ScoreOutOfRange(
-                    f"plugin {plugin.name!r} returns an invalid score {value}, it should be in the range "
-                    f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
-                )
-            totals[index] += value * weight
+        column: ScoreColumn | Status = plugin.score(state, pod, scored)
+        if isinstance(column, Status):
+            _fail_scoring(decision, plugin.name, column)
+            return
+        # Kept as tuples: the garbage collector stops scanning a tuple of ints, and decisions pile up.
+        column.raw = tuple(column.raw)
+        normalized = plugin.normalize_score(state, pod, column.raw)
+        column.normalized = column.raw if normalized is None else tuple(normalized)
+        _check_range(plugin.name, column.normalized)
+        weighted.append(column.normalized if weight == 1 else map(mul, column.normalized, repeat(weight)))
         decision.columns[plugin.name] = column
+    # Every node's sum over the plugins, in C; with no active plugin each node totals 1.
+    totals = map(sum, zip(*weighted, strict=True)) if weighted else repeat(1, len(scored))
     decision.totals = dict(zip(decision.scored, totals, strict=True))
+
+
+def _fail_scoring(decision: Decision, plugin: str, status: Status) -> None:
+    if not _failed(status):
+        raise TypeError(f"plugin {plugin!r} returned {status!r} from Score")
+    decision.error = f'running Score plugins: plugin "{plugin}" failed with: {status.message()}'
+    decision.columns.clear()  # no score of this cycle counts
+
+
+def _check_range(plugin: str, scores: Sequence[int]) -> None:
+    if scores and (min(scores) < MIN_NODE_SCORE or max(scores) > MAX_NODE_SCORE):
+        value = next(v for v in scores if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
+        raise ScoreOutOfRange(
+            f"plugin {plugin!r} returns an invalid score {value}, it should be in the range "
+            f"of [{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing"
+        )
 
 
 def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:
@@ -168,9 +220,12 @@ def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:
         decision.selected = decision.feasible[0]
         decision.tied = [decision.selected]
         return
-    candidates = [(decision.totals[name], name) for name in decision.feasible]
-    best = max(score for score, _ in candidates)
-    decision.tied = [name for score, name in candidates if score == best]
+    if decision.scored is decision.feasible:
+        totals = list(decision.totals.values())  # in the order of the feasible names
+    else:
+        totals = [decision.totals[name] for name in decision.feasible]
+    best = max(totals)
+    decision.tied = [name for name, total in zip(decision.feasible, totals, strict=True) if total == best]
     if tie_break == "random":
         rng = random.Random(seed)
         chosen = decision.tied[0]

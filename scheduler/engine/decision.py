@@ -55,6 +55,7 @@ class Decision:
     tied: list[str] = field(default_factory=list)
     tie_break: str = "deterministic"
     message: str | None = None
+    error: str | None = None  # a plugin error that failed the cycle, worded as kube-scheduler words it
 
     # -- per node ------------------------------------------------------------------------------
     def filter_status(self, plugin: str, node: str) -> Status:
@@ -67,6 +68,8 @@ class Decision:
         return self.filter_failures.get(plugin, {}).get(node, SUCCESS)
 
     def node_scores(self, node: str) -> dict[str, dict]:
+        if len(self.scored_index) != len(self.scored):  # built on the first explanation asked for
+            self.scored_index = {name: index for index, name in enumerate(self.scored)}
         index = self.scored_index.get(node)
         if index is None:
             return {}
@@ -119,6 +122,7 @@ class Decision:
             "pod": self.pod.key,
             "selected": self.selected,
             "message": self.message,
+            "error": self.error,
             "nodes": {name: self.node_result(name) for name in self.node_names},
             "feasibleNodes": list(self.feasible),
             "filterPlugins": [plugin.name for plugin in self.filters],

@@ -8,7 +8,7 @@ Python while still evaluating every filter on every node (teaching mode).
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -95,13 +95,42 @@ class CycleState(dict):
     """Per-cycle scratch space: PreFilter/PreScore facts keyed by plugin name."""
 
 
+class LazyDetails(Sequence):
+    """Per-node score details computed only when an explanation asks for one node.
+
+    `build(*context, index)` makes node `index`'s detail. A module-level function plus its context
+    (rather than a closure) keeps what a kept decision holds small.
+    """
+
+    __slots__ = ("_build", "_context", "_length")
+
+    def __init__(self, length: int, build: Callable[..., Any], *context: Any) -> None:
+        self._length = length
+        self._build = build
+        self._context = context
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._build(*self._context, index)
+
+
 @dataclass(slots=True)
 class ScoreColumn:
     """One score plugin's results over the scored nodes, in node order."""
 
-    raw: list[int]
-    details: list[Any] | None = None  # per-node inputs of the arithmetic, for the explanation
-    normalized: list[int] = field(default_factory=list)
+    raw: Sequence[int]  # the cycle keeps it as a tuple
+    # Per-node inputs of the arithmetic, for the explanation: a list, or a LazyDetails that builds a
+    # node's entry only when an explanation asks (most decisions are never rendered in full).
+    details: Sequence[Any] | None = None
+    normalized: Sequence[int] = field(default_factory=list)
 
 
 class Plugin:
@@ -121,24 +150,28 @@ class Plugin:
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
     ) -> Status | PreFilterResult | None:
-        """None means Success. A Skip status skips Filter; a rejection fails the whole cycle."""
+        """None means Success. A Skip status skips Filter; a rejection or an error fails the whole cycle."""
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
-        """Return the failing nodes only, by name; every node not listed passed."""
+        """Return the failing nodes only, by name; every node not listed passed. A Code.ERROR status
+        for any node fails the whole cycle."""
         return {}
 
     # -- Score side --------------------------------------------------------------------------
     def pre_score(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
     ) -> Status | None:
-        """None means Success; a Skip status leaves this plugin out of the cycle's scores."""
+        """None means Success; a Skip status leaves this plugin out of the cycle's scores; a Code.ERROR
+        status fails the whole cycle."""
         return None
 
-    def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
+    def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn | Status:
+        """One raw score per node, or a Code.ERROR status that fails the cycle. The cycle never
+        changes `nodes` afterwards, so lazy details may keep a reference to it."""
         raise NotImplementedError
 
-    def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
+    def normalize_score(self, state: CycleState, pod: PodInfo, scores: Sequence[int]) -> list[int] | None:
         """Map raw scores onto 0..100; None means the plugin has no NormalizeScore."""
         return None
 

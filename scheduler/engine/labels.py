@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 
 _NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", re.ASCII)
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", re.ASCII)
@@ -60,7 +61,23 @@ Matcher = Callable[[Mapping[str, str]], bool]
 
 
 def requirement(key: str, operator: str, values: Sequence[str] | None) -> Matcher:
-    """labels.NewRequirement plus Requirement.Matches; raises SelectorError when it would fail to parse."""
+    """labels.NewRequirement plus Requirement.Matches; raises SelectorError when it would fail to parse.
+
+    Pods stamped from one template repeat the same requirements, so the validated matcher is
+    remembered (it is a pure function of its arguments).
+    """
+    try:
+        return _cached_requirement(key, operator, tuple(values or ()))
+    except TypeError:  # an unhashable key or value: YAML can produce anything
+        return _requirement(key, operator, values)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _cached_requirement(key: str, operator: str, values: tuple) -> Matcher:
+    return _requirement(key, operator, values)
+
+
+def _requirement(key: str, operator: str, values: Sequence[str] | None) -> Matcher:
     values = list(values or [])
     if err := label_key_error(key):
         raise SelectorError(f"key {key!r}: {err}")
@@ -77,6 +94,9 @@ def requirement(key: str, operator: str, values: Sequence[str] | None) -> Matche
         if err := label_value_error(value):
             raise SelectorError(f"value {value!r}: {err}")
     wanted = frozenset(values)
+    if operator == "In" and len(values) == 1:
+        (only,) = values  # matchLabels: the most common requirement, one dictionary lookup
+        return lambda labels: labels.get(key) == only
     if operator == "In":
         return lambda labels: key in labels and labels[key] in wanted
     if operator == "NotIn":
@@ -103,6 +123,11 @@ def requirement(key: str, operator: str, values: Sequence[str] | None) -> Matche
 
 def all_of(matchers: Sequence[Matcher]) -> Matcher:
     matchers = tuple(matchers)
+    if len(matchers) == 1:
+        return matchers[0]
+    if len(matchers) == 2:
+        first, second = matchers
+        return lambda labels: first(labels) and second(labels)
     return lambda labels: all(match(labels) for match in matchers)
 
 

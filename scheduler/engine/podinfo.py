@@ -36,13 +36,15 @@ class PodInfo:
     requests: Resource
     non_zero_cpu: int
     non_zero_memory: int
-    host_ports: list[HostPort]
-    images: list[str]
+    # Tuples, not lists: an empty tuple is shared and a tuple of strings is not scanned by the
+    # garbage collector, which matters once thousands of pods and decisions are kept.
+    host_ports: tuple[HostPort, ...]
+    images: tuple[str, ...]
     affinity: dict
-    tolerations: list[dict]
+    tolerations: tuple[dict, ...]
     node_selector: dict[str, str]
-    spread_constraints: list[dict]
-    volumes: list[dict]
+    spread_constraints: tuple[dict, ...]
+    volumes: tuple[dict, ...]
     extra: dict = field(default_factory=dict)  # per-plugin precomputed facts, filled lazily
 
     @property
@@ -104,11 +106,11 @@ class PodInfo:
             requests=pod_requests(pod),
             non_zero_cpu=non_zero.milli_cpu,
             non_zero_memory=non_zero.memory,
-            host_ports=ports,
-            images=images,
+            host_ports=tuple(ports),
+            images=tuple(images),
             affinity=spec.get("affinity") or {},
-            tolerations=list(spec.get("tolerations") or []),
+            tolerations=tuple(spec.get("tolerations") or ()),
             node_selector=dict(spec.get("nodeSelector") or {}),
-            spread_constraints=list(spec.get("topologySpreadConstraints") or []),
-            volumes=list(spec.get("volumes") or []),
+            spread_constraints=tuple(spec.get("topologySpreadConstraints") or ()),
+            volumes=tuple(spec.get("volumes") or ()),
         )

@@ -145,9 +145,48 @@ def pod_requests(pod: dict, non_zero: bool = False) -> Resource:
     """The pod's effective request: containers summed, sidecars added, init containers maxed, overhead.
 
     With `non_zero`, a container naming no cpu (memory) request counts 100m (200Mi), as the
-    scheduler's scoring does; an explicit "0" stays 0.
+    scheduler's scoring does; an explicit "0" stays 0. Pods of one template ask for the same
+    amounts, so the exact (fraction) arithmetic runs once per distinct set of requests.
     """
     spec = pod.get("spec") or {}
+    try:
+        key = (non_zero, _requests_key(spec))
+        cached = _computed.get(key)
+    except TypeError:  # an unhashable quantity: compute without remembering
+        return _pod_requests(spec, non_zero)
+    if cached is None:
+        cached = _pod_requests(spec, non_zero)  # an invalid quantity raises and is not remembered
+        if len(_computed) >= _COMPUTED_LIMIT:
+            _computed.clear()
+        _computed[key] = cached
+    return cached.copy()
+
+
+_computed: dict[tuple, Resource] = {}
+_COMPUTED_LIMIT = 4096
+
+
+def _requests_key(spec: dict) -> tuple:
+    """Everything pod_requests reads, as a hashable value.
+
+    Raises TypeError unless every quantity is a str or an int: 1, 1.0 and True are equal keys in
+    Python but not the same quantity.
+    """
+
+    def requests(container: dict) -> tuple:
+        items = tuple(((container.get("resources") or {}).get("requests") or {}).items())
+        if any(type(value) not in (str, int) for _, value in items):
+            raise TypeError("not a plain quantity")
+        return items
+
+    return (
+        tuple(requests(c) for c in spec.get("containers") or []),
+        tuple((requests(c), c.get("restartPolicy")) for c in spec.get("initContainers") or []),
+        requests({"resources": {"requests": spec.get("overhead")}}),
+    )
+
+
+def _pod_requests(spec: dict, non_zero: bool) -> Resource:
     total: Requests = {}
     for container in spec.get("containers") or []:
         _add(total, _container_requests(container, non_zero))

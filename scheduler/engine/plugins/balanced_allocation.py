@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, Plugin, ScoreColumn, Status, Why, skip
@@ -94,8 +95,7 @@ class BalancedAllocation(Plugin):
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
         inputs: rs.ScoringInputs = state.get(NAME) or self._inputs(pod)
-        flat = rs.request_columns(inputs, nodes)
-        details = rs.details(inputs, flat, len(nodes))
+        flat = rs.request_columns(inputs, nodes, state)
         if len(inputs.names) == 2 and all(all(column) for column in flat[0::2]):
             # Common case (cpu and memory, both reported by every node), inlined for speed.
             raw = [
@@ -103,8 +103,9 @@ class BalancedAllocation(Plugin):
                 for a0, r0, a1, r1 in zip(*flat, strict=True)
             ]
         else:
-            raw = [balanced_score(detail[1:]) for detail in details]
-        return ScoreColumn(raw=raw, details=details)
+            rows = zip(*flat, strict=True) if flat else repeat((), len(nodes))
+            raw = [balanced_score(row) for row in rows]
+        return ScoreColumn(raw=raw, details=rs.details(inputs, flat, len(nodes)))
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         inputs: rs.ScoringInputs = detail[0]

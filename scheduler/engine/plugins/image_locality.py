@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, Plugin, ScoreColumn, Why
+from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, LazyDetails, Plugin, ScoreColumn, Why
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.plugins.resource_scoring import check_fields
 from scheduler.engine.podinfo import PodInfo, normalize_image
@@ -47,6 +47,37 @@ def mib(size: float) -> str:
     return f"{size / MB:.1f}".removesuffix(".0")
 
 
+def _hits(wanted: Sequence[tuple[int, str]], sizes: Sequence[int | None]) -> tuple[tuple[int, int], ...]:
+    """(image index, size on the node) of each wanted image the node holds."""
+    return tuple((i, size) for (i, _), size in zip(wanted, sizes, strict=True) if size is not None)
+
+
+def _total(inputs: ImageInputs, hits: Sequence[tuple[int, int]]) -> int:
+    """int64(float64(size) * spread), per image, as scaledImageScore."""
+    return sum(int(float(size) * inputs.spread[i]) for i, size in hits)
+
+
+def _detail(
+    inputs: ImageInputs, wanted: Sequence[tuple[int, str]], nodes: list[NodeInfo], index: int
+) -> tuple:
+    held = nodes[index].images
+    hits = _hits(wanted, [held.get(image) for _, image in wanted])
+    return inputs, _total(inputs, hits), hits
+
+
+class _ScoreMemo(dict):
+    """Raw score by the sizes a node reports for the wanted images, computed on first sight."""
+
+    def __init__(self, inputs: ImageInputs, wanted: Sequence[tuple[int, str]], as_tuple) -> None:
+        super().__init__()
+        self.inputs, self.wanted, self.as_tuple = inputs, wanted, as_tuple
+
+    def __missing__(self, key) -> int:
+        hits = _hits(self.wanted, self.as_tuple(key))
+        value = self[key] = priority(_total(self.inputs, hits), self.inputs.num_containers)
+        return value
+
+
 class ImageLocality(Plugin):
     name = NAME
     is_score = True
@@ -69,22 +100,21 @@ class ImageLocality(Plugin):
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
         inputs: ImageInputs = state[NAME]
         # An image that no node holds adds nothing anywhere.
-        wanted = [(i, image) for i, image in enumerate(inputs.images) if inputs.spread[i] > 0]
-        nothing = (inputs, 0, ())
-        raw, details = [], []
-        floor = priority(0, inputs.num_containers)
-        for node in nodes:
-            held = node.images
-            hits = tuple((i, held[image]) for i, image in wanted if image in held)
-            if not hits:
-                raw.append(floor)
-                details.append(nothing)
-                continue
-            # int64(float64(size) * spread), per image, as scaledImageScore
-            total = sum(int(float(size) * inputs.spread[i]) for i, size in hits)
-            raw.append(priority(total, inputs.num_containers))
-            details.append((inputs, total, hits))
-        return ScoreColumn(raw=raw, details=details)
+        wanted = tuple((i, image) for i, image in enumerate(inputs.images) if inputs.spread[i] > 0)
+        details = LazyDetails(len(nodes), _detail, inputs, wanted, nodes)
+        if not wanted:
+            return ScoreColumn(raw=[priority(0, inputs.num_containers)] * len(nodes), details=details)
+        # A node's score depends only on the sizes it reports for the wanted images: score each
+        # distinct combination once.
+        if len(wanted) == 1:
+            image = wanted[0][1]
+            held = [node.images.get(image) for node in nodes]
+            by_sizes = _ScoreMemo(inputs, wanted, lambda size: (size,))
+        else:
+            names = [image for _, image in wanted]
+            held = [tuple(map(node.images.get, names)) for node in nodes]
+            by_sizes = _ScoreMemo(inputs, wanted, lambda sizes: sizes)
+        return ScoreColumn(raw=list(map(by_sizes.__getitem__, held)), details=details)
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         inputs, total, hits = detail

@@ -49,10 +49,12 @@ _SKIP_FILTER = Why(
     "The pod has no spec.nodeSelector and no required node affinity, so this filter has nothing to check.",
     "Pod 没有 spec.nodeSelector，也没有必需的节点亲和性，此过滤器无需检查。",
 )
+_SKIPPED_FILTER = skip(NAME, _SKIP_FILTER)  # shared by every cycle
 _SKIP_SCORE = Why(
     f"The pod has no preferred node affinity ({PREFERRED_PATH}), so NodeAffinity does not score it.",
     f"Pod 没有偏好的节点亲和性（{PREFERRED_PATH}），NodeAffinity 不为它打分。",
 )
+_SKIPPED_SCORE = skip(NAME, _SKIP_SCORE)  # shared by every cycle
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,21 +77,23 @@ class LabelView:
             uses_name = uses_name or bool((term or {}).get("matchFields"))
         return cls(tuple(sorted(keys)), uses_name)
 
-    def key_function(self) -> Callable[[NodeInfo], Any]:
-        """A node's key: spelled out for up to three labels, which is twice as fast as map()."""
+    def node_keys(self, nodes: Sequence[NodeInfo]) -> list[Any]:
+        """Each node's key, one comprehension per shape: up to three labels are spelled out."""
         keys = self.keys
         if self.uses_name:
-            return lambda node: (node.name, *map(node.labels.get, keys))
+            return [(node.name, *map(node.labels.get, keys)) for node in nodes]
         if len(keys) == 1:
             (k0,) = keys
-            return lambda node: node.labels.get(k0)
+            return [node.labels.get(k0) for node in nodes]
         if len(keys) == 2:
             k0, k1 = keys
-            return lambda node: (node.labels.get(k0), node.labels.get(k1))
+            return [(labels.get(k0), labels.get(k1)) for labels in [node.labels for node in nodes]]
         if len(keys) == 3:
             k0, k1, k2 = keys
-            return lambda node: (node.labels.get(k0), node.labels.get(k1), node.labels.get(k2))
-        return lambda node: tuple(map(node.labels.get, keys))
+            return [
+                (labels.get(k0), labels.get(k1), labels.get(k2)) for labels in [node.labels for node in nodes]
+            ]
+        return [tuple(map(node.labels.get, keys)) for node in nodes]
 
     def seen(self, key: Any) -> tuple[dict[str, str], str]:
         """The labels and node name behind a key (absent labels stay absent)."""
@@ -205,7 +209,7 @@ class NodeAffinity(Plugin):
         required = (pod.affinity.get("nodeAffinity") or {}).get(REQUIRED)
         has_selector = (pod.pod.get("spec") or {}).get("nodeSelector") is not None
         if required is None and self.added_required is None and not has_selector:
-            return skip(NAME, _SKIP_FILTER)
+            return _SKIPPED_FILTER
         state[_PREFILTER] = RequiredAffinity.of(pod, self.added_required_raw)
         if required is None:
             return None
@@ -217,8 +221,10 @@ class NodeAffinity(Plugin):
         )
         view = required.view
         verdicts = _Memo(lambda key: self._judge(required, *view.seen(key)))
-        key_of = view.key_function()
-        return {node.name: status for node in nodes if (status := verdicts[key_of(node)]) is not None}
+        statuses = list(map(verdicts.__getitem__, view.node_keys(nodes)))
+        if not any(verdicts.values()):
+            return {}
+        return {node.name: status for node, status in zip(nodes, statuses, strict=True) if status is not None}
 
     def _judge(self, required: RequiredAffinity, labels: Mapping[str, str], node_name: str) -> Status | None:
         if self.added_required is not None and not self.added_required.matches(labels, node_name):
@@ -236,7 +242,7 @@ class NodeAffinity(Plugin):
     ) -> Status | None:
         raw = (pod.affinity.get("nodeAffinity") or {}).get(PREFERRED)
         if raw is None and self.added_preferred is None:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         added = list(self.added_preferred or [])
         try:
             own = [] if raw is None else parse_preferred(raw, PREFERRED_PATH, "preferred")
@@ -259,8 +265,7 @@ class NodeAffinity(Plugin):
             return AffinityDetail(hits, sum(weight for _, weight in hits))
 
         memo = _Memo(matching)
-        key_of = view.key_function()
-        details = [memo[key_of(node)] for node in nodes]
+        details = list(map(memo.__getitem__, view.node_keys(nodes)))
         raw = [detail.raw for detail in details]
         top = max(raw, default=0)
         for detail in memo.values():

@@ -24,6 +24,7 @@ _SKIP = Why(
     "to check.",
     "Pod 没有请求任何主机端口（spec.containers[*].ports[*].hostPort），此过滤器无需检查。",
 )
+_SKIPPED = skip(NAME, _SKIP)  # shared by every cycle
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ class NodePorts(Plugin):
     ) -> Status | None:
         wanted = wanted_ports(pod.pod)
         if not wanted:
-            return skip(NAME, _SKIP)
+            return _SKIPPED
         state[NAME] = wanted
         return None
 

@@ -170,7 +170,7 @@ class NodeResourcesFit(Plugin):
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
         inputs: rs.ScoringInputs = state.get(_SCORE_KEY) or self._inputs(pod)
-        flat = rs.request_columns(inputs, nodes)
+        flat = rs.request_columns(inputs, nodes, state)
         raw = rs.allocation_scores(inputs, flat, len(nodes))
         return ScoreColumn(raw=raw, details=rs.details(inputs, flat, len(nodes)))
 

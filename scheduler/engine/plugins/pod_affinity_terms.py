@@ -12,11 +12,19 @@ again for a pod the API server already rewrote changes nothing.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from scheduler.engine.labels import Matcher, match_everything, match_nothing
-from scheduler.engine.plugins.topology import SelectorParseError, describe_selector, parse_selector
+from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.plugins.topology import (
+    SelectorParseError,
+    describe_selector,
+    parse_selector,
+    selector_key,
+)
+from scheduler.engine.pod_index import hashable_labels
 from scheduler.engine.podinfo import PodInfo
 
 CACHE_KEY = "InterPodAffinity"
@@ -34,6 +42,11 @@ class AffinityTerm:
     path: str  # e.g. spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]
     selector_text: str
     namespaces_text: str
+    # What the term selects, as written (namespaces, namespaceSelector, labelSelector): terms with
+    # equal keys match exactly the same pods.
+    match_key: tuple = ()
+    # The selector's matchLabels: a pod without every one of these cannot match.
+    label_pairs: tuple[tuple[str, str], ...] = ()
 
     def matches(self, pod: PodInfo, namespace_labels: Mapping[str, str]) -> bool:
         """AffinityTerm.Matches: the pod's namespace is covered and its labels match the selector."""
@@ -99,7 +112,16 @@ def _term(pod: PodInfo, term: dict, weight: int, path: str) -> AffinityTerm:
         path=path,
         selector_text=describe_selector(selector_raw),
         namespaces_text=text,
+        match_key=(namespaces, _canonical(ns_raw), _canonical(selector_raw)),
+        label_pairs=tuple(sorted(((selector_raw or {}).get("matchLabels") or {}).items())),
     )
+
+
+def _canonical(selector: dict | None) -> object:
+    try:
+        return selector_key(selector)
+    except TypeError:
+        return json.dumps(selector, sort_keys=True, default=str)
 
 
 def _parse_list(pod: PodInfo, raw: list, kind: str, section: str, weighted: bool, into: ParsedAffinity):
@@ -156,4 +178,93 @@ def merge_namespaces(term: AffinityTerm, namespace_labels: Mapping[str, Mapping[
     if term.namespace_selector is match_everything:
         return term
     matched = {name for name, labels in namespace_labels.items() if term.namespace_selector(labels)}
-    return replace(term, namespaces=term.namespaces | matched, namespace_selector=match_nothing)
+    if not matched and term.namespace_selector is match_nothing:
+        return term  # nothing to merge
+    namespaces = term.namespaces | matched
+    match_key = (namespaces, None, term.match_key[2])
+    return replace(term, namespaces=namespaces, namespace_selector=match_nothing, match_key=match_key)
+
+
+# -- existing pods' terms, indexed ---------------------------------------------------------------
+# The term lists of an existing pod, in the order upstream's processExistingPod visits them.
+EXISTING_LISTS = (
+    "required_affinity",
+    "required_anti_affinity",
+    "preferred_affinity",
+    "preferred_anti_affinity",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TermEntry:
+    """One term of one bound pod."""
+
+    pod: PodInfo
+    node: NodeInfo
+    rank: int  # the term's place in its list
+    term: AffinityTerm
+
+
+class ExistingTermsIndex:
+    """Bound pods' (anti-)affinity terms grouped by list and match_key, for Snapshot.index().
+
+    A cycle asks each group once whether its terms match the incoming pod, and only the groups
+    that can: a group whose selector requires app=web is filed under that label and looked at only
+    for an incoming pod labelled app=web.
+    """
+
+    def __init__(self) -> None:
+        # list name -> match_key -> (pod, n) -> entry
+        self.groups: dict[str, dict[tuple, dict[tuple[PodInfo, int], TermEntry]]] = {
+            kind: {} for kind in EXISTING_LISTS
+        }
+        # list name -> one label (key, value) every pod it matches carries, or None -> match_keys
+        self._filed: dict[str, dict[tuple[str, str] | None, set[tuple]]] = {
+            kind: {} for kind in EXISTING_LISTS
+        }
+        self._keys_of: dict[PodInfo, list[tuple[str, AffinityTerm, tuple[PodInfo, int]]]] = {}
+
+    def add(self, pod: PodInfo, node: NodeInfo) -> None:
+        if not pod.has_any_pod_affinity:
+            return
+        parsed = affinity_of(pod)
+        keys = []
+        for kind in EXISTING_LISTS:
+            for rank, term in enumerate(getattr(parsed, kind)):
+                entry_key = (pod, len(keys))
+                group = self.groups[kind].get(term.match_key)
+                if group is None:
+                    group = self.groups[kind][term.match_key] = {}
+                    self._filed[kind].setdefault(_label_of(term), set()).add(term.match_key)
+                group[entry_key] = TermEntry(pod, node, rank, term)
+                keys.append((kind, term, entry_key))
+        if keys:
+            self._keys_of[pod] = keys
+
+    def remove(self, pod: PodInfo) -> None:
+        for kind, term, entry_key in self._keys_of.pop(pod, ()):
+            group = self.groups[kind][term.match_key]
+            del group[entry_key]
+            if not group:
+                del self.groups[kind][term.match_key]
+                filed = self._filed[kind][_label_of(term)]
+                filed.discard(term.match_key)
+                if not filed:
+                    del self._filed[kind][_label_of(term)]
+
+    def matching(self, kind: str, pod: PodInfo, namespace_labels: Mapping[str, str]) -> list[TermEntry]:
+        """The `kind` terms of bound pods that match `pod`, in no particular order."""
+        filed, groups = self._filed[kind], self.groups[kind]
+        candidates = [*filed.get(None, ())]
+        for label in hashable_labels(pod.labels):
+            candidates.extend(filed.get(label, ()))
+        found: list[TermEntry] = []
+        for match_key in candidates:
+            entries = groups[match_key]
+            if next(iter(entries.values())).term.matches(pod, namespace_labels):
+                found.extend(entries.values())
+        return found
+
+
+def _label_of(term: AffinityTerm) -> tuple[str, str] | None:
+    return term.label_pairs[0] if term.label_pairs else None

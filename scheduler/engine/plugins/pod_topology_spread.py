@@ -9,6 +9,9 @@ zone maxSkew 5, ScheduleAnyway) only when a Service, ReplicaSet, StatefulSet or
 ReplicationController selects it. The engine has no such objects; callers describe them as
 "selector owners", through the plugin argument `workloadSelectors` or the snapshot attribute
 `snapshot.workload_selectors` (see topology.workload_selector). A bare pod gets nothing.
+
+Matching pods are counted through the snapshot's LabelIndex: a constraint's selector is evaluated
+once per group of pods sharing namespace and labels, not once per pod.
 """
 
 from __future__ import annotations
@@ -20,21 +23,25 @@ from typing import Any
 
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
-    Code,
     CycleState,
+    LazyDetails,
     Plugin,
     ScoreColumn,
     Status,
     Why,
     skip,
-    unresolvable,
-    unschedulable,
 )
 from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.plugins import pod_topology_spread_why as explain
+from scheduler.engine.plugins.pod_topology_spread_why import (
+    ERR_REASON_CONSTRAINTS_NOT_MATCH,
+    ERR_REASON_NODE_LABEL_NOT_MATCH,
+    NAME,
+)
+from scheduler.engine.plugins.pod_topology_spread_why import PATH as _PATH
 from scheduler.engine.plugins.topology import (
     HOSTNAME,
     SYSTEM_DEFAULT_CONSTRAINTS,
-    LazyDetails,
     SelectorParseError,
     SpreadConstraint,
     required_node_affinity,
@@ -42,34 +49,44 @@ from scheduler.engine.plugins.topology import (
     terminating,
     workload_selector,
 )
+from scheduler.engine.pod_index import LabelIndex
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.tolerations import first_untolerated
 
-NAME = "PodTopologySpread"
-ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
-ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+__all__ = ["ERR_REASON_CONSTRAINTS_NOT_MATCH", "ERR_REASON_NODE_LABEL_NOT_MATCH", "NAME", "PodTopologySpread"]
+
 _PREFILTER, _PRESCORE = "PreFilter" + NAME, "PreScore" + NAME
-_PATH = "spec.topologySpreadConstraints"
 _DEFAULT_PATH = "PodTopologySpreadArgs.defaultConstraints"
 _DO_NOT_SCHEDULE_TAINTS = ("NoSchedule", "NoExecute")
-_MAX_INT32 = 2**31 - 1  # newCriticalPaths' starting minimum
 
 _SKIP_FILTER = Why(
     f"The pod has no {_PATH} with whenUnsatisfiable: DoNotSchedule, so this filter has nothing to check.",
     f"Pod 没有 whenUnsatisfiable: DoNotSchedule 的 {_PATH}，此过滤器无需检查。",
 )
+_SKIPPED_FILTER = skip(NAME, _SKIP_FILTER)  # shared by every cycle
 _SKIP_SCORE = Why(
     f"The pod has no ScheduleAnyway {_PATH}, and no Service, ReplicaSet, StatefulSet or "
     "ReplicationController selects it, so the cluster-default spreading does not apply either.",
     f"Pod 没有 ScheduleAnyway 的 {_PATH}，也没有 Service、ReplicaSet、StatefulSet 或 "
     "ReplicationController 选中它，因此集群默认的打散规则也不适用。",
 )
+_SKIPPED_SCORE = skip(NAME, _SKIP_SCORE)  # shared by every cycle
 
 
-def count_matching(pods: Sequence[PodInfo], constraint: SpreadConstraint, namespace: str) -> int:
-    """countPodsMatchSelector: same namespace, not terminating, labels match."""
-    selector = constraint.selector
-    return sum(1 for p in pods if p.namespace == namespace and selector(p.labels) and not terminating(p))
+def matching_per_node(snapshot: Any, c: SpreadConstraint, namespace: str) -> dict[str, tuple[NodeInfo, int]]:
+    """countPodsMatchSelector for every node at once: same namespace, not terminating, labels match.
+
+    Only nodes with at least one matching pod are listed.
+    """
+    per_node: dict[str, tuple[NodeInfo, int]] = {}
+    for group in snapshot.index(LabelIndex).candidates([c.label_pairs]):
+        if group.namespace != namespace or not c.selector(group.labels):
+            continue
+        for pod, node in group.members.items():
+            if not terminating(pod):
+                count = per_node[node.name][1] if node.name in per_node else 0
+                per_node[node.name] = (node, count + 1)
+    return per_node
 
 
 @dataclass(slots=True)
@@ -86,7 +103,7 @@ class _ScoreState:
     counts: list[dict[str, int]]
     sizes: list[int]  # domains per constraint, the n of ln(n + 2)
     weights: list[float]
-    namespace: str
+    host_counts: list[dict[str, int]]  # per hostname constraint: node name -> matching pods
     ignored_mask: list[bool] = field(default_factory=list)
     low: int = 0
     high: int = 0
@@ -127,12 +144,12 @@ class PodTopologySpread(Plugin):
         try:
             constraints = self._constraints(pod, "DoNotSchedule", snapshot)
         except SelectorParseError as err:
-            status = _error(f"obtaining pod's hard topology spread constraints: {err}")
+            status = explain.error_status(f"obtaining pod's hard topology spread constraints: {err}")
             state[_PREFILTER] = status
             return status
         if not constraints:
-            return skip(NAME, _SKIP_FILTER)
-        state[_PREFILTER] = _FilterState(constraints, _count_domains(constraints, pod, nodes))
+            return _SKIPPED_FILTER
+        state[_PREFILTER] = _FilterState(constraints, _count_domains(constraints, pod, nodes, snapshot))
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
@@ -144,7 +161,7 @@ class PodTopologySpread(Plugin):
         checks = []
         for index, c in enumerate(s.constraints):
             counts = s.counts[index]
-            least = _min_match(c, counts)
+            least = explain.min_match(c, counts)
             checks.append((index, c.topology_key, counts, int(c.selector(pod.labels)) - least, c.max_skew))
         failures: dict[str, Status] = {}
         for node in nodes:
@@ -163,15 +180,15 @@ class PodTopologySpread(Plugin):
     def pre_score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any):
         all_nodes = getattr(snapshot, "nodes", nodes)
         if not all_nodes:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         try:
             constraints = self._constraints(pod, "ScheduleAnyway", snapshot)
         except SelectorParseError as err:
-            return _error(
+            return explain.error_status(
                 f"calculating preScoreState: obtaining pod's soft topology spread constraints: {err}"
             )
         if not constraints:
-            return skip(NAME, _SKIP_SCORE)
+            return _SKIPPED_SCORE
         require_all = bool(pod.spread_constraints) or not self.system_defaulted
         keys = [c.topology_key for c in constraints]
         ignored: set[str] = set()
@@ -189,18 +206,24 @@ class PodTopologySpread(Plugin):
         ]
         sizes = [len(kept) if key == HOSTNAME else len(counts[i]) for i, key in enumerate(keys)]
         weights = [math.log(size + 2) for size in sizes]  # topologyNormalizingWeight
-        # Only nodes with pods can add to a domain, and only domains of scored nodes are kept.
+        # Only nodes with matching pods can add to a domain, and only domains of scored nodes are
+        # kept. A hostname constraint counts on each scored node itself, with no further checks.
         eligible = _eligibility(constraints, pod)
-        for node in [node for node in all_nodes if node.pods]:
-            labels = node.labels
-            if require_all and any(key not in labels for key in keys):
-                continue
-            for index, c in enumerate(constraints):
-                domain = counts[index]
+        host_counts: list[dict[str, int]] = []
+        for index, c in enumerate(constraints):
+            per_node = matching_per_node(snapshot, c, pod.namespace)
+            host_counts.append(
+                {name: count for name, (_, count) in per_node.items()} if keys[index] == HOSTNAME else {}
+            )
+            domain = counts[index]
+            for node, count in per_node.values():
+                labels = node.labels
+                if require_all and any(key not in labels for key in keys):
+                    continue
                 value = labels.get(c.topology_key, "")
                 if value in domain and (eligible is None or eligible(index, node)):
-                    domain[value] += count_matching(node.pods, c, pod.namespace)
-        state[_PRESCORE] = _ScoreState(constraints, ignored, counts, sizes, weights, pod.namespace)
+                    domain[value] += count
+        state[_PRESCORE] = _ScoreState(constraints, ignored, counts, sizes, weights, host_counts)
         return None
 
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
@@ -209,30 +232,32 @@ class PodTopologySpread(Plugin):
             return ScoreColumn(raw=[0] * len(nodes))
         ignored = s.ignored
         s.ignored_mask = [node.name in ignored for node in nodes] if ignored else []
+        # A hostname domain is the node itself: its counts are keyed by node name.
         terms = [
-            (c.topology_key, c.topology_key == HOSTNAME, s.counts[i], s.weights[i], float(c.max_skew - 1), c)
+            (
+                c.topology_key,
+                c.topology_key == HOSTNAME,
+                (s.host_counts if c.topology_key == HOSTNAME else s.counts)[i],
+                s.weights[i],
+            )
             for i, c in enumerate(s.constraints)
         ]
-        floor, namespace = math.floor, s.namespace
+        bases = [float(c.max_skew - 1) for c in s.constraints]
+        floor = math.floor
         raw = []
         for node in nodes:
             if ignored and node.name in ignored:
                 raw.append(0)
                 continue
             labels, total = node.labels, 0.0
-            for key, is_hostname, counts, weight, base, c in terms:
+            for (key, is_hostname, counts, weight), base in zip(terms, bases, strict=True):
                 value = labels.get(key)
                 if value is None:
                     continue
-                if is_hostname:
-                    count = count_matching(node.pods, c, namespace) if node.pods else 0
-                else:
-                    count = counts.get(value, 0)
-                total += count * weight + base
+                total += counts.get(node.name if is_hostname else value, 0) * weight + base
             whole = floor(total)  # go_round, inlined: Go's math.Round rounds halves away from zero
             raw.append(int(whole) + (total - whole >= 0.5))
-        nodes = list(nodes)
-        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), lambda i: _score_detail(s, nodes[i], i)))
+        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _score_detail, s, nodes))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         s: _ScoreState | None = state.get(_PRESCORE)
@@ -246,7 +271,7 @@ class PodTopologySpread(Plugin):
             if high == 0:
                 return [MAX_NODE_SCORE] * len(scores)
             normalized = {score: MAX_NODE_SCORE * (high + low - score) // high for score in set(scores)}
-            return [normalized[score] for score in scores]
+            return list(map(normalized.__getitem__, scores))
         if high == 0:
             return [0 if ignored else MAX_NODE_SCORE for ignored in mask]
         return [
@@ -257,44 +282,7 @@ class PodTopologySpread(Plugin):
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         if detail is None:
             return super().explain_score(detail, raw, normalized, weight)
-        ignored, parts, total, low, high = detail
-        tail_en = f"×{weight} = {normalized * weight}."
-        tail_zh = f"×{weight} = {normalized * weight}。"
-        if ignored:
-            return Why(
-                "This node lacks one of the constraints' topology keys, so it is left out and scores 0; "
-                + tail_en,
-                "该节点缺少某个约束的拓扑标签，不参与打分，得 0；" + tail_zh,
-            )
-        en = [
-            f"{key}={value}: {count} matching pod(s) × ln({size}+2)={w:.3f} + (maxSkew {skew} − 1) = "
-            f"{count * w + skew - 1:.3f}"
-            for key, value, count, size, w, skew in parts
-        ]
-        zh = [
-            f"{key}={value}：{count} 个匹配 Pod × ln({size}+2)={w:.3f} + (maxSkew {skew} − 1) = "
-            f"{count * w + skew - 1:.3f}"
-            for key, value, count, size, w, skew in parts
-        ]
-        if high == 0:
-            norm = f"every scored node has raw 0, so {MAX_NODE_SCORE}"
-            norm_zh = f"所有参与打分的节点原始得分都为 0，故为 {MAX_NODE_SCORE}"
-        else:
-            norm = norm_zh = f"100·({high} + {low} − {raw}) // {high} = {normalized}"
-        return Why(
-            f"{'; '.join(en)}; sum {total:.3f}, rounded {raw}; fewer matching pods score higher: "
-            f"{norm}; {tail_en}",
-            f"{'；'.join(zh)}；合计 {total:.3f}，四舍五入为 {raw}；"
-            f"匹配 Pod 越少得分越高：{norm_zh}；{tail_zh}",
-        )
-
-
-def _error(message: str) -> Status:
-    why = Why(
-        f"A label selector in the pod's {_PATH} cannot be parsed, so the scheduler gives up: {message}",
-        f"Pod 的 {_PATH} 中有无法解析的标签选择器，调度器放弃调度：{message}",
-    )
-    return Status(Code.ERROR, (message,), NAME, why)
+        return explain.explain_score(detail, raw, normalized, weight)
 
 
 def _eligibility(constraints: list[SpreadConstraint], pod: PodInfo):
@@ -325,7 +313,9 @@ def _eligibility(constraints: list[SpreadConstraint], pod: PodInfo):
     return eligible
 
 
-def _count_domains(constraints: list[SpreadConstraint], pod: PodInfo, nodes: Sequence[NodeInfo]):
+def _count_domains(
+    constraints: list[SpreadConstraint], pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
+):
     """calPreFilterState: matching pods per domain, over the nodes that carry every topology key."""
     keys = [c.topology_key for c in constraints]
     if len(keys) == 1:
@@ -339,62 +329,21 @@ def _count_domains(constraints: list[SpreadConstraint], pod: PodInfo, nodes: Seq
         key = c.topology_key
         members = candidates if eligible is None else [node for node in candidates if eligible(index, node)]
         domain = dict.fromkeys([node.labels[key] for node in members], 0)
-        for node in members:
-            if node.pods:
-                domain[node.labels[key]] += count_matching(node.pods, c, pod.namespace)
+        for node, count in matching_per_node(snapshot, c, pod.namespace).values():
+            labels = node.labels
+            if all(k in labels for k in keys) and (eligible is None or eligible(index, node)):
+                domain[labels[key]] += count
         counts.append(domain)
     return counts
-
-
-def _min_match(c: SpreadConstraint, counts: dict[str, int]) -> int:
-    """The global minimum; 0 while fewer domains than minDomains are eligible."""
-    if len(counts) < c.min_domains:
-        return 0
-    return min(counts.values()) if counts else _MAX_INT32
 
 
 def _cached(s: _FilterState, key: tuple, pod: PodInfo) -> Status:
     status = s.statuses.get(key)
     if status is None:
-        status = s.statuses[key] = _missing_label(s, key[0]) if len(key) == 1 else _skew(s, *key, pod)
-    return status
-
-
-def _missing_label(s: _FilterState, index: int) -> Status:
-    c = s.constraints[index]
-    why = Why(
-        f"This node has no label {c.topology_key}, the topologyKey of {c.path}; a DoNotSchedule "
-        "constraint only places pods on nodes that belong to one of its domains.",
-        f"该节点没有标签 {c.topology_key}（{c.path} 的 topologyKey）；DoNotSchedule 约束只会把 Pod "
-        "放到属于某个拓扑域的节点上。",
-    )
-    return unresolvable(NAME, ERR_REASON_NODE_LABEL_NOT_MATCH, why)
-
-
-def _skew(s: _FilterState, index: int, value: str, pod: PodInfo) -> Status:
-    c = s.constraints[index]
-    counts = s.counts[index]
-    count, own = counts.get(value, 0), int(c.selector(pod.labels))
-    least = _min_match(c, counts)
-    key = c.topology_key
-    if len(counts) < c.min_domains:
-        floor_en = (
-            f"only {len(counts)} eligible domain(s) < minDomains {c.min_domains}, so the minimum counts as 0"
+        status = s.statuses[key] = (
+            explain.missing_label(s, key[0]) if len(key) == 1 else explain.skew(s, *key, pod)
         )
-        floor_zh = f"合格的拓扑域只有 {len(counts)} 个，少于 minDomains {c.min_domains}，因此最小值按 0 计"
-    else:
-        smallest = sorted(v for v, n in counts.items() if n == least)[0]
-        floor_en = f"the least-loaded domain {key}={smallest} has {least}"
-        floor_zh = f"最空闲的拓扑域 {key}={smallest} 有 {least} 个"
-    skew = count + own - least
-    head = f"{c.path} (topologyKey {key}, maxSkew {c.max_skew}, labelSelector {c.selector_text})"
-    why = Why(
-        f"{head}: {key}={value} already has {count} matching pod(s), {floor_en}; placing the pod here makes "
-        f"skew {count} + {own} − {least} = {skew} > {c.max_skew}.",
-        f"{head}：{key}={value} 已有 {count} 个匹配的 Pod，{floor_zh}；放在这里偏差为 "
-        f"{count} + {own} − {least} = {skew} > {c.max_skew}。",
-    )
-    return unschedulable(NAME, ERR_REASON_CONSTRAINTS_NOT_MATCH, why)
+    return status
 
 
 def _sum(s: _ScoreState, node: NodeInfo) -> float:
@@ -406,14 +355,15 @@ def _sum(s: _ScoreState, node: NodeInfo) -> float:
         if value is None:
             continue
         if c.topology_key == HOSTNAME:
-            count = count_matching(node.pods, c, s.namespace) if node.pods else 0
+            count = s.host_counts[index].get(node.name, 0)
         else:
             count = s.counts[index].get(value, 0)
         total += count * s.weights[index] + float(c.max_skew - 1)
     return total
 
 
-def _score_detail(s: _ScoreState, node: NodeInfo, position: int) -> tuple:
+def _score_detail(s: _ScoreState, nodes: list[NodeInfo], index: int) -> tuple:
+    node = nodes[index]
     if node.name in s.ignored:
         return True, [], 0.0, s.low, s.high
     parts = []
@@ -422,7 +372,7 @@ def _score_detail(s: _ScoreState, node: NodeInfo, position: int) -> tuple:
         if value is None:
             continue
         if c.topology_key == HOSTNAME:
-            count = count_matching(node.pods, c, s.namespace)
+            count = s.host_counts[index].get(node.name, 0)
         else:
             count = s.counts[index].get(value, 0)
         parts.append((c.topology_key, value, count, s.sizes[index], s.weights[index], c.max_skew))

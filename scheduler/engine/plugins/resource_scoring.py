@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from operator import mul
 
+from scheduler.engine.framework import LazyDetails
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
@@ -166,36 +166,64 @@ def scoring_inputs(
     )
 
 
-def _columns(nodes: Sequence[NodeInfo], name: str, non_zero: bool) -> tuple[list[int], list[int]]:
-    """(allocatable, already requested) of one resource over all nodes."""
+_ALLOCATABLE = "resource_scoring/allocatable"
+
+
+def _allocatable(nodes: Sequence[NodeInfo], name: str) -> list[int]:
     if name == CPU:
-        allocs = [n.allocatable.milli_cpu for n in nodes]
-        used = [n.non_zero_cpu for n in nodes] if non_zero else [n.requested.milli_cpu for n in nodes]
-    elif name == MEMORY:
-        allocs = [n.allocatable.memory for n in nodes]
-        used = [n.non_zero_memory for n in nodes] if non_zero else [n.requested.memory for n in nodes]
-    elif name == EPHEMERAL_STORAGE:
-        allocs = [n.allocatable.ephemeral_storage for n in nodes]
-        used = [n.requested.ephemeral_storage for n in nodes]
-    else:
-        allocs = [n.allocatable.scalars.get(name, 0) for n in nodes]
-        used = [n.requested.scalars.get(name, 0) for n in nodes]
-    return allocs, used
+        return [n.allocatable.milli_cpu for n in nodes]
+    if name == MEMORY:
+        return [n.allocatable.memory for n in nodes]
+    if name == EPHEMERAL_STORAGE:
+        return [n.allocatable.ephemeral_storage for n in nodes]
+    return [n.allocatable.scalars.get(name, 0) for n in nodes]
 
 
-def request_columns(inputs: ScoringInputs, nodes: Sequence[NodeInfo]) -> list[list[int]]:
+def allocatable_column(state: dict, nodes: Sequence[NodeInfo], name: str) -> list[int]:
+    """One resource's allocatable over the scored nodes, computed once per cycle for all plugins."""
+    entry = state.get(_ALLOCATABLE)
+    if entry is None or entry[0] is not nodes:
+        entry = state[_ALLOCATABLE] = (nodes, {})
+    column = entry[1].get(name)
+    if column is None:
+        column = entry[1][name] = _allocatable(nodes, name)
+    return column
+
+
+def _requested(nodes: Sequence[NodeInfo], name: str, non_zero: bool, request: int) -> list[int]:
+    """What the node's pods request of one resource, plus this pod's `request`."""
+    if name == CPU and non_zero:
+        return [n.non_zero_cpu + request for n in nodes]
+    if name == CPU:
+        return [n.requested.milli_cpu + request for n in nodes]
+    if name == MEMORY and non_zero:
+        return [n.non_zero_memory + request for n in nodes]
+    if name == MEMORY:
+        return [n.requested.memory + request for n in nodes]
+    if name == EPHEMERAL_STORAGE:
+        return [n.requested.ephemeral_storage + request for n in nodes]
+    return [n.requested.scalars.get(name, 0) + request for n in nodes]
+
+
+def request_columns(
+    inputs: ScoringInputs, nodes: Sequence[NodeInfo], state: dict | None = None
+) -> list[list[int]]:
     """[alloc_0, requested_0, alloc_1, requested_1, ...]; requested includes the incoming pod."""
+    state = {} if state is None else state
     flat: list[list[int]] = []
     for name, request in zip(inputs.names, inputs.pod_requests, strict=True):
-        allocs, used = _columns(nodes, name, inputs.non_zero)
-        flat.append(allocs)
-        flat.append([u + request for u in used])
+        flat.append(allocatable_column(state, nodes, name))
+        flat.append(_requested(nodes, name, inputs.non_zero, request))
     return flat
 
 
-def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> list[tuple]:
-    """One small tuple per node: (inputs, alloc_0, requested_0, ...), built in C by zip."""
-    return list(zip(repeat(inputs, count), *flat, strict=False))
+def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> LazyDetails:
+    """Each node's (inputs, alloc_0, requested_0, ...), assembled from the columns only on demand."""
+    return LazyDetails(count, _node_detail, inputs, tuple(map(tuple, flat)))
+
+
+def _node_detail(inputs: ScoringInputs, flat: Sequence[Sequence[int]], index: int) -> tuple:
+    return (inputs, *[column[index] for column in flat])
 
 
 # -- strategies ----------------------------------------------------------------------------------
@@ -254,6 +282,23 @@ def allocation_scores(inputs: ScoringInputs, flat: list[list[int]], count: int) 
     """The raw score of every node, column by column."""
     if not inputs.names:
         return [0] * count
+    if inputs.strategy == LEAST_ALLOCATED and len(inputs.names) == 2 and all(flat[0]) and all(flat[2]):
+        # The default (cpu and memory, reported by every node), in one pass.
+        w0, w1 = inputs.weights
+        total = w0 + w1
+        if w0 == w1 == 1:
+            return [
+                (((a0 - r0) * 100 // a0 if r0 <= a0 else 0) + ((a1 - r1) * 100 // a1 if r1 <= a1 else 0)) // 2
+                for a0, r0, a1, r1 in zip(*flat, strict=True)
+            ]
+        return [
+            (
+                ((a0 - r0) * 100 // a0 if r0 <= a0 else 0) * w0
+                + ((a1 - r1) * 100 // a1 if r1 <= a1 else 0) * w1
+            )
+            // total
+            for a0, r0, a1, r1 in zip(*flat, strict=True)
+        ]
     columns = [_score_column(inputs, flat[2 * i], flat[2 * i + 1]) for i in range(len(inputs.names))]
     if inputs.strategy != REQUESTED_TO_CAPACITY_RATIO and not any(None in c for c in columns):
         # Every node reports every resource: a plain weighted average.

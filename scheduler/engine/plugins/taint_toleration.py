@@ -30,6 +30,7 @@ ERR_REASON_UNTOLERATED = "node(s) had untolerated taint {{{key}: {value}}}"
 FILTER_EFFECTS = ("NoSchedule", "NoExecute")
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 TaintKey = tuple[str, str, str]  # (key, value, effect)
+_VERDICTS_KEPT = 4096
 
 
 def _taint_key(taint: dict) -> TaintKey:
@@ -78,6 +79,9 @@ class TaintToleration(Plugin):
         super().__init__(args)
         # node name -> (its taints list, their keys); refreshed when the Node object is replaced.
         self._signatures: dict[str, tuple[list, tuple[TaintKey, ...]]] = {}
+        # (taint keys, the pod's tolerations) -> verdict: pods of a template share their verdicts,
+        # and the shared statuses cost nothing to keep in decisions.
+        self._verdicts: dict[tuple, Status | None] = {}
 
     def _signature(self, node: NodeInfo) -> tuple[TaintKey, ...]:
         entry = self._signatures.get(node.name)
@@ -88,15 +92,20 @@ class TaintToleration(Plugin):
     # -- Filter --------------------------------------------------------------------------------
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         tolerations = pod.tolerations
-        verdicts: dict[tuple[TaintKey, ...], Status | None] = {}
+        try:
+            tolerations_key = tuple(tuple(sorted(t.items())) for t in tolerations)
+            hash(tolerations_key)
+            verdicts = self._verdicts
+            if len(verdicts) > _VERDICTS_KEPT:
+                verdicts.clear()
+        except TypeError:  # an unhashable toleration field: judge afresh this cycle
+            tolerations_key, verdicts = (), {}
         failures: dict[str, Status] = {}
-        for node in nodes:
-            if not node.taints:
-                continue
-            signature = self._signature(node)
-            if signature not in verdicts:
-                verdicts[signature] = self._first_untolerated(signature, tolerations)
-            status = verdicts[signature]
+        for node in [node for node in nodes if node.taints]:
+            key = (self._signature(node), tolerations_key)
+            if key not in verdicts:
+                verdicts[key] = self._first_untolerated(key[0], tolerations)
+            status = verdicts[key]
             if status is not None:
                 failures[node.name] = status
         return failures
@@ -124,11 +133,8 @@ class TaintToleration(Plugin):
         tolerations = state[NAME]
         clean = PreferDetail(())
         by_signature: dict[tuple[TaintKey, ...], PreferDetail] = {}
-        details = []
-        for node in nodes:
-            if not node.taints:
-                details.append(clean)
-                continue
+        details = [clean] * len(nodes)
+        for index, node in [(index, node) for index, node in enumerate(nodes) if node.taints]:
             signature = self._signature(node)
             detail = by_signature.get(signature)
             if detail is None:
@@ -138,7 +144,7 @@ class TaintToleration(Plugin):
                     if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
                 )
                 detail = by_signature[signature] = PreferDetail(names) if names else clean
-            details.append(detail)
+            details[index] = detail
         raw = [len(detail.names) for detail in details]
         top = max(raw, default=0)
         for detail in (clean, *by_signature.values()):

@@ -2,7 +2,7 @@
 
 Label selectors are parsed here with apimachinery's error texts, because a selector that fails to
 parse ends the cycle with that exact message. The other helpers are small: Go's math.Round, the
-pod's required node affinity as one matcher, and a lazily formatted per-node score detail.
+pod's required node affinity as one matcher.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from scheduler.engine.labels import Matcher, all_of, match_everything, match_nothing, requirement
 from scheduler.engine.node_selector import NodeSelector
@@ -110,13 +109,50 @@ def _requirement_error(key: str, operator: str, values: Sequence[str]) -> str | 
     return errors[0] if len(errors) == 1 else f"[{', '.join(errors)}]"
 
 
+def selector_key(selector: dict | None) -> tuple | None:
+    """A hashable rendering of a LabelSelector as written (None for nil); raises TypeError for a
+    value that cannot be hashed."""
+    if selector is None:
+        return None
+    labels = tuple((selector.get("matchLabels") or {}).items())
+    expressions = tuple(
+        (expr.get("key", ""), expr.get("operator"), tuple(expr.get("values") or ()))
+        for expr in selector.get("matchExpressions") or []
+    )
+    hash((labels, expressions))
+    return labels, expressions
+
+
 def parse_selector(selector: dict | None) -> tuple[Matcher, int]:
     """metav1.LabelSelectorAsSelector: (matcher, number of requirements). nil matches nothing.
 
-    Raises SelectorParseError with apimachinery's message for a selector it would refuse.
+    Raises SelectorParseError with apimachinery's message for a selector it would refuse. Valid
+    selectors are remembered by selector_key: pods of one template repeat them.
     """
     if selector is None:
         return match_nothing, 0
+    try:
+        key = selector_key(selector)
+    except TypeError:
+        return _parse_selector(selector)
+    return _parse_cached(key, selector)
+
+
+_parsed: dict[tuple, tuple[Matcher, int]] = {}
+_PARSED_LIMIT = 4096
+
+
+def _parse_cached(key: tuple, selector: dict) -> tuple[Matcher, int]:
+    parsed = _parsed.get(key)
+    if parsed is None:
+        parsed = _parse_selector(selector)  # a refused selector raises and is not remembered
+        if len(_parsed) >= _PARSED_LIMIT:
+            _parsed.clear()
+        _parsed[key] = parsed
+    return parsed
+
+
+def _parse_selector(selector: dict) -> tuple[Matcher, int]:
     matchers: list[Matcher] = []
     for key, value in (selector.get("matchLabels") or {}).items():
         if error := _requirement_error(key, "In", [value]):
@@ -179,28 +215,6 @@ def required_node_affinity(pod: PodInfo) -> Callable[[Mapping[str, str], str], b
     return matches
 
 
-class LazyDetails(Sequence):
-    """Per-node score details computed only when an explanation asks for one node."""
-
-    __slots__ = ("_build", "_length")
-
-    def __init__(self, length: int, build: Callable[[int], Any]) -> None:
-        self._length = length
-        self._build = build
-
-    def __len__(self) -> int:
-        return self._length
-
-    def __getitem__(self, index):  # type: ignore[override]
-        if isinstance(index, slice):
-            return [self._build(i) for i in range(*index.indices(self._length))]
-        if index < 0:
-            index += self._length
-        if not 0 <= index < self._length:
-            raise IndexError(index)
-        return self._build(index)
-
-
 # -- PodTopologySpread constraints ----------------------------------------------------------------
 HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
@@ -222,6 +236,7 @@ class SpreadConstraint:
     honor_node_taints: bool  # nodeTaintsPolicy, Ignore by default
     path: str  # the field a student should look at
     selector_text: str
+    label_pairs: tuple[tuple[str, str], ...] = ()  # the selector's matchLabels, for LabelIndex
 
 
 def spread_constraints(
@@ -262,6 +277,7 @@ def spread_constraints(
                 honor_node_taints=(constraint.get("nodeTaintsPolicy") or "Ignore") == "Honor",
                 path=f"{path}[{index}]",
                 selector_text=describe_selector(label_selector),
+                label_pairs=tuple(sorted(((label_selector or {}).get("matchLabels") or {}).items())),
             )
         )
     return result

@@ -26,6 +26,7 @@ _SKIP = Why(
     "Pod 的 spec.volumes 中没有 GCE PD、AWS EBS、RBD 或 iSCSI 磁盘，此过滤器无需检查"
     "（KubeSim 没有 PersistentVolumeClaim，因此不做 ReadWriteOncePod 检查）。",
 )
+_SKIPPED = skip(NAME, _SKIP)  # shared by every cycle
 _RULES = {
     "gcePersistentDisk": (
         "the same GCE PD (pdName) may be shared only when every pod mounts it readOnly",
@@ -136,7 +137,7 @@ class VolumeRestrictions(Plugin):
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
     ) -> Status | None:
         if not disks_of(pod):
-            return skip(NAME, _SKIP)
+            return _SKIPPED
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:

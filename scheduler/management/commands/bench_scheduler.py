@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from django.core.management.base import BaseCommand
 
 from scheduler.bench import run
@@ -16,12 +18,39 @@ class Command(BaseCommand):
         parser.add_argument("--nodes", type=int, default=100)
         parser.add_argument("--pods", type=int, default=1000)
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--freeze",
+            action="store_true",
+            help="before timing, hide the objects that already exist (Django, the generated cluster) from "
+            "the garbage collector, as a long-running server does; off by default",
+        )
+        parser.add_argument(
+            "--per-plugin",
+            action="store_true",
+            help="also print each plugin's share of the time (the timing wrappers slow the run down)",
+        )
 
-    def handle(self, *args, nodes: int, pods: int, seed: int, **options):
-        result = run(nodes, pods, seed=seed)
+    def handle(self, *args, nodes: int, pods: int, seed: int, per_plugin: bool, freeze: bool, **options):
+        result = run(nodes, pods, seed=seed, per_plugin=per_plugin, freeze=freeze)
+        per_cpu_second = result.pods / (result.cpu_seconds or 1e-9)
         self.stdout.write(
             f"nodes={result.nodes} pods={result.pods} placed={result.placed} "
             f"time={result.seconds:.2f}s pods/s={result.pods_per_second:.0f} "
             f"p50={result.p50:.2f}ms p99={result.percentile(0.99):.2f}ms "
-            f"explanations kept={len(result.decisions)}"
+            f"explanations kept={len(result.decisions)}{' startup objects frozen' if freeze else ''} "
+            f"(cpu={result.cpu_seconds:.2f}s: {per_cpu_second:.0f} pods per cpu-second)"
         )
+        if result.decisions:
+            # The explanations are rendered on demand; show what one full rendering costs.
+            began = time.perf_counter()
+            rendered = result.decisions[-1].to_json()
+            elapsed = (time.perf_counter() - began) * 1000
+            self.stdout.write(
+                f"one decision rendered in full: {len(rendered['nodes'])} nodes in {elapsed:.1f}ms"
+            )
+        if per_plugin:
+            total = sum(result.plugin_seconds.values()) or 1.0
+            cpu = result.cpu_seconds
+            self.stdout.write(f"plugin CPU time (of {cpu:.2f}s; the rest is the cycle itself):")
+            for name, seconds in sorted(result.plugin_seconds.items(), key=lambda item: -item[1]):
+                self.stdout.write(f"  {name:<34} {seconds:7.2f}s {100 * seconds / total:5.1f}%")
