@@ -12,6 +12,7 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES
@@ -49,11 +50,11 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
     """A new student in `session` with their own sandbox. Raises JoinError with a clear reason."""
     display_name = " ".join(display_name.split())[:MAX_NAME]
     if not display_name:
-        raise JoinError("Please enter a display name.")
+        raise JoinError(_("Please enter a display name."))
     if not session.is_open:
-        raise JoinError("This class session is closed.")
+        raise JoinError(_("This class session is closed."))
     if session.students.filter(display_name=display_name).exists():
-        raise JoinError("Someone in this class already uses that name; please pick another.")
+        raise JoinError(_("Someone in this class already uses that name; please pick another."))
     user_model = get_user_model()
     username = f"student-{session.code.lower()}-{secrets.token_hex(4)}"
     try:
@@ -63,7 +64,7 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
             user.save(update_fields=["password"])
             student = Student.objects.create(session=session, display_name=display_name, user=user)
     except IntegrityError:
-        raise JoinError("Someone in this class already uses that name; please pick another.") from None
+        raise JoinError(_("Someone in this class already uses that name; please pick another.")) from None
     student.sandbox = new_sandbox(lab, user, sandbox_name(session))
     student.save(update_fields=["sandbox"])
     StepProgress.objects.create(student=student, step_id=lab.steps[0].id, index=0)

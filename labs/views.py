@@ -13,6 +13,7 @@ from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -39,9 +40,9 @@ def join(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         session = ClassSession.objects.select_related("lab").filter(code=code).first()
         if request.user.is_authenticated and request.user.is_staff:
-            error = "You are signed in as an instructor: join from a private window."
+            error = _("You are signed in as an instructor: join from a private window.")
         elif session is None:
-            error = "No class session has this code."
+            error = _("No class session has this code.")
         else:
             try:
                 student = sandbox.join(session, name, lab_of(session.lab))
@@ -82,7 +83,7 @@ def student_page(request: HttpRequest) -> HttpResponse:
 def _student_or_403(request: HttpRequest) -> Student | JsonResponse:
     student = current_student(request)
     if student is None:
-        return JsonResponse({"error": "Join a class first."}, status=403)
+        return JsonResponse({"error": _("Join a class first.")}, status=403)
     return student
 
 

@@ -1,4 +1,7 @@
-"""{% tr "English" "中文" %}: the labs' UI text in both languages, picked by the active language."""
+"""{% tr obj.title_en obj.title_zh %}: pick the active language's side of bilingual lab data.
+
+Lab titles and texts come from lab files in both languages; the UI's own strings use Django i18n.
+"""
 
 from __future__ import annotations
 

@@ -127,3 +127,10 @@ async def test_websocket_from_a_foreign_origin_is_refused(student_a, sandboxes):
     ws, ok = await connect("/ws/labs/student/", student_a, origin=[(b"origin", b"http://evil.example")])
     assert not ok
     await ws.disconnect()
+
+
+def test_join_page_and_its_errors_speak_the_students_language(session, student_a, sandboxes):
+    client = Client(headers={"accept-language": "zh-hans"})
+    assert "加入课堂" in client.get("/join/").content.decode()
+    response = client.post("/join/", {"code": session.code, "name": "Alice"})
+    assert "班里已经有人使用这个名字" in response.content.decode()
