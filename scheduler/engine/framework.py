@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from scheduler.engine.nodeinfo import NodeInfo
@@ -99,7 +99,8 @@ class LazyDetails(Sequence):
     """Per-node score details computed only when an explanation asks for one node.
 
     `build(*context, index)` makes node `index`'s detail. A module-level function plus its context
-    (rather than a closure) keeps what a kept decision holds small.
+    (rather than a closure) keeps what a kept decision holds small; a context of plain tuples,
+    strings and numbers costs the garbage collector nothing once it has seen it.
     """
 
     __slots__ = ("_build", "_context", "_length")
@@ -122,15 +123,39 @@ class LazyDetails(Sequence):
         return self._build(*self._context, index)
 
 
-@dataclass(slots=True)
 class ScoreColumn:
-    """One score plugin's results over the scored nodes, in node order."""
+    """One score plugin's results over the scored nodes, in node order.
 
-    raw: Sequence[int]  # the cycle keeps it as a tuple
-    # Per-node inputs of the arithmetic, for the explanation: a list, or a LazyDetails that builds a
-    # node's entry only when an explanation asks (most decisions are never rendered in full).
-    details: Sequence[Any] | None = None
-    normalized: Sequence[int] = field(default_factory=list)
+    `details` holds per-node inputs of the arithmetic, for the explanation: a list given to the
+    constructor, or, for a column made with `lazy()`, a LazyDetails that builds a node's entry only
+    when an explanation asks (most decisions are never rendered in full). A lazy column keeps the
+    recipe itself, not a LazyDetails object: every kept decision holds one column per score plugin,
+    and the garbage collector scans each object they hold.
+    """
+
+    __slots__ = ("_build", "_context", "_details", "normalized", "raw")
+
+    def __init__(
+        self, raw: Sequence[int], details: Sequence[Any] | None = None, normalized: Sequence[int] = ()
+    ) -> None:
+        self.raw = raw  # the cycle keeps it as a tuple
+        self.normalized = normalized
+        self._details = details
+        self._build: Callable[..., Any] | None = None
+        self._context: tuple = ()
+
+    @classmethod
+    def lazy(cls, raw: Sequence[int], build: Callable[..., Any], *context: Any) -> ScoreColumn:
+        """A column whose node `index` has the detail `build(*context, index)`."""
+        column = cls(raw)
+        column._build, column._context = build, context
+        return column
+
+    @property
+    def details(self) -> Sequence[Any] | None:
+        if self._build is None:
+            return self._details
+        return LazyDetails(len(self.raw), self._build, *self._context)
 
 
 class Plugin:

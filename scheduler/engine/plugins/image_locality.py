@@ -9,10 +9,9 @@ the upper threshold is 1000 MiB per container.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, LazyDetails, Plugin, ScoreColumn, Why
+from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, Plugin, ScoreColumn, Why
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.plugins.resource_scoring import check_fields
 from scheduler.engine.podinfo import PodInfo, normalize_image
@@ -23,8 +22,9 @@ MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
 
 
-@dataclass(frozen=True, slots=True)
-class ImageInputs:
+class ImageInputs(NamedTuple):
+    """The pod's images and how widely the snapshot holds them, shown in every node's `detail`."""
+
     images: tuple[str, ...]  # normalized, init containers first, as the pod lists them
     spread: tuple[float, ...]  # nodes holding the image / all nodes in the snapshot
     num_nodes: tuple[int, ...]
@@ -57,11 +57,11 @@ def _total(inputs: ImageInputs, hits: Sequence[tuple[int, int]]) -> int:
     return sum(int(float(size) * inputs.spread[i]) for i, size in hits)
 
 
-def _detail(
-    inputs: ImageInputs, wanted: Sequence[tuple[int, str]], nodes: list[NodeInfo], index: int
-) -> tuple:
-    held = nodes[index].images
-    hits = _hits(wanted, [held.get(image) for _, image in wanted])
+def _detail(fields: tuple, wanted: Sequence[tuple[int, str]], held: Sequence, index: int) -> tuple:
+    """`held` has each node's size of the one wanted image, or its sizes of several (a tuple)."""
+    inputs = ImageInputs._make(fields)
+    sizes = (held[index],) if len(wanted) == 1 else held[index] if wanted else ()
+    hits = _hits(wanted, sizes)
     return inputs, _total(inputs, hits), hits
 
 
@@ -101,9 +101,9 @@ class ImageLocality(Plugin):
         inputs: ImageInputs = state[NAME]
         # An image that no node holds adds nothing anywhere.
         wanted = tuple((i, image) for i, image in enumerate(inputs.images) if inputs.spread[i] > 0)
-        details = LazyDetails(len(nodes), _detail, inputs, wanted, nodes)
         if not wanted:
-            return ScoreColumn(raw=[priority(0, inputs.num_containers)] * len(nodes), details=details)
+            raw = [priority(0, inputs.num_containers)] * len(nodes)
+            return ScoreColumn.lazy(raw, _detail, tuple(inputs), wanted, ())
         # A node's score depends only on the sizes it reports for the wanted images: score each
         # distinct combination once.
         if len(wanted) == 1:
@@ -114,7 +114,11 @@ class ImageLocality(Plugin):
             names = [image for _, image in wanted]
             held = [tuple(map(node.images.get, names)) for node in nodes]
             by_sizes = _ScoreMemo(inputs, wanted, lambda sizes: sizes)
-        return ScoreColumn(raw=list(map(by_sizes.__getitem__, held)), details=details)
+        # Kept as plain tuples of strings and numbers, which the garbage collector stops scanning
+        # (it never stops scanning a NamedTuple).
+        return ScoreColumn.lazy(
+            list(map(by_sizes.__getitem__, held)), _detail, tuple(inputs), wanted, tuple(held)
+        )
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         inputs, total, hits = detail

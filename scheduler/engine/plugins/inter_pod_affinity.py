@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import add, itemgetter
 from typing import Any
 
@@ -26,7 +27,6 @@ from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
-    LazyDetails,
     Plugin,
     ScoreColumn,
     Status,
@@ -228,10 +228,17 @@ class InterPodAffinity(Plugin):
             return ScoreColumn(raw=[0] * len(nodes))
         label_sets = [node.labels for node in nodes]
         raw = [0] * len(nodes)
+        domains = []  # per topology key, each node's value (None without the label)
         for key, values in s.topology_score.items():
+            column = tuple([labels.get(key) for labels in label_sets])
+            domains.append(column)
             # A node without the label reads None, which is never a domain value.
-            raw = list(map(add, raw, [values.get(labels.get(key), 0) for labels in label_sets]))
-        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _detail, s, nodes))
+            raw = list(map(add, raw, map(values.get, column, repeat(0))))
+        # The explanation's inputs as plain tuples: a kept decision holds them, and the collector
+        # stops scanning tuples of strings and numbers. NormalizeScore uses the same min and max.
+        scores = tuple((key, tuple(values.items())) for key, values in s.topology_score.items())
+        context = (scores, tuple(s.examples.items()), tuple(domains), min(raw), max(raw))
+        return ScoreColumn.lazy(raw, _detail, *context)
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         s: _ScoreState | None = state.get(_PRESCORE)
@@ -327,14 +334,15 @@ def _add_all(s: _ScoreState, found: list, pod: PodInfo) -> None:
             kept.append((delta, kind, _ref(existing, pod), term.path))
 
 
-def _detail(s: _ScoreState, nodes: Sequence[NodeInfo], index: int) -> tuple:
-    labels = nodes[index].labels
+def _detail(scores: tuple, examples: tuple, domains: tuple, low: int, high: int, index: int) -> tuple:
+    examples_of = dict(examples)
     parts = []
-    for key, values in s.topology_score.items():
-        value = labels.get(key)
-        if value is not None and value in values:
-            parts.append((key, value, values[value], s.examples.get((key, value), [])))
-    return parts, s.low, s.high
+    for (key, values), column in zip(scores, domains, strict=True):
+        value = column[index]
+        total = dict(values).get(value) if value is not None else None
+        if total is not None:
+            parts.append((key, value, total, examples_of.get((key, value), [])))
+    return parts, low, high
 
 
 def _reject(s: _FilterState, nodes: list[NodeInfo], key: str, values: set[str], kind: str, build, failures):

@@ -125,6 +125,10 @@ class AffinityDetail:
     top: int = 0
 
 
+def _affinity_detail(hits: tuple[tuple[tuple[str, int], ...], ...], top: int, index: int) -> AffinityDetail:
+    return AffinityDetail(hits[index], sum(weight for _, weight in hits[index]), top)
+
+
 @dataclass(frozen=True, slots=True)
 class WeightedTerm:
     weight: int
@@ -259,18 +263,16 @@ class NodeAffinity(Plugin):
         terms: list[WeightedTerm] = state.get(_PRESCORE) or []
         view = LabelView.of([term.preference for term in terms])
 
-        def matching(key: Any) -> AffinityDetail:
+        def matching(key: Any) -> tuple[tuple[str, int], ...]:
             labels, node_name = view.seen(key)
-            hits = tuple((t.source, t.weight) for t in terms if t.term.matches(labels, node_name))
-            return AffinityDetail(hits, sum(weight for _, weight in hits))
+            return tuple((t.source, t.weight) for t in terms if t.term.matches(labels, node_name))
 
         memo = _Memo(matching)
-        details = list(map(memo.__getitem__, view.node_keys(nodes)))
-        raw = [detail.raw for detail in details]
-        top = max(raw, default=0)
-        for detail in memo.values():
-            detail.top = top
-        return ScoreColumn(raw=raw, details=details)
+        hits = tuple(map(memo.__getitem__, view.node_keys(nodes)))
+        sums = {found: sum(weight for _, weight in found) for found in memo.values()}
+        raw = list(map(sums.__getitem__, hits))
+        # Kept as a tuple of tuples of strings and numbers, which the collector stops scanning.
+        return ScoreColumn.lazy(raw, _affinity_detail, hits, max(raw, default=0))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         """helper.DefaultNormalizeScore(MaxNodeScore, reverse=False)."""

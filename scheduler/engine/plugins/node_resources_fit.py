@@ -172,7 +172,7 @@ class NodeResourcesFit(Plugin):
         inputs: rs.ScoringInputs = state.get(_SCORE_KEY) or self._inputs(pod)
         flat = rs.request_columns(inputs, nodes, state)
         raw = rs.allocation_scores(inputs, flat, len(nodes))
-        return ScoreColumn(raw=raw, details=rs.details(inputs, flat, len(nodes)))
+        return rs.lazy_column(raw, inputs, flat)
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         en, zh = rs.explain_allocation(detail, raw)

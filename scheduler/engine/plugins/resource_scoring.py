@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import mul
+from typing import NamedTuple
 
-from scheduler.engine.framework import LazyDetails
+from scheduler.engine.framework import ScoreColumn
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
@@ -121,9 +121,8 @@ def parse_shape(raw: object, path: str) -> tuple[tuple[int, int], ...]:
 
 
 # -- request accounting --------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ScoringInputs:
-    """Per-pod facts of one scoring cycle; every node's `detail` refers to this one object."""
+class ScoringInputs(NamedTuple):
+    """Per-pod facts of one scoring cycle, shown in every node's `detail`."""
 
     strategy: str  # LeastAllocated, MostAllocated, RequestedToCapacityRatio or Balanced
     names: tuple[str, ...]  # the resources that take part, in configured order
@@ -217,13 +216,17 @@ def request_columns(
     return flat
 
 
-def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> LazyDetails:
-    """Each node's (inputs, alloc_0, requested_0, ...), assembled from the columns only on demand."""
-    return LazyDetails(count, _node_detail, inputs, tuple(map(tuple, flat)))
+def lazy_column(raw: list[int], inputs: ScoringInputs, flat: list[list[int]]) -> ScoreColumn:
+    """Each node's detail is (inputs, alloc_0, requested_0, ...), assembled from the columns on demand.
+
+    Kept as plain tuples of strings and numbers, which the garbage collector stops scanning (it
+    never stops scanning a NamedTuple).
+    """
+    return ScoreColumn.lazy(raw, _node_detail, tuple(inputs), tuple(map(tuple, flat)))
 
 
-def _node_detail(inputs: ScoringInputs, flat: Sequence[Sequence[int]], index: int) -> tuple:
-    return (inputs, *[column[index] for column in flat])
+def _node_detail(inputs: tuple, flat: Sequence[Sequence[int]], index: int) -> tuple:
+    return (ScoringInputs._make(inputs), *[column[index] for column in flat])
 
 
 # -- strategies ----------------------------------------------------------------------------------

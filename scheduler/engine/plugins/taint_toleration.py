@@ -70,6 +70,10 @@ class PreferDetail:
     top: int = 0
 
 
+def _prefer_detail(names: tuple[tuple[str, ...], ...], top: int, index: int) -> PreferDetail:
+    return PreferDetail(names[index], top)
+
+
 class TaintToleration(Plugin):
     name = NAME
     is_filter = True
@@ -131,25 +135,21 @@ class TaintToleration(Plugin):
         if NAME not in state:
             self.pre_score(state, pod, nodes, None)
         tolerations = state[NAME]
-        clean = PreferDetail(())
-        by_signature: dict[tuple[TaintKey, ...], PreferDetail] = {}
-        details = [clean] * len(nodes)
+        by_signature: dict[tuple[TaintKey, ...], tuple[str, ...]] = {}
+        names = [()] * len(nodes)  # each node's intolerable PreferNoSchedule taints
         for index, node in [(index, node) for index, node in enumerate(nodes) if node.taints]:
             signature = self._signature(node)
-            detail = by_signature.get(signature)
-            if detail is None:
-                names = tuple(
+            found = by_signature.get(signature)
+            if found is None:
+                found = by_signature[signature] = tuple(
                     taint_text(key)
                     for key in signature
                     if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
                 )
-                detail = by_signature[signature] = PreferDetail(names) if names else clean
-            details[index] = detail
-        raw = [len(detail.names) for detail in details]
-        top = max(raw, default=0)
-        for detail in (clean, *by_signature.values()):
-            detail.top = top
-        return ScoreColumn(raw=raw, details=details)
+            names[index] = found
+        raw = list(map(len, names))
+        # Kept as a tuple of tuples of strings, which the collector stops scanning.
+        return ScoreColumn.lazy(raw, _prefer_detail, tuple(names), max(raw, default=0))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         """helper.DefaultNormalizeScore(MaxNodeScore, reverse=True)."""
