@@ -44,7 +44,6 @@ class Decision:
     filter_failures: dict[str, dict[str, Status]] = field(default_factory=dict)
     prefilter_rejection: Status | None = None
     absent_nodes: dict[str, Status] = field(default_factory=dict)
-    first_failure: dict[str, Status] = field(default_factory=dict)
     feasible: list[str] = field(default_factory=list)
     scored: list[str] = field(default_factory=list)
     scored_index: dict[str, int] = field(default_factory=dict)
@@ -52,10 +51,31 @@ class Decision:
     columns: dict[str, ScoreColumn] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
     selected: str | None = None
-    tied: list[str] = field(default_factory=list)
+    tied: tuple[str, ...] = ()
     tie_break: str = "deterministic"
     message: str | None = None
     error: str | None = None  # a plugin error that failed the cycle, worded as kube-scheduler words it
+    _first_failure: dict[str, Status] | None = field(default=None, repr=False)
+
+    @property
+    def first_failure(self) -> dict[str, Status]:
+        """Each failing node's first failure in profile order: the one kube-scheduler reports.
+
+        Built when first asked for (an explanation, the FailedScheduling message): a kept decision
+        that is never rendered does not hold it.
+        """
+        if self._first_failure is None:
+            if self.prefilter_rejection is not None:
+                self._first_failure = dict.fromkeys(self.node_names, self.prefilter_rejection)
+            else:
+                # Updating in reverse lets the earlier plugin overwrite the later one; PreFilter's
+                # narrowing comes before every filter.
+                first: dict[str, Status] = {}
+                for plugin in reversed(self.filters):
+                    first.update(self.filter_failures.get(plugin.name, {}))
+                first.update(self.absent_nodes)
+                self._first_failure = first
+        return self._first_failure
 
     # -- per node ------------------------------------------------------------------------------
     def filter_status(self, plugin: str, node: str) -> Status:

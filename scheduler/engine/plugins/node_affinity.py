@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from scheduler.engine.framework import (
@@ -23,21 +24,21 @@ from scheduler.engine.framework import (
     skip,
     unresolvable,
 )
-from scheduler.engine.labels import SelectorError, requirement
+from scheduler.engine.labels import SelectorError
 from scheduler.engine.node_selector import NodeSelector, ParsedTerm, is_empty_term, parse_term
 from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.plugins import node_affinity_why as explain
+from scheduler.engine.plugins.node_affinity_why import REQUIRED, REQUIRED_PATH
 from scheduler.engine.podinfo import PodInfo
 
 NAME = "NodeAffinity"
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-REQUIRED_PATH = f"spec.affinity.nodeAffinity.{REQUIRED}"
 PREFERRED_PATH = f"spec.affinity.nodeAffinity.{PREFERRED}"
 _PREFILTER, _PRESCORE = "PreFilter" + NAME, "PreScore" + NAME
-_TERMS_EXPLAINED = 3  # a failure explains at most this many terms, to keep the text readable
+_SELECTORS_KEPT = 256
 
 _ENFORCED = Why(
     f"The scheduler profile adds its own node affinity (NodeAffinityArgs.addedAffinity.{REQUIRED}), "
@@ -45,6 +46,7 @@ _ENFORCED = Why(
     f"调度器配置为所有 Pod 附加了节点亲和性（NodeAffinityArgs.addedAffinity.{REQUIRED}），"
     "节点 {node} 不满足它。",
 )
+_ENFORCED_FAILURE = unresolvable(NAME, ERR_REASON_ENFORCED, _ENFORCED)  # shared by every cycle
 _SKIP_FILTER = Why(
     "The pod has no spec.nodeSelector and no required node affinity, so this filter has nothing to check.",
     "Pod 没有 spec.nodeSelector，也没有必需的节点亲和性，此过滤器无需检查。",
@@ -199,6 +201,7 @@ class NodeAffinity(Plugin):
                 if not is_empty_term(terms[index]):  # NewNodeSelector skips empty terms silently
                     raise ValueError(f"addedAffinity.{REQUIRED}.nodeSelectorTerms[{index}]: {error}")
         self.added_preferred: list[WeightedTerm] | None = None
+        self._selector_verdicts: dict[tuple, _Memo] = {}  # nodeSelector items -> verdicts by view key
         if added.get(PREFERRED):
             try:
                 path = f"addedAffinity.{PREFERRED}"
@@ -224,20 +227,37 @@ class NodeAffinity(Plugin):
             pod, self.added_required_raw
         )
         view = required.view
-        verdicts = _Memo(lambda key: self._judge(required, *view.seen(key)))
-        statuses = list(map(verdicts.__getitem__, view.node_keys(nodes)))
-        if not any(verdicts.values()):
+        statuses = list(map(self._verdicts(required).__getitem__, view.node_keys(nodes)))
+        if not any(statuses):
             return {}
         return {node.name: status for node, status in zip(nodes, statuses, strict=True) if status is not None}
 
+    def _verdicts(self, required: RequiredAffinity) -> _Memo:
+        """Verdicts by view key. Pods that only have a nodeSelector share them across cycles, by the
+        selector: a failing node's status is then one shared object, not one per kept decision."""
+        memo = _Memo(lambda key: self._judge(required, *required.view.seen(key)))
+        if required.affinity is not None:
+            return memo  # verdicts for this cycle only
+        try:
+            shared = self._selector_verdicts.get(required.node_selector)
+        except TypeError:  # a label value that cannot be hashed (explain reads unvalidated files)
+            return memo
+        if shared is None:
+            if len(self._selector_verdicts) >= _SELECTORS_KEPT:
+                self._selector_verdicts.clear()
+            shared = self._selector_verdicts[required.node_selector] = memo
+        return shared
+
     def _judge(self, required: RequiredAffinity, labels: Mapping[str, str], node_name: str) -> Status | None:
         if self.added_required is not None and not self.added_required.matches(labels, node_name):
-            return unresolvable(NAME, ERR_REASON_ENFORCED, _ENFORCED)
+            return _ENFORCED_FAILURE
         for key, value in required.node_selector:
             if labels.get(key) != value:
-                return unresolvable(NAME, ERR_REASON_POD, _node_selector_why(key, value, labels))
+                return _selector_failure(key, value, labels.get(key))
         if required.affinity is not None and not required.affinity.matches(labels, node_name):
-            return unresolvable(NAME, ERR_REASON_POD, _required_why(required.affinity_raw, labels, node_name))
+            return unresolvable(
+                NAME, ERR_REASON_POD, explain.required_why(required.affinity_raw, labels, node_name)
+            )
         return None
 
     # -- Score ---------------------------------------------------------------------------------
@@ -305,6 +325,20 @@ class NodeAffinity(Plugin):
         )
 
 
+def _selector_failure(key: str, value: str, label: str | None) -> Status:
+    """A nodeSelector mismatch. Pods asking for the same label share the status across cycles, so
+    kept decisions hold one status between them rather than one each."""
+    try:
+        return _shared_selector_failure(key, value, label)
+    except TypeError:  # a value that cannot be hashed (explain reads unvalidated files)
+        return unresolvable(NAME, ERR_REASON_POD, explain.node_selector_why(key, value, label))
+
+
+@lru_cache(maxsize=1024)
+def _shared_selector_failure(key: str, value: str, label: str | None) -> Status:
+    return unresolvable(NAME, ERR_REASON_POD, explain.node_selector_why(key, value, label))
+
+
 def _node_names_result(terms: Sequence[dict]) -> Status | PreFilterResult | None:
     """If every term names nodes with matchFields metadata.name In, only those nodes can match."""
     names: set[str] | None = None
@@ -340,64 +374,3 @@ def _node_names_result(terms: Sequence[dict]) -> Status | PreFilterResult | None
             f"Pod 的 {REQUIRED_PATH} 用 matchFields（metadata.name In）指定了节点，因此只考虑 {listed}。",
         ),
     )
-
-
-# -- Explanations (built only for failures, once per distinct label combination) -----------------
-def _node_selector_why(key: str, value: str, labels: Mapping[str, str]) -> Why:
-    wanted = f"The pod's spec.nodeSelector asks for {key}={value}"
-    wanted_zh = f"Pod 的 spec.nodeSelector 要求 {key}={value}"
-    if key not in labels:
-        return Why(
-            f"{wanted}, but {{node}} has no {key} label.", f"{wanted_zh}，但节点 {{node}} 没有 {key} 标签。"
-        )
-    actual = f"{key}={labels[key]}"
-    return Why(
-        f"{wanted}, but {{node}}'s label is {actual}.", f"{wanted_zh}，但节点 {{node}} 的标签是 {actual}。"
-    )
-
-
-def _required_why(raw: dict, labels: Mapping[str, str], node_name: str) -> Why:
-    terms = raw.get("nodeSelectorTerms") or []
-    if not terms:
-        return Why(
-            f"The pod's {REQUIRED_PATH} has no nodeSelectorTerms, and that matches no node.",
-            f"Pod 的 {REQUIRED_PATH} 没有任何 nodeSelectorTerms，这不匹配任何节点。",
-        )
-    parts = [_term_failure(term, labels, node_name) for term in terms[:_TERMS_EXPLAINED]]
-    more = "; …" if len(terms) > _TERMS_EXPLAINED else ""
-    en = "; ".join(f"nodeSelectorTerms[{i}]: {text}" for i, (text, _) in enumerate(parts))
-    zh = "；".join(f"nodeSelectorTerms[{i}]：{text}" for i, (_, text) in enumerate(parts))
-    return Why(
-        f"No term of the pod's {REQUIRED_PATH} matches {{node}} (terms are ORed, and everything inside "
-        f"a term must hold). {en}{more}.",
-        f"Pod 的 {REQUIRED_PATH} 中没有任何条件匹配节点 {{node}}（条件之间是“或”，条件内部必须全部成立）。"
-        f"{zh}{more}。",
-    )
-
-
-def _term_failure(term: dict, labels: Mapping[str, str], node_name: str) -> tuple[str, str]:
-    """Why one nodeSelectorTerm does not match: (English, Chinese)."""
-    if is_empty_term(term):
-        return "empty, so it matches no node", "为空，因此不匹配任何节点"
-    try:
-        parse_term(term)
-    except SelectorError as err:
-        return f"invalid ({err}), so it matches no node", f"无效（{err}），因此不匹配任何节点"
-    for index, expr in enumerate(term.get("matchExpressions") or []):
-        key, operator, values = expr.get("key", ""), expr.get("operator"), expr.get("values") or []
-        if requirement(key, operator, values)(labels):
-            continue
-        shown = f"matchExpressions[{index}] {key} {operator}" + (f" [{', '.join(values)}]" if values else "")
-        if key in labels:
-            return (
-                f"{shown} fails (the node has {key}={labels[key]})",
-                f"{shown} 不成立（节点标签为 {key}={labels[key]}）",
-            )
-        return f"{shown} fails (the node has no {key} label)", f"{shown} 不成立（节点没有 {key} 标签）"
-    for index, expr in enumerate(term.get("matchFields") or []):
-        key, operator, value = expr.get("key", ""), expr.get("operator"), (expr.get("values") or [""])[0]
-        actual = node_name if key == "metadata.name" else ""
-        if (actual == value) != (operator == "In"):
-            shown = f"matchFields[{index}] {key} {operator} [{value}]"
-            return f"{shown} fails (the node is {node_name})", f"{shown} 不成立（该节点是 {node_name}）"
-    return "matches", "匹配"

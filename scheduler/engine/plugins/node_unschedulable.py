@@ -22,14 +22,24 @@ _CORDONED = Why(
 )
 
 
+# One shared status: every cordoned node fails for the same reason.
+_UNSCHEDULABLE = unresolvable(NAME, ERR_REASON_UNSCHEDULABLE, _CORDONED)
+
+
 class NodeUnschedulable(Plugin):
     name = NAME
     is_filter = True
+
+    def __init__(self, args: dict | None = None) -> None:
+        super().__init__(args)
+        # The last failures, by the cordoned nodes' names: cycles share the dict while the cordons
+        # stay the same (a decision never changes it), so kept decisions do not each hold a copy.
+        self._last: tuple[list[str], dict[str, Status]] = ([], {})
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         cordoned = [node.name for node in nodes if node.unschedulable]
         if not cordoned or tolerated_by_any(UNSCHEDULABLE_TAINT, pod.tolerations):
             return {}
-        # One shared status: every cordoned node fails for the same reason.
-        status = unresolvable(NAME, ERR_REASON_UNSCHEDULABLE, _CORDONED)
-        return dict.fromkeys(cordoned, status)
+        if cordoned != self._last[0]:
+            self._last = (cordoned, dict.fromkeys(cordoned, _UNSCHEDULABLE))
+        return self._last[1]
