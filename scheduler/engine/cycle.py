@@ -54,7 +54,7 @@ def schedule(
         scorers=profile.scorers,
         tie_break=tie_break,
     )
-    state = CycleState()
+    state = CycleState(snapshot.nodes_version)
     _run_filters(decision, state, pod_info, snapshot)
     if decision.error is None and (decision.feasible or score_all_nodes):
         _run_scores(decision, state, pod_info, snapshot, score_all_nodes)

@@ -92,7 +92,49 @@ class PreFilterResult:
 
 
 class CycleState(dict):
-    """Per-cycle scratch space: PreFilter/PreScore facts keyed by plugin name."""
+    """Per-cycle scratch space: PreFilter/PreScore facts keyed by plugin name.
+
+    `nodes_version` is the snapshot's `nodes_version` when the cycle runs over a whole snapshot
+    (None otherwise): see NodesMemo.
+    """
+
+    __slots__ = ("nodes_version",)
+
+    def __init__(self, nodes_version: object | None = None) -> None:
+        super().__init__()
+        self.nodes_version = nodes_version
+
+
+class NodesMemo:
+    """A filter's failures that depend only on the nodes themselves (labels, taints, cordons) and
+    on one fact of the pod, remembered while the snapshot's nodes stay the same.
+
+    Pods of a template then share one failures dict: no per-node work, and kept decisions hold one
+    dict between them (nothing changes it afterwards). Without a snapshot's version in the state
+    (a plugin test calling Filter directly) every call computes afresh.
+    """
+
+    __slots__ = ("_results", "_version")
+    _KEPT = 256
+
+    def __init__(self) -> None:
+        self._version: object | None = None
+        self._results: dict[Any, dict[str, Status]] = {}
+
+    def get(self, state: CycleState, key: Any, compute: Callable[[], dict[str, Status]]) -> dict[str, Status]:
+        """`compute()`'s failures for the pod fact `key` (hashable) over all the snapshot's nodes."""
+        version = state.nodes_version
+        if version is None:
+            return compute()
+        if version is not self._version or len(self._results) >= self._KEPT:
+            self._version, self._results = version, {}
+        try:
+            failures = self._results.get(key)
+        except TypeError:  # a pod fact that cannot be hashed (explain reads unvalidated files)
+            return compute()
+        if failures is None:
+            failures = self._results[key] = compute()
+        return failures
 
 
 class LazyDetails(Sequence):

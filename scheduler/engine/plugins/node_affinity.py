@@ -16,6 +16,7 @@ from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
+    NodesMemo,
     Plugin,
     PreFilterResult,
     ScoreColumn,
@@ -38,7 +39,6 @@ ERR_REASON_CONFLICT = "pod affinity terms conflict"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 PREFERRED_PATH = f"spec.affinity.nodeAffinity.{PREFERRED}"
 _PREFILTER, _PRESCORE = "PreFilter" + NAME, "PreScore" + NAME
-_SELECTORS_KEPT = 256
 
 _ENFORCED = Why(
     f"The scheduler profile adds its own node affinity (NodeAffinityArgs.addedAffinity.{REQUIRED}), "
@@ -201,7 +201,7 @@ class NodeAffinity(Plugin):
                 if not is_empty_term(terms[index]):  # NewNodeSelector skips empty terms silently
                     raise ValueError(f"addedAffinity.{REQUIRED}.nodeSelectorTerms[{index}]: {error}")
         self.added_preferred: list[WeightedTerm] | None = None
-        self._selector_verdicts: dict[tuple, _Memo] = {}  # nodeSelector items -> verdicts by view key
+        self._failures = NodesMemo()  # by the pod's nodeSelector, when that is all it requires
         if added.get(PREFERRED):
             try:
                 path = f"addedAffinity.{PREFERRED}"
@@ -226,27 +226,19 @@ class NodeAffinity(Plugin):
         required: RequiredAffinity = state.get(_PREFILTER) or RequiredAffinity.of(
             pod, self.added_required_raw
         )
+        if required.affinity is None:
+            # Only a nodeSelector (and the profile's added affinity): pods with the same selector
+            # get the same verdicts until a node changes.
+            return self._failures.get(state, required.node_selector, lambda: self._judge_all(required, nodes))
+        return self._judge_all(required, nodes)
+
+    def _judge_all(self, required: RequiredAffinity, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         view = required.view
-        statuses = list(map(self._verdicts(required).__getitem__, view.node_keys(nodes)))
-        if not any(statuses):
+        verdicts = _Memo(lambda key: self._judge(required, *view.seen(key)))
+        statuses = list(map(verdicts.__getitem__, view.node_keys(nodes)))
+        if not any(verdicts.values()):
             return {}
         return {node.name: status for node, status in zip(nodes, statuses, strict=True) if status is not None}
-
-    def _verdicts(self, required: RequiredAffinity) -> _Memo:
-        """Verdicts by view key. Pods that only have a nodeSelector share them across cycles, by the
-        selector: a failing node's status is then one shared object, not one per kept decision."""
-        memo = _Memo(lambda key: self._judge(required, *required.view.seen(key)))
-        if required.affinity is not None:
-            return memo  # verdicts for this cycle only
-        try:
-            shared = self._selector_verdicts.get(required.node_selector)
-        except TypeError:  # a label value that cannot be hashed (explain reads unvalidated files)
-            return memo
-        if shared is None:
-            if len(self._selector_verdicts) >= _SELECTORS_KEPT:
-                self._selector_verdicts.clear()
-            shared = self._selector_verdicts[required.node_selector] = memo
-        return shared
 
     def _judge(self, required: RequiredAffinity, labels: Mapping[str, str], node_name: str) -> Status | None:
         if self.added_required is not None and not self.added_required.matches(labels, node_name):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scheduler.engine.framework import CycleState, Plugin, Status, Why, unresolvable
+from scheduler.engine.framework import CycleState, NodesMemo, Plugin, Status, Why, unresolvable
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.tolerations import tolerated_by_any
@@ -32,14 +32,14 @@ class NodeUnschedulable(Plugin):
 
     def __init__(self, args: dict | None = None) -> None:
         super().__init__(args)
-        # The last failures, by the cordoned nodes' names: cycles share the dict while the cordons
-        # stay the same (a decision never changes it), so kept decisions do not each hold a copy.
-        self._last: tuple[list[str], dict[str, Status]] = ([], {})
+        self._failures = NodesMemo()
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
-        cordoned = [node.name for node in nodes if node.unschedulable]
-        if not cordoned or tolerated_by_any(UNSCHEDULABLE_TAINT, pod.tolerations):
+        failures = self._failures.get(state, "cordoned", lambda: _cordoned(nodes))
+        if not failures or tolerated_by_any(UNSCHEDULABLE_TAINT, pod.tolerations):
             return {}
-        if cordoned != self._last[0]:
-            self._last = (cordoned, dict.fromkeys(cordoned, _UNSCHEDULABLE))
-        return self._last[1]
+        return failures
+
+
+def _cordoned(nodes: Sequence[NodeInfo]) -> dict[str, Status]:
+    return dict.fromkeys([node.name for node in nodes if node.unschedulable], _UNSCHEDULABLE)

@@ -14,6 +14,7 @@ from typing import Any
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     CycleState,
+    NodesMemo,
     Plugin,
     ScoreColumn,
     Status,
@@ -86,6 +87,7 @@ class TaintToleration(Plugin):
         # (taint keys, the pod's tolerations) -> verdict: pods of a template share their verdicts,
         # and the shared statuses cost nothing to keep in decisions.
         self._verdicts: dict[tuple, Status | None] = {}
+        self._failures = NodesMemo()  # the whole column, by the pod's tolerations
 
     def _signature(self, node: NodeInfo) -> tuple[TaintKey, ...]:
         entry = self._signatures.get(node.name)
@@ -99,11 +101,19 @@ class TaintToleration(Plugin):
         try:
             tolerations_key = tuple(tuple(sorted(t.items())) for t in tolerations)
             hash(tolerations_key)
-            verdicts = self._verdicts
-            if len(verdicts) > _VERDICTS_KEPT:
-                verdicts.clear()
         except TypeError:  # an unhashable toleration field: judge afresh this cycle
-            tolerations_key, verdicts = (), {}
+            return self._untolerated(nodes, tolerations, (), {})
+        if len(self._verdicts) > _VERDICTS_KEPT:
+            self._verdicts.clear()
+        return self._failures.get(
+            state,
+            tolerations_key,
+            lambda: self._untolerated(nodes, tolerations, tolerations_key, self._verdicts),
+        )
+
+    def _untolerated(
+        self, nodes: Sequence[NodeInfo], tolerations: Sequence[dict], tolerations_key: tuple, verdicts: dict
+    ) -> dict[str, Status]:
         failures: dict[str, Status] = {}
         for node in [node for node in nodes if node.taints]:
             key = (self._signature(node), tolerations_key)
