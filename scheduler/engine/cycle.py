@@ -225,7 +225,12 @@ def _fail_scoring(decision: Decision, plugin: str, status: Status) -> None:
     decision.columns.clear()  # no score of this cycle counts
 
 
+_VALID_SCORES = frozenset(range(MIN_NODE_SCORE, MAX_NODE_SCORE + 1))
+
+
 def _check_range(plugin: str, scores: Sequence[int]) -> None:
+    if _VALID_SCORES.issuperset(scores):
+        return  # the usual case, decided in one pass in C
     if scores and (min(scores) < MIN_NODE_SCORE or max(scores) > MAX_NODE_SCORE):
         value = next(v for v in scores if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
         raise ScoreOutOfRange(
