@@ -137,6 +137,25 @@ class NodesMemo:
         return failures
 
 
+class SharedValues:
+    """One object for equal values (tuples of strings and numbers) met in different cycles.
+
+    Score details keep such tuples per node; the shared one is already old, and the collector has
+    stopped tracking it, so a kept decision's column of them stays flat (see ScoreColumn.lazy).
+    """
+
+    __slots__ = ("_values",)
+    _KEPT = 4096
+
+    def __init__(self) -> None:
+        self._values: dict[tuple, tuple] = {}
+
+    def get(self, value: tuple) -> tuple:
+        if len(self._values) >= self._KEPT:
+            self._values.clear()
+        return self._values.setdefault(value, value)
+
+
 class LazyDetails(Sequence):
     """Per-node score details computed only when an explanation asks for one node.
 
@@ -188,7 +207,13 @@ class ScoreColumn:
 
     @classmethod
     def lazy(cls, raw: Sequence[int], build: Callable[..., Any], *context: Any) -> ScoreColumn:
-        """A column whose node `index` has the detail `build(*context, index)`."""
+        """A column whose node `index` has the detail `build(*context, index)`.
+
+        Keep `context` flat: strings, numbers, and tuples of those. The garbage collector stops
+        tracking a tuple once nothing in it is tracked, but it finds that out one nesting level per
+        collection, and a decision's objects meet only one or two collections before they join the
+        oldest generation, every object of which each full collection scans again.
+        """
         column = cls(raw)
         column._build, column._context = build, context
         return column

@@ -20,6 +20,7 @@ from scheduler.engine.framework import (
     Plugin,
     PreFilterResult,
     ScoreColumn,
+    SharedValues,
     Status,
     Why,
     skip,
@@ -202,6 +203,7 @@ class NodeAffinity(Plugin):
                     raise ValueError(f"addedAffinity.{REQUIRED}.nodeSelectorTerms[{index}]: {error}")
         self.added_preferred: list[WeightedTerm] | None = None
         self._failures = NodesMemo()  # by the pod's nodeSelector, when that is all it requires
+        self._hits = SharedValues()  # a node's matching preferred terms, for the score details
         if added.get(PREFERRED):
             try:
                 path = f"addedAffinity.{PREFERRED}"
@@ -277,7 +279,9 @@ class NodeAffinity(Plugin):
 
         def matching(key: Any) -> tuple[tuple[str, int], ...]:
             labels, node_name = view.seen(key)
-            return tuple((t.source, t.weight) for t in terms if t.term.matches(labels, node_name))
+            return self._hits.get(
+                tuple((t.source, t.weight) for t in terms if t.term.matches(labels, node_name))
+            )
 
         memo = _Memo(matching)
         hits = tuple(map(memo.__getitem__, view.node_keys(nodes)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from operator import mul
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from scheduler.engine.framework import ScoreColumn
 from scheduler.engine.nodeinfo import NodeInfo
@@ -133,6 +133,9 @@ class ScoringInputs(NamedTuple):
     left_out: tuple[str, ...]  # configured resources the pod does not request (scalars) or unscored
 
 
+_INPUT_FIELDS = len(ScoringInputs._fields)
+
+
 def pod_request(pod: PodInfo, name: str, non_zero: bool) -> int:
     if name == CPU:
         return pod.non_zero_cpu if non_zero else pod.requests.milli_cpu
@@ -219,14 +222,16 @@ def request_columns(
 def lazy_column(raw: list[int], inputs: ScoringInputs, flat: list[list[int]]) -> ScoreColumn:
     """Each node's detail is (inputs, alloc_0, requested_0, ...), assembled from the columns on demand.
 
-    Kept as plain tuples of strings and numbers, which the garbage collector stops scanning (it
-    never stops scanning a NamedTuple).
+    The context is the inputs' fields followed by the columns, each a tuple of numbers: kept flat
+    for the garbage collector (see ScoreColumn.lazy), which never stops scanning a NamedTuple.
     """
-    return ScoreColumn.lazy(raw, _node_detail, tuple(inputs), tuple(map(tuple, flat)))
+    return ScoreColumn.lazy(raw, _node_detail, *inputs, *map(tuple, flat))
 
 
-def _node_detail(inputs: tuple, flat: Sequence[Sequence[int]], index: int) -> tuple:
-    return (ScoringInputs._make(inputs), *[column[index] for column in flat])
+def _node_detail(*context_and_index: Any) -> tuple:
+    *context, index = context_and_index
+    inputs = ScoringInputs._make(context[:_INPUT_FIELDS])
+    return (inputs, *[column[index] for column in context[_INPUT_FIELDS:]])
 
 
 # -- strategies ----------------------------------------------------------------------------------

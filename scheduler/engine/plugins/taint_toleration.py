@@ -17,6 +17,7 @@ from scheduler.engine.framework import (
     NodesMemo,
     Plugin,
     ScoreColumn,
+    SharedValues,
     Status,
     Why,
     unresolvable,
@@ -88,6 +89,7 @@ class TaintToleration(Plugin):
         # and the shared statuses cost nothing to keep in decisions.
         self._verdicts: dict[tuple, Status | None] = {}
         self._failures = NodesMemo()  # the whole column, by the pod's tolerations
+        self._names = SharedValues()  # a node's intolerable PreferNoSchedule taints, for the details
 
     def _signature(self, node: NodeInfo) -> tuple[TaintKey, ...]:
         entry = self._signatures.get(node.name)
@@ -151,10 +153,12 @@ class TaintToleration(Plugin):
             signature = self._signature(node)
             found = by_signature.get(signature)
             if found is None:
-                found = by_signature[signature] = tuple(
-                    taint_text(key)
-                    for key in signature
-                    if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
+                found = by_signature[signature] = self._names.get(
+                    tuple(
+                        taint_text(key)
+                        for key in signature
+                        if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
+                    )
                 )
             names[index] = found
         raw = list(map(len, names))
