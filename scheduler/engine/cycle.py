@@ -215,7 +215,7 @@ def _run_scores(
         decision.columns[plugin.name] = column
     # Every node's sum over the plugins, in C; with no active plugin each node totals 1.
     totals = map(sum, zip(*weighted, strict=True)) if weighted else repeat(1, len(scored))
-    decision.totals = dict(zip(decision.scored, totals, strict=True))
+    decision.scored_totals = tuple(totals)
 
 
 def _fail_scoring(decision: Decision, plugin: str, status: Status) -> None:
@@ -240,12 +240,12 @@ def _check_range(plugin: str, scores: Sequence[int]) -> None:
 
 
 def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:
-    if len(decision.feasible) == 1 and decision.feasible[0] not in decision.totals:
+    if len(decision.feasible) == 1 and not decision.scored:
         decision.selected = decision.feasible[0]
         decision.tied = (decision.selected,)
         return
     if decision.scored is decision.feasible:
-        totals = list(decision.totals.values())  # in the order of the feasible names
+        totals = decision.scored_totals  # in the order of the feasible names
     else:
         totals = [decision.totals[name] for name in decision.feasible]
     best = max(totals)

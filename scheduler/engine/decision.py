@@ -49,13 +49,23 @@ class Decision:
     scored_index: dict[str, int] = field(default_factory=dict)
     skipped_scores: dict[str, Status] = field(default_factory=dict)
     columns: dict[str, ScoreColumn] = field(default_factory=dict)
-    totals: dict[str, int] = field(default_factory=dict)
+    scored_totals: tuple[int, ...] = ()  # each scored node's total, in the order of `scored`
     selected: str | None = None
     tied: tuple[str, ...] = ()
     tie_break: str = "deterministic"
     message: str | None = None
     error: str | None = None  # a plugin error that failed the cycle, worded as kube-scheduler words it
     _first_failure: dict[str, Status] | None = field(default=None, repr=False)
+    _totals: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Each scored node's total, by name (built when first asked for)."""
+        if self._totals is None:
+            # None when a plugin error ended the cycle while scoring.
+            totals = zip(self.scored, self.scored_totals, strict=True) if self.scored_totals else ()
+            self._totals = dict(totals)
+        return self._totals
 
     @property
     def first_failure(self) -> dict[str, Status]:
