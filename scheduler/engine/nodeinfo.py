@@ -26,6 +26,12 @@ class NodeInfo:
     pods_with_affinity: list[PodInfo] = field(default_factory=list)
     pods_with_required_anti_affinity: list[PodInfo] = field(default_factory=list)
     generation: int = 0
+    # Room left for one more pod: (pods, milli-cpu, memory, ephemeral storage), negative when
+    # overcommitted. Kept up to date with the pods, so NodeResourcesFit's filter reads one tuple.
+    free: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+    def __post_init__(self) -> None:
+        self._refresh_free()
 
     @classmethod
     def of(cls, node: dict) -> NodeInfo:
@@ -49,6 +55,7 @@ class NodeInfo:
     def add_pod(self, pod: PodInfo) -> None:
         self._account(pod, 1)
         self.pods.append(pod)
+        self._refresh_free()
         if pod.has_any_pod_affinity:
             self.pods_with_affinity.append(pod)
         if pod.has_required_anti_affinity:
@@ -59,6 +66,7 @@ class NodeInfo:
             if existing.key == pod.key:
                 self._account(existing, -1)
                 del self.pods[index]
+                self._refresh_free()
                 self.pods_with_affinity = [p for p in self.pods_with_affinity if p.key != pod.key]
                 self.pods_with_required_anti_affinity = [
                     p for p in self.pods_with_required_anti_affinity if p.key != pod.key
@@ -80,3 +88,12 @@ class NodeInfo:
             if self.used_ports[(port.ip, port.protocol, port.port)] <= 0:
                 del self.used_ports[(port.ip, port.protocol, port.port)]
         self.generation += 1
+
+    def _refresh_free(self) -> None:
+        alloc, used = self.allocatable, self.requested
+        self.free = (
+            alloc.allowed_pod_number - len(self.pods),
+            alloc.milli_cpu - used.milli_cpu,
+            alloc.memory - used.memory,
+            alloc.ephemeral_storage - used.ephemeral_storage,
+        )
