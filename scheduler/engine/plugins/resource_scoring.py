@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from operator import mul
+from itertools import repeat
+from operator import add, mul
 from typing import Any, NamedTuple
 
 from scheduler.engine.framework import ScoreColumn
@@ -207,12 +208,30 @@ def _requested(nodes: Sequence[NodeInfo], name: str, non_zero: bool, request: in
     return [n.requested.scalars.get(name, 0) + request for n in nodes]
 
 
+_CPU_MEMORY = "resource_scoring/cpu_memory"
+
+
+def _cpu_memory_columns(state: dict, nodes: Sequence[NodeInfo]) -> tuple[tuple[int, ...], ...]:
+    """NodeInfo.cpu_memory over the scored nodes as six columns, once per cycle for all plugins."""
+    entry = state.get(_CPU_MEMORY)
+    if entry is None or entry[0] is not nodes:
+        entry = state[_CPU_MEMORY] = (nodes, tuple(zip(*[node.cpu_memory for node in nodes], strict=True)))
+    return entry[1]
+
+
 def request_columns(
     inputs: ScoringInputs, nodes: Sequence[NodeInfo], state: dict | None = None
-) -> list[list[int]]:
+) -> list[Sequence[int]]:
     """[alloc_0, requested_0, alloc_1, requested_1, ...]; requested includes the incoming pod."""
     state = {} if state is None else state
-    flat: list[list[int]] = []
+    if inputs.names == (CPU, MEMORY) and nodes:
+        # The default resources: all the columns come from one tuple per node.
+        alloc_cpu, alloc_memory, *used = _cpu_memory_columns(state, nodes)
+        cpu, memory = used[:2] if inputs.non_zero else used[2:]
+        cpu_request, memory_request = inputs.pod_requests
+        cpu_requested = list(map(add, cpu, repeat(cpu_request)))
+        return [alloc_cpu, cpu_requested, alloc_memory, list(map(add, memory, repeat(memory_request)))]
+    flat: list[Sequence[int]] = []
     for name, request in zip(inputs.names, inputs.pod_requests, strict=True):
         flat.append(allocatable_column(state, nodes, name))
         flat.append(_requested(nodes, name, inputs.non_zero, request))
