@@ -62,7 +62,7 @@ class Decision:
     def totals(self) -> dict[str, int]:
         """Each scored node's total, by name (built when first asked for)."""
         if self._totals is None:
-            # None when a plugin error ended the cycle while scoring.
+            # No totals when a plugin error ended the cycle while scoring.
             totals = zip(self.scored, self.scored_totals, strict=True) if self.scored_totals else ()
             self._totals = dict(totals)
         return self._totals

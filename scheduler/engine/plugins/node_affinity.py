@@ -287,7 +287,7 @@ class NodeAffinity(Plugin):
         hits = tuple(map(memo.__getitem__, view.node_keys(nodes)))
         sums = {found: sum(weight for _, weight in found) for found in memo.values()}
         raw = list(map(sums.__getitem__, hits))
-        # Kept as a tuple of tuples of strings and numbers, which the collector stops scanning.
+        # The hits are shared across cycles, so the kept column of them stays flat (ScoreColumn.lazy).
         return ScoreColumn.lazy(raw, _affinity_detail, hits, max(raw, default=0))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:

@@ -162,7 +162,7 @@ class TaintToleration(Plugin):
                 )
             names[index] = found
         raw = list(map(len, names))
-        # Kept as a tuple of tuples of strings, which the collector stops scanning.
+        # The names are shared across cycles, so the kept column of them stays flat (ScoreColumn.lazy).
         return ScoreColumn.lazy(raw, _prefer_detail, tuple(names), max(raw, default=0))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
