@@ -275,9 +275,10 @@ def run(
     """Schedule `pod_count` generated pods one after another and keep every decision.
 
     With `gc_tuned` (the default), the garbage collector is set up as KubeSim's long-running
-    processes set it up once started (kubesim.gc_tuning): here once the cluster is built, before
-    the pods arrive, so the pods and everything the loop creates, decisions included, are
-    collected normally. The process's previous settings are restored afterwards.
+    processes (serve, controlplane) set it up once started (kubesim.gc_tuning): here once the
+    cluster is built, before the pods arrive, so the pods and everything the loop creates,
+    decisions included, are collected normally. The process's previous settings are restored
+    afterwards.
     """
     rng = random.Random(seed)
     nodes = make_nodes(node_count, rng)
@@ -304,7 +305,7 @@ def run(
         if gc_tuned:
             gc.unfreeze()
             gc.set_threshold(*thresholds)
-    result.nodes, result.plugin_seconds, result.gc_settings = node_count, plugin_seconds, gc_settings
+    result.plugin_seconds, result.gc_settings = plugin_seconds, gc_settings
     return result
 
 

@@ -20,8 +20,8 @@ class Command(BaseCommand):
             "--gc",
             choices=["long-running", "default"],
             default="long-running",
-            help="garbage-collector settings while timing: those of serve and controlplane "
-            "(kubesim.gc_tuning, the default), or CPython's defaults",
+            help="garbage-collector settings while timing: kubesim.gc_tuning's, for the long-running "
+            "serve and controlplane (the default), or CPython's defaults",
         )
         parser.add_argument(
             "--per-plugin",
@@ -39,8 +39,11 @@ class Command(BaseCommand):
             f"explanations kept={len(result.decisions)} "
             f"(cpu={result.cpu_seconds:.2f}s: {per_cpu_second:.0f} pods per cpu-second)"
         )
-        label = "as serve and controlplane run" if gc == "long-running" else "CPython's defaults"
-        self.stdout.write(f"{result.gc_settings} ({label}; --gc default for CPython's defaults)")
+        if gc == "long-running":
+            note = "kubesim.gc_tuning, for serve and controlplane; --gc default for CPython's defaults"
+        else:
+            note = "CPython's defaults"
+        self.stdout.write(f"{result.gc_settings} ({note})")
         if result.decisions:
             self.stdout.write(
                 f"one decision rendered in full: {result.nodes} nodes in {result.render_ms:.1f}ms"
