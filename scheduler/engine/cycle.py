@@ -54,7 +54,7 @@ def schedule(
         scorers=profile.scorers,
         tie_break=tie_break,
     )
-    state = CycleState()
+    state = CycleState(snapshot.nodes_version)
     _run_filters(decision, state, pod_info, snapshot)
     if decision.error is None and (decision.feasible or score_all_nodes):
         _run_scores(decision, state, pod_info, snapshot, score_all_nodes)
@@ -91,17 +91,12 @@ def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: 
                 erring.append(plugin.name)
         decision.filter_failures[plugin.name] = failures
 
-    first = decision.first_failure
     if prefilter_failed is not None:
-        for node in nodes:
-            first[node.name] = prefilter_failed
-        return
-    # A node reports its first failure in profile order, and PreFilter's narrowing before that:
-    # updating in reverse lets the earlier plugin overwrite the later one.
-    for plugin in reversed(decision.filters):
-        first.update(decision.filter_failures.get(plugin.name, {}))
-    first.update(decision.absent_nodes)
-    decision.feasible = list(filterfalse(first.__contains__, decision.node_names))
+        return  # every node failed at PreFilter
+    failing = set(decision.absent_nodes)
+    for failures in decision.filter_failures.values():
+        failing.update(failures)
+    decision.feasible = list(filterfalse(failing.__contains__, decision.node_names))
     if erring:
         # A Filter error on any node fails the cycle: report the first, in profile and node order.
         failures = decision.filter_failures[erring[0]]
@@ -131,8 +126,31 @@ def _run_pre_filters(decision: Decision, state: CycleState, pod: PodInfo, snapsh
                 decision.prefilter_rejection = _with_plugin(outcome, plugin.name)
             if outcome.code is Code.UNRESOLVABLE:
                 break  # upstream stops PreFilter at the first UnschedulableAndUnresolvable
+    decision.skipped_filters = _shared(decision.skipped_filters)
     if decision.prefilter_rejection is None and allowed is not None:
         _record_absent_nodes(decision, snapshot.nodes, allowed, narrowing)
+
+
+_SHARED_KEPT = 256
+_shared_skips: dict[tuple, dict[str, Status]] = {}
+
+
+def _shared(skipped: dict[str, Status]) -> dict[str, Status]:
+    """One dict for every decision that skipped the same plugins with the very same statuses.
+
+    Most pods skip the same plugins with statuses the plugins share; kept decisions pile up, and
+    the garbage collector scans every dict they hold. A decision never changes the dict afterwards.
+    The key holds the statuses' ids, which stay valid while the remembered dict keeps them alive.
+    """
+    if not skipped:
+        return skipped  # an empty dict costs the collector nothing
+    key = (*skipped, *map(id, skipped.values()))
+    shared = _shared_skips.get(key)
+    if shared is None:
+        if len(_shared_skips) >= _SHARED_KEPT:
+            _shared_skips.clear()
+        shared = _shared_skips[key] = skipped
+    return shared
 
 
 def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: list[str]) -> None:
@@ -181,6 +199,7 @@ def _run_scores(
             decision.skipped_scores[plugin.name] = status
         else:
             active.append((plugin, weight))
+    decision.skipped_scores = _shared(decision.skipped_scores)
     weighted: list = []
     for plugin, weight in active:
         column: ScoreColumn | Status = plugin.score(state, pod, scored)
@@ -196,7 +215,7 @@ def _run_scores(
         decision.columns[plugin.name] = column
     # Every node's sum over the plugins, in C; with no active plugin each node totals 1.
     totals = map(sum, zip(*weighted, strict=True)) if weighted else repeat(1, len(scored))
-    decision.totals = dict(zip(decision.scored, totals, strict=True))
+    decision.scored_totals = tuple(totals)
 
 
 def _fail_scoring(decision: Decision, plugin: str, status: Status) -> None:
@@ -206,7 +225,12 @@ def _fail_scoring(decision: Decision, plugin: str, status: Status) -> None:
     decision.columns.clear()  # no score of this cycle counts
 
 
+_VALID_SCORES = frozenset(range(MIN_NODE_SCORE, MAX_NODE_SCORE + 1))
+
+
 def _check_range(plugin: str, scores: Sequence[int]) -> None:
+    if _VALID_SCORES.issuperset(scores):
+        return  # the usual case, decided in one pass in C
     if scores and (min(scores) < MIN_NODE_SCORE or max(scores) > MAX_NODE_SCORE):
         value = next(v for v in scores if not MIN_NODE_SCORE <= v <= MAX_NODE_SCORE)
         raise ScoreOutOfRange(
@@ -216,16 +240,18 @@ def _check_range(plugin: str, scores: Sequence[int]) -> None:
 
 
 def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:
-    if len(decision.feasible) == 1 and decision.feasible[0] not in decision.totals:
+    if len(decision.feasible) == 1 and not decision.scored:
         decision.selected = decision.feasible[0]
-        decision.tied = [decision.selected]
+        decision.tied = (decision.selected,)
         return
     if decision.scored is decision.feasible:
-        totals = list(decision.totals.values())  # in the order of the feasible names
+        totals = decision.scored_totals  # in the order of the feasible names
     else:
         totals = [decision.totals[name] for name in decision.feasible]
     best = max(totals)
-    decision.tied = [name for name, total in zip(decision.feasible, totals, strict=True) if total == best]
+    decision.tied = tuple(
+        name for name, total in zip(decision.feasible, totals, strict=True) if total == best
+    )
     if tie_break == "random":
         rng = random.Random(seed)
         chosen = decision.tied[0]

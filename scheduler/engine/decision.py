@@ -44,18 +44,48 @@ class Decision:
     filter_failures: dict[str, dict[str, Status]] = field(default_factory=dict)
     prefilter_rejection: Status | None = None
     absent_nodes: dict[str, Status] = field(default_factory=dict)
-    first_failure: dict[str, Status] = field(default_factory=dict)
     feasible: list[str] = field(default_factory=list)
     scored: list[str] = field(default_factory=list)
     scored_index: dict[str, int] = field(default_factory=dict)
     skipped_scores: dict[str, Status] = field(default_factory=dict)
     columns: dict[str, ScoreColumn] = field(default_factory=dict)
-    totals: dict[str, int] = field(default_factory=dict)
+    scored_totals: tuple[int, ...] = ()  # each scored node's total, in the order of `scored`
     selected: str | None = None
-    tied: list[str] = field(default_factory=list)
+    tied: tuple[str, ...] = ()
     tie_break: str = "deterministic"
     message: str | None = None
     error: str | None = None  # a plugin error that failed the cycle, worded as kube-scheduler words it
+    _first_failure: dict[str, Status] | None = field(default=None, repr=False)
+    _totals: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Each scored node's total, by name (built when first asked for)."""
+        if self._totals is None:
+            # No totals when a plugin error ended the cycle while scoring.
+            totals = zip(self.scored, self.scored_totals, strict=True) if self.scored_totals else ()
+            self._totals = dict(totals)
+        return self._totals
+
+    @property
+    def first_failure(self) -> dict[str, Status]:
+        """Each failing node's first failure in profile order: the one kube-scheduler reports.
+
+        Built when first asked for (an explanation, the FailedScheduling message): a kept decision
+        that is never rendered does not hold it.
+        """
+        if self._first_failure is None:
+            if self.prefilter_rejection is not None:
+                self._first_failure = dict.fromkeys(self.node_names, self.prefilter_rejection)
+            else:
+                # Updating in reverse lets the earlier plugin overwrite the later one; PreFilter's
+                # narrowing comes before every filter.
+                first: dict[str, Status] = {}
+                for plugin in reversed(self.filters):
+                    first.update(self.filter_failures.get(plugin.name, {}))
+                first.update(self.absent_nodes)
+                self._first_failure = first
+        return self._first_failure
 
     # -- per node ------------------------------------------------------------------------------
     def filter_status(self, plugin: str, node: str) -> Status:

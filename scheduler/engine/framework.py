@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from scheduler.engine.nodeinfo import NodeInfo
@@ -92,14 +92,76 @@ class PreFilterResult:
 
 
 class CycleState(dict):
-    """Per-cycle scratch space: PreFilter/PreScore facts keyed by plugin name."""
+    """Per-cycle scratch space: PreFilter/PreScore facts keyed by plugin name.
+
+    `nodes_version` is the snapshot's `nodes_version` when the cycle runs over a whole snapshot
+    (None otherwise): see NodesMemo.
+    """
+
+    __slots__ = ("nodes_version",)
+
+    def __init__(self, nodes_version: object | None = None) -> None:
+        super().__init__()
+        self.nodes_version = nodes_version
+
+
+class NodesMemo:
+    """A filter's failures that depend only on the nodes themselves (labels, taints, cordons) and
+    on one fact of the pod, remembered while the snapshot's nodes stay the same.
+
+    Pods of a template then share one failures dict: no per-node work, and kept decisions hold one
+    dict between them (nothing changes it afterwards). Without a snapshot's version in the state
+    (a plugin test calling Filter directly) every call computes afresh.
+    """
+
+    __slots__ = ("_results", "_version")
+    _KEPT = 256
+
+    def __init__(self) -> None:
+        self._version: object | None = None
+        self._results: dict[Any, dict[str, Status]] = {}
+
+    def get(self, state: CycleState, key: Any, compute: Callable[[], dict[str, Status]]) -> dict[str, Status]:
+        """`compute()`'s failures for the pod fact `key` (hashable) over all the snapshot's nodes."""
+        version = state.nodes_version
+        if version is None:
+            return compute()
+        if version is not self._version or len(self._results) >= self._KEPT:
+            self._version, self._results = version, {}
+        try:
+            failures = self._results.get(key)
+        except TypeError:  # a pod fact that cannot be hashed (explain reads unvalidated files)
+            return compute()
+        if failures is None:
+            failures = self._results[key] = compute()
+        return failures
+
+
+class SharedValues:
+    """One object for equal values (tuples of strings and numbers) met in different cycles.
+
+    Score details keep such tuples per node; the shared one is already old, and the collector has
+    stopped tracking it, so a kept decision's column of them stays flat (see ScoreColumn.lazy).
+    """
+
+    __slots__ = ("_values",)
+    _KEPT = 4096
+
+    def __init__(self) -> None:
+        self._values: dict[tuple, tuple] = {}
+
+    def get(self, value: tuple) -> tuple:
+        if len(self._values) >= self._KEPT:
+            self._values.clear()
+        return self._values.setdefault(value, value)
 
 
 class LazyDetails(Sequence):
     """Per-node score details computed only when an explanation asks for one node.
 
     `build(*context, index)` makes node `index`'s detail. A module-level function plus its context
-    (rather than a closure) keeps what a kept decision holds small.
+    (rather than a closure) keeps what a kept decision holds small; a context of plain tuples,
+    strings and numbers costs the garbage collector nothing once it has seen it.
     """
 
     __slots__ = ("_build", "_context", "_length")
@@ -122,15 +184,45 @@ class LazyDetails(Sequence):
         return self._build(*self._context, index)
 
 
-@dataclass(slots=True)
 class ScoreColumn:
-    """One score plugin's results over the scored nodes, in node order."""
+    """One score plugin's results over the scored nodes, in node order.
 
-    raw: Sequence[int]  # the cycle keeps it as a tuple
-    # Per-node inputs of the arithmetic, for the explanation: a list, or a LazyDetails that builds a
-    # node's entry only when an explanation asks (most decisions are never rendered in full).
-    details: Sequence[Any] | None = None
-    normalized: Sequence[int] = field(default_factory=list)
+    `details` holds per-node inputs of the arithmetic, for the explanation: a list given to the
+    constructor, or, for a column made with `lazy()`, a LazyDetails that builds a node's entry only
+    when an explanation asks (most decisions are never rendered in full). A lazy column keeps the
+    recipe itself, not a LazyDetails object: every kept decision holds one column per score plugin,
+    and the garbage collector scans each object they hold.
+    """
+
+    __slots__ = ("_build", "_context", "_details", "normalized", "raw")
+
+    def __init__(
+        self, raw: Sequence[int], details: Sequence[Any] | None = None, normalized: Sequence[int] = ()
+    ) -> None:
+        self.raw = raw  # the cycle keeps it as a tuple
+        self.normalized = normalized
+        self._details = details
+        self._build: Callable[..., Any] | None = None
+        self._context: tuple = ()
+
+    @classmethod
+    def lazy(cls, raw: Sequence[int], build: Callable[..., Any], *context: Any) -> ScoreColumn:
+        """A column whose node `index` has the detail `build(*context, index)`.
+
+        Keep `context` flat: strings, numbers, and tuples of those. The garbage collector stops
+        tracking a tuple once nothing in it is tracked, but it finds that out one nesting level per
+        collection, and a decision's objects meet only one or two collections before they join the
+        oldest generation, every object of which each full collection scans again.
+        """
+        column = cls(raw)
+        column._build, column._context = build, context
+        return column
+
+    @property
+    def details(self) -> Sequence[Any] | None:
+        if self._build is None:
+            return self._details
+        return LazyDetails(len(self.raw), self._build, *self._context)
 
 
 class Plugin:

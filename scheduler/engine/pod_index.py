@@ -33,6 +33,7 @@ class LabelGroup:
     namespace: str
     labels: dict[str, str]
     members: dict[PodInfo, NodeInfo]  # pod -> the node it is bound to
+    key: tuple = ()  # its key in LabelIndex.groups
 
 
 class LabelIndex:
@@ -44,29 +45,29 @@ class LabelIndex:
 
     def __init__(self) -> None:
         self.groups: dict[tuple, LabelGroup] = {}
-        self._group_of: dict[PodInfo, tuple[tuple, LabelGroup]] = {}
+        self._group_of: dict[PodInfo, LabelGroup] = {}
         self._by_label: dict[tuple[str, str], dict[tuple, LabelGroup]] = {}
 
     def add(self, pod: PodInfo, node: NodeInfo) -> None:
         key = _group_key(pod)
         group = self.groups.get(key)
         if group is None:
-            group = self.groups[key] = LabelGroup(pod.namespace, pod.labels, {})
+            group = self.groups[key] = LabelGroup(pod.namespace, pod.labels, {}, key)
             for label in hashable_labels(pod.labels):
                 self._by_label.setdefault(label, {})[key] = group
         group.members[pod] = node
-        self._group_of[pod] = (key, group)
+        self._group_of[pod] = group  # not the key just built: thousands of bound pods share one
 
     def remove(self, pod: PodInfo) -> None:
-        key, group = self._group_of.pop(pod, (None, None))
+        group = self._group_of.pop(pod, None)
         if group is None:
             return
         del group.members[pod]
         if not group.members:
-            del self.groups[key]
+            del self.groups[group.key]
             for label in hashable_labels(group.labels):
                 filed = self._by_label[label]
-                del filed[key]
+                del filed[group.key]
                 if not filed:
                     del self._by_label[label]
 

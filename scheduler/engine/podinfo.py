@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from scheduler.engine.resources import Resource, pod_requests
+from scheduler.engine.resources import Resource, shared_pod_requests
 
 
 def normalize_image(image: str) -> str:
@@ -68,15 +68,18 @@ class PodInfo:
         return bool(self.pod_affinity or self.pod_anti_affinity)
 
     def bound_to(self, node_name: str) -> PodInfo:
-        """This pod as bound to `node_name`, without recomputing anything."""
+        """This pod as bound to `node_name`, without recomputing anything.
+
+        The two share `extra`: its facts come from the pod's spec and labels, which binding does not change.
+        """
         pod = {**self.pod, "spec": {**(self.pod.get("spec") or {}), "nodeName": node_name}}
-        return replace(self, pod=pod, node_name=node_name, extra=dict(self.extra))
+        return replace(self, pod=pod, node_name=node_name)
 
     @classmethod
     def of(cls, pod: dict) -> PodInfo:
         meta = pod.get("metadata") or {}
         spec = pod.get("spec") or {}
-        non_zero = pod_requests(pod, non_zero=True)
+        requests, non_zero = shared_pod_requests(pod)  # shared objects: nothing changes them
         ports: list[HostPort] = []
         images: list[str] = []
         for container in [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]:
@@ -103,7 +106,7 @@ class PodInfo:
             node_name=spec.get("nodeName") or "",
             scheduler_name=spec.get("schedulerName") or "default-scheduler",
             priority=int(spec.get("priority") or 0),
-            requests=pod_requests(pod),
+            requests=requests,
             non_zero_cpu=non_zero.milli_cpu,
             non_zero_memory=non_zero.memory,
             host_ports=tuple(ports),

@@ -145,24 +145,34 @@ def pod_requests(pod: dict, non_zero: bool = False) -> Resource:
     """The pod's effective request: containers summed, sidecars added, init containers maxed, overhead.
 
     With `non_zero`, a container naming no cpu (memory) request counts 100m (200Mi), as the
-    scheduler's scoring does; an explicit "0" stays 0. Pods of one template ask for the same
-    amounts, so the exact (fraction) arithmetic runs once per distinct set of requests.
+    scheduler's scoring does; an explicit "0" stays 0.
+    """
+    return shared_pod_requests(pod)[1 if non_zero else 0].copy()
+
+
+def shared_pod_requests(pod: dict) -> tuple[Resource, Resource]:
+    """pod_requests() without and with `non_zero`, as objects shared by every pod that asks for the
+    same amounts: the caller must not change them.
+
+    Pods of one template ask for the same amounts, so the exact (fraction) arithmetic runs once per
+    distinct set of requests, and thousands of kept pods hold two objects between them.
     """
     spec = pod.get("spec") or {}
     try:
-        key = (non_zero, _requests_key(spec))
+        key = _requests_key(spec)
         cached = _computed.get(key)
     except TypeError:  # an unhashable quantity: compute without remembering
-        return _pod_requests(spec, non_zero)
+        return _pod_requests(spec, False), _pod_requests(spec, True)
     if cached is None:
-        cached = _pod_requests(spec, non_zero)  # an invalid quantity raises and is not remembered
+        # An invalid quantity raises and is not remembered.
+        cached = _pod_requests(spec, False), _pod_requests(spec, True)
         if len(_computed) >= _COMPUTED_LIMIT:
             _computed.clear()
         _computed[key] = cached
-    return cached.copy()
+    return cached
 
 
-_computed: dict[tuple, Resource] = {}
+_computed: dict[tuple, tuple[Resource, Resource]] = {}
 _COMPUTED_LIMIT = 4096
 
 

@@ -25,6 +25,9 @@ class Snapshot:
         self.by_name: dict[str, NodeInfo] = {}
         self.image_num_nodes: Counter = Counter()  # image name -> nodes listing it
         self.generation = 0
+        # Replaced whenever a node is added, changed or removed (not when pods come and go):
+        # filters remember results that depend only on the nodes by it (framework.NodesMemo).
+        self.nodes_version = object()
         # Pods bound to a node we do not know (yet): attached when the node appears.
         self._waiting: dict[str, list[PodInfo]] = {}
         self._positions: dict[str, int] = {}
@@ -94,6 +97,7 @@ class Snapshot:
         self.by_name[info.name] = info
         self._count_images(info, 1)
         self.generation += 1
+        self.nodes_version = object()
         return info
 
     def remove_node(self, name: str) -> None:
@@ -108,6 +112,7 @@ class Snapshot:
         if info.pods:
             self._waiting[name] = list(info.pods)
         self.generation += 1
+        self.nodes_version = object()
 
     def add_pod(self, pod: dict | PodInfo) -> PodInfo:
         info = pod if isinstance(pod, PodInfo) else PodInfo.of(pod)

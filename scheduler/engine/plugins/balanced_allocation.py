@@ -105,7 +105,7 @@ class BalancedAllocation(Plugin):
         else:
             rows = zip(*flat, strict=True) if flat else repeat((), len(nodes))
             raw = [balanced_score(row) for row in rows]
-        return ScoreColumn(raw=raw, details=rs.details(inputs, flat, len(nodes)))
+        return rs.lazy_column(raw, inputs, flat)
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         inputs: rs.ScoringInputs = detail[0]

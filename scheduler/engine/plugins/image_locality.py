@@ -9,10 +9,9 @@ the upper threshold is 1000 MiB per container.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, LazyDetails, Plugin, ScoreColumn, Why
+from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, Plugin, ScoreColumn, Why
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.plugins.resource_scoring import check_fields
 from scheduler.engine.podinfo import PodInfo, normalize_image
@@ -23,8 +22,9 @@ MIN_THRESHOLD = 23 * MB
 MAX_CONTAINER_THRESHOLD = 1000 * MB
 
 
-@dataclass(frozen=True, slots=True)
-class ImageInputs:
+class ImageInputs(NamedTuple):
+    """The pod's images and how widely the snapshot holds them, shown in every node's `detail`."""
+
     images: tuple[str, ...]  # normalized, init containers first, as the pod lists them
     spread: tuple[float, ...]  # nodes holding the image / all nodes in the snapshot
     num_nodes: tuple[int, ...]
@@ -47,9 +47,9 @@ def mib(size: float) -> str:
     return f"{size / MB:.1f}".removesuffix(".0")
 
 
-def _hits(wanted: Sequence[tuple[int, str]], sizes: Sequence[int | None]) -> tuple[tuple[int, int], ...]:
-    """(image index, size on the node) of each wanted image the node holds."""
-    return tuple((i, size) for (i, _), size in zip(wanted, sizes, strict=True) if size is not None)
+def _hits(wanted: Sequence[int], sizes: Sequence[int | None]) -> tuple[tuple[int, int], ...]:
+    """(image index, size on the node) of each wanted image (by index) the node holds."""
+    return tuple((i, size) for i, size in zip(wanted, sizes, strict=True) if size is not None)
 
 
 def _total(inputs: ImageInputs, hits: Sequence[tuple[int, int]]) -> int:
@@ -57,18 +57,23 @@ def _total(inputs: ImageInputs, hits: Sequence[tuple[int, int]]) -> int:
     return sum(int(float(size) * inputs.spread[i]) for i, size in hits)
 
 
-def _detail(
-    inputs: ImageInputs, wanted: Sequence[tuple[int, str]], nodes: list[NodeInfo], index: int
-) -> tuple:
-    held = nodes[index].images
-    hits = _hits(wanted, [held.get(image) for _, image in wanted])
+_INPUT_FIELDS = len(ImageInputs._fields)
+
+
+def _detail(*context_and_index: Any) -> tuple:
+    """The context: the inputs' fields, the wanted images' indexes, then one column of node sizes
+    per wanted image (kept flat for the garbage collector, see ScoreColumn.lazy)."""
+    *context, index = context_and_index
+    inputs = ImageInputs._make(context[:_INPUT_FIELDS])
+    wanted, columns = context[_INPUT_FIELDS], context[_INPUT_FIELDS + 1 :]
+    hits = _hits(wanted, [column[index] for column in columns])
     return inputs, _total(inputs, hits), hits
 
 
 class _ScoreMemo(dict):
     """Raw score by the sizes a node reports for the wanted images, computed on first sight."""
 
-    def __init__(self, inputs: ImageInputs, wanted: Sequence[tuple[int, str]], as_tuple) -> None:
+    def __init__(self, inputs: ImageInputs, wanted: Sequence[int], as_tuple) -> None:
         super().__init__()
         self.inputs, self.wanted, self.as_tuple = inputs, wanted, as_tuple
 
@@ -100,21 +105,23 @@ class ImageLocality(Plugin):
     def score(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> ScoreColumn:
         inputs: ImageInputs = state[NAME]
         # An image that no node holds adds nothing anywhere.
-        wanted = tuple((i, image) for i, image in enumerate(inputs.images) if inputs.spread[i] > 0)
-        details = LazyDetails(len(nodes), _detail, inputs, wanted, nodes)
+        wanted = tuple(i for i, spread in enumerate(inputs.spread) if spread > 0)
         if not wanted:
-            return ScoreColumn(raw=[priority(0, inputs.num_containers)] * len(nodes), details=details)
+            raw = [priority(0, inputs.num_containers)] * len(nodes)
+            return ScoreColumn.lazy(raw, _detail, *inputs, wanted)
         # A node's score depends only on the sizes it reports for the wanted images: score each
         # distinct combination once.
         if len(wanted) == 1:
-            image = wanted[0][1]
+            image = inputs.images[wanted[0]]
             held = [node.images.get(image) for node in nodes]
             by_sizes = _ScoreMemo(inputs, wanted, lambda size: (size,))
+            columns = [tuple(held)]
         else:
-            names = [image for _, image in wanted]
+            names = [inputs.images[i] for i in wanted]
             held = [tuple(map(node.images.get, names)) for node in nodes]
             by_sizes = _ScoreMemo(inputs, wanted, lambda sizes: sizes)
-        return ScoreColumn(raw=list(map(by_sizes.__getitem__, held)), details=details)
+            columns = list(zip(*held, strict=True))
+        return ScoreColumn.lazy(list(map(by_sizes.__getitem__, held)), _detail, *inputs, wanted, *columns)
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         inputs, total, hits = detail

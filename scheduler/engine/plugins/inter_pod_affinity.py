@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import repeat
 from operator import add, itemgetter
 from typing import Any
 
@@ -26,7 +27,6 @@ from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
-    LazyDetails,
     Plugin,
     ScoreColumn,
     Status,
@@ -99,7 +99,9 @@ class _FilterState:
 @dataclass(slots=True)
 class _ScoreState:
     topology_score: dict[str, dict[str, int]]
-    examples: dict[Pair, Sequence[tuple[int, str, str, str]]]  # (delta, kind, pod, term path)
+    # The first few contributions per topology pair, flat: (key, value, delta, kind, pod, term
+    # path) after one another, as the score details keep them (see ScoreColumn.lazy).
+    examples: Sequence[Any]
     low: int = 0
     high: int = 0
 
@@ -187,14 +189,13 @@ class InterPodAffinity(Plugin):
         preferred = [merge_namespaces(t, namespace_labels) for t in parsed.preferred_affinity]
         preferred_anti = [merge_namespaces(t, namespace_labels) for t in parsed.preferred_anti_affinity]
         own_labels = namespace_labels.get(pod.namespace) or {}
-        s = _ScoreState({}, {})
+        s = _ScoreState({}, ())
         found = _incoming_contributions(snapshot, preferred, preferred_anti)
         found += self._existing_contributions(snapshot, pod, own_labels)
         found.sort(key=itemgetter(0))
         _add_all(s, found, pod)
         if not s.topology_score:
             return _SKIPPED_SCORE
-        s.examples = {pair: tuple(examples) for pair, examples in s.examples.items()}  # kept compact
         state[_PRESCORE] = s
         return None
 
@@ -228,10 +229,20 @@ class InterPodAffinity(Plugin):
             return ScoreColumn(raw=[0] * len(nodes))
         label_sets = [node.labels for node in nodes]
         raw = [0] * len(nodes)
+        domains = []  # per topology key, each node's value (None without the label)
         for key, values in s.topology_score.items():
+            column = tuple([labels.get(key) for labels in label_sets])
+            domains.append(column)
             # A node without the label reads None, which is never a domain value.
-            raw = list(map(add, raw, [values.get(labels.get(key), 0) for labels in label_sets]))
-        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _detail, s, nodes))
+            raw = list(map(add, raw, map(values.get, column, repeat(0))))
+        # The explanation's inputs, kept flat (see ScoreColumn.lazy); NormalizeScore uses the same
+        # minimum and maximum.
+        scores = []  # (key, value, total) after one another
+        for key, values in s.topology_score.items():
+            for value, total in values.items():
+                scores += (key, value, total)
+        keys = tuple(s.topology_score)
+        return ScoreColumn.lazy(raw, _detail, min(raw), max(raw), keys, tuple(scores), s.examples, *domains)
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         s: _ScoreState | None = state.get(_PRESCORE)
@@ -310,7 +321,9 @@ def _count(s: _FilterState, kind: str, counts: dict, node: NodeInfo, term, exist
 
 def _add_all(s: _ScoreState, found: list, pod: PodInfo) -> None:
     """Sum each contribution into its topology pair, keeping the first few as examples."""
-    topology_score, examples = s.topology_score, s.examples
+    topology_score = s.topology_score
+    examples: list = []
+    kept: dict[Pair, int] = {}  # examples per pair so far
     for _, labels, term, delta, kind, existing in found:
         key = term.topology_key
         value = labels.get(key)
@@ -320,21 +333,30 @@ def _add_all(s: _ScoreState, found: list, pod: PodInfo) -> None:
         if values is None:
             values = topology_score[key] = {}
         values[value] = values.get(value, 0) + delta
-        kept = examples.get((key, value))
-        if kept is None:
-            kept = examples[(key, value)] = []
-        if len(kept) < _EXAMPLES:
-            kept.append((delta, kind, _ref(existing, pod), term.path))
+        count = kept.get((key, value), 0)
+        if count < _EXAMPLES:
+            kept[(key, value)] = count + 1
+            examples += (key, value, delta, kind, _ref(existing, pod), term.path)
+    s.examples = tuple(examples)
 
 
-def _detail(s: _ScoreState, nodes: Sequence[NodeInfo], index: int) -> tuple:
-    labels = nodes[index].labels
+def _detail(low: int, high: int, keys: tuple, scores: tuple, examples: tuple, *domains_and_index) -> tuple:
+    """One node's (key, value, total, examples) per topology key its labels hold, and the min and max.
+
+    `scores` and `examples` are flat records of 3 and 6 fields; `domains` has each node's value
+    per key, in the order of `keys`.
+    """
+    *domains, index = domains_and_index
+    totals = {(scores[i], scores[i + 1]): scores[i + 2] for i in range(0, len(scores), 3)}
+    examples_of: dict[Pair, list] = {}
+    for i in range(0, len(examples), 6):
+        examples_of.setdefault((examples[i], examples[i + 1]), []).append(examples[i + 2 : i + 6])
     parts = []
-    for key, values in s.topology_score.items():
-        value = labels.get(key)
-        if value is not None and value in values:
-            parts.append((key, value, values[value], s.examples.get((key, value), [])))
-    return parts, s.low, s.high
+    for key, column in zip(keys, domains, strict=True):
+        value = column[index]
+        if value is not None and (key, value) in totals:
+            parts.append((key, value, totals[key, value], examples_of.get((key, value), [])))
+    return parts, low, high
 
 
 def _reject(s: _FilterState, nodes: list[NodeInfo], key: str, values: set[str], kind: str, build, failures):

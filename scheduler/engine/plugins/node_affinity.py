@@ -9,35 +9,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
     CycleState,
+    NodesMemo,
     Plugin,
     PreFilterResult,
     ScoreColumn,
+    SharedValues,
     Status,
     Why,
     skip,
     unresolvable,
 )
-from scheduler.engine.labels import SelectorError, requirement
+from scheduler.engine.labels import SelectorError
 from scheduler.engine.node_selector import NodeSelector, ParsedTerm, is_empty_term, parse_term
 from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.plugins import node_affinity_why as explain
+from scheduler.engine.plugins.node_affinity_why import REQUIRED, REQUIRED_PATH
 from scheduler.engine.podinfo import PodInfo
 
 NAME = "NodeAffinity"
 ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector"
 ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity"
 ERR_REASON_CONFLICT = "pod affinity terms conflict"
-REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
-REQUIRED_PATH = f"spec.affinity.nodeAffinity.{REQUIRED}"
 PREFERRED_PATH = f"spec.affinity.nodeAffinity.{PREFERRED}"
 _PREFILTER, _PRESCORE = "PreFilter" + NAME, "PreScore" + NAME
-_TERMS_EXPLAINED = 3  # a failure explains at most this many terms, to keep the text readable
 
 _ENFORCED = Why(
     f"The scheduler profile adds its own node affinity (NodeAffinityArgs.addedAffinity.{REQUIRED}), "
@@ -45,6 +47,7 @@ _ENFORCED = Why(
     f"调度器配置为所有 Pod 附加了节点亲和性（NodeAffinityArgs.addedAffinity.{REQUIRED}），"
     "节点 {node} 不满足它。",
 )
+_ENFORCED_FAILURE = unresolvable(NAME, ERR_REASON_ENFORCED, _ENFORCED)  # shared by every cycle
 _SKIP_FILTER = Why(
     "The pod has no spec.nodeSelector and no required node affinity, so this filter has nothing to check.",
     "Pod 没有 spec.nodeSelector，也没有必需的节点亲和性，此过滤器无需检查。",
@@ -125,6 +128,10 @@ class AffinityDetail:
     top: int = 0
 
 
+def _affinity_detail(hits: tuple[tuple[tuple[str, int], ...], ...], top: int, index: int) -> AffinityDetail:
+    return AffinityDetail(hits[index], sum(weight for _, weight in hits[index]), top)
+
+
 @dataclass(frozen=True, slots=True)
 class WeightedTerm:
     weight: int
@@ -195,6 +202,8 @@ class NodeAffinity(Plugin):
                 if not is_empty_term(terms[index]):  # NewNodeSelector skips empty terms silently
                     raise ValueError(f"addedAffinity.{REQUIRED}.nodeSelectorTerms[{index}]: {error}")
         self.added_preferred: list[WeightedTerm] | None = None
+        self._failures = NodesMemo()  # by the pod's nodeSelector, when that is all it requires
+        self._hits = SharedValues()  # a node's matching preferred terms, for the score details
         if added.get(PREFERRED):
             try:
                 path = f"addedAffinity.{PREFERRED}"
@@ -219,6 +228,13 @@ class NodeAffinity(Plugin):
         required: RequiredAffinity = state.get(_PREFILTER) or RequiredAffinity.of(
             pod, self.added_required_raw
         )
+        if required.affinity is None:
+            # Only a nodeSelector (and the profile's added affinity): pods with the same selector
+            # get the same verdicts until a node changes.
+            return self._failures.get(state, required.node_selector, lambda: self._judge_all(required, nodes))
+        return self._judge_all(required, nodes)
+
+    def _judge_all(self, required: RequiredAffinity, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         view = required.view
         verdicts = _Memo(lambda key: self._judge(required, *view.seen(key)))
         statuses = list(map(verdicts.__getitem__, view.node_keys(nodes)))
@@ -228,12 +244,14 @@ class NodeAffinity(Plugin):
 
     def _judge(self, required: RequiredAffinity, labels: Mapping[str, str], node_name: str) -> Status | None:
         if self.added_required is not None and not self.added_required.matches(labels, node_name):
-            return unresolvable(NAME, ERR_REASON_ENFORCED, _ENFORCED)
+            return _ENFORCED_FAILURE
         for key, value in required.node_selector:
             if labels.get(key) != value:
-                return unresolvable(NAME, ERR_REASON_POD, _node_selector_why(key, value, labels))
+                return _selector_failure(key, value, labels.get(key))
         if required.affinity is not None and not required.affinity.matches(labels, node_name):
-            return unresolvable(NAME, ERR_REASON_POD, _required_why(required.affinity_raw, labels, node_name))
+            return unresolvable(
+                NAME, ERR_REASON_POD, explain.required_why(required.affinity_raw, labels, node_name)
+            )
         return None
 
     # -- Score ---------------------------------------------------------------------------------
@@ -259,18 +277,18 @@ class NodeAffinity(Plugin):
         terms: list[WeightedTerm] = state.get(_PRESCORE) or []
         view = LabelView.of([term.preference for term in terms])
 
-        def matching(key: Any) -> AffinityDetail:
+        def matching(key: Any) -> tuple[tuple[str, int], ...]:
             labels, node_name = view.seen(key)
-            hits = tuple((t.source, t.weight) for t in terms if t.term.matches(labels, node_name))
-            return AffinityDetail(hits, sum(weight for _, weight in hits))
+            return self._hits.get(
+                tuple((t.source, t.weight) for t in terms if t.term.matches(labels, node_name))
+            )
 
         memo = _Memo(matching)
-        details = list(map(memo.__getitem__, view.node_keys(nodes)))
-        raw = [detail.raw for detail in details]
-        top = max(raw, default=0)
-        for detail in memo.values():
-            detail.top = top
-        return ScoreColumn(raw=raw, details=details)
+        hits = tuple(map(memo.__getitem__, view.node_keys(nodes)))
+        sums = {found: sum(weight for _, weight in found) for found in memo.values()}
+        raw = list(map(sums.__getitem__, hits))
+        # The hits are shared across cycles, so the kept column of them stays flat (ScoreColumn.lazy).
+        return ScoreColumn.lazy(raw, _affinity_detail, hits, max(raw, default=0))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         """helper.DefaultNormalizeScore(MaxNodeScore, reverse=False)."""
@@ -301,6 +319,20 @@ class NodeAffinity(Plugin):
             f"({top}): {formula}; {weighted}.",
             f"匹配的偏好条件（{sources}）权重 {weights}；按最高分 {top} 归一化：{formula}；{weighted}。",
         )
+
+
+def _selector_failure(key: str, value: str, label: str | None) -> Status:
+    """A nodeSelector mismatch. Pods asking for the same label share the status across cycles, so
+    kept decisions hold one status between them rather than one each."""
+    try:
+        return _shared_selector_failure(key, value, label)
+    except TypeError:  # a value that cannot be hashed (explain reads unvalidated files)
+        return unresolvable(NAME, ERR_REASON_POD, explain.node_selector_why(key, value, label))
+
+
+@lru_cache(maxsize=1024)
+def _shared_selector_failure(key: str, value: str, label: str | None) -> Status:
+    return unresolvable(NAME, ERR_REASON_POD, explain.node_selector_why(key, value, label))
 
 
 def _node_names_result(terms: Sequence[dict]) -> Status | PreFilterResult | None:
@@ -338,64 +370,3 @@ def _node_names_result(terms: Sequence[dict]) -> Status | PreFilterResult | None
             f"Pod 的 {REQUIRED_PATH} 用 matchFields（metadata.name In）指定了节点，因此只考虑 {listed}。",
         ),
     )
-
-
-# -- Explanations (built only for failures, once per distinct label combination) -----------------
-def _node_selector_why(key: str, value: str, labels: Mapping[str, str]) -> Why:
-    wanted = f"The pod's spec.nodeSelector asks for {key}={value}"
-    wanted_zh = f"Pod 的 spec.nodeSelector 要求 {key}={value}"
-    if key not in labels:
-        return Why(
-            f"{wanted}, but {{node}} has no {key} label.", f"{wanted_zh}，但节点 {{node}} 没有 {key} 标签。"
-        )
-    actual = f"{key}={labels[key]}"
-    return Why(
-        f"{wanted}, but {{node}}'s label is {actual}.", f"{wanted_zh}，但节点 {{node}} 的标签是 {actual}。"
-    )
-
-
-def _required_why(raw: dict, labels: Mapping[str, str], node_name: str) -> Why:
-    terms = raw.get("nodeSelectorTerms") or []
-    if not terms:
-        return Why(
-            f"The pod's {REQUIRED_PATH} has no nodeSelectorTerms, and that matches no node.",
-            f"Pod 的 {REQUIRED_PATH} 没有任何 nodeSelectorTerms，这不匹配任何节点。",
-        )
-    parts = [_term_failure(term, labels, node_name) for term in terms[:_TERMS_EXPLAINED]]
-    more = "; …" if len(terms) > _TERMS_EXPLAINED else ""
-    en = "; ".join(f"nodeSelectorTerms[{i}]: {text}" for i, (text, _) in enumerate(parts))
-    zh = "；".join(f"nodeSelectorTerms[{i}]：{text}" for i, (_, text) in enumerate(parts))
-    return Why(
-        f"No term of the pod's {REQUIRED_PATH} matches {{node}} (terms are ORed, and everything inside "
-        f"a term must hold). {en}{more}.",
-        f"Pod 的 {REQUIRED_PATH} 中没有任何条件匹配节点 {{node}}（条件之间是“或”，条件内部必须全部成立）。"
-        f"{zh}{more}。",
-    )
-
-
-def _term_failure(term: dict, labels: Mapping[str, str], node_name: str) -> tuple[str, str]:
-    """Why one nodeSelectorTerm does not match: (English, Chinese)."""
-    if is_empty_term(term):
-        return "empty, so it matches no node", "为空，因此不匹配任何节点"
-    try:
-        parse_term(term)
-    except SelectorError as err:
-        return f"invalid ({err}), so it matches no node", f"无效（{err}），因此不匹配任何节点"
-    for index, expr in enumerate(term.get("matchExpressions") or []):
-        key, operator, values = expr.get("key", ""), expr.get("operator"), expr.get("values") or []
-        if requirement(key, operator, values)(labels):
-            continue
-        shown = f"matchExpressions[{index}] {key} {operator}" + (f" [{', '.join(values)}]" if values else "")
-        if key in labels:
-            return (
-                f"{shown} fails (the node has {key}={labels[key]})",
-                f"{shown} 不成立（节点标签为 {key}={labels[key]}）",
-            )
-        return f"{shown} fails (the node has no {key} label)", f"{shown} 不成立（节点没有 {key} 标签）"
-    for index, expr in enumerate(term.get("matchFields") or []):
-        key, operator, value = expr.get("key", ""), expr.get("operator"), (expr.get("values") or [""])[0]
-        actual = node_name if key == "metadata.name" else ""
-        if (actual == value) != (operator == "In"):
-            shown = f"matchFields[{index}] {key} {operator} [{value}]"
-            return f"{shown} fails (the node is {node_name})", f"{shown} 不成立（该节点是 {node_name}）"
-    return "matches", "匹配"

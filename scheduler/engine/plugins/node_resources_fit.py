@@ -117,13 +117,14 @@ class NodeResourcesFit(Plugin):
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         req: FitRequest = state.get(NAME) or self._request(pod)
         cpu, memory, storage, scalars = req.cpu, req.memory, req.ephemeral_storage, req.scalars
+        # NodeInfo.free: (pods, cpu, memory, ephemeral storage) left on the node.
         failing = [
             n
             for n in nodes
-            if len(n.pods) >= n.allocatable.allowed_pod_number
-            or (cpu and cpu > n.allocatable.milli_cpu - n.requested.milli_cpu)
-            or (memory and memory > n.allocatable.memory - n.requested.memory)
-            or (storage and storage > n.allocatable.ephemeral_storage - n.requested.ephemeral_storage)
+            if (free := n.free)[0] <= 0
+            or (cpu and cpu > free[1])
+            or (memory and memory > free[2])
+            or (storage and storage > free[3])
             or (scalars and _short_scalar(n, scalars))
         ]
         return {node.name: self._failure(state, pod, node, req) for node in failing}
@@ -172,7 +173,7 @@ class NodeResourcesFit(Plugin):
         inputs: rs.ScoringInputs = state.get(_SCORE_KEY) or self._inputs(pod)
         flat = rs.request_columns(inputs, nodes, state)
         raw = rs.allocation_scores(inputs, flat, len(nodes))
-        return ScoreColumn(raw=raw, details=rs.details(inputs, flat, len(nodes)))
+        return rs.lazy_column(raw, inputs, flat)
 
     def explain_score(self, detail: Any, raw: int, normalized: int, weight: int) -> Why:
         en, zh = rs.explain_allocation(detail, raw)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scheduler.engine.framework import CycleState, Plugin, Status, Why, unresolvable
+from scheduler.engine.framework import CycleState, NodesMemo, Plugin, Status, Why, unresolvable
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.tolerations import tolerated_by_any
@@ -22,14 +22,24 @@ _CORDONED = Why(
 )
 
 
+# One shared status: every cordoned node fails for the same reason.
+_UNSCHEDULABLE = unresolvable(NAME, ERR_REASON_UNSCHEDULABLE, _CORDONED)
+
+
 class NodeUnschedulable(Plugin):
     name = NAME
     is_filter = True
 
+    def __init__(self, args: dict | None = None) -> None:
+        super().__init__(args)
+        self._failures = NodesMemo()
+
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
-        cordoned = [node.name for node in nodes if node.unschedulable]
-        if not cordoned or tolerated_by_any(UNSCHEDULABLE_TAINT, pod.tolerations):
+        failures = self._failures.get(state, "cordoned", lambda: _cordoned(nodes))
+        if not failures or tolerated_by_any(UNSCHEDULABLE_TAINT, pod.tolerations):
             return {}
-        # One shared status: every cordoned node fails for the same reason.
-        status = unresolvable(NAME, ERR_REASON_UNSCHEDULABLE, _CORDONED)
-        return dict.fromkeys(cordoned, status)
+        return failures
+
+
+def _cordoned(nodes: Sequence[NodeInfo]) -> dict[str, Status]:
+    return dict.fromkeys([node.name for node in nodes if node.unschedulable], _UNSCHEDULABLE)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from scheduler.engine.labels import Matcher, match_everything, match_nothing
 from scheduler.engine.nodeinfo import NodeInfo
@@ -55,13 +55,13 @@ class AffinityTerm:
         return False
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ParsedAffinity:
-    required_affinity: list[AffinityTerm] = field(default_factory=list)
-    required_anti_affinity: list[AffinityTerm] = field(default_factory=list)
-    preferred_affinity: list[AffinityTerm] = field(default_factory=list)
-    preferred_anti_affinity: list[AffinityTerm] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    required_affinity: tuple[AffinityTerm, ...] = ()
+    required_anti_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_affinity: tuple[AffinityTerm, ...] = ()
+    preferred_anti_affinity: tuple[AffinityTerm, ...] = ()
+    errors: tuple[str, ...] = ()
 
     @property
     def error(self) -> str | None:
@@ -124,7 +124,12 @@ def _canonical(selector: dict | None) -> object:
         return json.dumps(selector, sort_keys=True, default=str)
 
 
-def _parse_list(pod: PodInfo, raw: list, kind: str, section: str, weighted: bool, into: ParsedAffinity):
+# Most pods have no pod (anti-)affinity: they all share this one, and their PodInfo.extra stays
+# empty (kept decisions hold their pods, and the collector scans every container they hold).
+NO_TERMS = ParsedAffinity()
+
+
+def _parse_list(pod: PodInfo, raw: list, kind: str, section: str, weighted: bool, errors: list[str]) -> tuple:
     """framework.GetAffinityTerms: the first term that fails to parse drops the whole list."""
     label = {"podAffinity": "Affinity", "podAntiAffinity": "AntiAffinity"}[kind]
     category = f"{'preferred' if weighted else 'required'}{label}Terms"
@@ -136,33 +141,29 @@ def _parse_list(pod: PodInfo, raw: list, kind: str, section: str, weighted: bool
         try:
             terms.append(_term(pod, term, weight, path + (".podAffinityTerm" if weighted else "")))
         except SelectorParseError as err:
-            into.errors.append(f"{category}: {err}")
-            return []
-    return terms
+            errors.append(f"{category}: {err}")
+            return ()
+    return tuple(terms)
 
 
 def parse_affinity(pod: PodInfo) -> ParsedAffinity:
     """Parse the pod's four term lists, as framework.PodInfo.Update does."""
-    parsed = ParsedAffinity()
+    errors: list[str] = []
     affinity = pod.pod_affinity
     anti = pod.pod_anti_affinity
-    parsed.required_affinity = _parse_list(
-        pod, affinity.get(REQUIRED), "podAffinity", REQUIRED, False, parsed
+    return ParsedAffinity(
+        _parse_list(pod, affinity.get(REQUIRED), "podAffinity", REQUIRED, False, errors),
+        _parse_list(pod, anti.get(REQUIRED), "podAntiAffinity", REQUIRED, False, errors),
+        _parse_list(pod, affinity.get(PREFERRED), "podAffinity", PREFERRED, True, errors),
+        _parse_list(pod, anti.get(PREFERRED), "podAntiAffinity", PREFERRED, True, errors),
+        tuple(errors),
     )
-    parsed.required_anti_affinity = _parse_list(
-        pod, anti.get(REQUIRED), "podAntiAffinity", REQUIRED, False, parsed
-    )
-    parsed.preferred_affinity = _parse_list(
-        pod, affinity.get(PREFERRED), "podAffinity", PREFERRED, True, parsed
-    )
-    parsed.preferred_anti_affinity = _parse_list(
-        pod, anti.get(PREFERRED), "podAntiAffinity", PREFERRED, True, parsed
-    )
-    return parsed
 
 
 def affinity_of(pod: PodInfo) -> ParsedAffinity:
     """The pod's parsed terms, computed once per pod and kept in PodInfo.extra."""
+    if not pod.has_any_pod_affinity:
+        return NO_TERMS
     parsed = pod.extra.get(CACHE_KEY)
     if parsed is None:
         parsed = pod.extra[CACHE_KEY] = parse_affinity(pod)

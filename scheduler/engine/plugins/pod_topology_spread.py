@@ -24,7 +24,6 @@ from typing import Any
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     CycleState,
-    LazyDetails,
     Plugin,
     ScoreColumn,
     Status,
@@ -257,7 +256,7 @@ class PodTopologySpread(Plugin):
                 total += counts.get(node.name if is_hostname else value, 0) * weight + base
             whole = floor(total)  # go_round, inlined: Go's math.Round rounds halves away from zero
             raw.append(int(whole) + (total - whole >= 0.5))
-        return ScoreColumn(raw=raw, details=LazyDetails(len(nodes), _score_detail, s, nodes))
+        return ScoreColumn.lazy(raw, _score_detail, s, nodes)
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         s: _ScoreState | None = state.get(_PRESCORE)

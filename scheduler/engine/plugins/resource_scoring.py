@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from operator import mul
+from itertools import repeat
+from operator import add, mul
+from typing import Any, NamedTuple
 
-from scheduler.engine.framework import LazyDetails
+from scheduler.engine.framework import ScoreColumn
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_scalar_resource
@@ -121,9 +122,8 @@ def parse_shape(raw: object, path: str) -> tuple[tuple[int, int], ...]:
 
 
 # -- request accounting --------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class ScoringInputs:
-    """Per-pod facts of one scoring cycle; every node's `detail` refers to this one object."""
+class ScoringInputs(NamedTuple):
+    """Per-pod facts of one scoring cycle, shown in every node's `detail`."""
 
     strategy: str  # LeastAllocated, MostAllocated, RequestedToCapacityRatio or Balanced
     names: tuple[str, ...]  # the resources that take part, in configured order
@@ -132,6 +132,9 @@ class ScoringInputs:
     shape: tuple[tuple[int, int], ...]
     non_zero: bool  # cpu/memory counted with the 100m/200Mi defaults
     left_out: tuple[str, ...]  # configured resources the pod does not request (scalars) or unscored
+
+
+_INPUT_FIELDS = len(ScoringInputs._fields)
 
 
 def pod_request(pod: PodInfo, name: str, non_zero: bool) -> int:
@@ -205,25 +208,49 @@ def _requested(nodes: Sequence[NodeInfo], name: str, non_zero: bool, request: in
     return [n.requested.scalars.get(name, 0) + request for n in nodes]
 
 
+_CPU_MEMORY = "resource_scoring/cpu_memory"
+
+
+def _cpu_memory_columns(state: dict, nodes: Sequence[NodeInfo]) -> tuple[tuple[int, ...], ...]:
+    """NodeInfo.cpu_memory over the scored nodes as six columns, once per cycle for all plugins."""
+    entry = state.get(_CPU_MEMORY)
+    if entry is None or entry[0] is not nodes:
+        entry = state[_CPU_MEMORY] = (nodes, tuple(zip(*[node.cpu_memory for node in nodes], strict=True)))
+    return entry[1]
+
+
 def request_columns(
     inputs: ScoringInputs, nodes: Sequence[NodeInfo], state: dict | None = None
-) -> list[list[int]]:
+) -> list[Sequence[int]]:
     """[alloc_0, requested_0, alloc_1, requested_1, ...]; requested includes the incoming pod."""
     state = {} if state is None else state
-    flat: list[list[int]] = []
+    if inputs.names == (CPU, MEMORY) and nodes:
+        # The default resources: all the columns come from one tuple per node.
+        alloc_cpu, alloc_memory, *used = _cpu_memory_columns(state, nodes)
+        cpu, memory = used[:2] if inputs.non_zero else used[2:]
+        cpu_request, memory_request = inputs.pod_requests
+        cpu_requested = list(map(add, cpu, repeat(cpu_request)))
+        return [alloc_cpu, cpu_requested, alloc_memory, list(map(add, memory, repeat(memory_request)))]
+    flat: list[Sequence[int]] = []
     for name, request in zip(inputs.names, inputs.pod_requests, strict=True):
         flat.append(allocatable_column(state, nodes, name))
         flat.append(_requested(nodes, name, inputs.non_zero, request))
     return flat
 
 
-def details(inputs: ScoringInputs, flat: list[list[int]], count: int) -> LazyDetails:
-    """Each node's (inputs, alloc_0, requested_0, ...), assembled from the columns only on demand."""
-    return LazyDetails(count, _node_detail, inputs, tuple(map(tuple, flat)))
+def lazy_column(raw: list[int], inputs: ScoringInputs, flat: list[list[int]]) -> ScoreColumn:
+    """Each node's detail is (inputs, alloc_0, requested_0, ...), assembled from the columns on demand.
+
+    The context is the inputs' fields followed by the columns, each a tuple of numbers: kept flat
+    for the garbage collector (see ScoreColumn.lazy), which never stops scanning a NamedTuple.
+    """
+    return ScoreColumn.lazy(raw, _node_detail, *inputs, *map(tuple, flat))
 
 
-def _node_detail(inputs: ScoringInputs, flat: Sequence[Sequence[int]], index: int) -> tuple:
-    return (inputs, *[column[index] for column in flat])
+def _node_detail(*context_and_index: Any) -> tuple:
+    *context, index = context_and_index
+    inputs = ScoringInputs._make(context[:_INPUT_FIELDS])
+    return (inputs, *[column[index] for column in context[_INPUT_FIELDS:]])
 
 
 # -- strategies ----------------------------------------------------------------------------------

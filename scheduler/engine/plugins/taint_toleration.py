@@ -14,8 +14,10 @@ from typing import Any
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     CycleState,
+    NodesMemo,
     Plugin,
     ScoreColumn,
+    SharedValues,
     Status,
     Why,
     unresolvable,
@@ -70,6 +72,10 @@ class PreferDetail:
     top: int = 0
 
 
+def _prefer_detail(names: tuple[tuple[str, ...], ...], top: int, index: int) -> PreferDetail:
+    return PreferDetail(names[index], top)
+
+
 class TaintToleration(Plugin):
     name = NAME
     is_filter = True
@@ -82,6 +88,8 @@ class TaintToleration(Plugin):
         # (taint keys, the pod's tolerations) -> verdict: pods of a template share their verdicts,
         # and the shared statuses cost nothing to keep in decisions.
         self._verdicts: dict[tuple, Status | None] = {}
+        self._failures = NodesMemo()  # the whole column, by the pod's tolerations
+        self._names = SharedValues()  # a node's intolerable PreferNoSchedule taints, for the details
 
     def _signature(self, node: NodeInfo) -> tuple[TaintKey, ...]:
         entry = self._signatures.get(node.name)
@@ -95,11 +103,19 @@ class TaintToleration(Plugin):
         try:
             tolerations_key = tuple(tuple(sorted(t.items())) for t in tolerations)
             hash(tolerations_key)
-            verdicts = self._verdicts
-            if len(verdicts) > _VERDICTS_KEPT:
-                verdicts.clear()
         except TypeError:  # an unhashable toleration field: judge afresh this cycle
-            tolerations_key, verdicts = (), {}
+            return self._untolerated(nodes, tolerations, (), {})
+        if len(self._verdicts) > _VERDICTS_KEPT:
+            self._verdicts.clear()
+        return self._failures.get(
+            state,
+            tolerations_key,
+            lambda: self._untolerated(nodes, tolerations, tolerations_key, self._verdicts),
+        )
+
+    def _untolerated(
+        self, nodes: Sequence[NodeInfo], tolerations: Sequence[dict], tolerations_key: tuple, verdicts: dict
+    ) -> dict[str, Status]:
         failures: dict[str, Status] = {}
         for node in [node for node in nodes if node.taints]:
             key = (self._signature(node), tolerations_key)
@@ -131,25 +147,23 @@ class TaintToleration(Plugin):
         if NAME not in state:
             self.pre_score(state, pod, nodes, None)
         tolerations = state[NAME]
-        clean = PreferDetail(())
-        by_signature: dict[tuple[TaintKey, ...], PreferDetail] = {}
-        details = [clean] * len(nodes)
+        by_signature: dict[tuple[TaintKey, ...], tuple[str, ...]] = {}
+        names = [()] * len(nodes)  # each node's intolerable PreferNoSchedule taints
         for index, node in [(index, node) for index, node in enumerate(nodes) if node.taints]:
             signature = self._signature(node)
-            detail = by_signature.get(signature)
-            if detail is None:
-                names = tuple(
-                    taint_text(key)
-                    for key in signature
-                    if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
+            found = by_signature.get(signature)
+            if found is None:
+                found = by_signature[signature] = self._names.get(
+                    tuple(
+                        taint_text(key)
+                        for key in signature
+                        if key[2] == PREFER_NO_SCHEDULE and not _tolerated(key, tolerations)
+                    )
                 )
-                detail = by_signature[signature] = PreferDetail(names) if names else clean
-            details[index] = detail
-        raw = [len(detail.names) for detail in details]
-        top = max(raw, default=0)
-        for detail in (clean, *by_signature.values()):
-            detail.top = top
-        return ScoreColumn(raw=raw, details=details)
+            names[index] = found
+        raw = list(map(len, names))
+        # The names are shared across cycles, so the kept column of them stays flat (ScoreColumn.lazy).
+        return ScoreColumn.lazy(raw, _prefer_detail, tuple(names), max(raw, default=0))
 
     def normalize_score(self, state: CycleState, pod: PodInfo, scores: list[int]) -> list[int] | None:
         """helper.DefaultNormalizeScore(MaxNodeScore, reverse=True)."""
