@@ -17,7 +17,7 @@ from cluster import broadcast
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow import watches
-from cluster.models import Cluster
+from cluster.models import ApiObject, Cluster
 
 # Reading the log in pages keeps one pass short when a burst of writes landed.
 PAGE = 2000
@@ -117,9 +117,11 @@ class Informer:
             items, revision = api.list_objects(self.cluster, kind)
             revisions.append(revision)
             self.store[kind] = {key_of(item): item for item in items}
+            traces = _traces_of(self.cluster, kind)
+            known = previous.get(kind, {})
             deltas.extend(
-                Delta("ADDED", kind, item, previous.get(kind, {}).get(key_of(item)), revision, None)
-                for item in items
+                Delta("ADDED", kind, item, known.get(key), revision, traces.get(key))
+                for key, item in self.store[kind].items()
             )
             for key, gone in previous.get(kind, {}).items():
                 if key not in self.store[kind]:
@@ -139,6 +141,13 @@ class Informer:
 
     def close(self) -> None:
         watches.unregister(self.cluster_name, self.component, self.watch.node)
+
+
+def _traces_of(cluster: Cluster, kind: str) -> dict[tuple[str, str], str]:
+    """The flow trace each object carries: a list (a new leader's first, or one after 410 Gone)
+    resumes half-done work inside the trace that started it, so that trace still completes."""
+    rows = ApiObject.objects.filter(cluster=cluster, kind=kind, trace__isnull=False)
+    return {(ns, name): trace for ns, name, trace in rows.values_list("namespace", "name", "trace_id")}
 
 
 def db(function):

@@ -74,18 +74,15 @@ def record_steps(trace: FlowTrace | str, specs: list[StepSpec]) -> list[FlowStep
     """
     with transaction.atomic(savepoint=False):
         trace_id = trace if isinstance(trace, str) else trace.pk
-        # Lock the trace so concurrent components number their steps without collisions.
-        locked = (
-            FlowTrace.objects.select_for_update()
-            .only("pk", "kind", "namespace", "name", "cluster_id")
-            .get(pk=trace_id)
-        )
+        # Steps are inserted only under the cluster row lock (the lock every API write holds), so
+        # step ids are handed out in commit order: a reader that has seen step N has seen every
+        # step below N, even with several processes writing (PostgreSQL assigns ids at insert,
+        # not at commit). The lock also numbers a trace's steps without collisions.
+        current = _lock_cluster(trace_id)
+        locked = FlowTrace.objects.only("pk", "kind", "namespace", "name", "cluster_id").get(pk=trace_id)
         seq = locked.steps.aggregate(top=Max("seq"))["top"] or 0
-        current = None
         rows = []
         for offset, spec in enumerate(specs, start=1):
-            if spec.revision is None and current is None:
-                current = _revision(locked.cluster_id)
             rows.append(_row(locked, seq + offset, spec, current if spec.revision is None else spec.revision))
         rows = FlowStep.objects.bulk_create(rows)
         if any(spec.step == 13 for spec in specs):
@@ -129,8 +126,10 @@ def _cluster_name(cluster_id: int) -> str:
     return name
 
 
-def _revision(cluster_id: int) -> int:
-    return Cluster.objects.values_list("revision", flat=True).get(pk=cluster_id)
+def _lock_cluster(trace_id: str) -> int:
+    """Lock the trace's cluster row for this transaction; returns the cluster's revision."""
+    clusters = Cluster.objects.select_for_update(of=("self",)).filter(traces__pk=trace_id)
+    return clusters.values_list("revision", flat=True).get()
 
 
 def skip_steps(
