@@ -10,6 +10,7 @@ and take over within seconds when it dies. SIGTERM or Ctrl-C hands the leases ba
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 
 from django.core.management.base import BaseCommand
@@ -19,7 +20,7 @@ class Command(BaseCommand):
     help = "Run the controller manager, the scheduler and the kubelets of every cluster (leader-elected)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--identity", default=None, help="Lease holder identity (default hostname_pid_id).")
+        parser.add_argument("--identity", default=None, help="Lease holder identity (hostname_pid_id).")
 
     def handle(self, *args, identity: str | None, **options):
         from cluster import leader
@@ -37,7 +38,5 @@ class Command(BaseCommand):
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, task.cancel)
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await task
-        except asyncio.CancelledError:
-            pass
