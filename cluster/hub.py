@@ -23,6 +23,7 @@ from cluster import broadcast, leader
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import step_message
+from cluster.informer import db
 from cluster.models import Cluster, FlowStep
 from cluster.sinks import RESYNC, Client, Message
 
@@ -81,7 +82,7 @@ class Hub:
             waiter.close()
 
     async def pump(self) -> None:
-        messages = await database_sync_to_async(self._read)()
+        messages = await db(self._read)()
         clients = list(self.clients)
         for message in messages:
             for client in clients:

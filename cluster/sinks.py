@@ -176,3 +176,21 @@ def client_for(base_send, send_text: Callable[[str], Awaitable[None]]) -> Client
         if hasattr(protocol, "sendPreparedMessage") and hasattr(protocol, "transport"):
             return TransportClient(protocol)
     return QueueClient(send_text)
+
+
+class InboxClient(Client):
+    """An in-process listener (benchmarks): every message lands in an unbounded queue, no snapshot."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+        self.ready = True
+
+    def write(self, message: Message) -> None:
+        self.queue.put_nowait(message)
+
+    def over_limit(self) -> bool:
+        return False
+
+    def drained(self) -> bool:
+        return True
