@@ -135,6 +135,7 @@ def ui_strings() -> dict[str, str]:
         "logs": _("Logs"),
         "pick_object": _("Click a node or a pod to describe it, see its events and logs."),
         "logs_pods_only": _("Logs exist for pods only."),
+        "logs_empty": _("(no log output: the container has written nothing to stdout or stderr yet)"),
         "close": _("Close"),
         # phase (the picker marks unscheduled pods)
         "phase_Pending": _("Pending"),

@@ -55,6 +55,8 @@ export class InspectView {
     const result = await request(path);
     if (this.target !== target) return;
     const data = result.data;
-    $("inspect-out").textContent = typeof data === "string" ? data : data.message || JSON.stringify(data, null, 2);
+    const text = typeof data === "string" ? data : data.message || JSON.stringify(data, null, 2);
+    // An empty log is a real answer (nginx before 1.19 writes nothing): say so rather than show a blank.
+    $("inspect-out").textContent = this.view === "logs" && result.ok && text === "" ? t("logs_empty") : text;
   }
 }
