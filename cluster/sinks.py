@@ -170,11 +170,18 @@ class QueueClient(Client):
 
 
 def client_for(base_send, send_text: Callable[[str], Awaitable[None]]) -> Client:
-    """The fastest client the server allows: Daphne's ASGI `send` is partial(handle_reply, protocol)."""
-    if isinstance(base_send, functools.partial) and base_send.args:
-        protocol = base_send.args[0]
-        if hasattr(protocol, "sendPreparedMessage") and hasattr(protocol, "transport"):
-            return TransportClient(protocol)
+    """The fastest client the server allows: Daphne's ASGI `send` is partial(handle_reply, protocol),
+    reached through Channels' session wrapper (which acts on HTTP responses only)."""
+    send = base_send
+    for _ in range(5):
+        if isinstance(send, functools.partial):
+            protocol = send.args[0] if send.args else None
+            if hasattr(protocol, "sendPreparedMessage") and hasattr(protocol, "transport"):
+                return TransportClient(protocol)
+            break
+        send = getattr(getattr(send, "__self__", None), "real_send", None)
+        if send is None:
+            break
     return QueueClient(send_text)
 
 
