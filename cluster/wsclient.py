@@ -12,6 +12,7 @@ import asyncio
 import base64
 import json
 import os
+import socket as socket_module
 import struct
 import time
 from dataclasses import dataclass, field
@@ -140,17 +141,26 @@ class Socket(asyncio.Protocol):
             self.transport.close()
 
 
-async def connect(url: str, path: str, timeout: float = 30.0) -> Socket:
-    """Open a websocket to `path` on the server at `url` (http://host:port)."""
+async def connect(url: str, path: str, timeout: float = 30.0, rcvbuf: int | None = None) -> Socket:
+    """Open a websocket to `path` on the server at `url` (http://host:port); `rcvbuf` shrinks the
+    socket's receive buffer (a slow reader fills up sooner)."""
     parts = urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or 80
     loop = asyncio.get_running_loop()
-    _, socket = await asyncio.wait_for(
-        loop.create_connection(lambda: Socket(path, f"{host}:{port}"), host, port), timeout
-    )
-    await asyncio.wait_for(socket.opened, timeout)
-    return socket
+    sock = None
+    if rcvbuf is not None:
+        sock = socket_module.socket(socket_module.AF_INET, socket_module.SOCK_STREAM)
+        sock.setsockopt(socket_module.SOL_SOCKET, socket_module.SO_RCVBUF, rcvbuf)
+        sock.setblocking(False)
+        await loop.sock_connect(sock, (host, port))
+    factory = lambda: Socket(path, f"{host}:{port}")  # noqa: E731
+    if sock is not None:
+        _, opened = await asyncio.wait_for(loop.create_connection(factory, sock=sock), timeout)
+    else:
+        _, opened = await asyncio.wait_for(loop.create_connection(factory, host, port), timeout)
+    await asyncio.wait_for(opened.opened, timeout)
+    return opened
 
 
 @dataclass(slots=True)
