@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import time
 
 from cluster.wsclient import connect
@@ -100,3 +101,29 @@ def test_a_client_that_stops_reading_gets_a_resync_while_another_stays_on_time(e
     last = [m.data for m in after_resync if m.data["type"] == "object.modified"]
     assert last and last[-1]["object"]["metadata"]["annotations"]["blob"].startswith(str(patches))
     assert len([t for t in types if t == "object.modified"]) < patches, "nothing was dropped: no overflow"
+
+
+def test_the_page_learns_a_new_leader_from_the_lease_but_not_every_renewal(scaled):
+    port = free_port()
+    scaled.serve(port)
+    url = f"http://127.0.0.1:{port}"
+    base = f"{url}/clusters/demo"
+    first = scaled.controlplane("cp-a")
+    wait_for(lambda: workloads.holder(base) == "cp-a", 20, "cp-a to lead")
+    scaled.controlplane("cp-b")
+
+    async def watch() -> tuple[dict, list[dict]]:
+        sock = await connect(url, PATH)
+        snapshot = await sock.next_message()
+        await asyncio.sleep(2.0)  # two renewals by cp-a: not news for the page
+        await asyncio.to_thread(scaled.kill, first, signal.SIGTERM)  # hands the lease back
+        await asyncio.to_thread(wait_for, lambda: workloads.holder(base) == "cp-b", 5, "cp-b to lead")
+        await asyncio.sleep(2.5)  # the change, then renewals by cp-b
+        leases = [m.data for m in sock.messages(1) if m.data.get("kind") == "Lease"]
+        sock.close()
+        return snapshot, leases
+
+    snapshot, leases = asyncio.run(watch())
+    assert snapshot["leader"]["holder"] == "cp-a"
+    holders = [m["object"]["spec"].get("holderIdentity", "") for m in leases]
+    assert holders == ["", "cp-b"], "the page should see the release and the new holder, no renewals"
