@@ -134,7 +134,7 @@ def new_pg_database() -> str:
         with psycopg.connect(PG_ADMIN_URL, autocommit=True, connect_timeout=3) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
     except psycopg.OperationalError as error:
-        unavailable("PostgreSQL at 127.0.0.1:5432", error)
+        unavailable(f"PostgreSQL ({PG_ADMIN_URL})", error)
     return PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
 
 
@@ -154,7 +154,7 @@ def redis_url() -> str:
     try:
         redis.Redis.from_url(url, socket_connect_timeout=3).flushdb()
     except redis.exceptions.ConnectionError as error:
-        unavailable("Redis at 127.0.0.1:6379", error)
+        unavailable(f"Redis ({REDIS_BASE})", error)
     return url
 
 
