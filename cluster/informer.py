@@ -1,8 +1,9 @@
 """List, then watch: how every component of the control plane learns about the cluster.
 
 An informer lists each kind it cares about through the API server, then reads the event log from
-the revision it listed at (`api.events_since`). A nudge only says "read the log now": a lost
-nudge loses nothing, and a relist after 410 Gone (the log was compacted) heals any gap.
+the revision it listed at (`store.watch_page`: the entries of the kinds it watches). A nudge only
+says "read the log now": a lost nudge loses nothing, and a relist after 410 Gone (the log was
+compacted) heals any gap.
 Informers run in the database thread (their methods are synchronous).
 """
 
@@ -15,6 +16,7 @@ from django.db import connection
 
 from cluster import broadcast
 from cluster.apiserver import service as api
+from cluster.apiserver import store
 from cluster.apiserver.errors import Gone
 from cluster.flow import watches
 from cluster.models import ApiObject, Cluster
@@ -84,17 +86,13 @@ class Informer:
         if self.revision is None:
             return self._list()
         try:
-            events = api.events_since(self.cluster, self.revision, limit=PAGE)
+            events, upto = store.watch_page(self.cluster, self.revision, self.kinds, PAGE)
         except Gone:
             return self._list()
         self.behind = len(events) == PAGE
-        deltas = []
-        for event in events:
-            self.revision = event.revision
-            if event.kind not in self.store:
-                continue
-            deltas.append(self._apply(event))
-        if events:
+        deltas = [self._apply(event) for event in events]
+        if upto > self.revision:
+            self.revision = upto
             watches.advance(self.cluster_name, self.component, self.revision, self.watch.node)
         return deltas
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
 
+LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id", "created_at")
 ROW_COLUMNS = ("id", "uid", "resource_version", "body", "node_name", "phase", "owner_uid", "trace_id")
 
 
@@ -48,6 +49,12 @@ def _statements(vendor: str) -> dict[str, str]:
         ),
         "labels_delete": f"DELETE FROM {label} WHERE obj_id = %s",
         "label_insert": f"INSERT INTO {label} (obj_id, {key}, {value}) VALUES (%s, %s, %s)",
+        "revisions": f"SELECT revision, compacted_revision FROM {cluster} WHERE id = %s",
+        "compacted": f"SELECT compacted_revision FROM {cluster} WHERE id = %s",
+        "log": (
+            f"SELECT {', '.join(LOG_COLUMNS)} FROM {event} WHERE cluster_id = %s AND revision > %s "
+            "ORDER BY revision"
+        ),
         "event": (
             f"INSERT INTO {event} (cluster_id, revision, type, kind, namespace, name, object, trace_id, "
             "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -164,3 +171,60 @@ def insert_event(event: WatchEvent, text: str) -> None:
     ]
     with connection.cursor() as cursor:
         cursor.execute(sql("event"), params)
+
+
+def revisions(cluster_id: int) -> tuple[int, int]:
+    """(revision, compacted_revision), unlocked: every revision up to it is committed."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql("revisions"), [cluster_id])
+        return cursor.fetchone() or (0, 0)
+
+
+def compacted(cluster_id: int) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(sql("compacted"), [cluster_id])
+        found = cursor.fetchone()
+    return found[0] if found else 0
+
+
+def log(
+    cluster_id: int,
+    after: int,
+    limit: int | None = None,
+    upto: int | None = None,
+    kinds: tuple[str, ...] | None = None,
+) -> list[WatchEvent]:
+    """Log entries after `after` (up to `upto`, of `kinds`), oldest first; JSON decoded only for those."""
+    query, params = sql("log"), [cluster_id, after]
+    if upto is not None:
+        query = query.replace(" ORDER BY", " AND revision <= %s ORDER BY")
+        params.append(upto)
+    if kinds is not None:
+        query = query.replace(" ORDER BY", f" AND kind IN ({', '.join(['%s'] * len(kinds))}) ORDER BY")
+        params.extend(kinds)
+    if limit:
+        query += " LIMIT %s"
+        params.append(limit)
+    with connection.cursor() as cursor:
+        cursor.execute(query, params)
+        found = cursor.fetchall()
+    convert = connection.ops.convert_datetimefield_value if connection.vendor == "sqlite" else None
+    events = []
+    for revision, type_, kind, namespace, name, obj, trace_id, created in found:
+        if convert is not None:
+            created = convert(created, None, connection)
+        event = WatchEvent(
+            cluster_id=cluster_id,
+            revision=revision,
+            type=type_,
+            kind=kind,
+            namespace=namespace,
+            name=name,
+            object=json.loads(obj) if isinstance(obj, str | bytes) else obj,
+            trace_id=trace_id,
+            created_at=created,
+        )
+        event._state.adding = False
+        event._state.db = connection.alias
+        events.append(event)
+    return events

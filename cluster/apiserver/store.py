@@ -127,17 +127,30 @@ def _compact(cluster: Cluster) -> None:
 
 def events_since(cluster: Cluster, revision: int, limit: int | None = None) -> list[WatchEvent]:
     """Log entries after `revision`, oldest first; Gone (410) when they were compacted away."""
-    events = WatchEvent.objects.filter(cluster=cluster, revision__gt=revision).order_by("revision")
-    if limit:
-        events = events[:limit]
-    events = list(events)
-    compacted = (
-        Cluster.objects.filter(pk=cluster.pk).values_list("compacted_revision", flat=True).first() or 0
-    )
+    events = rows.log(cluster.pk, revision, limit)
     # Checked after reading, so a compaction racing with this read cannot hide a gap.
+    if revision < rows.compacted(cluster.pk):
+        raise Gone(revision, rows.compacted(cluster.pk) + 1)
+    return events
+
+
+def watch_page(
+    cluster: Cluster, revision: int, kinds: tuple[str, ...], limit: int
+) -> tuple[list[WatchEvent], int]:
+    """An informer's read of the log: entries of `kinds` after `revision`, and the revision read up to.
+
+    Entries of other kinds are skipped in the query (their JSON is never decoded): a component
+    that watches Pods and Nodes does not parse the thousands of Events a scale-up writes. The
+    cluster's revision is read first; every revision up to it is committed (writers bump it
+    under the row lock, one after another), so a short page means "seen everything up to there".
+    """
+    current, _ = rows.revisions(cluster.pk)
+    events = rows.log(cluster.pk, revision, limit, upto=current, kinds=kinds)
+    compacted = rows.compacted(cluster.pk)
     if revision < compacted:
         raise Gone(revision, compacted + 1)
-    return events
+    upto = events[-1].revision if len(events) == limit else max(current, revision)
+    return events, upto
 
 
 def body_of(row: ApiObject) -> dict:

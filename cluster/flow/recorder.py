@@ -92,7 +92,7 @@ def record_steps(
         ]
         steprows.insert(rows)
         if any(spec.step == 13 for spec in specs):
-            steprows.mark_finished_when_complete(trace_id)
+            steprows.mark_finished_when_complete(trace_id, seq, [spec.step for spec in specs])
         if locked is None:
             cluster_name = _cluster_name(cluster_id)
             transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
