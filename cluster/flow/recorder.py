@@ -76,7 +76,7 @@ def record_steps(
     Steps are inserted only under the cluster row lock (the lock every API write holds), so step
     ids are handed out in commit order: a reader that has seen step N has seen every step below N,
     even with several processes writing. The API server passes its `locked` cluster (it holds the
-    lock already, and its own commit nudges the hub).
+    lock already).
     """
     with transaction.atomic(savepoint=False):
         trace_id = trace if isinstance(trace, str) else trace.pk
@@ -93,9 +93,10 @@ def record_steps(
         steprows.insert(rows)
         if any(spec.step == 13 for spec in specs):
             steprows.mark_finished_when_complete(trace_id, seq, [spec.step for spec in specs])
-        if locked is None:
-            cluster_name = _cluster_name(cluster_id)
-            transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
+        cluster_name = locked.name if locked is not None else _cluster_name(cluster_id)
+        # "New steps" news (revision None), also inside an API write: readers of steps (the hub)
+        # look for it rather than for a new revision.
+        transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
     return rows
 
 
