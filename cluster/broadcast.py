@@ -86,6 +86,19 @@ def latest_revision(cluster_name: str) -> int:
     return _latest.get(cluster_name, 0)
 
 
+_other_news: dict[str, int] = {}
+
+
+def other_news(cluster_name: str) -> int:
+    """How many nudges without a revision (new flow steps, settings) this process has seen."""
+    return _other_news.get(cluster_name, 0)
+
+
+def _count_other_news(cluster_name: str) -> None:
+    with _latest_lock:
+        _other_news[cluster_name] = _other_news.get(cluster_name, 0) + 1
+
+
 def _remember(cluster_name: str, revision: int) -> None:
     with _latest_lock:
         if revision > _latest.get(cluster_name, 0):
@@ -107,7 +120,7 @@ def _cross_process_layer():
 # The process's serving event loop: commits happen in database threads, and their cross-process
 # nudges are sent from here without making the committing thread wait for Redis.
 _loop: asyncio.AbstractEventLoop | None = None
-_outbox: dict[str, int | None] = {}
+_outbox: dict[str, tuple[int, bool]] = {}  # cluster -> (highest revision, other news?)
 _outbox_lock = threading.Lock()
 
 
@@ -121,25 +134,29 @@ def notify(cluster_name: str, revision: int | None) -> None:
     """Tell listeners that the cluster's log reached `revision` (None: new flow steps or settings)."""
     if revision is not None:
         _remember(cluster_name, revision)
+    else:
+        _count_other_news(cluster_name)
     NUDGES.fire(cluster_name)
     layer = _cross_process_layer()
     if layer is None:
         return
     loop = _loop
+    news = revision is None
     if loop is None or loop.is_closed() or not loop.is_running():
-        async_to_sync(layer.group_send)(group_name(cluster_name), _nudge(cluster_name, revision))
+        async_to_sync(layer.group_send)(group_name(cluster_name), _nudge(cluster_name, revision or 0, news))
         return
     # Nudges carry no data, so the ones that pile up while one is in flight become one.
     with _outbox_lock:
         queued = cluster_name in _outbox
-        previous = _outbox.get(cluster_name)
-        _outbox[cluster_name] = max(previous or 0, revision or 0) or None
+        top, had_news = _outbox.get(cluster_name, (0, False))
+        _outbox[cluster_name] = (max(top, revision or 0), had_news or news)
     if not queued:
         loop.call_soon_threadsafe(_spawn_send, cluster_name)
 
 
-def _nudge(cluster_name: str, revision: int | None) -> dict:
-    return {"type": "cluster.nudge", "cluster": cluster_name, "revision": revision}
+def _nudge(cluster_name: str, revision: int, news: bool) -> dict:
+    """`revision`: the log reached it (0: not known); `news`: new flow steps or settings too."""
+    return {"type": "cluster.nudge", "cluster": cluster_name, "revision": revision, "news": news}
 
 
 _sending: set[asyncio.Task] = set()
@@ -153,10 +170,10 @@ def _spawn_send(cluster_name: str) -> None:
 
 async def _send(cluster_name: str) -> None:
     with _outbox_lock:
-        revision = _outbox.pop(cluster_name, None)
+        revision, news = _outbox.pop(cluster_name, (0, True))
     layer = _cross_process_layer()
     try:
-        await layer.group_send(group_name(cluster_name), _nudge(cluster_name, revision))
+        await layer.group_send(group_name(cluster_name), _nudge(cluster_name, revision, news))
     except Exception:  # a lost nudge only delays: every listener also polls
         logger.warning("could not publish a nudge for %s", cluster_name, exc_info=True)
 
@@ -201,8 +218,10 @@ async def _relay(cluster_name: str) -> None:
                 await asyncio.sleep(1.0)
                 await layer.group_add(group_name(cluster_name), channel)
                 continue
-            if message.get("revision") is not None:
+            if message.get("revision"):
                 _remember(cluster_name, int(message["revision"]))
+            if message.get("news", True):
+                _count_other_news(cluster_name)
             NUDGES.fire(cluster_name)
     finally:
         with contextlib.suppress(Exception):

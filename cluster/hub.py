@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 from channels.db import database_sync_to_async
 
@@ -25,7 +26,7 @@ from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import step_message
 from cluster.informer import db
 from cluster.models import Cluster, FlowStep
-from cluster.sinks import RESYNC, Client, Message
+from cluster.sinks import RESYNC, Batch, Client, Message
 
 POLL_SECONDS = 2.0
 # While a client is lagging, check this often whether it drained (to send it the resync).
@@ -43,6 +44,9 @@ class Hub:
         self.prev_revision = 0
         self.settings: tuple[int, bool] | None = None
         self.leader: tuple[str, int] | None = None  # (holder, transitions) last sent
+        self.news = -1  # broadcast.other_news() at the last read of steps and settings
+        self.stale = True  # read everything on the next pump
+        self.read_all_at = 0.0  # monotonic time of the last read of everything
 
     async def join(self, client: Client) -> None:
         if self.task is None or self.task.done():
@@ -77,20 +81,38 @@ class Hub:
             while True:
                 await self.pump()
                 lagging = any(client.lagging for client in self.clients)
-                await waiter.wait(LAGGING_POLL_SECONDS if lagging else POLL_SECONDS)
+                if not await waiter.wait(LAGGING_POLL_SECONDS if lagging else POLL_SECONDS):
+                    self.stale = True  # no nudge for a while: read everything, a nudge may be lost
         finally:
             waiter.close()
 
     async def pump(self) -> None:
         messages = await db(self._read)()
         clients = list(self.clients)
-        for message in messages:
+        if messages:
+            batch = Batch(messages)
             for client in clients:
-                client.offer(message)
+                client.offer_batch(batch)
         for client in clients:
             client.heal()
 
     def _read(self) -> list[Message]:
+        """New log entries, steps and settings; a query is skipped when no nudge announced news
+        for it since the last read (the poll, every POLL_SECONDS, reads everything)."""
+        news = broadcast.other_news(self.cluster_name)  # before reading: later news, later read
+        now = time.monotonic()
+        poll = self.stale or now - self.read_all_at >= POLL_SECONDS
+        if poll:
+            self.stale, self.read_all_at = False, now
+        out: list[Message] = []
+        if poll or broadcast.latest_revision(self.cluster_name) > self.revision:
+            out += self._read_log()
+        if poll or news != self.news:
+            self.news = news
+            out += self._read_steps_and_settings()
+        return out
+
+    def _read_log(self) -> list[Message]:
         out: list[Message] = []
         try:
             events = api.events_since(self.cluster, self.revision)
@@ -111,6 +133,10 @@ class Hub:
             }
             self.prev_revision = event.revision
             out.append(Message(json.dumps(payload), revision=event.revision))
+        return out
+
+    def _read_steps_and_settings(self) -> list[Message]:
+        out: list[Message] = []
         steps = FlowStep.objects.filter(trace__cluster=self.cluster, pk__gt=self.step_id).order_by("pk")
         for step in steps:
             self.step_id = step.pk
