@@ -22,6 +22,10 @@ from cluster.sinks import RESYNC, Client, client_for
 MAX_FRAME = 1_000_000
 
 
+def _snapshot(cluster: Cluster) -> dict:
+    return leader.with_leader(snapshot.build(cluster), cluster)
+
+
 def _visible_cluster(name: str, user) -> Cluster | None:
     cluster = Cluster.objects.filter(name=name).first()
     return cluster if cluster is not None and can_view(user, cluster) else None
@@ -48,8 +52,7 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def _send_snapshot(self) -> None:
         """Send a snapshot; the hub holds this client's messages meanwhile, then sends the newer."""
         self.client.pause()
-        state = await database_sync_to_async(snapshot.build)(self.cluster)
-        state["leader"] = await database_sync_to_async(leader.current)(self.cluster)
+        state = await database_sync_to_async(_snapshot)(self.cluster)
         text = json.dumps(state)
         # Daphne refuses frames over 1 MiB: a big cluster's snapshot is fetched over HTTP instead
         # (GET /clusters/<c>/snapshot); the events still start from this snapshot's position.

@@ -74,6 +74,13 @@ def current(cluster: Cluster) -> dict | None:
     }
 
 
+def with_leader(state: dict, cluster: Cluster) -> dict:
+    """A snapshot with `leader` (the dashboard's header shows it), unless it has one already."""
+    if "leader" not in state:
+        state["leader"] = current(cluster)
+    return state
+
+
 class Elector:
     """One candidate for one cluster's lease."""
 

@@ -8,6 +8,7 @@ from django.http import Http404, HttpRequest, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_POST
 
+from cluster import leader
 from cluster.api.access import can_edit, can_view
 from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
@@ -42,7 +43,8 @@ def _settings(cluster: Cluster) -> JsonResponse:
 
 @require_GET
 def snapshot_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    return JsonResponse(snapshot.build(_cluster(request, cluster)))
+    found = _cluster(request, cluster)
+    return JsonResponse(leader.with_leader(snapshot.build(found), found))
 
 
 @require_GET

@@ -127,3 +127,4 @@ def test_the_page_learns_a_new_leader_from_the_lease_but_not_every_renewal(scale
     assert snapshot["leader"]["holder"] == "cp-a"
     holders = [m["object"]["spec"].get("holderIdentity", "") for m in leases]
     assert holders == ["", "cp-b"], "the page should see the release and the new holder, no renewals"
+    assert request(f"{base}/snapshot")["leader"]["holder"] == "cp-b"  # the resync path shows it too
