@@ -38,6 +38,7 @@ class Hub:
         self.cluster_name = cluster_name
         self.clients: set[Client] = set()
         self.task: asyncio.Task | None = None
+        self.starting = asyncio.Lock()
         self.cluster: Cluster | None = None
         self.revision = 0
         self.step_id = 0
@@ -49,11 +50,13 @@ class Hub:
         self.read_all_at = 0.0  # monotonic time of the last read of everything
 
     async def join(self, client: Client) -> None:
-        if self.task is None or self.task.done():
-            await database_sync_to_async(self._start_position)()
-            broadcast.bind_loop()
-            broadcast.listen(self.cluster_name)
-            self.task = asyncio.create_task(self._run(), name=f"hub/{self.cluster_name}")
+        # Sockets connect in bursts: the first one starts the reader, the others wait for it.
+        async with self.starting:
+            if self.task is None or self.task.done():
+                await database_sync_to_async(self._start_position)()
+                broadcast.bind_loop()
+                broadcast.listen(self.cluster_name)
+                self.task = asyncio.create_task(self._run(), name=f"hub/{self.cluster_name}")
         self.clients.add(client)
 
     def leave(self, client: Client) -> None:

@@ -3,8 +3,8 @@
 For each pod: the time from the POST to each client's last flow step of the pod's trace (the
 control plane's work plus the broadcast), and the time from each step's recording to its arrival
 at each client (the broadcast alone); p50 and p99 over all clients and pods, the clients that
-missed a step (or got a resync), and the server's memory per client (RSS growth while the clients
-connect / N).
+missed a step (or got one twice, or a resync), and the server's memory per client (RSS growth
+while the clients connect / N).
 
 Without --url it starts its own embedded server (`manage.py serve` on a throwaway SQLite database,
 pace 0); with --url (repeatable: clients are spread over the URLs, e.g. two Daphne processes) it
@@ -201,8 +201,14 @@ class Command(BaseCommand):
         times, delays, missed = [], [], set()
         for index, sock in enumerate(crowd.sockets):
             got = sock.messages(marks[index])
-            seen = {m.data["seq"]: m.at for m in got if m.data.get("trace") == trace["id"]}
-            if set(seen) != expected or any(m.data.get("type") == "resync" for m in got):
+            ours = [m for m in got if m.data.get("trace") == trace["id"]]
+            seen = {m.data["seq"]: m.at for m in ours}
+            # A client that got a step twice, or a resync, did not get the plain stream either.
+            if (
+                set(seen) != expected
+                or len(ours) != len(seen)
+                or any(m.data.get("type") == "resync" for m in got)
+            ):
                 missed.add(index)
             if seen:
                 times.append(max(seen.values()) - started)
