@@ -171,22 +171,6 @@ def _managed(names: list[str]) -> list[str]:
     return [name for name in names if not name.startswith(DRIVEN_ELSEWHERE)]
 
 
-async def start_all() -> list[ControlPlane]:
-    """Run a control plane for every cluster in the database, and none for deleted ones
-    (without leader election: for a process that knows it is the only one)."""
-    names = _managed(await db(lambda: list(Cluster.objects.values_list("name", flat=True)))())
-    for gone in set(_running) - set(names):
-        await stop(gone)  # its cluster was deleted
-    planes = []
-    for name in names:
-        plane = _running.get(name)
-        if plane is None:
-            plane = _running[name] = ControlPlane(name)
-            plane.start()
-        planes.append(plane)
-    return planes
-
-
 async def supervise(interval: float = 5.0, identity: str | None = None) -> None:
     """Campaign for the lease of every cluster (sandboxes created later too); run the control
     plane of each cluster this process leads, and stop it the moment the lease is lost."""
