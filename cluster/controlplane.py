@@ -3,8 +3,9 @@
 Each component lists, then watches the event log (cluster/informer.py), and writes back only
 through cluster.apiserver. Two ways to drive them:
 
-- `ControlPlane.run()`: long-running loops (what `manage.py serve` starts), each woken by nudges
-  and by a short poll, so a lost nudge only delays;
+- `supervise()`: for every cluster, campaign for its Lease (cluster/leader.py) and, while leading,
+  run `ControlPlane.start()`'s long-running loops, each woken by nudges and by a short poll, so a
+  lost nudge only delays (`manage.py serve` and `manage.py controlplane` run this);
 - `await run_until_idle(cluster_name)`: process all pending work now and return (tests, benchmarks).
 """
 
