@@ -207,6 +207,7 @@ async def _relay(cluster_name: str) -> None:
     layer = _cross_process_layer()
     channel = await layer.new_channel()
     await layer.group_add(group_name(cluster_name), channel)
+    member = asyncio.create_task(_stay_member(layer, group_name(cluster_name), channel))
     try:
         while True:
             try:
@@ -224,5 +225,17 @@ async def _relay(cluster_name: str) -> None:
                 _count_other_news(cluster_name)
             NUDGES.fire(cluster_name)
     finally:
+        member.cancel()
         with contextlib.suppress(Exception):
             await layer.group_discard(group_name(cluster_name), channel)
+
+
+GROUP_REFRESH_SECONDS = 3600.0
+
+
+async def _stay_member(layer, group: str, channel: str) -> None:
+    """Group membership expires in channels-redis (a day by default): renew it while we listen."""
+    while True:
+        await asyncio.sleep(GROUP_REFRESH_SECONDS)
+        with contextlib.suppress(Exception):
+            await layer.group_add(group, channel)
