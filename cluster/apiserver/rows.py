@@ -55,6 +55,7 @@ def _statements(vendor: str) -> dict[str, str]:
             f"SELECT {', '.join(LOG_COLUMNS)} FROM {event} WHERE cluster_id = %s AND revision > %s "
             "ORDER BY revision"
         ),
+        "bodies": f"SELECT body FROM {obj} WHERE cluster_id = %s AND kind = %s ORDER BY namespace, name",
         "event": (
             f"INSERT INTO {event} (cluster_id, revision, type, kind, namespace, name, object, trace_id, "
             "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -228,3 +229,11 @@ def log(
         event._state.db = connection.alias
         events.append(event)
     return events
+
+
+def bodies(cluster_id: int, kind: str) -> list[str]:
+    """The stored JSON text of every object of `kind`, by namespace and name (not decoded)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql("bodies"), [cluster_id, kind])
+        found = cursor.fetchall()
+    return [body if isinstance(body, str) else json.dumps(body) for (body,) in found]

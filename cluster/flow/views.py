@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_POST
 
@@ -42,9 +42,10 @@ def _settings(cluster: Cluster) -> JsonResponse:
 
 
 @require_GET
-def snapshot_view(request: HttpRequest, cluster: str) -> JsonResponse:
+def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
-    return JsonResponse(leader.with_leader(snapshot.build(found), found))
+    text = snapshot.build_text(found, leader.with_leader({}, found))
+    return HttpResponse(text.encode(), content_type="application/json")
 
 
 @require_GET
