@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 
-.PHONY: run test lint format bench clean
+.PHONY: run run-scaled test lint format bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,13 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py serve --host 127.0.0.1 --port $(PORT)
+
+# Scale-out: PostgreSQL + Redis, 2 Daphne processes (PORT, PORT+1) and 2 leader-elected control
+# planes (README "Scale-out"; deploy/nginx-kubesim.conf gives the browser one origin).
+run-scaled: $(VENV)/.installed
+	DATABASE_URL="$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/kubesim}" \
+	REDIS_URL="$${REDIS_URL:-redis://127.0.0.1:6379/0}" \
+	PY=$(PY) PORT=$(PORT) deploy/run-scaled.sh
 
 # pytest exits 5 when it collects no tests; make turns any non-zero exit into a failure.
 test: $(VENV)/.installed-dev

@@ -2,17 +2,22 @@
 
 A nudge carries no data: whoever wakes reads the event log (and new flow steps) itself, so a
 lost nudge loses nothing (DESIGN.md rule 2). Inside one process a nudge is a thread-safe wake-up
-of asyncio events; across processes (REDIS_URL set) it is also a channel-layer group message.
+of asyncio events; across processes (REDIS_URL set) it is also a channel-layer group message: each process
+subscribes once per cluster (`listen`), whatever number of sockets and components it serves.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import threading
 from collections.abc import Hashable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+
+logger = logging.getLogger(__name__)
 
 
 class Signal:
@@ -81,6 +86,19 @@ def latest_revision(cluster_name: str) -> int:
     return _latest.get(cluster_name, 0)
 
 
+_other_news: dict[str, int] = {}
+
+
+def other_news(cluster_name: str) -> int:
+    """How many nudges without a revision (new flow steps, settings) this process has seen."""
+    return _other_news.get(cluster_name, 0)
+
+
+def _count_other_news(cluster_name: str) -> None:
+    with _latest_lock:
+        _other_news[cluster_name] = _other_news.get(cluster_name, 0) + 1
+
+
 def _remember(cluster_name: str, revision: int) -> None:
     with _latest_lock:
         if revision > _latest.get(cluster_name, 0):
@@ -99,29 +117,125 @@ def _cross_process_layer():
     return layer
 
 
+# The process's serving event loop: commits happen in database threads, and their cross-process
+# nudges are sent from here without making the committing thread wait for Redis.
+_loop: asyncio.AbstractEventLoop | None = None
+_outbox: dict[str, tuple[int, bool]] = {}  # cluster -> (highest revision, other news?)
+_outbox_lock = threading.Lock()
+
+
+def bind_loop() -> None:
+    """Send cross-process nudges from the running loop (called by the hub and the control plane)."""
+    global _loop
+    _loop = asyncio.get_running_loop()
+
+
 def notify(cluster_name: str, revision: int | None) -> None:
     """Tell listeners that the cluster's log reached `revision` (None: new flow steps or settings)."""
     if revision is not None:
         _remember(cluster_name, revision)
+    else:
+        _count_other_news(cluster_name)
     NUDGES.fire(cluster_name)
-    layer = _cross_process_layer()
-    if layer is not None:
-        message = {"type": "cluster.nudge", "cluster": cluster_name, "revision": revision}
-        async_to_sync(layer.group_send)(group_name(cluster_name), message)
-
-
-async def relay_layer_nudges(cluster_name: str) -> None:
-    """Across processes: turn the channel layer's group messages into local nudges (one per process)."""
     layer = _cross_process_layer()
     if layer is None:
         return
+    loop = _loop
+    news = revision is None
+    if loop is None or loop.is_closed() or not loop.is_running():
+        async_to_sync(layer.group_send)(group_name(cluster_name), _nudge(cluster_name, revision or 0, news))
+        return
+    # Nudges carry no data, so the ones that pile up while one is in flight become one.
+    with _outbox_lock:
+        queued = cluster_name in _outbox
+        top, had_news = _outbox.get(cluster_name, (0, False))
+        _outbox[cluster_name] = (max(top, revision or 0), had_news or news)
+    if not queued:
+        loop.call_soon_threadsafe(_spawn_send, cluster_name)
+
+
+def _nudge(cluster_name: str, revision: int, news: bool) -> dict:
+    """`revision`: the log reached it (0: not known); `news`: new flow steps or settings too."""
+    return {"type": "cluster.nudge", "cluster": cluster_name, "revision": revision, "news": news}
+
+
+_sending: set[asyncio.Task] = set()
+
+
+def _spawn_send(cluster_name: str) -> None:
+    task = asyncio.ensure_future(_send(cluster_name))
+    _sending.add(task)
+    task.add_done_callback(_sending.discard)
+
+
+async def _send(cluster_name: str) -> None:
+    with _outbox_lock:
+        revision, news = _outbox.pop(cluster_name, (0, True))
+    layer = _cross_process_layer()
+    try:
+        await layer.group_send(group_name(cluster_name), _nudge(cluster_name, revision, news))
+    except Exception:  # a lost nudge only delays: every listener also polls
+        logger.warning("could not publish a nudge for %s", cluster_name, exc_info=True)
+
+
+# One subscription to the cluster's group per process, shared by its hub and its control plane.
+_listeners: dict[str, tuple[asyncio.Task, int]] = {}
+
+
+def listen(cluster_name: str) -> None:
+    """Relay the cluster's cross-process nudges into this process (no-op without REDIS_URL)."""
+    if _cross_process_layer() is None:
+        return
+    task, users = _listeners.get(cluster_name, (None, 0))
+    if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+        task, users = asyncio.create_task(_relay(cluster_name), name=f"relay/{cluster_name}"), 0
+    _listeners[cluster_name] = (task, users + 1)
+
+
+def unlisten(cluster_name: str) -> None:
+    task, users = _listeners.get(cluster_name, (None, 0))
+    if task is None:
+        return
+    if users <= 1:
+        task.cancel()
+        del _listeners[cluster_name]
+    else:
+        _listeners[cluster_name] = (task, users - 1)
+
+
+async def _relay(cluster_name: str) -> None:
+    layer = _cross_process_layer()
     channel = await layer.new_channel()
     await layer.group_add(group_name(cluster_name), channel)
+    member = asyncio.create_task(_stay_member(layer, group_name(cluster_name), channel))
     try:
         while True:
-            message = await layer.receive(channel)
-            if message.get("revision") is not None:
+            try:
+                message = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("nudges of %s: channel layer failed; retrying", cluster_name, exc_info=True)
+                await asyncio.sleep(1.0)
+                await layer.group_add(group_name(cluster_name), channel)
+                continue
+            if message.get("revision"):
                 _remember(cluster_name, int(message["revision"]))
+            if message.get("news", True):
+                _count_other_news(cluster_name)
             NUDGES.fire(cluster_name)
     finally:
-        await layer.group_discard(group_name(cluster_name), channel)
+        member.cancel()
+        with contextlib.suppress(Exception):
+            await layer.group_discard(group_name(cluster_name), channel)
+
+
+GROUP_REFRESH_SECONDS = 3600.0
+
+
+async def _stay_member(layer, group: str, channel: str) -> None:
+    """Group membership expires in channels-redis (a day by default): renew it while we listen."""
+    while True:
+        await asyncio.sleep(GROUP_REFRESH_SECONDS)
+        with contextlib.suppress(Exception):
+            await layer.group_add(group, channel)

@@ -1,23 +1,29 @@
 """The cluster websocket: a snapshot on connect, then every change and every flow step.
 
-Thin: access check, join the hub, send the snapshot, forward the hub's messages; ORM work runs
-in database_sync_to_async. Client actions: next, continue, pace, step_mode (issue 3 §6).
+Thin: access check, join the hub, send the snapshot, then the hub writes every newer message to
+this socket (cluster/sinks.py); ORM work runs in database_sync_to_async. Client actions: next,
+continue, pace, step_mode (issue 3 §6).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from cluster import leader
 from cluster.api.access import can_edit, can_view
 from cluster.flow import gate, snapshot
-from cluster.hub import RESYNC, Client, hub_for
+from cluster.hub import hub_for
 from cluster.models import Cluster
+from cluster.sinks import RESYNC, Client, client_for
 
 MAX_FRAME = 1_000_000
+
+
+def _snapshot(cluster: Cluster) -> dict:
+    return leader.with_leader(snapshot.build(cluster), cluster)
 
 
 def _visible_cluster(name: str, user) -> Cluster | None:
@@ -29,7 +35,6 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
         self.client: Client | None = None
-        self.writer: asyncio.Task | None = None
         self.cluster = await database_sync_to_async(_visible_cluster)(
             self.cluster_name, self.scope.get("user")
         )
@@ -37,41 +42,26 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=4404)
             return
         await self.accept()
-        self.client = Client()
+        self.client = client_for(self.base_send, self._send_text)
         await hub_for(self.cluster_name).join(self.client)
         await self._send_snapshot()
 
+    async def _send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
     async def _send_snapshot(self) -> None:
-        state = await database_sync_to_async(snapshot.build)(self.cluster)
+        """Send a snapshot; the hub holds this client's messages meanwhile, then sends the newer."""
+        self.client.pause()
+        state = await database_sync_to_async(_snapshot)(self.cluster)
         text = json.dumps(state)
         # Daphne refuses frames over 1 MiB: a big cluster's snapshot is fetched over HTTP instead
         # (GET /clusters/<c>/snapshot); the events still start from this snapshot's position.
         await self.send(text_data=text if len(text) <= MAX_FRAME else RESYNC)
-        if self.writer is not None:
-            self.writer.cancel()
-        self.writer = asyncio.create_task(self._forward(state["revision"], state["step_id"]))
-
-    async def _forward(self, revision: int, step_id: int) -> None:
-        """Send the hub's messages newer than the snapshot; on overflow, resync the client."""
-        client = self.client
-        while True:
-            message = await client.queue.get()
-            if client.overflowed:
-                while not client.queue.empty():
-                    client.queue.get_nowait()
-                client.overflowed = False
-                await self.send(text_data=RESYNC)
-                continue
-            if (message.revision and message.revision <= revision) or (
-                message.step_id and message.step_id <= step_id
-            ):
-                continue
-            await self.send(text_data=message.text)
+        self.client.start(state["revision"], state["step_id"])
 
     async def disconnect(self, code: int) -> None:
-        if self.writer is not None:
-            self.writer.cancel()
         if self.client is not None:
+            self.client.close()
             hub_for(self.cluster_name).leave(self.client)
 
     async def receive_json(self, content, **kwargs) -> None:

@@ -3,8 +3,9 @@
 Each component lists, then watches the event log (cluster/informer.py), and writes back only
 through cluster.apiserver. Two ways to drive them:
 
-- `ControlPlane.run()`: long-running loops (what `manage.py serve` starts), each woken by nudges
-  and by a short poll, so a lost nudge only delays;
+- `supervise()`: for every cluster, campaign for its Lease (cluster/leader.py) and, while leading,
+  run `ControlPlane.start()`'s long-running loops, each woken by nudges and by a short poll, so a
+  lost nudge only delays (`manage.py serve` and `manage.py controlplane` run this);
 - `await run_until_idle(cluster_name)`: process all pending work now and return (tests, benchmarks).
 """
 
@@ -14,7 +15,7 @@ import asyncio
 import contextlib
 import logging
 
-from cluster import broadcast, event_recorder
+from cluster import broadcast, event_recorder, leader
 from cluster.controllers.manager import ControllerManager
 from cluster.informer import db, reset_connection
 from cluster.kubelet.kubelet import KubeletManager
@@ -38,6 +39,7 @@ class ControlPlane:
         self.scheduler = Scheduler(cluster_name)
         self.kubelets = KubeletManager(cluster_name)
         self.tasks: list[asyncio.Task] = []
+        self.listening = False
 
     @property
     def components(self) -> tuple:
@@ -70,7 +72,9 @@ class ControlPlane:
             )
         self.tasks.append(asyncio.create_task(self._leases()))
         self.tasks.append(asyncio.create_task(self._write_events()))
-        self.tasks.append(asyncio.create_task(broadcast.relay_layer_nudges(self.cluster_name)))
+        broadcast.bind_loop()
+        broadcast.listen(self.cluster_name)
+        self.listening = True
 
     async def stop(self) -> None:
         for task in self.tasks:
@@ -84,6 +88,9 @@ class ControlPlane:
                 task.cancel()
             component.informer.close()
         self.tasks.clear()
+        if self.listening:
+            broadcast.unlisten(self.cluster_name)
+            self.listening = False
 
     async def _loop(self, component) -> None:
         waiter = broadcast.NUDGES.subscribe(self.cluster_name)
@@ -161,30 +168,46 @@ async def run_until_idle(cluster_name: str) -> ControlPlane:
     return plane
 
 
-async def start_all() -> list[ControlPlane]:
-    """Run a control plane for every cluster in the database, and none for deleted ones."""
-    names = await db(lambda: list(Cluster.objects.values_list("name", flat=True)))()
-    names = [name for name in names if not name.startswith(DRIVEN_ELSEWHERE)]
-    for gone in set(_running) - set(names):
-        await stop(gone)  # its cluster was deleted
-    planes = []
-    for name in names:
-        plane = _running.get(name)
-        if plane is None:
-            plane = _running[name] = ControlPlane(name)
-            plane.start()
-        planes.append(plane)
-    return planes
+def _managed(names: list[str]) -> list[str]:
+    return [name for name in names if not name.startswith(DRIVEN_ELSEWHERE)]
 
 
-async def supervise(interval: float = 5.0) -> None:
-    """Keep a control plane running for every cluster, including sandboxes created later."""
-    while True:
-        try:
-            await start_all()
-        except Exception:
-            logger.exception("could not start the control planes")
-        await asyncio.sleep(interval)
+async def supervise(interval: float = 5.0, identity: str | None = None) -> None:
+    """Campaign for the lease of every cluster (sandboxes created later too); run the control
+    plane of each cluster this process leads, and stop it the moment the lease is lost."""
+    me = identity or leader.identity()
+    campaigns: dict[str, asyncio.Task] = {}
+    logger.warning("control plane candidate %s", me)
+    try:
+        while True:
+            try:
+                names = _managed(await db(lambda: list(Cluster.objects.values_list("name", flat=True)))())
+            except Exception:
+                logger.exception("could not list the clusters")
+                await db(reset_connection)()
+                names = list(campaigns)
+            for gone in set(campaigns) - set(names):
+                campaigns.pop(gone).cancel()  # its cluster was deleted
+            for name in names:
+                if name not in campaigns or campaigns[name].done():
+                    campaigns[name] = asyncio.create_task(_campaign(name, me), name=f"lease/{name}")
+            await asyncio.sleep(interval)
+    finally:
+        for task in campaigns.values():
+            task.cancel()
+        await asyncio.gather(*campaigns.values(), return_exceptions=True)
+
+
+async def _campaign(cluster_name: str, me: str) -> None:
+    async def started() -> None:
+        await stop(cluster_name)
+        plane = _running[cluster_name] = ControlPlane(cluster_name)
+        plane.start()
+
+    async def stopped() -> None:
+        await stop(cluster_name)
+
+    await leader.campaign(leader.Elector(cluster_name, me), started, stopped)
 
 
 async def stop(cluster_name: str) -> None:

@@ -4,7 +4,8 @@ As client-go's event broadcaster, recording is asynchronous: `record` queues the
 with the time it happened) and the control plane's event writer sends the queue in order, a
 moment later, so a pod's start is not held up by its own Events. Repeats of the same event (same
 object, reason and message) raise `count` on the existing Event, as the event correlator does
-("Back-off pulling image ... (x4 over 2m)").
+("Back-off pulling image ... (x4 over 2m)"); spam filtering and aggregation of similar Events
+follow client-go's correlator (cluster/event_correlator.py).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
-from cluster import broadcast
+from cluster import broadcast, event_correlator
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
@@ -28,14 +29,14 @@ QUEUED = broadcast.Signal()
 @dataclass(slots=True)
 class _Queued:
     cluster: Cluster
-    key: tuple[str, str, str, str]  # cluster, involved uid, reason, message
+    key: tuple  # cluster, involved uid, reason, message (or the combined Event's aggregation key)
     body: dict
     actor: Actor
 
 
 _queues: dict[str, deque[_Queued]] = {}
 # (cluster, involved uid, reason, message) -> the Event's name, for aggregation of repeats.
-_seen: dict[tuple[str, str, str, str], str] = {}
+_seen: dict[tuple, str] = {}
 
 
 def involved(obj: dict, field_path: str = "") -> dict:
@@ -90,7 +91,10 @@ def record(
         "reportingComponent": component,
         "reportingInstance": host,
     }
-    key = (cluster.name, ref["uid"], reason, message)
+    if event_correlator.spam_filtered(cluster.name, body):
+        return
+    combined = event_correlator.aggregate(cluster.name, body)
+    key = (cluster.name, *combined) if combined else (cluster.name, ref["uid"], reason, message)
     _queues.setdefault(cluster.name, deque()).append(_Queued(cluster, key, body, actor))
     QUEUED.fire(cluster.name)
 
@@ -125,5 +129,6 @@ def _bump(item: _Queued, name: str) -> bool:
         return False
     event["count"] = int(event.get("count") or 1) + 1
     event["lastTimestamp"] = item.body["lastTimestamp"]
+    event["message"] = item.body["message"]  # a combined Event shows the newest message
     api.update(item.cluster, event, item.actor)
     return True

@@ -1,51 +1,36 @@
 """The broadcast hub: one reader of the log per cluster per process, fanning out to local sockets.
 
 On each nudge (or every POLL_SECONDS) the hub reads the new log entries and flow steps ONCE,
-serializes each message ONCE, and offers the text to every connected client's bounded queue. A
-client that falls behind is not waited for: its queue overflows, it is told to resync (reload the
-snapshot) and the others stay on time. Object messages carry `prev_revision`, the revision of the
-previous object message, so a browser can tell a gap from kinds it was never sent (Leases).
+serializes each message ONCE, and hands it to every connected client (cluster/sinks.py writes it
+without per-client work). A client that falls behind is not waited for: once its backlog passes a
+bound, it is sent nothing more until it has drained, then told to `resync` (reload the snapshot),
+and the others stay on time. Object messages carry `prev_revision`, the revision of the previous
+object message, so a browser can tell a gap from kinds it was never sent (Lease renewals).
+
+Order and completeness across processes: revisions and flow-step ids are both handed out under the
+cluster row lock (cluster/apiserver/store.py, cluster/flow/recorder.py), so they commit in order,
+and reading "everything above the last id seen" after each nudge misses nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+import time
 
 from channels.db import database_sync_to_async
 
-from cluster import broadcast
+from cluster import broadcast, leader
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import step_message
+from cluster.informer import db
 from cluster.models import Cluster, FlowStep
+from cluster.sinks import RESYNC, Batch, Client, Message
 
 POLL_SECONDS = 2.0
-CLIENT_QUEUE = 2000
-SKIPPED_KINDS = frozenset({"Lease"})  # node heartbeats: noise for the browser
-RESYNC = json.dumps({"type": "resync"})
-
-
-@dataclass(slots=True)
-class Message:
-    text: str
-    revision: int = 0  # object messages: the log revision
-    step_id: int = 0  # flow.step messages: the step row id
-
-
-@dataclass(eq=False)
-class Client:
-    queue: asyncio.Queue = field(default_factory=lambda: asyncio.Queue(CLIENT_QUEUE))
-    overflowed: bool = False
-
-    def offer(self, message: Message) -> None:
-        if self.overflowed:
-            return
-        try:
-            self.queue.put_nowait(message)
-        except asyncio.QueueFull:
-            self.overflowed = True  # the writer sends RESYNC and drops what it held
+# While a client is lagging, check this often whether it drained (to send it the resync).
+LAGGING_POLL_SECONDS = 0.2
 
 
 class Hub:
@@ -53,16 +38,25 @@ class Hub:
         self.cluster_name = cluster_name
         self.clients: set[Client] = set()
         self.task: asyncio.Task | None = None
+        self.starting = asyncio.Lock()
         self.cluster: Cluster | None = None
         self.revision = 0
         self.step_id = 0
         self.prev_revision = 0
         self.settings: tuple[int, bool] | None = None
+        self.leader: tuple[str, int] | None = None  # (holder, transitions) last sent
+        self.news = -1  # broadcast.other_news() at the last read of steps and settings
+        self.stale = True  # read everything on the next pump
+        self.read_all_at = 0.0  # monotonic time of the last read of everything
 
     async def join(self, client: Client) -> None:
-        if self.task is None:
-            await database_sync_to_async(self._start_position)()
-            self.task = asyncio.create_task(self._run(), name=f"hub/{self.cluster_name}")
+        # Sockets connect in bursts: the first one starts the reader, the others wait for it.
+        async with self.starting:
+            if self.task is None or self.task.done():
+                await database_sync_to_async(self._start_position)()
+                broadcast.bind_loop()
+                broadcast.listen(self.cluster_name)
+                self.task = asyncio.create_task(self._run(), name=f"hub/{self.cluster_name}")
         self.clients.add(client)
 
     def leave(self, client: Client) -> None:
@@ -70,6 +64,7 @@ class Hub:
         if not self.clients and self.task is not None:
             self.task.cancel()
             self.task = None
+            broadcast.unlisten(self.cluster_name)
             _hubs.pop(self.cluster_name, None)
 
     def _start_position(self) -> None:
@@ -80,22 +75,47 @@ class Hub:
         )
         self.step_id = latest.first() or 0
         self.settings = (self.cluster.pace_ms, self.cluster.step_mode)
+        current = leader.current(self.cluster)
+        self.leader = (current["holder"], current["transitions"]) if current else None
 
     async def _run(self) -> None:
         waiter = broadcast.NUDGES.subscribe(self.cluster_name)
         try:
             while True:
                 await self.pump()
-                await waiter.wait(POLL_SECONDS)
+                lagging = any(client.lagging for client in self.clients)
+                if not await waiter.wait(LAGGING_POLL_SECONDS if lagging else POLL_SECONDS):
+                    self.stale = True  # no nudge for a while: read everything, a nudge may be lost
         finally:
             waiter.close()
 
     async def pump(self) -> None:
-        for message in await database_sync_to_async(self._read)():
-            for client in list(self.clients):
-                client.offer(message)
+        messages = await db(self._read)()
+        clients = list(self.clients)
+        if messages:
+            batch = Batch(messages)
+            for client in clients:
+                client.offer_batch(batch)
+        for client in clients:
+            client.heal()
 
     def _read(self) -> list[Message]:
+        """New log entries, steps and settings; a query is skipped when no nudge announced news
+        for it since the last read (the poll, every POLL_SECONDS, reads everything)."""
+        news = broadcast.other_news(self.cluster_name)  # before reading: later news, later read
+        now = time.monotonic()
+        poll = self.stale or now - self.read_all_at >= POLL_SECONDS
+        if poll:
+            self.stale, self.read_all_at = False, now
+        out: list[Message] = []
+        if poll or broadcast.latest_revision(self.cluster_name) > self.revision:
+            out += self._read_log()
+        if poll or news != self.news:
+            self.news = news
+            out += self._read_steps_and_settings()
+        return out
+
+    def _read_log(self) -> list[Message]:
         out: list[Message] = []
         try:
             events = api.events_since(self.cluster, self.revision)
@@ -104,8 +124,8 @@ class Hub:
             return [Message(RESYNC, self.revision)]
         for event in events:
             self.revision = event.revision
-            if event.kind in SKIPPED_KINDS:
-                continue
+            if event.kind == "Lease" and not self._leader_changed(event):
+                continue  # heartbeats and renewals: noise for the browser
             payload = {
                 "type": f"object.{event.type.lower()}",
                 "cluster": self.cluster_name,
@@ -116,6 +136,10 @@ class Hub:
             }
             self.prev_revision = event.revision
             out.append(Message(json.dumps(payload), revision=event.revision))
+        return out
+
+    def _read_steps_and_settings(self) -> list[Message]:
+        out: list[Message] = []
         steps = FlowStep.objects.filter(trace__cluster=self.cluster, pk__gt=self.step_id).order_by("pk")
         for step in steps:
             self.step_id = step.pk
@@ -126,6 +150,18 @@ class Hub:
             payload = {"type": "flow.settings", "pace_ms": settings[0], "step_mode": settings[1]}
             out.append(Message(json.dumps(payload)))
         return out
+
+    def _leader_changed(self, event) -> bool:
+        """The control plane's Lease is shown when its holder changes, not on every renewal."""
+        if (event.namespace, event.name) != (leader.NAMESPACE, leader.NAME):
+            return False
+        spec = (event.object or {}).get("spec") or {}
+        now = (spec.get("holderIdentity") or "", spec.get("leaseTransitions") or 0)
+        if event.type == "DELETED":
+            now = ("", -1)
+        changed = now != self.leader
+        self.leader = now
+        return changed
 
 
 _hubs: dict[str, Hub] = {}

@@ -1,8 +1,9 @@
 """List, then watch: how every component of the control plane learns about the cluster.
 
 An informer lists each kind it cares about through the API server, then reads the event log from
-the revision it listed at (`api.events_since`). A nudge only says "read the log now": a lost
-nudge loses nothing, and a relist after 410 Gone (the log was compacted) heals any gap.
+the revision it listed at (`store.watch_page`: the entries of the kinds it watches). A nudge only
+says "read the log now": a lost nudge loses nothing, and a relist after 410 Gone (the log was
+compacted) heals any gap.
 Informers run in the database thread (their methods are synchronous).
 """
 
@@ -15,9 +16,10 @@ from django.db import connection
 
 from cluster import broadcast
 from cluster.apiserver import service as api
+from cluster.apiserver import store
 from cluster.apiserver.errors import Gone
 from cluster.flow import watches
-from cluster.models import Cluster
+from cluster.models import ApiObject, Cluster
 
 # Reading the log in pages keeps one pass short when a burst of writes landed.
 PAGE = 2000
@@ -84,17 +86,13 @@ class Informer:
         if self.revision is None:
             return self._list()
         try:
-            events = api.events_since(self.cluster, self.revision, limit=PAGE)
+            events, upto = store.watch_page(self.cluster, self.revision, self.kinds, PAGE)
         except Gone:
             return self._list()
         self.behind = len(events) == PAGE
-        deltas = []
-        for event in events:
-            self.revision = event.revision
-            if event.kind not in self.store:
-                continue
-            deltas.append(self._apply(event))
-        if events:
+        deltas = [self._apply(event) for event in events]
+        if upto > self.revision:
+            self.revision = upto
             watches.advance(self.cluster_name, self.component, self.revision, self.watch.node)
         return deltas
 
@@ -117,9 +115,11 @@ class Informer:
             items, revision = api.list_objects(self.cluster, kind)
             revisions.append(revision)
             self.store[kind] = {key_of(item): item for item in items}
+            traces = _traces_of(self.cluster, kind)
+            known = previous.get(kind, {})
             deltas.extend(
-                Delta("ADDED", kind, item, previous.get(kind, {}).get(key_of(item)), revision, None)
-                for item in items
+                Delta("ADDED", kind, item, known.get(key), revision, traces.get(key))
+                for key, item in self.store[kind].items()
             )
             for key, gone in previous.get(kind, {}).items():
                 if key not in self.store[kind]:
@@ -139,6 +139,13 @@ class Informer:
 
     def close(self) -> None:
         watches.unregister(self.cluster_name, self.component, self.watch.node)
+
+
+def _traces_of(cluster: Cluster, kind: str) -> dict[tuple[str, str], str]:
+    """The flow trace each object carries: a list (a new leader's first, or one after 410 Gone)
+    resumes half-done work inside the trace that started it, so that trace still completes."""
+    rows = ApiObject.objects.filter(cluster=cluster, kind=kind, trace__isnull=False)
+    return {(ns, name): trace for ns, name, trace in rows.values_list("namespace", "name", "trace_id")}
 
 
 def db(function):

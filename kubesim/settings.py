@@ -97,6 +97,9 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
+# The broadcast hub: bytes a websocket may have waiting before it is told to resync (cluster/sinks.py).
+KUBESIM_CLIENT_BACKLOG_BYTES = envint("KUBESIM_CLIENT_BACKLOG_BYTES", str(1 << 20))
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
+import json
+
+from django.db import connection, transaction
+from django.utils import timezone
 
 from cluster import event_recorder
+from cluster.apiserver import rows
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.flow import gate
-from cluster.flow.recorder import record_step
+from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowTrace
 from scheduler import texts
@@ -28,7 +32,6 @@ from scheduler.models import SchedulingAttempt
 from scheduler.queue import QueuedPod, SchedulingQueue
 
 MERGE_PATCH = "application/merge-patch+json"
-LULL_SECONDS = 1.0
 
 
 def _is_terminal(pod: dict) -> bool:
@@ -60,11 +63,8 @@ class Scheduler:
         self.bound: dict[tuple[str, str], PodInfo] = {}
         self.queue = SchedulingQueue()
         self.profile = None  # built on first use: plugins load once per scheduler
-        # Successful attempts are written in a batch once the scheduler has been quiet for
-        # LULL_SECONDS: explaining a decision for every node costs more than placing the pod, so a
-        # burst of pods is not slowed down by it.
+        # Attempts of the current pass, written in one batch when the queue is drained.
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
-        self.last_busy = 0.0
 
     async def step(self) -> bool:
         deltas = [] if self.informer.up_to_date() else await db(self._sync)()
@@ -75,27 +75,21 @@ class Scheduler:
         while (entry := self.queue.pop()) is not None:
             await self.schedule_one(entry)
             worked = True
-        if worked:
-            self.last_busy = time.monotonic()
-        if self.unsaved and (self._urgent() or time.monotonic() - self.last_busy >= LULL_SECONDS):
-            await self.save_attempts()
+        # The queue is drained: the attempts of this pass are saved now, so an attempt is never
+        # read after its binding without it (one batch per pass, not one insert per pod).
+        await self.save_attempts()
         return worked
 
-    def _urgent(self) -> bool:
-        """A failure is explained at once (the Pending pod's panel needs it); successes wait for a lull."""
-        return len(self.unsaved) >= 5000 or any(not decision.selected for _, decision in self.unsaved)
-
     async def save_attempts(self) -> None:
+        """Write the pending attempts: explained (JSON for every node: ~4 ms for 100 nodes) off the
+        database thread, then inserted in one batch."""
         batch, self.unsaved = self.unsaved, []
         if batch:
-            await db(_save_attempts)(batch)
+            explained = await asyncio.to_thread(_explain, batch)
+            await db(_insert_attempts)(explained)
 
     def next_wakeup(self) -> float | None:
-        times = [self.queue.next_wakeup()]
-        if self.unsaved:
-            times.append(max(0.0, self.last_busy + LULL_SECONDS - time.monotonic()))
-        times = [t for t in times if t is not None]
-        return min(times) if times else None
+        return self.queue.next_wakeup()
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -152,13 +146,16 @@ class Scheduler:
             return
         self.queue.done(entry)
         node = decision.selected
-        await db(self._picked)(entry, decision, revision)
-        await gate.before_step(self.cluster_name, trace_id, 10)
-        if trace_id:
-            en, zh = texts.binding(pod, node)
-            await db(record_step)(trace_id, 10, detail_en=en, detail_zh=zh, obj=_obj(pod), node=node)
-        await gate.before_step(self.cluster_name, trace_id, 11)
-        if await db(self._bind)(entry, node):
+        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, _assigned(pod, node))
+        if await gate.is_open(self.cluster_name, trace_id):
+            bound = await db(self._place)(entry, decision, node)  # nobody could see steps 9–11 apart
+        else:
+            await db(self._record_placement)(entry, decision, node, (9,))
+            await gate.before_step(self.cluster_name, trace_id, 10)
+            await db(self._record_placement)(entry, decision, node, (10,))
+            await gate.before_step(self.cluster_name, trace_id, 11)
+            bound = await db(self._bind)(entry, node)
+        if bound:
             assumed = copy.deepcopy(pod)
             assumed["spec"]["nodeName"] = node
             self._account_bound(entry.key, assumed, node)
@@ -183,17 +180,18 @@ class Scheduler:
         )
         self.unsaved.append((attempt, decision))
 
-    def _picked(self, entry: QueuedPod, decision, revision: int) -> None:
-        meta = entry.pod["metadata"]
-        message = (
-            f"Successfully assigned {meta.get('namespace', 'default')}/{meta['name']} to {decision.selected}"
-        )
-        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, message)
-        if entry.trace_id:
-            en, zh = texts.picked(entry.pod, decision)
-            record_step(
-                entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(entry.pod), node=decision.selected
-            )
+    def _place(self, entry: QueuedPod, decision, node: str) -> bool:
+        """Steps 9 and 10 (the node picked, the binding sent), then the binding itself (step 11)."""
+        self._record_placement(entry, decision, node, (9, 10))
+        return self._bind(entry, node)
+
+    def _record_placement(self, entry: QueuedPod, decision, node: str, steps: tuple[int, ...]) -> None:
+        if not entry.trace_id:
+            return
+        pod = entry.pod
+        texts_by_step = {9: texts.picked(pod, decision), 10: texts.binding(pod, node)}
+        specs = [StepSpec(step, *texts_by_step[step], _obj(pod), node) for step in steps]
+        record_steps(entry.trace_id, specs)
 
     def _bind(self, entry: QueuedPod, node: str) -> bool:
         meta = entry.pod["metadata"]
@@ -202,7 +200,7 @@ class Scheduler:
             pod = api.bind(self.cluster, meta.get("namespace"), meta["name"], node, actor)
         except ApiError:
             return False  # deleted, or bound by someone else meanwhile
-        message = f"Successfully assigned {meta.get('namespace', 'default')}/{meta['name']} to {node}"
+        message = _assigned(entry.pod, node)
         event_recorder.record(
             self.cluster, pod, "Scheduled", message, actor, component=DEFAULT_SCHEDULER_NAME
         )
@@ -258,10 +256,46 @@ def attempts(cluster: Cluster, namespace: str, pod: str, limit: int | None = 20)
     return [row.to_json() for row in (rows[:limit] if limit else rows)]
 
 
-def _save_attempts(batch: list[tuple[SchedulingAttempt, object]]) -> None:
-    for attempt, decision in batch:
-        attempt.decision = decision.to_json()
-    SchedulingAttempt.objects.bulk_create([attempt for attempt, _ in batch])
+ATTEMPT_COLUMNS = (
+    "cluster_id",
+    "namespace",
+    "pod",
+    "pod_uid",
+    "attempt",
+    "result",
+    "node",
+    "message",
+    "revision",
+    "nodes",
+    "trace_id",
+)
+
+
+def _explain(batch: list[tuple[SchedulingAttempt, object]]) -> list[tuple[SchedulingAttempt, str]]:
+    """Each attempt with its decision as compact JSON (a third smaller than the default form)."""
+    return [
+        (attempt, json.dumps(decision.to_json(), ensure_ascii=False, separators=(",", ":")))
+        for attempt, decision in batch
+    ]
+
+
+def _insert_attempts(explained: list[tuple[SchedulingAttempt, str]]) -> None:
+    table = connection.ops.quote_name(SchedulingAttempt._meta.db_table)
+    columns = ", ".join((*ATTEMPT_COLUMNS, "decision", "created_at"))
+    placeholders = ", ".join(["%s"] * (len(ATTEMPT_COLUMNS) + 2))
+    now = timezone.now()
+    created = connection.ops.adapt_datetimefield_value(now)
+    params = []
+    for attempt, text in explained:
+        attempt.created_at = now
+        params.append([*(getattr(attempt, c) for c in ATTEMPT_COLUMNS), rows.json_param(text), created])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", params)
+
+
+def _assigned(pod: dict, node: str) -> str:
+    meta = pod["metadata"]
+    return f"Successfully assigned {meta.get('namespace', 'default')}/{meta['name']} to {node}"
 
 
 def _obj(pod: dict) -> tuple[str, str, str]:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import copy
 import uuid
 
+from cluster.apiserver import rows
 from cluster.apiserver.errors import ApiError, bad_request, not_found
 from cluster.apiserver.fields import fields_match, filter_fields, parse_field_selector
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo, kind_info
@@ -46,9 +46,9 @@ def namespace_exists(cluster: Cluster, name: str) -> bool:
 def get(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
     info = info_for(kind)
     namespace = (namespace or "default") if info.namespaced else ""
-    row = ApiObject.objects.filter(cluster=cluster, kind=kind, namespace=namespace, name=name).first()
+    row = rows.find(cluster.pk, kind, namespace, name)
     if row is not None:
-        return copy.deepcopy(row.body)
+        return row.body  # freshly decoded: the caller's own copy
     if kind == "Namespace" and name in BUILTIN_NAMESPACES:
         return builtin_namespace(cluster, name)
     raise not_found(info, name)

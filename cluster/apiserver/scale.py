@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import copy
-
 from django.db import transaction
 
 from cluster.apiserver import store
@@ -93,7 +91,7 @@ def scale(
         if row is None:
             raise not_found(info, name)
         _check_version(info, name, resource_version, row)
-        body = copy.deepcopy(row.body)
+        body = store.clone(row.body)
         body["spec"]["replicas"] = replicas
         result = _store_update(locked, info, row, body, actor, None, "scale")
     cluster.revision = locked.revision

@@ -6,8 +6,6 @@ the row, its labels and one log entry (store.write), then the flow hook and a nu
 
 from __future__ import annotations
 
-import copy
-
 from django.db import transaction
 
 from cluster.apiserver import defaults, store
@@ -45,7 +43,7 @@ def _ns(info: KindInfo, namespace: str | None) -> str:
 def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
     """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken."""
     info = check_kind(obj)
-    body = copy.deepcopy(obj)
+    body = store.clone(obj)
     body["apiVersion"] = info.api_version
     defaults.on_create(body, info.namespaced)
     causes = validate(info, body)
@@ -62,7 +60,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
             raise already_exists(info, name)
         store.write(locked, "create", info.kind, body, None, actor)
     cluster.revision = locked.revision
-    return copy.deepcopy(body)
+    return body  # ours alone: the stored row was serialized from it and is not kept
 
 
 def _locked_row(cluster: Cluster, info: KindInfo, namespace: str, name: str) -> tuple[Cluster, ApiObject]:
@@ -79,12 +77,17 @@ def _check_version(info: KindInfo, name: str, wanted: object, row: ApiObject) ->
 
 
 def _merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) -> dict:
-    """The object to store for PUT/PATCH: server-owned fields kept, status or spec as the subresource says."""
+    """The object to store for PUT/PATCH: server-owned fields kept, status or spec as the subresource says.
+
+    `old` is the row's freshly read body (ours): the result may share parts of it, but never
+    changes it, so `result == old` still tells a write that changes nothing.
+    """
     if subresource == "status":
-        result = copy.deepcopy(old)
-        result["status"] = copy.deepcopy(new.get("status") or {})
+        result = dict(old)
+        result["metadata"] = dict(old["metadata"])
+        result["status"] = store.clone(new.get("status") or {})
         return result
-    result = copy.deepcopy(new)
+    result = store.clone(new)
     result["apiVersion"], result["kind"] = info.api_version, info.kind
     meta, old_meta = result.setdefault("metadata", {}), old["metadata"]
     for key in ("uid", "creationTimestamp", "generation", "namespace", "deletionTimestamp"):
@@ -94,7 +97,7 @@ def _merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None)
             meta.pop(key, None)
     meta.setdefault("name", old_meta["name"])
     if info.has_status:
-        result["status"] = copy.deepcopy(old.get("status", {}))
+        result["status"] = old.get("status", {})
     defaults.kind_defaults(result)
     if "generation" in old_meta and result.get("spec") != old.get("spec"):
         meta["generation"] = old_meta["generation"] + 1
@@ -117,9 +120,9 @@ def _store_update(
         raise invalid(info, row.name, causes)
     result["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
     if result == old:
-        return copy.deepcopy(old)  # nothing changed: no new revision, as the real API server
+        return old  # nothing changed: no new revision, as the real API server
     store.write(locked, "status" if subresource == "status" else verb, info.kind, result, row, actor)
-    return copy.deepcopy(result)
+    return result
 
 
 def update(cluster: Cluster, obj: dict, actor: Actor, subresource: str | None = None) -> dict:
@@ -161,7 +164,7 @@ def patch(
             return create(cluster, decoded, actor)
         if row is None:
             raise not_found(info, name)
-        patched = apply_patch(copy.deepcopy(row.body), decoded, media, kind)
+        patched = apply_patch(store.clone(row.body), decoded, media, kind)
         _check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
         result = _store_update(locked, info, row, patched, actor, subresource, "patch")
     cluster.revision = locked.revision
@@ -169,7 +172,7 @@ def patch(
 
 
 def _delete_row(locked: Cluster, row: ApiObject, actor: Actor, orphan: bool) -> dict:
-    body = copy.deepcopy(row.body)
+    body = store.clone(row.body)
     dependents = list(ApiObject.objects.filter(cluster=locked, owner_uid=row.uid).exclude(pk=row.pk))
     if row.kind == "Namespace":  # the namespace controller empties a deleted namespace
         dependents += ApiObject.objects.filter(cluster=locked, namespace=row.name).exclude(owner_uid__gt="")
@@ -177,7 +180,7 @@ def _delete_row(locked: Cluster, row: ApiObject, actor: Actor, orphan: bool) -> 
     collector = Actor("controller-manager", "garbage collector", actor.trace)
     for dependent in dependents:
         if orphan:
-            child = copy.deepcopy(dependent.body)
+            child = store.clone(dependent.body)
             refs = child["metadata"].get("ownerReferences") or []
             child["metadata"]["ownerReferences"] = [r for r in refs if r.get("uid") != row.uid] or None
             if child["metadata"]["ownerReferences"] is None:
@@ -218,7 +221,7 @@ def bind(cluster: Cluster, namespace: str | None, name: str, node_name: str, act
     namespace = _ns(info, namespace)
     with transaction.atomic():
         locked, row = _locked_row(cluster, info, namespace, name)
-        pod = copy.deepcopy(row.body)
+        pod = row.body  # freshly read, ours: the labels compare equal, as a binding keeps them
         current = (pod.get("spec") or {}).get("nodeName")
         if current:
             message = (
@@ -241,7 +244,7 @@ def bind(cluster: Cluster, namespace: str | None, name: str, node_name: str, act
         pod["status"]["conditions"] = conditions
         store.write(locked, "bind", "Pod", pod, row, actor)
     cluster.revision = locked.revision
-    return copy.deepcopy(pod)
+    return pod
 
 
 def events_since(cluster: Cluster, revision: int, limit: int | None = None) -> list[WatchEvent]:

@@ -28,6 +28,10 @@ from cluster.flow.recorder import record_step, skip_steps
 from cluster.informer import db
 from cluster.models import FlowTrace
 
+# Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
+# turns while a large scale-up is still being created.
+MAX_BATCH = 32
+
 if TYPE_CHECKING:
     from cluster.controllers.manager import ControllerManager
 
@@ -57,13 +61,15 @@ class ReplicationManager:
         pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
         wanted = int((owner.get("spec") or {}).get("replicas", 1))
         diff = wanted - len(pods)
-        steps = await db(self.cm.needs_steps)(trace_id, self.kind, meta.get("namespace", ""), meta["name"])
+        steps = trace_id is not None and trace_id not in self.cm.stepped
+        if steps:  # a database hop only for a trace this manager has not stepped yet
+            steps = await db(self.cm.needs_steps)(
+                trace_id, self.kind, meta.get("namespace", ""), meta["name"]
+            )
         if steps:
             await self._record_decision(owner, trace_id, len(pods), wanted)
         if diff > 0:
-            for _ in range(diff):
-                await gate.before_step(self.cm.cluster_name, trace_id, 7)
-                await db(self._create_pod)(owner, trace_id)
+            await self._create_pods(owner, trace_id, diff)
         elif diff < 0:
             for pod in sorted(pods, key=deletion_rank)[:-diff]:
                 await db(self._delete_pod)(owner, pod, trace_id)
@@ -82,7 +88,27 @@ class ReplicationManager:
         await db(record_step)(trace_id, 6, detail_en=en, detail_zh=zh, obj=_ref(owner))
         self.cm.stepped.add(trace_id)
 
+    async def _create_pods(self, owner: dict, trace_id: str | None, count: int) -> None:
+        """Create `count` pods in batches growing 1, 2, 4, … (the upstream controller's slow start).
+        At pace 0 a batch is one hop to the database thread; with a pace or in step mode each pod
+        waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate."""
+        batch = 1
+        while count > 0:
+            size = min(batch, count, MAX_BATCH)
+            if await gate.is_open(self.cm.cluster_name, trace_id):
+                await db(self._create_batch)(owner, trace_id, size)
+            else:
+                for _ in range(size):
+                    await gate.before_step(self.cm.cluster_name, trace_id, 7)
+                    await db(self._create_pod)(owner, trace_id)
+            count -= size
+            batch *= 2
+
     # -- database thread ---------------------------------------------------------------------
+    def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> None:
+        for _ in range(size):
+            self._create_pod(owner, trace_id)
+
     def _create_pod(self, owner: dict, trace_id: str | None) -> None:
         template = (owner.get("spec") or {}).get("template") or {}
         actor = self.cm.actor(trace_id, self.title)
@@ -142,16 +168,23 @@ class ReplicationManager:
         )
 
     def compute_status(self, owner: dict) -> dict:
-        pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
+        """One pass over the owned pods (a 1,000-replica RC is recounted after every batch of changes)."""
         template_labels = ((owner.get("spec") or {}).get("template") or {}).get("metadata", {}).get(
             "labels"
         ) or {}
-        ready = sum(1 for pod in pods if is_ready(pod))
+        wanted_labels = template_labels.items()
+        replicas = fully_labeled = ready = 0
+        for pod in self.cm.pods_by_owner.get(owner["metadata"]["uid"], {}).values():
+            if not is_active(pod):
+                continue
+            replicas += 1
+            if wanted_labels <= labels_of(pod).items():
+                fully_labeled += 1
+            if is_ready(pod):
+                ready += 1
         status = {
-            "replicas": len(pods),
-            "fullyLabeledReplicas": sum(
-                1 for pod in pods if all(labels_of(pod).get(k) == v for k, v in template_labels.items())
-            ),
+            "replicas": replicas,
+            "fullyLabeledReplicas": fully_labeled,
             "readyReplicas": ready,
             "availableReplicas": ready,  # minReadySeconds 0: ready is available
             "observedGeneration": owner["metadata"].get("generation", 1),

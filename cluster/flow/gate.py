@@ -78,6 +78,15 @@ async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, ste
         await asyncio.sleep(settings.pace_ms / 1000)
 
 
+async def is_open(cluster: Cluster | str, trace: FlowTrace | str | None) -> bool:
+    """True when `before_step` would not wait (no trace, or pace 0 outside step mode): a component
+    may then perform several steps in one go, as nobody could see a moment between them."""
+    if _trace_id(trace) is None:
+        return True
+    settings = await flow_settings(_name(cluster))
+    return not settings.step_mode and not settings.pace_ms
+
+
 async def flow_settings(cluster_name: str) -> FlowSettings:
     """The cluster's pace and step mode, from a cache refreshed every SETTINGS_TTL seconds."""
     return _cached(cluster_name) or await db(read_settings)(cluster_name)

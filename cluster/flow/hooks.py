@@ -32,21 +32,27 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
     if actor.client == "controller-manager" and event.type == "ADDED":
         stored, sent = texts.pod_stored(pod, event)
         revision = event.revision
-        record_steps(
-            trace, [StepSpec(7, *stored, obj, revision=revision), StepSpec(8, *sent, obj, revision=revision)]
-        )
+        specs = [StepSpec(7, *stored, obj, revision=revision), StepSpec(8, *sent, obj, revision=revision)]
+        record_steps(trace, specs, cluster)
     elif actor.client == "scheduler" and verb == "bind":
         node = (pod.get("spec") or {}).get("nodeName", "")
         en, zh = texts.binding_landed(pod, event)
-        record_step(trace, 11, detail_en=en, detail_zh=zh, obj=obj, node=node, revision=event.revision)
+        record_step(
+            trace, 11, detail_en=en, detail_zh=zh, obj=obj, node=node, revision=event.revision, locked=cluster
+        )
     elif actor.client == "kubelet" and verb == "status":
         en, zh = texts.status_stored(pod, event, actor.node)
-        record_step(trace, 13, detail_en=en, detail_zh=zh, obj=obj, node=actor.node, revision=event.revision)
+        node = actor.node
+        record_step(
+            trace, 13, detail_en=en, detail_zh=zh, obj=obj, node=node, revision=event.revision, locked=cluster
+        )
     return trace
 
 
 def _current_trace(row) -> FlowTrace | None:
-    return row.trace if getattr(row, "trace_id", None) else None
+    """The trace the row already carries (only its id is needed: no query for the rest)."""
+    trace_id = getattr(row, "trace_id", None)
+    return FlowTrace(pk=trace_id) if trace_id else None
 
 
 def _starts_trace(kind: str, event) -> bool:
@@ -90,7 +96,7 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
         node = event.object["spec"].get("nodeName", "")
         en, zh = texts.image_changed(node)
         specs += [StepSpec(n, en, zh, node=node, revision=revision, skipped=True) for n in range(5, 12)]
-    record_steps(trace, specs)
+    record_steps(trace, specs, cluster)
     return trace
 
 

@@ -11,10 +11,9 @@ import string
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Count, Max, Q
-from django.utils import timezone
 
 from cluster import broadcast
+from cluster.flow import steprows
 from cluster.flow.steps import BY_NUMBER
 from cluster.models import Cluster, FlowStep, FlowTrace
 
@@ -60,46 +59,52 @@ def record_step(
     node: str = "",
     revision: int | None = None,
     skipped: bool = False,
+    locked: Cluster | None = None,
 ) -> FlowStep:
     """Append step `step` to `trace` (see record_steps)."""
     spec = StepSpec(step, detail_en, detail_zh, obj, node, revision, skipped)
-    return record_steps(trace, [spec])[0]
+    return record_steps(trace, [spec], locked)[0]
 
 
-def record_steps(trace: FlowTrace | str, specs: list[StepSpec]) -> list[FlowStep]:
+def record_steps(
+    trace: FlowTrace | str, specs: list[StepSpec], locked: Cluster | None = None
+) -> list[FlowStep]:
     """Append steps to `trace`, numbered in order, in one insert.
 
     Runs in its own transaction unless called inside one (the API server's write: no savepoint,
     the steps are part of that one transaction), and nudges the broadcast hub after the commit.
+    Steps are inserted only under the cluster row lock (the lock every API write holds), so step
+    ids are handed out in commit order: a reader that has seen step N has seen every step below N,
+    even with several processes writing. The API server passes its `locked` cluster (it holds the
+    lock already).
     """
     with transaction.atomic(savepoint=False):
         trace_id = trace if isinstance(trace, str) else trace.pk
-        # Lock the trace so concurrent components number their steps without collisions.
-        locked = (
-            FlowTrace.objects.select_for_update()
-            .only("pk", "kind", "namespace", "name", "cluster_id")
-            .get(pk=trace_id)
-        )
-        seq = locked.steps.aggregate(top=Max("seq"))["top"] or 0
-        current = None
-        rows = []
-        for offset, spec in enumerate(specs, start=1):
-            if spec.revision is None and current is None:
-                current = _revision(locked.cluster_id)
-            rows.append(_row(locked, seq + offset, spec, current if spec.revision is None else spec.revision))
-        rows = FlowStep.objects.bulk_create(rows)
+        if locked is None:
+            cluster_id, current, own = steprows.lock_cluster(trace_id)
+        else:
+            cluster_id, current = locked.pk, locked.revision
+            own = None if all(spec.obj for spec in specs) else steprows.trace_object(trace_id)
+        seq = steprows.last_seq(trace_id)
+        rows = [
+            _row(trace_id, own, seq + offset, spec, current if spec.revision is None else spec.revision)
+            for offset, spec in enumerate(specs, start=1)
+        ]
+        steprows.insert(rows)
         if any(spec.step == 13 for spec in specs):
-            _mark_finished_when_complete(locked)
-        cluster_name = _cluster_name(locked.cluster_id)
+            steprows.mark_finished_when_complete(trace_id, seq, [spec.step for spec in specs])
+        cluster_name = locked.name if locked is not None else _cluster_name(cluster_id)
+        # "New steps" news (revision None), also inside an API write: readers of steps (the hub)
+        # look for it rather than for a new revision.
         transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
     return rows
 
 
-def _row(trace: FlowTrace, seq: int, spec: StepSpec, revision: int) -> FlowStep:
+def _row(trace_id: str, own: tuple | None, seq: int, spec: StepSpec, revision: int) -> FlowStep:
     text = BY_NUMBER[spec.step]
-    kind, namespace, name = spec.obj or (trace.kind, trace.namespace, trace.name)
+    kind, namespace, name = spec.obj or own
     return FlowStep(
-        trace=trace,
+        trace_id=trace_id,
         seq=seq,
         step=spec.step,
         actor=text.actor,
@@ -129,30 +134,11 @@ def _cluster_name(cluster_id: int) -> str:
     return name
 
 
-def _revision(cluster_id: int) -> int:
-    return Cluster.objects.values_list("revision", flat=True).get(pk=cluster_id)
-
-
 def skip_steps(
     trace: FlowTrace, steps: range | tuple[int, ...], reason_en: str, reason_zh: str, **kwargs
 ) -> None:
     """Show steps that do not apply, marked skipped with the reason (the course's numbering stays)."""
     record_steps(trace, [StepSpec(number, reason_en, reason_zh, skipped=True, **kwargs) for number in steps])
-
-
-def _mark_finished_when_complete(trace: FlowTrace) -> None:
-    """A trace is complete when every pod it created (step 8) reached step 13.
-
-    A pod that finishes before its sibling is even created can mark the trace complete early; the
-    sibling's own step 13 then moves `finished_at` to the true end.
-    """
-    counts = trace.steps.aggregate(
-        created=Count("pk", filter=Q(step=8)),
-        done=Count("pk", filter=Q(step=13)),
-        decided=Count("pk", filter=Q(step=6)),
-    )
-    if counts["decided"] and counts["done"] >= counts["created"] > 0:
-        FlowTrace.objects.filter(pk=trace.pk).update(finished_at=timezone.now())
 
 
 def step_message(row: FlowStep, cluster_name: str) -> dict:

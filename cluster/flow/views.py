@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 
-from django.http import Http404, HttpRequest, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET, require_POST
 
+from cluster import leader
 from cluster.api.access import can_edit, can_view
 from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
@@ -41,8 +42,10 @@ def _settings(cluster: Cluster) -> JsonResponse:
 
 
 @require_GET
-def snapshot_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    return JsonResponse(snapshot.build(_cluster(request, cluster)))
+def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
+    found = _cluster(request, cluster)
+    text = snapshot.build_text(found, leader.with_leader({}, found))
+    return HttpResponse(text.encode(), content_type="application/json")
 
 
 @require_GET

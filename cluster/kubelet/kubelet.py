@@ -126,9 +126,12 @@ class KubeletManager(NodeDuties):
             if trace_id:
                 en, zh = _starting_text(pod, node)
                 await db(record_step)(trace_id, 12, detail_en=en, detail_zh=zh, obj=("Pod", *key), node=node)
-            await db(self._write_status)(
-                pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node
-            )
+            # The status manager writes the newest status it has: at pace 0, with every image
+            # already on the node, the containers run before a ContainerCreating could be sent.
+            if not (await gate.is_open(self.cluster_name, trace_id) and self._all_present(pod, node)):
+                await db(self._write_status)(
+                    pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node
+                )
         pulled = await self._pull_all(pod, node, host_ip, trace_id)
         if pulled is None:
             # ErrImagePull ended the trace (step 13); retry later, as the image back-off does.
@@ -239,6 +242,18 @@ class KubeletManager(NodeDuties):
             await db(self._pulled)(pod, node, container, image, message)
             found[container["name"]] = image
         return found
+
+    def _all_present(self, pod: dict, node: str) -> bool:
+        """Every container's image is on the node and none must be pulled anyway (Always)."""
+        for container in pod["spec"].get("containers") or []:
+            image = catalog.lookup(container.get("image", ""))
+            if (
+                image is None
+                or container.get("imagePullPolicy") == "Always"
+                or not self._has_image(node, image)
+            ):
+                return False
+        return True
 
     def _has_image(self, node: str, image: catalog.Image) -> bool:
         for entry in ((self._node(node) or {}).get("status") or {}).get("images") or []:

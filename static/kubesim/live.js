@@ -111,5 +111,11 @@ export class Live {
 
   showRevision() {
     $("revision").textContent = String(this.store.revision);
+    const leader = this.store.leader;
+    const badge = $("leader");
+    if (badge) {
+      badge.hidden = !leader;
+      $("leader-holder").textContent = leader ? leader.holder : "";
+    }
   }
 }

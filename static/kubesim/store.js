@@ -26,6 +26,7 @@ export class Store {
     this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
     this.paceMs = 600;
     this.stepMode = false;
+    this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
     this.listeners = new Set();
   }
 
@@ -46,6 +47,7 @@ export class Store {
     for (const trace of snap.traces || []) this.addTrace(trace);
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
     if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
+    if (snap.leader !== undefined) this.leader = snap.leader;
     this.emit({ type: "snapshot" });
   }
 
@@ -66,6 +68,12 @@ export class Store {
     if (msg.revision) this.revision = Math.max(this.revision, msg.revision);
     let map = null;
     let key = null;
+    if (kind === "Lease" && objectKey(obj) === "kube-system/kubesim-controlplane") {
+      // Leader election: the hub sends this Lease when its holder changes, not on every renewal.
+      const spec = obj.spec || {};
+      const held = action !== "deleted" && spec.holderIdentity;
+      this.leader = held ? { holder: spec.holderIdentity, renewTime: spec.renewTime } : null;
+    }
     if (kind === "Node") [map, key] = [this.nodes, obj.metadata.name];
     else if (kind === "Pod") [map, key] = [this.pods, podKey(obj)];
     else if (WORKLOAD_KINDS.has(kind)) [map, key] = [this.workloads, `${kind}/${objectKey(obj)}`];

@@ -18,8 +18,9 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.controlplane import ControlPlane
 from cluster.demo import create_many
-from cluster.hub import Client, hub_for
+from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
+from cluster.sinks import InboxClient
 
 KUBECTL = Actor("kubectl", "kubesim bench_flow")
 
@@ -74,7 +75,7 @@ class Command(BaseCommand):
         plane = ControlPlane(cluster.name)
         await plane.run_until_idle()  # the kubelets register the nodes before timing starts
         plane.start()
-        client = Client()
+        client = InboxClient()
         hub = hub_for(cluster.name)
         await hub.join(client)
         try:
@@ -94,7 +95,7 @@ class Command(BaseCommand):
     async def _nodes(self, cluster: Cluster) -> list[dict]:
         return (await database_sync_to_async(api.list_objects)(cluster, "Node"))[0]
 
-    async def _latencies(self, cluster: Cluster, client: Client, count: int) -> list[float]:
+    async def _latencies(self, cluster: Cluster, client: InboxClient, count: int) -> list[float]:
         latencies = []
         for index in range(count):
             start = time.perf_counter()

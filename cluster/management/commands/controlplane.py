@@ -2,24 +2,41 @@
 
 For deployments where Daphne serves with `serve --no-control-plane`; the components reach the
 cluster only through the database (the API server's functions and the event log), so they can
-live in this separate process. Leader election (a Lease) is not implemented yet: run one.
+live in this separate process. Run two or more: each campaigns for every cluster's Lease
+(kube-system/kubesim-controlplane); the holder runs that cluster's components, the others stand by
+and take over within seconds when it dies. SIGTERM or Ctrl-C hands the leases back at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import signal
 
 from django.core.management.base import BaseCommand
 
 
 class Command(BaseCommand):
-    help = "Run the controller manager, the scheduler and the kubelets of every cluster."
+    help = "Run the controller manager, the scheduler and the kubelets of every cluster (leader-elected)."
 
-    def handle(self, *args, **options):
+    def add_arguments(self, parser):
+        parser.add_argument("--identity", default=None, help="Lease holder identity (hostname_pid_id).")
+
+    def handle(self, *args, identity: str | None, **options):
+        from cluster import leader
+
+        me = identity or leader.identity()
+        self.stdout.write(f"Control plane candidate {me}: waiting for the lease (Ctrl-C stops).")
+        self.stdout.flush()
+        asyncio.run(self._run(me))
+        self.stdout.write("Control plane stopped; leases released.")
+
+    async def _run(self, me: str) -> None:
         from cluster import controlplane
 
-        self.stdout.write("Control plane running: controller manager, scheduler, kubelets (Ctrl-C stops).")
-        try:
-            asyncio.run(controlplane.supervise())
-        except KeyboardInterrupt:
-            self.stdout.write("Control plane stopped.")
+        task = asyncio.create_task(controlplane.supervise(identity=me))
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(signum, task.cancel)
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -2,12 +2,15 @@
 
 Daphne has no ASGI lifespan, so this command is where the control plane starts: once Daphne
 listens (its `ready_callable`), the controller manager, scheduler and kubelets of every cluster
-start as tasks on the same asyncio loop. A database with no cluster gets the course's demo.
+start as tasks on the same asyncio loop, each cluster's after its Lease is won (cluster/leader.py).
+A database with no cluster gets the course's demo. `--no-control-plane` serves only: the scale-out
+profile runs the components in `manage.py controlplane` processes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
 
 from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
@@ -34,6 +37,7 @@ class Command(BaseCommand):
 
         if not Cluster.objects.exists():
             call_command("loaddemo", stdout=self.stdout)
+        self.port = port
         ready = None if no_control_plane else self._start_control_plane
         self.stdout.write(f"KubeSim serving on http://{host}:{port}/")
         Server(
@@ -44,9 +48,20 @@ class Command(BaseCommand):
         ).run()
 
     def _start_control_plane(self) -> None:
+        from twisted.internet import defer, reactor
+
         from cluster import controlplane
 
         # Called by Daphne inside its running reactor, whose loop is asyncio's: the components
-        # become tasks beside the HTTP and websocket handlers.
-        self._supervisor = asyncio.get_event_loop().create_task(controlplane.supervise())
-        self.stdout.write("Control plane started: controller manager, scheduler, kubelets.")
+        # become tasks beside the HTTP and websocket handlers. The embedded plane campaigns for
+        # the clusters' leases like `manage.py controlplane` does, under an identity that stays
+        # the same across restarts on this port, so a restarted `make run` leads again at once.
+        identity = f"{socket.gethostname()}_serve-{self.port}"
+        self._supervisor = asyncio.get_event_loop().create_task(controlplane.supervise(identity=identity))
+        reactor.addSystemEventTrigger("before", "shutdown", lambda: defer.Deferred.fromFuture(self._stop()))
+        self.stdout.write(f"Control plane started ({identity}): controller manager, scheduler, kubelets.")
+
+    def _stop(self) -> asyncio.Future:
+        """On Ctrl-C or SIGTERM: stop the components and hand the leases back before exiting."""
+        self._supervisor.cancel()
+        return asyncio.ensure_future(asyncio.wait([self._supervisor], timeout=5))

@@ -1,0 +1,236 @@
+"""Measure the broadcast's fan-out (issue 7): N websocket clients watch one cluster, pods are created.
+
+For each pod: the time from the POST to each client's last flow step of the pod's trace (the
+control plane's work plus the broadcast), and the time from each step's recording to its arrival
+at each client (the broadcast alone); p50 and p99 over all clients and pods, the clients that
+missed a step (or got one twice, or a resync), and the server's memory per client (RSS growth
+while the clients connect / N).
+
+Without --url it starts its own embedded server (`manage.py serve` on a throwaway SQLite database,
+pace 0); with --url (repeatable: clients are spread over the URLs, e.g. two Daphne processes) it
+measures a running server, and --pid (repeatable) names the server processes whose memory to read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from datetime import datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from cluster.wsclient import Crowd
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def _request(url: str, method: str = "GET", body: dict | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    request.add_header("User-Agent", "kubesim-bench-fanout")
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
+
+
+# perf_counter() → wall clock, to compare arrival times with the steps' recorded timestamps.
+WALL = time.time() - time.perf_counter()
+
+
+def _quantile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class EmbeddedServer:
+    """`manage.py serve` on a throwaway SQLite database: the embedded default, pace 0."""
+
+    def __init__(self) -> None:
+        self.dir = tempfile.TemporaryDirectory(prefix="kubesim-fanout-")
+        self.port = _free_port()
+        self.env = {
+            **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+            "KUBESIM_SQLITE_PATH": str(Path(self.dir.name) / "db.sqlite3"),
+            "KUBESIM_PACE_MS": "0",
+        }
+        self.process: subprocess.Popen | None = None
+
+    def __enter__(self) -> EmbeddedServer:
+        manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
+        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True)
+        self.process = subprocess.Popen(
+            [*manage, "serve", "--port", str(self.port)],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                _request(f"{self.url}/clusters/demo/snapshot")
+                return self
+            except OSError:
+                time.sleep(0.3)
+        self.__exit__()
+        raise CommandError("the embedded server did not start")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __exit__(self, *exc) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.dir.cleanup()
+
+
+class Command(BaseCommand):
+    help = "Open N websocket clients, create pods, measure POST → each client's last flow step."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--clients", type=int, default=200)
+        parser.add_argument("--url", action="append", default=[], help="server base URL (repeatable)")
+        parser.add_argument("--pid", type=int, action="append", default=[], help="server pid (repeatable)")
+        parser.add_argument("--cluster", default="demo")
+        parser.add_argument("--pods", type=int, default=3, help="pods to create, one after another")
+        parser.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    def handle(self, *args, clients: int, url: list[str], pid: list[int], cluster: str, pods: int, **options):
+        if url:
+            result = asyncio.run(self._bench(url, pid, cluster, clients, pods))
+        else:
+            with EmbeddedServer() as server:
+                result = asyncio.run(self._bench([server.url], [server.process.pid], cluster, clients, pods))
+        result["setup"] = "embedded" if not url else f"{len(url)} server(s)"
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+            return
+        self.stdout.write(
+            f"{result['clients']} clients, {result['pods']} pods ({result['setup']}): "
+            f"POST → last step p50 {result['p50_ms']:.1f} ms, p99 {result['p99_ms']:.1f} ms, "
+            f"max {result['max_ms']:.1f} ms; step recorded → delivered "
+            f"p50 {result['delivery_p50_ms']:.1f} ms, "
+            f"p99 {result['delivery_p99_ms']:.1f} ms; clients that missed steps: {result['missed']}; "
+            f"server memory per client: {result['kib_per_client']:.0f} KiB"
+        )
+
+    async def _bench(self, urls: list[str], pids: list[int], cluster: str, count: int, pods: int) -> dict:
+        base = urls[0].rstrip("/")
+        pace = _request(f"{base}/clusters/{cluster}/snapshot")["pace_ms"]
+        rss_before = sum(_rss_kib(p) for p in pids)
+        crowd = Crowd()
+        try:
+            await crowd.open(urls, f"/ws/clusters/{cluster}/", count)
+            await self._wait_for_snapshots(crowd)
+            crowd.sockets[0].send_json({"action": "pace", "pace_ms": 0})  # as the page's pace slider
+            await asyncio.sleep(0.5)
+            rss_after = sum(_rss_kib(p) for p in pids)
+            latencies, delays, missed = [], [], set()
+            for _ in range(pods):
+                times, delivered, lost = await self._one_pod(base, cluster, crowd)
+                latencies += times
+                delays += delivered
+                missed |= lost
+        finally:
+            if crowd.sockets and not crowd.sockets[0].closed:
+                crowd.sockets[0].send_json({"action": "pace", "pace_ms": pace})
+                await asyncio.sleep(0.3)
+            crowd.close()
+        return {
+            "clients": count,
+            "pods": pods,
+            "p50_ms": _quantile(latencies, 0.5),
+            "p99_ms": _quantile(latencies, 0.99),
+            "max_ms": _quantile(latencies, 1.0),
+            "delivery_p50_ms": _quantile(delays, 0.5),
+            "delivery_p99_ms": _quantile(delays, 0.99),
+            "missed": len(missed),
+            "kib_per_client": (rss_after - rss_before) / count if pids else float("nan"),
+        }
+
+    async def _wait_for_snapshots(self, crowd: Crowd) -> None:
+        deadline = time.monotonic() + 120
+        for sock in crowd.sockets:
+            first = await sock.next_message(max(1.0, deadline - time.monotonic()))
+            if first.get("type") not in ("snapshot", "resync"):
+                raise CommandError(f"expected a snapshot first, got {first.get('type')}")
+
+    async def _one_pod(self, base: str, cluster: str, crowd: Crowd) -> tuple[list, list, set[int]]:
+        """Create a bare pod; wait until its trace is complete everywhere (or 30 s)."""
+        name = f"fanout-{secrets.token_hex(3)}"
+        marks = [len(sock.frames) for sock in crowd.sockets]
+        body = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name},
+            "spec": {"containers": [{"name": "web", "image": "nginx:1.25"}]},
+        }
+        started = time.perf_counter()
+        path = f"{base}/clusters/{cluster}/api/v1/namespaces/default/pods"
+        await asyncio.to_thread(_request, path, "POST", body)
+        trace = await self._settled_trace(base, cluster, name, crowd.sockets[0])
+        expected = {step["seq"] for step in trace["steps"]}
+        recorded = {step["seq"]: datetime.fromisoformat(step["ts"]).timestamp() for step in trace["steps"]}
+        times, delays, missed = [], [], set()
+        for index, sock in enumerate(crowd.sockets):
+            got = sock.messages(marks[index])
+            ours = [m for m in got if m.data.get("trace") == trace["id"]]
+            seen = {m.data["seq"]: m.at for m in ours}
+            # A client that got a step twice, or a resync, did not get the plain stream either.
+            if (
+                set(seen) != expected
+                or len(ours) != len(seen)
+                or any(m.data.get("type") == "resync" for m in got)
+            ):
+                missed.add(index)
+            if seen:
+                times.append(max(seen.values()) - started)
+            delays += [at + WALL - recorded[seq] for seq, at in seen.items() if seq in recorded]
+        await asyncio.to_thread(
+            _request, f"{base}/clusters/{cluster}/api/v1/namespaces/default/pods/{name}", "DELETE"
+        )
+        await asyncio.sleep(0.5)  # let the delete's messages pass before the next pod
+        return times, delays, missed
+
+    async def _settled_trace(self, base: str, cluster: str, name: str, watcher) -> dict:
+        """The pod's trace once one socket saw its step 13 and every socket had time to follow."""
+        deadline = time.monotonic() + 30
+        seen = 0
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            for message in watcher.messages(seen):
+                data = message.data
+                if data.get("type") == "flow.step" and data["step"] == 13 and data["object"]["name"] == name:
+                    await asyncio.sleep(1.0)  # the fan-out of the last steps to everyone else
+                    return await asyncio.to_thread(
+                        _request, f"{base}/clusters/{cluster}/traces/{data['trace']}"
+                    )
+            seen = len(watcher.frames)
+        raise CommandError(f"pod {name}'s trace did not complete in 30 s")

@@ -1,0 +1,266 @@
+"""Where the hub's messages go: one Client per websocket, with a bounded backlog.
+
+A message is serialized once by the hub; each client only decides whether to take it. Two ways to
+write it:
+
+- under Daphne, `TransportClient` writes a websocket frame built ONCE per message (autobahn's
+  PreparedMessage) straight to the connection's transport, and measures its backlog as the bytes
+  the transport still holds: that is the real per-client queue, and a client that stops reading
+  fills it. Going through the ASGI `send` of every consumer instead costs a chain of coroutines, a
+  UTF-8 encode and a framing per client per message, which is what makes Channels' group fan-out
+  slow for a lecture hall;
+- anywhere else (another ASGI server, Channels' test communicator), `QueueClient` keeps a bounded
+  queue that a writer task empties through the ASGI `send`.
+
+Either way a client over its bound is sent nothing more until it has drained, then a `resync`:
+the browser reloads the snapshot and nothing is lost silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from twisted.internet import tcp
+
+RESYNC = json.dumps({"type": "resync"})
+# Messages kept for a client whose snapshot is still being built (then it must resync).
+HELD_LIMIT = 5000
+QUEUE_LIMIT = 2000  # QueueClient: messages
+
+
+def backlog_limit() -> int:
+    """TransportClient: bytes a client may have waiting in its transport before it lags."""
+    return int(getattr(settings, "KUBESIM_CLIENT_BACKLOG_BYTES", 1 << 20))
+
+
+@dataclass(slots=True)
+class Message:
+    text: str
+    revision: int = 0  # object messages: the log revision
+    step_id: int = 0  # flow.step messages: the step row id
+    frame: object | None = field(default=None, repr=False)
+
+    def prepared(self):
+        """The websocket frame, built on first use and shared by every client of the process."""
+        if self.frame is None:
+            from autobahn.websocket.protocol import PreparedMessage
+
+            self.frame = PreparedMessage(self.text.encode(), False, False, False)
+        return self.frame
+
+
+RESYNC_MESSAGE = Message(RESYNC)
+
+
+class Batch:
+    """The messages of one hub read, offered to every client together: a client that takes all of
+    them gets them as ONE write of frames joined once for everybody."""
+
+    __slots__ = ("_frames", "messages", "min_revision", "min_step")
+
+    def __init__(self, messages: list[Message]) -> None:
+        self.messages = messages
+        self.min_revision = min((m.revision for m in messages if m.revision), default=float("inf"))
+        self.min_step = min((m.step_id for m in messages if m.step_id), default=float("inf"))
+        self._frames: bytes | None = None
+
+    def frames(self) -> bytes:
+        if self._frames is None:
+            self._frames = b"".join(message.prepared().payloadHybi for message in self.messages)
+        return self._frames
+
+
+class Client:
+    """One socket's place in the hub. Messages are held until its snapshot has gone out."""
+
+    def __init__(self) -> None:
+        self.ready = False
+        self.held: list[Message] = []
+        self.lagging = False
+        self.floor_revision = 0
+        self.floor_step = 0
+
+    def offer(self, message: Message) -> None:
+        if not self.ready:
+            if len(self.held) < HELD_LIMIT:
+                self.held.append(message)
+            else:
+                self.lagging = True
+            return
+        if self.lagging:
+            return  # dropped: the resync after it drains heals the gap
+        if (message.revision and message.revision <= self.floor_revision) or (
+            message.step_id and message.step_id <= self.floor_step
+        ):
+            return  # the snapshot already shows it
+        if self.over_limit():
+            self.lagging = True
+            return
+        self.write(message)
+
+    def offer_batch(self, batch: Batch) -> None:
+        if (
+            self.ready
+            and not self.lagging
+            and batch.min_revision > self.floor_revision
+            and batch.min_step > self.floor_step
+        ):
+            if self.over_limit():
+                self.lagging = True
+                return
+            self.write_batch(batch)
+            return
+        for message in batch.messages:
+            self.offer(message)
+
+    def write_batch(self, batch: Batch) -> None:
+        for message in batch.messages:
+            self.write(message)
+
+    def start(self, revision: int, step_id: int) -> None:
+        """The snapshot at (revision, step_id) went out: send what is newer, then everything."""
+        self.floor_revision, self.floor_step = revision, step_id
+        self.ready = True
+        held, self.held = self.held, []
+        for message in held:
+            self.offer(message)
+
+    def pause(self) -> None:
+        """A new snapshot is being built for this client: hold messages until `start`."""
+        self.ready = False
+
+    def heal(self) -> None:
+        """A lagging client that has drained gets a resync, then the stream again."""
+        if self.lagging and self.ready and self.drained():
+            self.lagging = False
+            self.write(RESYNC_MESSAGE)
+
+    def write(self, message: Message) -> None:
+        raise NotImplementedError
+
+    def over_limit(self) -> bool:
+        raise NotImplementedError
+
+    def drained(self) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """The socket is gone."""
+
+
+class TransportClient(Client):
+    """Daphne: write prepared frames to the autobahn protocol's transport."""
+
+    def __init__(self, protocol) -> None:
+        super().__init__()
+        self.protocol = protocol
+        self.limit = backlog_limit()
+        transport = protocol.transport
+        # A plain TCP connection (not TLS) may be written to directly while Twisted holds nothing.
+        self.direct = isinstance(transport, tcp.Connection) and not getattr(transport, "TLS", False)
+
+    def write(self, message: Message) -> None:
+        self._send(message.prepared().payloadHybi)
+
+    def write_batch(self, batch: Batch) -> None:
+        self._send(batch.frames())
+
+    def _send(self, data: bytes) -> None:
+        """Send now when the socket takes it; Twisted's buffer keeps the rest, in order.
+
+        Twisted's own write only queues the bytes and registers the socket for writing, which
+        costs two epoll changes and a loop turn per socket: for a thousand sockets, most of the
+        fan-out. When Twisted holds nothing for this socket, a direct send keeps the order.
+        """
+        protocol = self.protocol
+        if protocol.state != protocol.STATE_OPEN:
+            return
+        transport = protocol.transport
+        if self.direct and not transport.dataBuffer and not transport._tempDataLen:
+            try:
+                sent = transport.socket.send(data)
+            except OSError:  # would block, or the peer is gone: Twisted's write finds out
+                sent = 0
+            if sent == len(data):
+                return
+            data = data[sent:]
+        transport.write(data)
+
+    def backlog(self) -> int:
+        transport = self.protocol.transport
+        if transport is None:
+            return 0
+        # Twisted's FileDescriptor: bytes written but not yet accepted by the socket.
+        unsent = len(getattr(transport, "dataBuffer", b"")) - getattr(transport, "offset", 0)
+        return unsent + getattr(transport, "_tempDataLen", 0)
+
+    def over_limit(self) -> bool:
+        return self.backlog() > self.limit
+
+    def drained(self) -> bool:
+        return self.backlog() <= self.limit // 4
+
+
+class QueueClient(Client):
+    """Any ASGI server: a bounded queue, emptied by a writer task through `send`."""
+
+    def __init__(self, send: Callable[[str], Awaitable[None]]) -> None:
+        super().__init__()
+        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+        self.writer = asyncio.create_task(self._drain(send))
+
+    async def _drain(self, send: Callable[[str], Awaitable[None]]) -> None:
+        while True:
+            message = await self.queue.get()
+            await send(message.text)
+
+    def write(self, message: Message) -> None:
+        self.queue.put_nowait(message)
+
+    def over_limit(self) -> bool:
+        return self.queue.qsize() >= QUEUE_LIMIT
+
+    def drained(self) -> bool:
+        return self.queue.empty()
+
+    def close(self) -> None:
+        self.writer.cancel()
+
+
+def client_for(base_send, send_text: Callable[[str], Awaitable[None]]) -> Client:
+    """The fastest client the server allows: Daphne's ASGI `send` is partial(handle_reply, protocol),
+    reached through Channels' session wrapper (which acts on HTTP responses only)."""
+    send = base_send
+    for _ in range(5):
+        if isinstance(send, functools.partial):
+            protocol = send.args[0] if send.args else None
+            if hasattr(protocol, "sendPreparedMessage") and hasattr(protocol, "transport"):
+                return TransportClient(protocol)
+            break
+        send = getattr(getattr(send, "__self__", None), "real_send", None)
+        if send is None:
+            break
+    return QueueClient(send_text)
+
+
+class InboxClient(Client):
+    """An in-process listener (benchmarks): every message lands in an unbounded queue, no snapshot."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queue: asyncio.Queue[Message] = asyncio.Queue()
+        self.ready = True
+
+    def write(self, message: Message) -> None:
+        self.queue.put_nowait(message)
+
+    def over_limit(self) -> bool:
+        return False
+
+    def drained(self) -> bool:
+        return True
