@@ -15,6 +15,8 @@ import signal
 
 from django.core.management.base import BaseCommand
 
+from kubesim.gc_tuning import tune_for_long_running
+
 
 class Command(BaseCommand):
     help = "Run the controller manager, the scheduler and the kubelets of every cluster (leader-elected)."
@@ -26,7 +28,9 @@ class Command(BaseCommand):
         from cluster import leader
 
         me = identity or leader.identity()
-        self.stdout.write(f"Control plane candidate {me}: waiting for the lease (Ctrl-C stops).")
+        self.stdout.write(
+            f"Control plane candidate {me}: waiting for the lease (Ctrl-C stops; {tune_for_long_running()})."
+        )
         self.stdout.flush()
         asyncio.run(self._run(me))
         self.stdout.write("Control plane stopped; leases released.")

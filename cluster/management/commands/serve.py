@@ -18,6 +18,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from cluster.models import Cluster
+from kubesim.gc_tuning import tune_for_long_running
 
 
 class Command(BaseCommand):
@@ -39,7 +40,7 @@ class Command(BaseCommand):
             call_command("loaddemo", stdout=self.stdout)
         self.port = port
         ready = None if no_control_plane else self._start_control_plane
-        self.stdout.write(f"KubeSim serving on http://{host}:{port}/")
+        self.stdout.write(f"KubeSim serving on http://{host}:{port}/ ({tune_for_long_running()})")
         Server(
             application=application,
             endpoints=build_endpoint_description_strings(host=host, port=port),
