@@ -65,7 +65,9 @@ def _manage(env: dict, *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, check=True, capture_output=True)
 
 
-@pytest.fixture(scope="session")
+# Package scope: the sync Playwright below keeps an event loop running in the main thread while it
+# lives, so it must be gone before later packages' tests call asyncio.run().
+@pytest.fixture(scope="package")
 def live_server_url(tmp_path_factory) -> Iterator[str]:
     """A fresh database with the demo cluster, served by `manage.py serve` on a free port."""
     if not CHROMIUM.exists():
@@ -98,7 +100,7 @@ def live_server_url(tmp_path_factory) -> Iterator[str]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
     if not CHROMIUM.exists():
         _missing(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
