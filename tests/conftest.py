@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED_EXAMPLES = REPO.parent / "shared" / "examples"
+# The course notes' example manifests (copied from shared/examples, so the suite is self-contained).
+SHARED_EXAMPLES = Path(__file__).resolve().parent / "fixtures" / "examples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 

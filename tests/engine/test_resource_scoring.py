@@ -3,8 +3,6 @@ requested_to_capacity_ratio_test.go and TestFitScore tables, plus the explanatio
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from scheduler.engine.framework import CycleState
@@ -492,18 +490,3 @@ def test_default_requests_are_counted_for_containers_without_requests():
     # 100m / 200Mi per container naming no request, only in scoring
     why = explain(NodeResourcesFit(), make_pod("p"), [node("node1", cpu="1", memory="1Gi")], [])
     assert "cpu: (1000m−100m)·100/1000m = 90 (0m on the node + 100m this pod)" in why.en
-
-
-def test_scoring_five_thousand_nodes_takes_milliseconds():
-    nodes = [node(f"n{i}", cpu="8", memory="32Gi", pods="110") for i in range(5000)]
-    existing = [bound(f"n{i}", {"cpu": f"{i % 7}00m", "memory": f"{i % 5}Gi"}) for i in range(5000)]
-    snapshot = Snapshot.from_objects(nodes, existing)
-    plugin, info = NodeResourcesFit(), PodInfo.of(pod({"cpu": "500m", "memory": "1Gi"}))
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        state = CycleState()
-        plugin.pre_score(state, info, snapshot.nodes, snapshot)
-        plugin.score(state, info, snapshot.nodes)
-        best = min(best, time.perf_counter() - start)
-    assert best < 0.05  # a few ms on a quiet machine; generous for a shared CI box
