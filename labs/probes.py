@@ -126,10 +126,12 @@ def event_expectation(params: dict) -> Text:
 
 def latest_attempt(cluster, namespace: str, pod: str) -> dict | None:
     """The explanation (Decision.to_json()) of the scheduler's newest attempt for the pod."""
+    from scheduler.engine.compact import expand
     from scheduler.models import SchedulingAttempt
 
     attempts = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
-    return attempts.order_by("-created_at", "-pk").values_list("decision", flat=True).first()
+    stored = attempts.order_by("-created_at", "-pk").values_list("decision", flat=True).first()
+    return None if stored is None else expand(stored)
 
 
 def flow_reached(cluster, kind: str, namespace: str, name: str) -> int:

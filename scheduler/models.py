@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import models
 
 from cluster.models import Cluster, FlowTrace
+from scheduler.engine.compact import expand
 
 
 class SchedulingAttempt(models.Model):
@@ -21,7 +22,7 @@ class SchedulingAttempt(models.Model):
     message = models.TextField(blank=True)  # the FailedScheduling text, or "Successfully assigned …"
     revision = models.BigIntegerField()  # the cluster revision the scheduler's snapshot reflected
     nodes = models.PositiveIntegerField()  # how many nodes the cycle considered
-    decision = models.JSONField()  # scheduler.engine Decision.to_json()
+    decision = models.JSONField()  # scheduler.engine.compact form; to_json() expands it
     trace = models.ForeignKey(FlowTrace, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -43,5 +44,5 @@ class SchedulingAttempt(models.Model):
             "nodes": self.nodes,
             "trace": self.trace_id,
             "createdAt": self.created_at.isoformat(),
-            "decision": self.decision,
+            "decision": expand(self.decision),
         }

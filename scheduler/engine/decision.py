@@ -97,10 +97,14 @@ class Decision:
             return self.absent_nodes[node]
         return self.filter_failures.get(plugin, {}).get(node, SUCCESS)
 
-    def node_scores(self, node: str) -> dict[str, dict]:
+    def score_index(self, node: str) -> int | None:
+        """The node's position in the score columns, or None when it was not scored."""
         if len(self.scored_index) != len(self.scored):  # built on the first explanation asked for
             self.scored_index = {name: index for index, name in enumerate(self.scored)}
-        index = self.scored_index.get(node)
+        return self.scored_index.get(node)
+
+    def node_scores(self, node: str) -> dict[str, dict]:
+        index = self.score_index(node)
         if index is None:
             return {}
         scores = {}
@@ -148,12 +152,16 @@ class Decision:
 
     # -- whole decision ------------------------------------------------------------------------
     def to_json(self) -> dict:
+        header = self.to_json_header()
+        return {**header, "nodes": {name: self.node_result(name) for name in self.node_names}}
+
+    def to_json_header(self) -> dict:
+        """Everything of to_json() but the per-node explanations (the compact form shares it)."""
         return {
             "pod": self.pod.key,
             "selected": self.selected,
             "message": self.message,
             "error": self.error,
-            "nodes": {name: self.node_result(name) for name in self.node_names},
             "feasibleNodes": list(self.feasible),
             "filterPlugins": [plugin.name for plugin in self.filters],
             "scorePlugins": [

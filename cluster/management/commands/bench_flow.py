@@ -21,6 +21,7 @@ from cluster.demo import create_many
 from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
 from cluster.sinks import InboxClient
+from kubesim.gc_tuning import tune_for_long_running
 
 KUBECTL = Actor("kubectl", "kubesim bench_flow")
 
@@ -66,6 +67,8 @@ class Command(BaseCommand):
     def handle(self, *args, nodes: int, pods: int, replicas: int, **options):
         name = f"bench-{secrets.token_hex(3)}"
         cluster = create_many(name, nodes, pace_ms=0)
+        # Measured as `serve` and `controlplane` run: with their long-running GC settings.
+        self.stdout.write(tune_for_long_running())
         try:
             asyncio.run(self._run(cluster, pods, replicas))
         finally:
