@@ -13,30 +13,12 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max
 
 from cluster.apiserver import rows
+from cluster.flow.steprows import STEP_COLUMNS
 from cluster.models import Cluster, FlowStep, FlowTrace
 
 RECENT_TRACES = 10
 WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment")
-STEP_FIELDS = (
-    "id",
-    "trace_id",
-    "seq",
-    "step",
-    "actor",
-    "source",
-    "target",
-    "title_en",
-    "title_zh",
-    "detail_en",
-    "detail_zh",
-    "skipped",
-    "object_kind",
-    "object_namespace",
-    "object_name",
-    "node",
-    "revision",
-    "created_at",
-)
+STEP_FIELDS = ("id", *STEP_COLUMNS)
 
 
 def build(cluster: Cluster) -> dict:

@@ -47,7 +47,10 @@ def to_compact(decision: Decision) -> dict:
         entry: dict = {"f": failures, "t": decision.totals.get(node)}
         if first is not None:
             entry["first"] = [first.plugin, *_cell(first)]
-        scores = _scores(decision, node)
+        scores = {
+            plugin.name: [raw, normalized, _template(why)]
+            for plugin, _, raw, normalized, why in decision.score_cells(node)
+        }
         if scores:
             entry["s"] = scores
         nodes[node] = entry
@@ -61,22 +64,6 @@ def to_compact(decision: Decision) -> dict:
         }
     )
     return result
-
-
-def _scores(decision: Decision, node: str) -> dict[str, list]:
-    index = decision.score_index(node)
-    if index is None:
-        return {}
-    scores = {}
-    for plugin, weight in decision.scorers:
-        column = decision.columns.get(plugin.name)
-        if column is None:
-            continue
-        raw, normalized = column.raw[index], column.normalized[index]
-        detail = column.details[index] if column.details is not None else None
-        why = plugin.explain_score(detail, raw, normalized, weight)
-        scores[plugin.name] = [raw, normalized, _template(why)]
-    return scores
 
 
 def expand(stored: dict) -> dict:

@@ -6,6 +6,7 @@ per-node explanation on demand, so keeping thousands of them stays cheap.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from scheduler.engine.framework import SUCCESS, Plugin, ScoreColumn, Status, Why
@@ -103,26 +104,31 @@ class Decision:
             self.scored_index = {name: index for index, name in enumerate(self.scored)}
         return self.scored_index.get(node)
 
-    def node_scores(self, node: str) -> dict[str, dict]:
+    def score_cells(self, node: str) -> Iterator[tuple[Plugin, int, int, int, Why]]:
+        """(plugin, weight, raw, normalized, unrendered why) for each plugin that scored the node."""
         index = self.score_index(node)
         if index is None:
-            return {}
-        scores = {}
+            return
         for plugin, weight in self.scorers:
             column = self.columns.get(plugin.name)
             if column is None:
                 continue
             raw, normalized = column.raw[index], column.normalized[index]
             detail = column.details[index] if column.details is not None else None
-            scores[plugin.name] = {
+            yield plugin, weight, raw, normalized, plugin.explain_score(detail, raw, normalized, weight)
+
+    def node_scores(self, node: str) -> dict[str, dict]:
+        return {
+            plugin.name: {
                 "raw": raw,
                 "normalized": normalized,
                 "weight": weight,
                 "weighted": normalized * weight,
                 "legacy": legacy_names(plugin, "score"),
-                "why": _why(plugin.explain_score(detail, raw, normalized, weight), node),
+                "why": _why(why, node),
             }
-        return scores
+            for plugin, weight, raw, normalized, why in self.score_cells(node)
+        }
 
     def node_result(self, node: str) -> dict:
         first = self.first_failure.get(node)
