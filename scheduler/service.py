@@ -35,6 +35,9 @@ from scheduler.queue import QueuedPod, SchedulingQueue
 MERGE_PATCH = "application/merge-patch+json"
 
 
+WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet")
+
+
 def _is_terminal(pod: dict) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
@@ -58,7 +61,16 @@ class Scheduler:
 
     def __init__(self, cluster_name: str) -> None:
         self.cluster_name = cluster_name
-        self.informer = Informer(cluster_name, self.component, ("Node", "Pod"), "Pods and Nodes", "")
+        # Like kube-scheduler, it also watches the controllers that select pods: their selectors
+        # turn on PodTopologySpread's default constraints (spread replicas by host and zone).
+        self.informer = Informer(
+            cluster_name,
+            self.component,
+            ("Node", "Pod", *WORKLOAD_KINDS),
+            "Pods, Nodes, ReplicationControllers and ReplicaSets",
+            "",
+        )
+        self.workloads: dict[tuple[str, str, str], dict] = {}
         self.cluster: Cluster | None = None
         self.snapshot = Snapshot()
         self.bound: dict[tuple[str, str], PodInfo] = {}
@@ -99,6 +111,9 @@ class Scheduler:
 
     # -- the snapshot and the queue follow the watch ------------------------------------------
     def _observe(self, delta: Delta) -> None:
+        if delta.kind in WORKLOAD_KINDS:
+            self._observe_workload(delta)
+            return
         if delta.kind == "Node":
             if delta.type == "DELETED":
                 self.snapshot.remove_node(delta.key[1])
@@ -122,6 +137,15 @@ class Scheduler:
             (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
         ) == DEFAULT_SCHEDULER_NAME:
             self.queue.add(pod, delta.trace_id)
+
+    def _observe_workload(self, delta: Delta) -> None:
+        key = (delta.kind, *delta.key)
+        if delta.type == "DELETED":
+            self.workloads.pop(key, None)
+        else:
+            selector = (delta.obj.get("spec") or {}).get("selector")
+            self.workloads[key] = {"namespace": delta.key[0], "selector": selector, "kind": delta.kind}
+        self.snapshot.workload_selectors = list(self.workloads.values())
 
     def _account_bound(self, key: tuple[str, str], pod: dict, node: str) -> None:
         known = self.bound.get(key)

@@ -168,3 +168,22 @@ def test_an_rc_adopts_a_matching_bare_pod(demo):
     assert adopted["metadata"]["ownerReferences"][0]["uid"] == rc["metadata"]["uid"]
     trace = FlowTrace.objects.get(cluster=demo, kind="ReplicationController")
     assert "counts 1 of 3" in trace.steps.get(step=6).detail_en
+
+
+def test_rc_replicas_get_the_default_spreading_that_bare_pods_do_not(demo):
+    from scheduler.service import attempts
+
+    drive()
+    api.create(demo, example("rc-nginx.yaml"), KUBECTL)
+    solo = example("pod-nodename.yaml")
+    solo["metadata"] = {"name": "solo", "labels": {"app": "solo"}}
+    del solo["spec"]["nodeName"]
+    api.create(demo, solo, KUBECTL)
+    drive()
+    replica = pods(demo, app="nginx")[-1]["metadata"]["name"]
+    decision = attempts(demo, "default", replica)[0]["decision"]
+    # The RC selects the replica, so the cluster-default constraints (hostname, zone) apply.
+    assert "PodTopologySpread" not in decision["skippedScores"]
+    assert "PodTopologySpread" in decision["nodes"][decision["selected"]]["scores"]
+    # No controller selects app=solo: nothing to spread.
+    assert "PodTopologySpread" in attempts(demo, "default", "solo")[0]["decision"]["skippedScores"]

@@ -23,7 +23,7 @@ def test_a_pod_with_node_name_runs_all_13_steps_with_controller_and_scheduler_sk
     assert [s.step for s in steps] == list(range(1, 14))
     assert [s.step for s in steps if s.skipped] == [5, 6, 7, 8, 9, 10, 11]
     assert "kubectl/v1.33.1" in steps[1].detail_en and steps[1].actor == "kubectl"
-    assert "scheduler watches Pods and Nodes" in steps[0].detail_en
+    assert "scheduler watches Pods, Nodes, ReplicationControllers and ReplicaSets" in steps[0].detail_en
     assert steps[11].node == "node1" and steps[12].node == "node1"
     assert trace.finished_at is not None
     pod = api.get(demo, "Pod", "default", "pod-example")
