@@ -29,6 +29,10 @@ from cluster.models import Cluster, FlowStep
 from cluster.sinks import RESYNC, Batch, Client, Message
 
 POLL_SECONDS = 2.0
+# After a nudge, wait this long for the changes that usually follow it (a write's steps, the next
+# component's write) so that one read and one frame per socket carry them all: with hundreds of
+# sockets the per-socket writes, not the reads, are what costs.
+LINGER_SECONDS = 0.010
 # While a client is lagging, check this often whether it drained (to send it the resync).
 LAGGING_POLL_SECONDS = 0.2
 
@@ -86,6 +90,8 @@ class Hub:
                 lagging = any(client.lagging for client in self.clients)
                 if not await waiter.wait(LAGGING_POLL_SECONDS if lagging else POLL_SECONDS):
                     self.stale = True  # no nudge for a while: read everything, a nudge may be lost
+                elif self.clients:
+                    await asyncio.sleep(LINGER_SECONDS)
         finally:
             waiter.close()
 
