@@ -95,6 +95,12 @@ class ControlPlane:
     async def _loop(self, component) -> None:
         waiter = broadcast.NUDGES.subscribe(self.cluster_name)
         try:
+            warm_up = getattr(component, "warm_up", None)
+            if warm_up is not None:
+                try:
+                    await warm_up()
+                except Exception:  # only a first pod's speed depends on it
+                    logger.exception("%s of %s could not warm up", component.component, self.cluster_name)
             while True:
                 try:
                     worked = await component.step()

@@ -16,23 +16,40 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
+from django.db import connection
 
 from cluster import broadcast, leader
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import step_message
-from cluster.informer import db
 from cluster.models import Cluster, FlowStep
 from cluster.sinks import RESYNC, Batch, Client, Message
 
+logger = logging.getLogger(__name__)
 POLL_SECONDS = 2.0
-# After a nudge, wait this long for the changes that usually follow it (a write's steps, the next
-# component's write) so that one read and one frame per socket carry them all: with hundreds of
-# sockets the per-socket writes, not the reads, are what costs.
-LINGER_SECONDS = 0.010
+# After a read, the next one waits at least this long: the nudges of a burst (a write's steps,
+# the next component's write) gather into one read and one frame per socket, while the first
+# change of a burst still goes out at once.
+MIN_INTERVAL_SECONDS = 0.004
+RETRY_SECONDS = 1.0
+
+# The hubs of a process read on a thread of their own, with their own connection: a read never
+# queues behind the control plane's work in the database thread (SQLite's WAL and PostgreSQL let
+# readers run beside the writer), and the control plane never waits for a read.
+_READER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hub-reader")
+
+
+def reader(function):
+    return sync_to_async(function, thread_sensitive=False, executor=_READER)
+
+
+def _close_connection() -> None:
+    connection.close()
 # While a client is lagging, check this often whether it drained (to send it the resync).
 LAGGING_POLL_SECONDS = 0.2
 
@@ -57,7 +74,7 @@ class Hub:
         # Sockets connect in bursts: the first one starts the reader, the others wait for it.
         async with self.starting:
             if self.task is None or self.task.done():
-                await database_sync_to_async(self._start_position)()
+                await reader(self._start_position)()
                 broadcast.bind_loop()
                 broadcast.listen(self.cluster_name)
                 self.task = asyncio.create_task(self._run(), name=f"hub/{self.cluster_name}")
@@ -86,17 +103,26 @@ class Hub:
         waiter = broadcast.NUDGES.subscribe(self.cluster_name)
         try:
             while True:
-                await self.pump()
+                started = time.monotonic()
+                try:
+                    await self.pump()
+                except Exception:  # a broken connection: replace it, read everything again
+                    logger.exception("the hub of %s failed a read; retrying", self.cluster_name)
+                    self.stale = True
+                    await reader(_close_connection)()
+                    await asyncio.sleep(RETRY_SECONDS)
                 lagging = any(client.lagging for client in self.clients)
                 if not await waiter.wait(LAGGING_POLL_SECONDS if lagging else POLL_SECONDS):
                     self.stale = True  # no nudge for a while: read everything, a nudge may be lost
-                elif self.clients:
-                    await asyncio.sleep(LINGER_SECONDS)
+                    continue
+                rest = MIN_INTERVAL_SECONDS - (time.monotonic() - started)
+                if rest > 0:
+                    await asyncio.sleep(rest)
         finally:
             waiter.close()
 
     async def pump(self) -> None:
-        messages = await db(self._read)()
+        messages = await reader(self._read)()
         clients = list(self.clients)
         if messages:
             batch = Batch(messages)

@@ -1,8 +1,8 @@
 """A minimal websocket client for benchmarks and tests: many sockets, almost no client-side work.
 
-Each socket is an asyncio Protocol that only stores the bytes it receives and notes where each
-frame ends and when it arrived; the JSON is parsed afterwards (`messages()`), so a thousand clients
-in one process measure the server, not themselves. Text frames only (what KubeSim sends); pings
+Each socket only stores the bytes it receives and notes where each frame ends and when it
+arrived (the kernel's receive time); the JSON is parsed afterwards (`messages()`), so a thousand
+clients in one process measure the server, not themselves. Text frames only (what KubeSim sends); pings
 are answered so Daphne keeps the socket.
 """
 
@@ -25,43 +25,74 @@ class Received:
     data: dict
 
 
-class Socket(asyncio.Protocol):
-    def __init__(self, path: str, host: str) -> None:
-        self.path, self.host = path, host
-        self.transport: asyncio.Transport | None = None
-        self.opened: asyncio.Future = asyncio.get_running_loop().create_future()
+# Linux: stamp each read with the time the kernel received its last packet (SO_TIMESTAMPNS), so a
+# frame's arrival is when it reached this machine's socket, not when this process got round to
+# reading it: a thousand sockets in one Python process must not count their own backlog against
+# the server.
+SO_TIMESTAMPNS = getattr(socket_module, "SO_TIMESTAMPNS", 35)
+RECV_BYTES = 1 << 16
+ANCILLARY_BYTES = 64
+# time.time() - time.perf_counter(): turns the kernel's wall-clock stamps into perf_counter() time.
+WALL_OFFSET = time.time() - time.perf_counter()
+
+
+def _arrival(ancillary: list) -> float:
+    for level, kind, data in ancillary:
+        if level == socket_module.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            seconds, nanoseconds = struct.unpack_from("qq", data)
+            return seconds + nanoseconds / 1e9 - WALL_OFFSET
+    return time.perf_counter()
+
+
+class Socket:
+    """One websocket on a non-blocking socket, read from the event loop's selector."""
+
+    def __init__(self, sock: socket_module.socket, path: str, host: str) -> None:
+        self.sock, self.path, self.host = sock, path, host
+        self.loop = asyncio.get_running_loop()
         self.buffer = bytearray()
         self.parsed = 0  # bytes of `buffer` split into frames
         self.frames: list[tuple[int, int, float]] = []  # text payload (begin, end), arrival time
         self.taken = 0  # frames handed out by next_message
-        self.handshake = bytearray()
         self.arrived = asyncio.Event()
         self.closed = False
+        self.reading = False
+        self.outgoing = bytearray()
 
-    def connection_made(self, transport) -> None:
-        self.transport = transport
+    async def handshake(self) -> None:
         key = base64.b64encode(os.urandom(16)).decode()
         request = (
             f"GET {self.path} HTTP/1.1\r\nHost: {self.host}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
             f"Origin: http://{self.host}\r\n\r\n"
         )
-        transport.write(request.encode())
+        await self.loop.sock_sendall(self.sock, request.encode())
+        received = bytearray()
+        while b"\r\n\r\n" not in received:
+            chunk = await self.loop.sock_recv(self.sock, RECV_BYTES)
+            if not chunk:
+                raise ConnectionError("closed during the websocket handshake")
+            received += chunk
+        head, _, rest = bytes(received).partition(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise ConnectionError(head.split(b"\r\n")[0].decode())
+        self.sock.setsockopt(socket_module.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        self.buffer += rest
+        self._split(time.perf_counter())
+        self.resume_reading()
 
-    def data_received(self, data: bytes) -> None:
-        now = time.perf_counter()
-        if not self.opened.done():
-            self.handshake += data
-            head, sep, rest = bytes(self.handshake).partition(b"\r\n\r\n")
-            if not sep:
-                return
-            if not head.startswith(b"HTTP/1.1 101"):
-                self.opened.set_exception(ConnectionError(head.split(b"\r\n")[0].decode()))
-                return
-            self.opened.set_result(True)
-            data = rest
+    def _readable(self) -> None:
+        try:
+            data, ancillary, _, _ = self.sock.recvmsg(RECV_BYTES, ANCILLARY_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._lost()
+            return
         self.buffer += data
-        self._split(now)
+        self._split(_arrival(ancillary))
 
     def _split(self, now: float) -> None:
         """Find the frames that are complete (headers only; payloads are parsed later)."""
@@ -89,11 +120,14 @@ class Socket(asyncio.Protocol):
                 self.arrived.set()
             elif opcode == 0x9:
                 self.send_frame(bytes(buffer[offset + head : end]), opcode=0xA)
+            elif opcode == 0x8:
+                self._lost()
+                return
 
-    def connection_lost(self, exc) -> None:
+    def _lost(self) -> None:
+        self.pause_reading()
         self.closed = True
-        if not self.opened.done():
-            self.opened.set_exception(ConnectionError(str(exc or "closed")))
+        self.arrived.set()
 
     def send_frame(self, payload: bytes, opcode: int = 0x1) -> None:
         mask = os.urandom(4)
@@ -105,16 +139,40 @@ class Socket(asyncio.Protocol):
         else:
             header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
         masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.transport.write(header + mask + masked)
+        self.outgoing += header + mask + masked
+        self._flush()
+
+    def _flush(self) -> None:
+        if self.closed:
+            self.outgoing.clear()
+            return
+        try:
+            sent = self.sock.send(self.outgoing)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            self.outgoing.clear()
+            return
+        del self.outgoing[:sent]
+        if self.outgoing:
+            self.loop.add_writer(self.sock.fileno(), self._writable)
+
+    def _writable(self) -> None:
+        self.loop.remove_writer(self.sock.fileno())
+        self._flush()
 
     def send_json(self, data: dict) -> None:
         self.send_frame(json.dumps(data).encode())
 
     def pause_reading(self) -> None:
-        self.transport.pause_reading()
+        if self.reading:
+            self.loop.remove_reader(self.sock.fileno())
+            self.reading = False
 
     def resume_reading(self) -> None:
-        self.transport.resume_reading()
+        if not self.reading and not self.closed:
+            self.loop.add_reader(self.sock.fileno(), self._readable)
+            self.reading = True
 
     def messages(self, start: int = 0) -> list[Received]:
         """The text frames received so far (from frame index `start`), parsed."""
@@ -137,8 +195,12 @@ class Socket(asyncio.Protocol):
         return json.loads(self.buffer[begin:end])
 
     def close(self) -> None:
-        if self.transport is not None:
-            self.transport.close()
+        if self.sock.fileno() < 0:
+            return
+        self.pause_reading()
+        self.loop.remove_writer(self.sock.fileno())
+        self.closed = True
+        self.sock.close()
 
 
 async def connect(url: str, path: str, timeout: float = 30.0, rcvbuf: int | None = None) -> Socket:
@@ -148,18 +210,18 @@ async def connect(url: str, path: str, timeout: float = 30.0, rcvbuf: int | None
     host = parts.hostname or "127.0.0.1"
     port = parts.port or 80
     loop = asyncio.get_running_loop()
-    sock = None
-    if rcvbuf is not None:
-        sock = socket_module.socket(socket_module.AF_INET, socket_module.SOCK_STREAM)
-        sock.setsockopt(socket_module.SOL_SOCKET, socket_module.SO_RCVBUF, rcvbuf)
+    sock = socket_module.socket(socket_module.AF_INET, socket_module.SOCK_STREAM)
+    try:
+        if rcvbuf is not None:
+            sock.setsockopt(socket_module.SOL_SOCKET, socket_module.SO_RCVBUF, rcvbuf)
+        sock.setsockopt(socket_module.IPPROTO_TCP, socket_module.TCP_NODELAY, 1)
         sock.setblocking(False)
-        await loop.sock_connect(sock, (host, port))
-    factory = lambda: Socket(path, f"{host}:{port}")  # noqa: E731
-    if sock is not None:
-        _, opened = await asyncio.wait_for(loop.create_connection(factory, sock=sock), timeout)
-    else:
-        _, opened = await asyncio.wait_for(loop.create_connection(factory, host, port), timeout)
-    await asyncio.wait_for(opened.opened, timeout)
+        await asyncio.wait_for(loop.sock_connect(sock, (host, port)), timeout)
+        opened = Socket(sock, path, f"{host}:{port}")
+        await asyncio.wait_for(opened.handshake(), timeout)
+    except BaseException:
+        sock.close()
+        raise
     return opened
 
 

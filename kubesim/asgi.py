@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "kubesim.settings")
 # Django must be set up before the consumers (and their models) are imported.
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
+
+from kubesim.handler import OneHopASGIHandler  # noqa: E402
+
+django_asgi_app = OneHopASGIHandler()
 
 # Daphne serves no static files itself: the dashboard's CSS/JS come from the app's finders (no
 # build step, no collectstatic needed for `make run`). Everything else goes to Django.

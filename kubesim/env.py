@@ -30,6 +30,8 @@ def database_from_url(url: str) -> dict:
         "PASSWORD": unquote(parsed.password or ""),
         "HOST": parsed.hostname or "",
         "PORT": str(parsed.port or ""),
-        "CONN_MAX_AGE": 0,
+        # Requests run on kept threads (kubesim/handler.py): their connections are kept too.
+        "CONN_MAX_AGE": 600,
+        "CONN_HEALTH_CHECKS": True,
         "ATOMIC_REQUESTS": False,
     }

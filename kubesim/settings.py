@@ -8,6 +8,7 @@ and channels-redis; nothing else changes.
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 from kubesim.env import database_from_url, envbool, envint, envlist
@@ -74,6 +75,13 @@ else:
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
             "NAME": os.environ.get("KUBESIM_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
+            # Requests run on kept threads (kubesim/handler.py): their connections are kept too.
+            "CONN_MAX_AGE": 600,
+            "CONN_HEALTH_CHECKS": True,
+            # The tests' database is a file too, not SQLite's shared-cache memory database: there
+            # readers and the writer lock each other out ("database table is locked"), while with
+            # WAL they run side by side as they do when serving (the hub reads on its own thread).
+            "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"kubesim-test-{os.getpid()}.sqlite3")},
             "OPTIONS": {
                 # IMMEDIATE transactions take the write lock up front, so two writers queue on
                 # the busy timeout instead of failing with "database is locked" mid-transaction.

@@ -91,11 +91,9 @@ async def _follow(cluster: Cluster, target: Target, request: HttpRequest, first:
         seen = text
 
 
-async def follow_response(
-    request: HttpRequest, cluster: str, group: str, version: str, rest: str
-) -> HttpResponse:
+def follow_response(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
     try:
-        found, target, first = await sync_to_async(_prepare)(request, cluster, group, version, rest)
+        found, target, first = _prepare(request, cluster, group, version, rest)
     except ApiError as err:
         return error_response(err)
     return StreamingHttpResponse(_follow(found, target, request, first), content_type="text/plain")

@@ -6,7 +6,6 @@ watch.py and logs from logs.py.
 
 from __future__ import annotations
 
-from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
@@ -51,26 +50,28 @@ def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, re
         return error_response(err)
 
 
-async def _route(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
+def _route(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
+    """Synchronous, like the middleware before it (kubesim/handler.py): a request is one hop to its
+    thread. Watches and `logs -f` return a response that streams from the event loop."""
     if request.method == "GET" and flag(request, "watch"):
-        return await watch_response(request, cluster, group, version, rest)
+        return watch_response(request, cluster, group, version, rest)
     if request.method == "GET" and rest.rstrip("/").endswith("/log") and flag(request, "follow"):
         from cluster.api.logs import follow_response
 
-        return await follow_response(request, cluster, group, version, rest)
-    return await sync_to_async(_serve)(request, cluster, group, version, rest)
+        return follow_response(request, cluster, group, version, rest)
+    return _serve(request, cluster, group, version, rest)
 
 
 @csrf_exempt
-async def core(request: HttpRequest, cluster: str, rest: str) -> HttpResponse:
+def core(request: HttpRequest, cluster: str, rest: str) -> HttpResponse:
     """/clusters/<c>/api/v1/..."""
-    return await _route(request, cluster, "", "v1", rest)
+    return _route(request, cluster, "", "v1", rest)
 
 
 @csrf_exempt
-async def grouped(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
+def grouped(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
     """/clusters/<c>/apis/<group>/<version>/..."""
-    return await _route(request, cluster, group, version, rest)
+    return _route(request, cluster, group, version, rest)
 
 
 def _apply(request: HttpRequest, cluster_name: str) -> HttpResponse:
@@ -98,6 +99,6 @@ def _apply(request: HttpRequest, cluster_name: str) -> HttpResponse:
 
 
 @csrf_exempt
-async def apply(request: HttpRequest, cluster: str) -> HttpResponse:
+def apply(request: HttpRequest, cluster: str) -> HttpResponse:
     """POST /clusters/<c>/apply: multi-document YAML, all or nothing."""
-    return await sync_to_async(_apply)(request, cluster)
+    return _apply(request, cluster)

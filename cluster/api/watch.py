@@ -191,11 +191,10 @@ async def _stream(watch: Watch):
             waiter.close()
 
 
-async def watch_response(
-    request: HttpRequest, cluster: str, group: str, version: str, rest: str
-) -> HttpResponse:
+def watch_response(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
+    """The first list is read here (the request's thread); the stream runs on the event loop."""
     try:
-        watch = await sync_to_async(_prepare)(request, cluster, group, version, rest)
+        watch = _prepare(request, cluster, group, version, rest)
     except ApiError as err:
         return error_response(err)
     response = StreamingHttpResponse(_stream(watch), content_type="application/json")
