@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -81,9 +81,25 @@ _latest: dict[str, int] = {}
 _latest_lock = threading.Lock()
 
 
+# The newest revision announced per kind written, and the newest announced without its kinds (a
+# nudge from an older process): an informer skips its read when no kind it watches was written.
+_latest_of_kind: dict[str, dict[str, int]] = {}
+_latest_kindless: dict[str, int] = {}
+
+
 def latest_revision(cluster_name: str) -> int:
     """The newest revision any nudge in this process announced (0 when none did)."""
     return _latest.get(cluster_name, 0)
+
+
+def latest_revision_of(cluster_name: str, kinds: tuple[str, ...]) -> int:
+    """The newest announced revision that may hold a change of one of `kinds` (0: none)."""
+    newest = _latest_kindless.get(cluster_name, 0)
+    of_kind = _latest_of_kind.get(cluster_name)
+    if of_kind:
+        for kind in kinds:
+            newest = max(newest, of_kind.get(kind, 0))
+    return newest
 
 
 _other_news: dict[str, int] = {}
@@ -99,10 +115,20 @@ def _count_other_news(cluster_name: str) -> None:
         _other_news[cluster_name] = _other_news.get(cluster_name, 0) + 1
 
 
-def _remember(cluster_name: str, revision: int) -> None:
+def _remember(cluster_name: str, revision: int, kinds: Iterable[str] | None = None) -> None:
+    """The log reached `revision`; `kinds`: every kind written up to it since the last nudge
+    (None: not known, any kind)."""
     with _latest_lock:
         if revision > _latest.get(cluster_name, 0):
             _latest[cluster_name] = revision
+        if kinds is None:
+            if revision > _latest_kindless.get(cluster_name, 0):
+                _latest_kindless[cluster_name] = revision
+            return
+        of_kind = _latest_of_kind.setdefault(cluster_name, {})
+        for kind in kinds:
+            if revision > of_kind.get(kind, 0):
+                of_kind[kind] = revision
 
 
 def group_name(cluster_name: str) -> str:
@@ -120,7 +146,8 @@ def _cross_process_layer():
 # The process's serving event loop: commits happen in database threads, and their cross-process
 # nudges are sent from here without making the committing thread wait for Redis.
 _loop: asyncio.AbstractEventLoop | None = None
-_outbox: dict[str, tuple[int, bool]] = {}  # cluster -> (highest revision, other news?)
+# cluster -> (highest revision, other news?, kinds written up to it or None when not known)
+_outbox: dict[str, tuple[int, bool, frozenset[str] | None]] = {}
 _outbox_lock = threading.Lock()
 
 
@@ -130,10 +157,11 @@ def bind_loop() -> None:
     _loop = asyncio.get_running_loop()
 
 
-def notify(cluster_name: str, revision: int | None) -> None:
-    """Tell listeners that the cluster's log reached `revision` (None: new flow steps or settings)."""
+def notify(cluster_name: str, revision: int | None, kind: str | None = None) -> None:
+    """Tell listeners that the cluster's log reached `revision` with a change of `kind` (None: not
+    known), or (revision None) that it has new flow steps or settings."""
     if revision is not None:
-        _remember(cluster_name, revision)
+        _remember(cluster_name, revision, None if kind is None else (kind,))
     else:
         _count_other_news(cluster_name)
     NUDGES.fire(cluster_name)
@@ -143,20 +171,28 @@ def notify(cluster_name: str, revision: int | None) -> None:
     loop = _loop
     news = revision is None
     if loop is None or loop.is_closed() or not loop.is_running():
-        async_to_sync(layer.group_send)(group_name(cluster_name), _nudge(cluster_name, revision or 0, news))
+        kinds = frozenset((kind,)) if kind is not None else None
+        nudge = _nudge(cluster_name, revision or 0, news, kinds)
+        async_to_sync(layer.group_send)(group_name(cluster_name), nudge)
         return
     # Nudges carry no data, so the ones that pile up while one is in flight become one.
     with _outbox_lock:
         queued = cluster_name in _outbox
-        top, had_news = _outbox.get(cluster_name, (0, False))
-        _outbox[cluster_name] = (max(top, revision or 0), had_news or news)
+        top, had_news, kinds = _outbox.get(cluster_name, (0, False, frozenset()))
+        if revision is not None:
+            kinds = None if kinds is None or kind is None else kinds | {kind}
+        _outbox[cluster_name] = (max(top, revision or 0), had_news or news, kinds)
     if not queued:
         loop.call_soon_threadsafe(_spawn_send, cluster_name)
 
 
-def _nudge(cluster_name: str, revision: int, news: bool) -> dict:
-    """`revision`: the log reached it (0: not known); `news`: new flow steps or settings too."""
-    return {"type": "cluster.nudge", "cluster": cluster_name, "revision": revision, "news": news}
+def _nudge(cluster_name: str, revision: int, news: bool, kinds: frozenset[str] | None = None) -> dict:
+    """`revision`: the log reached it (0: not known); `news`: new flow steps or settings too;
+    `kinds`: the kinds written up to `revision` (absent: not known)."""
+    nudge = {"type": "cluster.nudge", "cluster": cluster_name, "revision": revision, "news": news}
+    if kinds is not None and revision:
+        nudge["kinds"] = sorted(kinds)
+    return nudge
 
 
 _sending: set[asyncio.Task] = set()
@@ -170,10 +206,10 @@ def _spawn_send(cluster_name: str) -> None:
 
 async def _send(cluster_name: str) -> None:
     with _outbox_lock:
-        revision, news = _outbox.pop(cluster_name, (0, True))
+        revision, news, kinds = _outbox.pop(cluster_name, (0, True, None))
     layer = _cross_process_layer()
     try:
-        await layer.group_send(group_name(cluster_name), _nudge(cluster_name, revision, news))
+        await layer.group_send(group_name(cluster_name), _nudge(cluster_name, revision, news, kinds))
     except Exception:  # a lost nudge only delays: every listener also polls
         logger.warning("could not publish a nudge for %s", cluster_name, exc_info=True)
 
@@ -220,7 +256,8 @@ async def _relay(cluster_name: str) -> None:
                 await layer.group_add(group_name(cluster_name), channel)
                 continue
             if message.get("revision"):
-                _remember(cluster_name, int(message["revision"]))
+                kinds = message.get("kinds")
+                _remember(cluster_name, int(message["revision"]), kinds if isinstance(kinds, list) else None)
             if message.get("news", True):
                 _count_other_news(cluster_name)
             NUDGES.fire(cluster_name)

@@ -50,6 +50,8 @@ def reader(function):
 
 def _close_connection() -> None:
     connection.close()
+
+
 # While a client is lagging, check this often whether it drained (to send it the resync).
 LAGGING_POLL_SECONDS = 0.2
 

@@ -9,6 +9,7 @@ Informers run in the database thread (their methods are synchronous).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
@@ -23,6 +24,8 @@ from cluster.models import ApiObject, Cluster
 
 # Reading the log in pages keeps one pass short when a burst of writes landed.
 PAGE = 2000
+# An informer whose kinds saw no change still reads this often (see Informer.up_to_date).
+REFRESH_SECONDS = 10.0
 
 
 @dataclass(slots=True)
@@ -67,15 +70,19 @@ class Informer:
         # Set when a nudge may have been missed (a poll timeout): read the log even if no
         # nudge announced a newer revision.
         self.stale = True
+        self.read_at = 0.0  # time.monotonic() of the last read
 
     def up_to_date(self) -> bool:
-        """Nothing newer than what we read was announced: skip the query (a nudge for flow steps,
-        or for a revision already read while we were busy)."""
+        """Nothing newer than what we read was announced for the kinds we watch: skip the query (a
+        nudge for flow steps, for a Lease renewal or an Event, or for a revision already read
+        while we were busy). Every REFRESH_SECONDS we read anyway, so our revision follows the
+        log even when only other kinds change (and is never compacted away under us)."""
         return (
             self.revision is not None
             and not self.behind
             and not self.stale
-            and broadcast.latest_revision(self.cluster_name) <= self.revision
+            and time.monotonic() - self.read_at < REFRESH_SECONDS
+            and broadcast.latest_revision_of(self.cluster_name, self.kinds) <= self.revision
         )
 
     def sync(self) -> list[Delta]:
@@ -83,6 +90,7 @@ class Informer:
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
         self.stale = False
+        self.read_at = time.monotonic()
         if self.revision is None:
             return self._list()
         try:

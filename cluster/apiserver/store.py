@@ -110,7 +110,7 @@ def write(
             rows.replace_labels(row.pk, labels, bool(old_labels))
     rows.insert_event(event, text)
     _compact(cluster)
-    transaction.on_commit(partial(broadcast.notify, cluster.name, revision))
+    transaction.on_commit(partial(broadcast.notify, cluster.name, revision, kind))
     return row
 
 

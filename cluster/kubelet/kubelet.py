@@ -14,6 +14,8 @@ import copy
 import time
 from collections.abc import Awaitable, Callable
 
+from django.db import transaction
+
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
@@ -121,14 +123,19 @@ class KubeletManager(NodeDuties):
             return
         node = pod["spec"]["nodeName"]
         host_ip = self._host_ip(node)
+        step_12 = None
         if attempt == 0:
             await gate.before_step(self.cluster_name, trace_id, 12)
             if trace_id:
                 en, zh = _starting_text(pod, node)
-                await db(record_step)(trace_id, 12, detail_en=en, detail_zh=zh, obj=("Pod", *key), node=node)
+                step_12 = {"detail_en": en, "detail_zh": zh, "obj": ("Pod", *key), "node": node}
             # The status manager writes the newest status it has: at pace 0, with every image
-            # already on the node, the containers run before a ContainerCreating could be sent.
+            # already on the node, the containers run before a ContainerCreating could be sent,
+            # and step 12 is written with the status of step 13 (nobody could see them apart).
             if not (await gate.is_open(self.cluster_name, trace_id) and self._all_present(pod, node)):
+                if step_12 is not None:
+                    await db(record_step)(trace_id, 12, **step_12)
+                    step_12 = None
                 await db(self._write_status)(
                     pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node
                 )
@@ -141,18 +148,22 @@ class KubeletManager(NodeDuties):
         self._start_containers(pod, node)
         await gate.before_step(self.cluster_name, trace_id, 13)
         pod_ip = self._allocate_ip(node)
-        await self._report_started(key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts=0)
+        await self._report_started(
+            key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts=0, step_12=step_12
+        )
 
-    async def _report_started(self, key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts: int) -> None:
+    async def _report_started(
+        self, key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts: int, step_12: dict | None = None
+    ) -> None:
         """Report the started containers; those that exit at once crash-loop or complete."""
         containers = pod["spec"].get("containers") or []
         exiting = {c["name"] for c in containers if runtime.exits_at_once(c, pulled[c["name"]])}
         if not exiting:
             status = runtime.running_status(pod, host_ip, pod_ip, pulled)
-            await db(self._write_status)(pod, status, trace_id, node)
+            await db(self._write_status)(pod, status, trace_id, node, step_12)
             return
         status = runtime.exited_status(pod, host_ip, pod_ip, pulled, exiting, restarts)
-        await db(self._write_status)(pod, status, trace_id, node)
+        await db(self._write_status)(pod, status, trace_id, node, step_12)
         if pod["spec"].get("restartPolicy", "Always") != "Always":
             return
         self._crash_loop_events(pod, node, exiting)
@@ -316,13 +327,19 @@ class KubeletManager(NodeDuties):
             self._event(pod, node, "Created", f"Created container: {container['name']}", container)
             self._event(pod, node, "Started", f"Started container {container['name']}", container)
 
-    def _write_status(self, pod: dict, status: dict, trace_id: str | None, node: str) -> None:
-        """PUT …/status from the kubelet's copy: the status subresource replaces only the status."""
+    def _write_status(
+        self, pod: dict, status: dict, trace_id: str | None, node: str, step_12: dict | None = None
+    ) -> None:
+        """PUT …/status from the kubelet's copy: the status subresource replaces only the status.
+        `step_12`: the step recorded first, in the same transaction (the gate was open)."""
         body = copy.deepcopy(pod)
         body["status"] = status
         body["metadata"].pop("resourceVersion", None)
         try:
-            api.update(self.cluster, body, self._actor(trace_id, node), subresource="status")
+            with transaction.atomic():
+                if step_12 is not None and trace_id:
+                    record_step(trace_id, 12, **step_12)
+                api.update(self.cluster, body, self._actor(trace_id, node), subresource="status")
         except ApiError:
             return  # deleted meanwhile
 
