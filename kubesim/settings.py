@@ -80,7 +80,7 @@ else:
             "CONN_HEALTH_CHECKS": True,
             # The tests' database is a file too, not SQLite's shared-cache memory database: there
             # readers and the writer lock each other out ("database table is locked"), while with
-            # WAL they run side by side as they do when serving (the hub reads on its own thread).
+            # WAL they run side by side as they do when serving (requests on their own threads).
             "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"kubesim-test-{os.getpid()}.sqlite3")},
             "OPTIONS": {
                 # IMMEDIATE transactions take the write lock up front, so two writers queue on
