@@ -87,6 +87,37 @@ _latest_of_kind: dict[str, dict[str, int]] = {}
 _latest_kindless: dict[str, int] = {}
 
 
+# Components of this process at work for a cluster (cluster/controlplane.py, the kubelet's pod
+# workers), and those of them waiting at the flow's gate for pace or "next": the hub holds its
+# fan-out while some are at work and not waiting (cluster/hub.py). Event-loop code only.
+_working: dict[str, int] = {}
+_waiting: dict[str, int] = {}
+
+
+@contextlib.contextmanager
+def working(cluster_name: str):
+    """Mark a component of this process as at work on the cluster."""
+    _working[cluster_name] = _working.get(cluster_name, 0) + 1
+    try:
+        yield
+    finally:
+        _working[cluster_name] -= 1
+
+
+@contextlib.contextmanager
+def waiting(cluster_name: str):
+    """Mark a component as waiting (for pace or a permit): not at work meanwhile."""
+    _waiting[cluster_name] = _waiting.get(cluster_name, 0) + 1
+    try:
+        yield
+    finally:
+        _waiting[cluster_name] -= 1
+
+
+def busy(cluster_name: str) -> bool:
+    return _working.get(cluster_name, 0) > _waiting.get(cluster_name, 0)
+
+
 def latest_revision(cluster_name: str) -> int:
     """The newest revision any nudge in this process announced (0 when none did)."""
     return _latest.get(cluster_name, 0)

@@ -103,7 +103,8 @@ class ControlPlane:
                     logger.exception("%s of %s could not warm up", component.component, self.cluster_name)
             while True:
                 try:
-                    worked = await component.step()
+                    with broadcast.working(self.cluster_name):
+                        worked = await component.step()
                 except Exception:
                     logger.exception(
                         "%s of %s failed a pass; retrying", component.component, self.cluster_name

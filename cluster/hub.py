@@ -33,6 +33,9 @@ POLL_SECONDS = 2.0
 # the next component's write) gather into one read and one frame per socket, while the first
 # change of a burst still goes out at once.
 MIN_INTERVAL_SECONDS = 0.004
+# A read waits for a busy control plane at most this long (see _let_the_control_plane_finish).
+HOLD_MAX_SECONDS = 0.025
+HOLD_POLL_SECONDS = 0.001
 RETRY_SECONDS = 1.0
 # While a client is lagging, check this often whether it drained (to send it the resync).
 LAGGING_POLL_SECONDS = 0.2
@@ -102,8 +105,20 @@ class Hub:
                 rest = MIN_INTERVAL_SECONDS - (time.monotonic() - started)
                 if rest > 0:
                     await asyncio.sleep(rest)
+                await self._let_the_control_plane_finish()
         finally:
             waiter.close()
+
+    async def _let_the_control_plane_finish(self) -> None:
+        """While this process's control plane is in the middle of its work (pace 0: the steps of a
+        trace follow each other within milliseconds), wait for it, up to HOLD_MAX_SECONDS: writing
+        to hundreds of sockets runs on the same event loop and would delay the very steps being
+        broadcast. One frame then carries them all. With a pace, the components wait between
+        steps and each step goes out at once."""
+        await asyncio.sleep(0)  # the woken components start first: their work is what follows
+        deadline = time.monotonic() + HOLD_MAX_SECONDS
+        while broadcast.busy(self.cluster_name) and time.monotonic() < deadline:
+            await asyncio.sleep(HOLD_POLL_SECONDS)
 
     async def pump(self) -> None:
         # In the database thread, with the control plane: a read on a thread of its own was slower

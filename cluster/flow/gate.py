@@ -73,9 +73,11 @@ async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, ste
     name = _name(cluster)
     settings = await flow_settings(name)
     if settings.step_mode:
-        await _wait_for_permit(name, trace_id)
+        with broadcast.waiting(name):
+            await _wait_for_permit(name, trace_id)
     elif settings.pace_ms:
-        await asyncio.sleep(settings.pace_ms / 1000)
+        with broadcast.waiting(name):
+            await asyncio.sleep(settings.pace_ms / 1000)
 
 
 async def is_open(cluster: Cluster | str, trace: FlowTrace | str | None) -> bool:

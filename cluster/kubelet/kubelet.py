@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 
 from django.db import transaction
 
-from cluster import event_recorder
+from cluster import broadcast, event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
@@ -99,9 +99,14 @@ class KubeletManager(NodeDuties):
         uid = pod["metadata"].get("uid", "")
         if uid not in self.handled and _needs_start(pod):
             self.handled.add(uid)
-            self.workers[key] = asyncio.create_task(self._run_pod(key, delta.trace_id))
+            self.workers[key] = asyncio.create_task(self._at_work(self._run_pod(key, delta.trace_id)))
         elif uid in self.handled and runtime.changed_images(pod) and not self._busy(key):
-            self.workers[key] = asyncio.create_task(self._upgrade(key, delta.trace_id))
+            self.workers[key] = asyncio.create_task(self._at_work(self._upgrade(key, delta.trace_id)))
+
+    async def _at_work(self, work: Awaitable[None]) -> None:
+        """A pod worker counts as the control plane at work (the hub waits for it, see hub.py)."""
+        with broadcast.working(self.cluster_name):
+            await work
 
     def _busy(self, key: tuple[str, str]) -> bool:
         task = self.workers.get(key)
@@ -213,7 +218,7 @@ class KubeletManager(NodeDuties):
         for key, (due, retry) in list(self.retries.items()):
             if due <= now:
                 del self.retries[key]
-                self.workers[key] = asyncio.create_task(retry())
+                self.workers[key] = asyncio.create_task(self._at_work(retry()))
 
     def next_wakeup(self) -> float | None:
         """Seconds until the next image pull retry or container restart is due."""
@@ -244,7 +249,8 @@ class KubeletManager(NodeDuties):
                 return None
             seconds = runtime.pull_seconds(image)
             if settings.pace_ms:
-                await asyncio.sleep(min(seconds, 2 * settings.pace_ms / 1000))
+                with broadcast.waiting(self.cluster_name):
+                    await asyncio.sleep(min(seconds, 2 * settings.pace_ms / 1000))
             took = runtime.go_duration(seconds)
             message = (
                 f'Successfully pulled image "{container["image"]}" in {took} ({took} including waiting). '
