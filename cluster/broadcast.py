@@ -95,23 +95,22 @@ _waiting: dict[str, int] = {}
 
 
 @contextlib.contextmanager
-def working(cluster_name: str):
-    """Mark a component of this process as at work on the cluster."""
-    _working[cluster_name] = _working.get(cluster_name, 0) + 1
+def _counted(table: dict[str, int], cluster_name: str):
+    table[cluster_name] = table.get(cluster_name, 0) + 1
     try:
         yield
     finally:
-        _working[cluster_name] -= 1
+        table[cluster_name] -= 1
 
 
-@contextlib.contextmanager
+def working(cluster_name: str):
+    """Mark a component of this process as at work on the cluster (a context manager)."""
+    return _counted(_working, cluster_name)
+
+
 def waiting(cluster_name: str):
     """Mark a component as waiting (for pace or a permit): not at work meanwhile."""
-    _waiting[cluster_name] = _waiting.get(cluster_name, 0) + 1
-    try:
-        yield
-    finally:
-        _waiting[cluster_name] -= 1
+    return _counted(_waiting, cluster_name)
 
 
 def busy(cluster_name: str) -> bool:
