@@ -71,6 +71,10 @@ class FlowStep(models.Model):
     object_name = models.CharField(max_length=253, blank=True)
     node = models.CharField(max_length=253, blank=True)
     revision = models.BigIntegerField(default=0)
+    # An ending entry (step 0): how the trace, or one pod of it, ended ("completed", "deleted",
+    # "failed"); `final` marks the trace's own ending. Numbered steps leave both empty.
+    ending = models.CharField(max_length=20, blank=True, default="")
+    final = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -16,6 +16,7 @@ from cluster.apiserver.patch import APPLY, apply_patch, decode
 from cluster.apiserver.reads import check_kind, get, info_for, list_objects, namespace_exists
 from cluster.apiserver.scale import get_scale, scale
 from cluster.apiserver.validators import validate
+from cluster.flow import texts
 from cluster.models import ApiObject, Cluster, WatchEvent
 
 __all__ = [
@@ -177,8 +178,12 @@ def _delete_row(locked: Cluster, row: ApiObject, actor: Actor, orphan: bool) -> 
     if row.kind == "Namespace":  # the namespace controller empties a deleted namespace
         dependents += ApiObject.objects.filter(cluster=locked, namespace=row.name).exclude(owner_uid__gt="")
     store.write(locked, "delete", row.kind, body, row, actor)
-    collector = Actor("controller-manager", "garbage collector", actor.trace)
+    owner = f"{row.kind.lower()}/{row.name}"
     for dependent in dependents:
+        why = texts.deleted_by_collector(owner, dependent.kind, dependent.namespace, dependent.name)
+        collector = Actor(
+            "controller-manager", "garbage collector", actor.trace, by="garbage collector", reason=why
+        )
         if orphan:
             child = store.clone(dependent.body)
             refs = child["metadata"].get("ownerReferences") or []

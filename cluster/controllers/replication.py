@@ -58,6 +58,7 @@ class ReplicationManager:
         ]
         if orphans and not meta.get("deletionTimestamp"):
             await db(self._adopt)(owner, orphans, trace_id)
+        adopted = {pod["metadata"]["name"] for pod in orphans}
         pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
         wanted = int((owner.get("spec") or {}).get("replicas", 1))
         diff = wanted - len(pods)
@@ -72,7 +73,9 @@ class ReplicationManager:
             await self._create_pods(owner, trace_id, diff)
         elif diff < 0:
             for pod in sorted(pods, key=deletion_rank)[:-diff]:
-                await db(self._delete_pod)(owner, pod, trace_id)
+                name = pod["metadata"]["name"]
+                why = texts.surplus_deleted(owner, name, len(pods), wanted, name in adopted)
+                await db(self._delete_pod)(owner, pod, trace_id, why)
         if steps and diff <= 0:
             en, zh = texts.no_new_pod(self.title, diff)
             await db(skip_steps)(FlowTrace(pk=trace_id), range(7, 14), en, zh, obj=_ref(owner))
@@ -154,8 +157,9 @@ class ReplicationManager:
                 continue  # deleted meanwhile
             self.cm.assume_pod(adopted)
 
-    def _delete_pod(self, owner: dict, pod: dict, trace_id: str | None) -> None:
+    def _delete_pod(self, owner: dict, pod: dict, trace_id: str | None, why: tuple[str, str]) -> None:
         actor = self.cm.actor(trace_id, self.title)
+        actor.by, actor.reason = f"{owner['kind'].lower()}/{owner['metadata']['name']}", why
         meta = pod["metadata"]
         try:
             api.delete(self.cm.cluster, "Pod", meta.get("namespace"), meta["name"], actor)

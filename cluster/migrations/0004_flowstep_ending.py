@@ -1,0 +1,20 @@
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("cluster", "0003_watchevent_trace"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="flowstep",
+            name="ending",
+            field=models.CharField(blank=True, default="", max_length=20),
+        ),
+        migrations.AddField(
+            model_name="flowstep",
+            name="final",
+            field=models.BooleanField(default=False),
+        ),
+    ]
