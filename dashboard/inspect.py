@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import yaml
-
 from cluster.apiserver import service as api
 from cluster.kubeapi import tables
 from cluster.kubeapi.describe import describe
@@ -14,11 +12,9 @@ from dashboard.console.printer import table_rows, tabwrite
 
 
 def describe_object(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
-    """kubectl describe for pods and nodes (F's layout); other kinds show their stored YAML."""
-    if kind in ("Pod", "Node"):
-        return describe(cluster, kind, namespace, name)
-    obj = api.get(cluster, kind, namespace, name)
-    return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    """kubectl describe, in kubectl's layout (kinds without a describer of their own, such as
+    Events, as kubectl's generic describer prints them)."""
+    return describe(cluster, kind, namespace, name)
 
 
 def describe_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tuple[str, int]:
@@ -32,10 +28,15 @@ def describe_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tup
 
 
 def events_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tuple[str, int]:
-    """`kubectl get events --field-selector involvedObject.kind=K,involvedObject.name=N`."""
+    """`kubectl get events --field-selector involvedObject.kind=K,involvedObject.name=N,
+    involvedObject.uid=U`: the events of this object, not of an earlier one with its name."""
     try:
         res = resource_for(kind)
+        obj = api.get(cluster, res.kind, namespace, name)
         selector = f"involvedObject.kind={res.kind},involvedObject.name={name}"
+        uid = obj["metadata"].get("uid")
+        if uid and res.kind != "Node":  # the kubelet names a node's events by the node's name
+            selector += f",involvedObject.uid={uid}"
         items, _revision = api.list_objects(
             cluster, "Event", namespace=namespace or None, field_selector=selector
         )

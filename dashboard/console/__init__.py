@@ -6,11 +6,13 @@ receives) and are laid out by `printer`; `describe` is F's `cluster.kubeapi.desc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster
 from dashboard.console.parser import UsageError, parse
+from dashboard.console.workdir import Workdir
 
 
 @dataclass(slots=True)
@@ -28,18 +30,37 @@ def server_error(exc: api.ApiError) -> str:
     return f"Error from server ({exc.reason}): {exc.message}\n"
 
 
-def run_command(cluster: Cluster, line: str, stdin: str = "") -> ConsoleResult:
-    from dashboard.console import reads, writes
+WRITE_VERBS = frozenset({"label", "cordon", "uncordon", "taint", "scale", "delete", "create", "apply"})
+
+
+def run_command(
+    cluster: Cluster,
+    line: str,
+    stdin: str = "",
+    workdir: Workdir | None = None,
+    check_write: Callable[[], None] | None = None,
+) -> ConsoleResult:
+    """Run one command line. `workdir` holds the files `-f FILE`, `ls` and `cat` see (the course's
+    examples when None); `check_write` raises the API's ApiError when this browser may not write."""
+    from dashboard.console import reads, shell, writes
 
     handlers = reads.HANDLERS | writes.HANDLERS
+    workdir = workdir or Workdir()
     try:
         cmd = parse(line)
+        if cmd.flags.get("help"):
+            return ConsoleResult(shell.usage(cmd.verb))
+        if cmd.verb in shell.FILE_COMMANDS:
+            return shell.FILE_COMMANDS[cmd.verb](workdir, cmd)
         handler = handlers.get(cmd.verb)
         if handler is None:
             raise UsageError(
                 f'error: unknown command "{cmd.verb}" for "kubectl"\n'
                 "Run 'help' for the commands this console knows."
             )
+        stdin = shell.file_input(workdir, cmd, stdin)
+        if cmd.verb in WRITE_VERBS and check_write is not None:
+            check_write()
         return handler(cluster, cmd, stdin)
     except UsageError as exc:
         text = str(exc)

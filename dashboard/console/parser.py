@@ -69,7 +69,19 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "-c": ("container", True),
     "--container": ("container", True),
     "--no-headers": ("no_headers", False),
+    "-h": ("help", False),
+    "--help": ("help", False),
 }
+
+
+# The "all" category, in discovery's order (the core group first), as kubectl expands it.
+ALL_CATEGORY = ("pods", "replicationcontrollers", "deployments", "replicasets")
+
+
+def _expanded(name: str) -> list[Resource]:
+    if name.lower() == "all":
+        return [_BY_NAME[plural] for plural in ALL_CATEGORY]
+    return [resource_for(name)]
 
 
 def resource_for(name: str) -> Resource:
@@ -149,7 +161,7 @@ def split_targets(args: list[str]) -> list[tuple[Resource, str | None]]:
             kind, name = arg.split("/", 1)
             pairs.append((resource_for(kind), name))
         return pairs
-    kinds = [resource_for(part) for part in args[0].split(",") if part]
+    kinds = [res for part in args[0].split(",") if part for res in _expanded(part)]
     names = args[1:]
     if not names:
         return [(res, None) for res in kinds]

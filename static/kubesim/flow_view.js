@@ -181,8 +181,8 @@ export class FlowView {
     const obj = step.object || {};
     const who = [step.actor, step.node ? `@${step.node}` : "", obj.name ? `· ${obj.kind || ""} ${obj.name}` : ""].join(" ").trim();
     box.append(
-      h("div", { class: `caption${step.skipped ? " is-skipped" : ""}` },
-        h("span", { class: "caption-num", text: String(step.step) }),
+      h("div", { class: `caption${step.skipped ? " is-skipped" : ""}${step.step === 0 ? ` is-ending is-${step.outcome}` : ""}` },
+        h("span", { class: "caption-num", text: step.step === 0 ? t("ended") : String(step.step) }),
         h("div", { class: "caption-text" },
           h("div", { class: "caption-title" }, title, step.skipped ? h("span", { class: "badge badge-skip", text: t("skipped") }) : null),
           detail ? h("div", { class: "caption-detail", text: detail }) : null,

@@ -10,13 +10,6 @@ function objectKey(obj) {
   return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
 }
 
-// As the recorder decides it: replicas decided (step 6, done or skipped) and every pod created
-// (step 8) has reached step 13.
-function isComplete(steps) {
-  const count = (n) => steps.filter((s) => s.step === n).length;
-  return count(6) > 0 && count(8) > 0 && count(13) >= count(8);
-}
-
 export class Store {
   constructor() {
     this.revision = 0;
@@ -105,7 +98,11 @@ export class Store {
     if (!trace.steps.some((step) => (step.seq ?? -1) === seq && step.step === msg.step)) {
       trace.steps.push({ ...msg, seq });
     }
-    if (!trace.finished_at && isComplete(trace.steps)) trace.finished_at = msg.ts || new Date().toISOString();
+    // The server says when a trace ends: its final ending entry (`flow.end`, step 0).
+    if (msg.type === "flow.end" && msg.final) {
+      trace.ending = msg;
+      trace.finished_at = trace.finished_at || msg.ts || new Date().toISOString();
+    }
     this.emit({ type: "step", trace: trace.id, step: msg });
   }
 
