@@ -288,7 +288,7 @@ class Scheduler:
         self._set_unschedulable_condition(pod, message, actor)
         if entry.trace_id and message != entry.last_message:
             en, zh = texts.unschedulable(pod, message)
-            record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod))
+            record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod), outcome="waiting")
 
     def _set_unschedulable_condition(self, pod: dict, message: str, actor: Actor) -> None:
         """kube-scheduler reports the reason on the pod: PodScheduled=False, Unschedulable, the message."""

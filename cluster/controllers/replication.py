@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
+from django.db import transaction
+
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
@@ -23,7 +25,8 @@ from cluster.controllers.pods import (
     pod_from_template,
     random_suffix,
 )
-from cluster.flow import gate
+from cluster.flow import endings, gate
+from cluster.flow import texts as flow_texts
 from cluster.flow.recorder import record_step, skip_steps
 from cluster.informer import db
 from cluster.models import FlowTrace
@@ -88,7 +91,7 @@ class ReplicationManager:
         await db(record_step)(trace_id, 5, detail_en=en, detail_zh=zh, obj=_ref(owner))
         await gate.before_step(cluster, trace_id, 6)
         en, zh = texts.replicas_decided(self.title, owner, have, wanted)
-        await db(record_step)(trace_id, 6, detail_en=en, detail_zh=zh, obj=_ref(owner))
+        await db(_record_step_6)(trace_id, en, zh, _ref(owner), max(0, wanted - have))
         self.cm.stepped.add(trace_id)
 
     async def _create_pods(self, owner: dict, trace_id: str | None, count: int) -> None:
@@ -132,6 +135,10 @@ class ReplicationManager:
             return
 
     def _failed_create(self, owner: dict, error: ApiError, actor) -> None:
+        if actor.trace is not None:
+            detail = flow_texts.failed_create(f"{owner['kind']} {owner['metadata']['name']}", error.message)
+            by = f"{owner['kind'].lower()}/{owner['metadata']['name']}"
+            endings.fail(actor.trace.pk, by, detail, _ref(owner))
         event_recorder.record(
             self.cm.cluster,
             owner,
@@ -214,6 +221,13 @@ class ReplicationManager:
         except ApiError:
             return  # deleted meanwhile
         self.cm.assume(stored)
+
+
+def _record_step_6(trace_id: str, en: str, zh: str, obj: tuple[str, str, str], expected: int) -> None:
+    """Step 6, and how many pods it decided to create (the trace completes only when all were)."""
+    with transaction.atomic():
+        record_step(trace_id, 6, detail_en=en, detail_zh=zh, obj=obj)
+        FlowTrace.objects.filter(pk=trace_id).update(expected_pods=expected)
 
 
 def _ref(obj: dict) -> tuple[str, str, str]:

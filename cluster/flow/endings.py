@@ -10,8 +10,11 @@ the steps (`flow.end`, docs/architecture.md); the trace's `finished_at` is stamp
 
 from __future__ import annotations
 
+from django.db import transaction
+
+from cluster import broadcast
 from cluster.flow import steprows, texts
-from cluster.models import FlowStep
+from cluster.models import Cluster, FlowStep
 
 # Who plays each part in an ending (the diagram's actors).
 ACTORS = {"kubectl": "kubectl", "web": "kubectl", "upload": "kubectl", "api": "kubectl"}
@@ -104,6 +107,8 @@ def object_deleted(
     seq = steprows.last_seq(trace_id)
     by, why = _who_and_why(actor, obj, trace_id)
     who = ACTORS.get(actor.client, actor.client)
+    # "New steps" news: the hub reads steps on it, not on the write's new revision.
+    transaction.on_commit(lambda: broadcast.notify(cluster.name, None))
     if obj == own:
         steprows.mark_finished(trace_id)
         row = ending_row(
@@ -165,3 +170,25 @@ def _who_and_why(actor, obj: tuple[str, str, str], trace_id: str) -> tuple[str, 
         return client, texts.deleted_by_user(client, client_zh, *obj, at=_last_step(trace_id))
     by = actor.detail or actor.client
     return by, texts.deleted_by_other(by, *obj)
+
+
+def fail(trace_id: str, by: str, detail: tuple[str, str], obj: tuple[str, str, str]) -> None:
+    """End the trace as failed for good (a controller that cannot create its pods)."""
+    with transaction.atomic(savepoint=False):
+        cluster_id, revision, own = steprows.lock_cluster(trace_id)
+        if not steprows.mark_finished(trace_id):
+            return
+        seq = steprows.last_seq(trace_id)
+        row = ending_row(
+            trace_id,
+            seq + 1,
+            "failed",
+            actor="controller-manager",
+            by=by,
+            detail=detail,
+            obj=own,
+            revision=revision,
+        )
+        steprows.insert([row])
+        name = Cluster.objects.values_list("name", flat=True).get(pk=cluster_id)
+        transaction.on_commit(lambda: broadcast.notify(name, None))

@@ -130,6 +130,9 @@ def _row(trace_id: str, own: tuple | None, seq: int, spec: StepSpec, revision: i
         object_name=name,
         node=spec.node,
         revision=revision,
+        # A step after which the trace waits for the cluster to change (no node fits): Next
+        # cannot move it, so the page says what it waits for.
+        ending="waiting" if spec.outcome == "waiting" else "",
     )
 
 
@@ -178,6 +181,8 @@ def step_message(row: FlowStep, cluster_name: str) -> dict:
     }
     if row.step == 0:
         message.update(outcome=row.ending, by=row.source, final=row.final)
+    else:
+        message["waiting"] = row.ending == "waiting"
     return message
 
 

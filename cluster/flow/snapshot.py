@@ -120,4 +120,6 @@ def _message(step: dict, cluster_name: str) -> dict:
     }
     if step["step"] == 0:
         message.update(outcome=step["ending"], by=step["source"], final=step["final"])
+    else:
+        message["waiting"] = step["ending"] == "waiting"
     return message

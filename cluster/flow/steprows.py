@@ -62,6 +62,7 @@ def _statements(vendor: str) -> dict[str, str]:
         # Only the first ending counts: a trace ends once.
         "finish": f"UPDATE {trace} SET finished_at = %s WHERE id = %s AND finished_at IS NULL",
         "state": f"SELECT kind, namespace, name, finished_at FROM {trace} WHERE id = %s",
+        "expected": f"SELECT expected_pods FROM {trace} WHERE id = %s",
     }
 
 
@@ -111,6 +112,7 @@ def insert(steps: list[FlowStep]) -> None:
 # above the last seq counted keeps this exact without re-reading a 7,000-step trace for each of
 # its 1,000 pods.
 _tallies: dict[str, tuple[int, int, int, int, int]] = {}
+_expected: dict[str, int] = {}
 TALLIES_KEPT = 1000
 
 
@@ -140,7 +142,15 @@ def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool
     done += new_steps.count(13)
     decided += new_steps.count(6)
     gone += new_steps.count(0)
-    return bool(decided) and done + gone >= created > 0
+    if not decided or done + gone < created or created == 0:
+        return False
+    expected = _expected.get(trace_id)
+    if expected is None:
+        expected = (_one("expected", [trace_id]) or (0,))[0] or 0
+        if len(_expected) >= TALLIES_KEPT:
+            _expected.clear()
+        _expected[trace_id] = expected  # written with step 6, before any pod of the trace
+    return created >= expected
 
 
 def mark_finished(trace_id: str) -> bool:

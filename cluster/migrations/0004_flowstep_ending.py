@@ -8,6 +8,11 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.AddField(
+            model_name="flowtrace",
+            name="expected_pods",
+            field=models.IntegerField(default=0),
+        ),
+        migrations.AddField(
             model_name="flowstep",
             name="ending",
             field=models.CharField(blank=True, default="", max_length=20),

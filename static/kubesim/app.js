@@ -66,7 +66,7 @@ new ClusterView(store, {
   },
 });
 const flow = new FlowView(store, live);
-new YamlView();
+new YamlView(store);
 new ConsoleView(store, { openScheduler });
 
 for (const tab of TABS) {

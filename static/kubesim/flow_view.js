@@ -134,30 +134,34 @@ export class FlowView {
     const trace = this.currentTrace();
     const steps = trace ? (this.replay ? trace.steps.slice(0, this.replay.index + 1) : trace.steps) : [];
     const finished = Boolean(trace && (trace.finished_at || trace.finished));
-    $("next-step").disabled = !(this.store.stepMode && trace && !finished);
+    // A trace whose last step waits for the cluster to change (no node fits) cannot be stepped.
+    const last = trace && trace.steps.length ? trace.steps[trace.steps.length - 1] : null;
+    const parked = Boolean(last && last.waiting);
+    $("next-step").disabled = !(this.store.stepMode && trace && !finished && !parked);
     $("continue").disabled = !this.store.stepMode;
     $("replay").disabled = !(trace && trace.steps.length);
     // Redraw (and so re-animate) only when the step shown changes, not on every node heartbeat.
     const shown = [trace ? trace.id : "", steps.length, this.replay ? this.replay.index : -1,
-      this.store.stepMode, finished, this.diagram.nodesKey].join("|");
+      this.store.stepMode, finished, parked, this.diagram.nodesKey].join("|");
     if (shown === this.shown) return;
     this.shown = shown;
     this.renderDiagram(steps);
-    this.renderCaption(trace, steps, finished);
+    this.renderCaption(trace, steps, finished || parked);
     this.renderList(steps);
   }
 
   renderPicker() {
     const select = $("trace-select");
     const traces = [...this.store.traces.values()].reverse();
-    const signature = traces.map((tr) => `${tr.id}:${tr.finished_at ? 1 : 0}`).join(",");
+    const signature = traces.map((tr) => `${tr.id}:${tr.finished_at ? 1 : 0}:${tr.ending ? tr.ending.outcome : ""}`).join(",");
     if (signature === this.pickerSignature) return;
     this.pickerSignature = signature;
     clear(select).append(h("option", { value: "", text: t("follow_latest") }));
     for (const trace of traces) {
       const what = `${trace.kind || ""} ${trace.namespace ? `${trace.namespace}/` : ""}${trace.name || ""}`.trim();
       const verb = trace.verb ? ` · ${trace.verb}` : "";
-      const label = `${what}${verb}${trace.client ? ` · ${trace.client}` : ""} (${trace.finished_at ? t("finished") : t("running")})`;
+      const state = trace.ending ? t(`ended_${trace.ending.outcome}`) : trace.finished_at ? t("finished") : t("running");
+      const label = `${what}${verb}${trace.client ? ` · ${trace.client}` : ""} (${state})`;
       select.append(h("option", { value: trace.id, text: label }));
     }
     select.value = this.store.traces.has(this.selected) ? this.selected : "";
@@ -189,6 +193,7 @@ export class FlowView {
           h("div", { class: "caption-meta", text: `${who}${step.revision ? ` · rev ${step.revision}` : ""}` }))),
     );
     if (this.replay) box.append(h("div", { class: "caption-flag", text: `${t("replaying")} · ${this.replay.index + 1}/${trace.steps.length}` }));
+    else if (step.waiting && !this.replay) box.append(h("div", { class: "caption-flag caption-parked", text: t("waiting_cluster") }));
     else if (this.store.stepMode && !finished) box.append(h("div", { class: "caption-flag caption-wait", text: `⏸ ${t("waiting_next")}` }));
   }
 
