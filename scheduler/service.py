@@ -188,7 +188,10 @@ class Scheduler:
     # -- one scheduling cycle ------------------------------------------------------------------
     async def schedule_one(self, entry: QueuedPod) -> None:
         trace_id = entry.trace_id
-        await gate.before_step(self.cluster_name, trace_id, 9)
+        # A retry of a pod that waited for the cluster to change goes ahead at once: the change
+        # (a label, a freed node) moved it, and step mode's Next could not have (the page says so).
+        if not entry.attempts:
+            await gate.before_step(self.cluster_name, trace_id, 9)
         pod = entry.pod
         # CPU-bound and pure: for a big cluster off the event loop so websockets stay responsive
         # (nothing else touches this snapshot while the cycle runs); a classroom's few nodes take

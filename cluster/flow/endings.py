@@ -100,10 +100,15 @@ def object_deleted(
     when it was the last one still going.
     """
     state = steprows.trace_state(trace_id)
-    if state is None or state[3] is not None:
+    if state is None:
         return
     own = state[:3]
     obj = (kind, namespace, name)
+    if state[3] is not None and not (obj == own and actor.by):
+        return
+    # A controller that deletes a pod after its trace completed (at pace 0 the kubelet can start a
+    # pod before the controller that adopts it acts) ends the trace again: the class sees why the
+    # pod it just watched start is gone.
     seq = steprows.last_seq(trace_id)
     by, why = _who_and_why(actor, obj, trace_id)
     who = ACTORS.get(actor.client, actor.client)

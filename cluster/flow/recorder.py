@@ -199,5 +199,7 @@ def trace_json(trace: FlowTrace, cluster_name: str, steps: list[FlowStep] | None
         "finished_at": trace.finished_at.isoformat() if trace.finished_at else None,
         "permits": trace.permits,
         "steps": [step_message(step, cluster_name) for step in steps],
-        "ending": next((step_message(s, cluster_name) for s in steps if s.step == 0 and s.final), None),
+        "ending": next(
+            (step_message(s, cluster_name) for s in reversed(steps) if s.step == 0 and s.final), None
+        ),
     }

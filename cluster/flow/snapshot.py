@@ -83,7 +83,7 @@ def _traces(cluster: Cluster) -> list[dict]:
             "created_at": trace["created_at"].isoformat(),
             "finished_at": trace["finished_at"].isoformat() if trace["finished_at"] else None,
             "steps": steps[trace["id"]],
-            "ending": next((s for s in steps[trace["id"]] if s["step"] == 0 and s["final"]), None),
+            "ending": next((s for s in reversed(steps[trace["id"]]) if s["step"] == 0 and s["final"]), None),
         }
         for trace in reversed(traces)
     ]

@@ -12,6 +12,7 @@ import yaml
 from django.core.management.base import BaseCommand, CommandError
 
 from cluster.models import Cluster
+from kubesim.throwaway_db import require_migrated
 
 
 def kubeconfig(cluster: str, server: str) -> dict:
@@ -37,6 +38,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", help="file to write (default: standard output)")
 
     def handle(self, *args, cluster: str, server: str, output: str | None, **options):
+        require_migrated()
         if not Cluster._default_manager.filter(name=cluster).exists():
             raise CommandError(f'cluster "{cluster}" does not exist')
         text = yaml.safe_dump(kubeconfig(cluster, server), sort_keys=False)

@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand
 
 from cluster.models import Cluster
 from kubesim.gc_tuning import tune_for_long_running
+from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -34,6 +35,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, host: str, port: int, no_control_plane: bool, **options):
+        require_migrated()
         from kubesim.asgi import application
 
         if not Cluster.objects.exists():
