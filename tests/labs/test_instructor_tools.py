@@ -49,7 +49,7 @@ def test_the_admin_home_leads_to_the_labs(teacher):
 
 def test_labs_are_listed_in_course_order_with_their_published_state(teacher):
     page = teacher.get("/labs/manage/").content.decode()
-    slugs = re.findall(r'<code>([a-z-]+)</code>', page)
+    slugs = re.findall(r"<code>([a-z-]+)</code>", page)
     ids = [load_lab_file(str(path)).id for path in bundled_paths()]
     assert slugs[: len(ids)] == ids and ids[0] == "list-watch" and ids[-1] == "scaling"
     assert page.count('class="labs-state is-published"') == len(ids)
