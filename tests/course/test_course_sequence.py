@@ -117,6 +117,13 @@ def course(shell, page, base: str, step_mode: bool, label: str) -> None:
 
     assert shell.run("kubectl apply -f pod-nodename.yaml", "pod/pod-example created")
     wait_for(lambda: not unfinished(base), page, step_mode, "pod-example's trace to end")
+    # At pace 0 the kubelet may start the pod before the RC acts: its trace then ends twice.
+    wait_for(
+        lambda: (snapshot(base)["traces"][-1]["ending"] or {}).get("outcome") == "deleted",
+        page,
+        step_mode,
+        "the RC's deletion",
+    )
     ending = snapshot(base)["traces"][-1]["ending"]
     assert (ending["outcome"], ending["by"], ending["detail"]) == (
         "deleted",
@@ -125,11 +132,18 @@ def course(shell, page, base: str, step_mode: bool, label: str) -> None:
     )
     assert "pod-example" not in pods(base)
     # The page explains it: the flow's caption shows the ending entry.
-    page.wait_for_function(
-        "(text) => document.querySelector('#flow-caption').textContent.includes(text)",
-        arg=ADOPTED,
-        timeout=TIMEOUT_MS,
-    )
+    try:
+        page.wait_for_function(
+            "(text) => document.querySelector('#flow-caption').textContent.includes(text)",
+            arg=ADOPTED,
+            timeout=TIMEOUT_MS,
+        )
+    except Exception:
+        print("CAPTION", page.locator("#flow-caption").text_content())
+        print("CONSOLE", page.locator("#console-out").text_content())
+        raise
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#flow-caption").screenshot(path=str(SCREENSHOTS / f"course-{label}-ending-caption.png"))
     if isinstance(shell, WebConsole):
         page.wait_for_function(
             "(text) => [...document.querySelectorAll('#console-out > span')]"
@@ -213,3 +227,39 @@ def test_the_course_through_real_kubectl(dashboard, live_server_url, step_mode, 
         pytest.skip("kubectl is not installed")
     shell = RealKubectl(live_server_url, tmp_path)
     course(shell, dashboard, live_server_url, step_mode, f"kubectl-{'step' if step_mode else 'pace0'}")
+
+
+def test_the_apply_result_reports_the_follow_up_and_tab_completes_files(dashboard, live_server_url):
+    page = dashboard
+    rc = (EXAMPLES / "rc-nginx.yaml").read_text()
+    pod = (EXAMPLES / "pod-nodename.yaml").read_text()
+    page.click("#tab-yaml")
+    page.fill("#yaml-text", rc)
+    page.click("#yaml-apply")
+    page.wait_for_selector("#yaml-result .result-ok", timeout=TIMEOUT_MS)
+    wait_for(
+        lambda: not unfinished(live_server_url) and len(pods(live_server_url)) == 3, page, False, "the RC"
+    )
+    page.fill("#yaml-text", pod)
+    page.click("#yaml-apply")
+    followup = page.locator("#yaml-result .result-followup")
+    followup.wait_for(timeout=TIMEOUT_MS)
+    assert followup.text_content() == (
+        "pod/pod-example created — then deleted by replicationcontroller/nginx: " + ADOPTED
+    )
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "course-apply-result-follow-up.png"))
+    # Tab completes the working directory's files after -f, and names and kinds elsewhere.
+    page.click("#tab-console")
+    page.fill("#console-input", "apply -f rc-ng")
+    page.press("#console-input", "Tab")
+    assert page.input_value("#console-input") == "apply -f rc-nginx.yaml "
+    page.fill("#console-input", "describe r")
+    page.press("#console-input", "Tab")
+    page.fill("#console-input", "describe rc ng")
+    page.press("#console-input", "Tab")
+    assert page.input_value("#console-input") == "describe rc nginx "
+    described = console(page, "describe rc nginx", expect="Pods Status:")
+    assert re.search(r"^Replicas:\s+3 current / 3 desired$", described, re.M)
+    console(page, "delete rc nginx", expect="deleted")
+    wait_for(lambda: not pods(live_server_url), page, False, "the RC's pods to go")
