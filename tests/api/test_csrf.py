@@ -56,7 +56,9 @@ def test_when_the_class_may_write_a_browser_still_needs_the_csrf_token(cluster):
     forged = student.post(PODS, pod_json("web"), content_type="application/json")
     assert forged.status_code == 403 and "CSRF" in forged.json()["message"]
     student.cookies["csrftoken"] = "b" * 32
-    ok = student.post(PODS, pod_json("web"), content_type="application/json", headers={"X-CSRFToken": "b" * 32})
+    ok = student.post(
+        PODS, pod_json("web"), content_type="application/json", headers={"X-CSRFToken": "b" * 32}
+    )
     assert ok.status_code == 201
 
 

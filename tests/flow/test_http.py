@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import pytest
-from django.test import Client
 from asgiref.sync import async_to_sync
+from django.test import Client
 
 from cluster import controlplane
 from cluster.apiserver import service as api
