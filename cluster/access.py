@@ -59,7 +59,7 @@ ANONYMOUS_CALLER = Caller()
 
 
 # -- tokens ---------------------------------------------------------------------------------------
-_presenter_cache: tuple[float, str] = (0.0, "")
+_presenter_cache: tuple[tuple[str, float], str] = (("", 0.0), "")
 
 
 def presenter_token() -> str:
@@ -72,9 +72,9 @@ def presenter_token() -> str:
         mtime = os.stat(path).st_mtime
     except FileNotFoundError:
         mtime = -1.0
-    if mtime != _presenter_cache[0] or not _presenter_cache[1]:
+    if (str(path), mtime) != _presenter_cache[0] or not _presenter_cache[1]:
         token = state.presenter_token()
-        _presenter_cache = (os.stat(path).st_mtime, token)
+        _presenter_cache = ((str(path), os.stat(path).st_mtime), token)
     return _presenter_cache[1]
 
 

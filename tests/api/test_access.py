@@ -339,3 +339,21 @@ def test_the_state_directory_holds_a_generated_secret_key_of_mode_0600(tmp_path)
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     fixed = subprocess.run(run, cwd=REPO, env={**env, "SECRET_KEY": "x" * 60}, capture_output=True, text=True)
     assert fixed.stdout.strip() == "x" * 60
+
+
+def test_rotating_the_presenter_token_ends_the_old_token_and_its_sessions(demo, tmp_path, monkeypatch):
+    from django.core.management import call_command
+
+    from cluster.access import presenter_token
+
+    monkeypatch.setenv("KUBESIM_STATE_DIR", str(tmp_path))
+    old = presenter_token()
+    teacher = Client(enforce_csrf_checks=True)
+    teacher.get(f"/presenter/?token={old}")
+    assert 'id="class-may-write"' in teacher.get("/clusters/demo/").content.decode()
+    call_command("presenter_token", "--rotate", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    new = presenter_token()
+    assert new != old
+    assert post(Client(), "demo", Authorization=f"Bearer {old}").status_code == 401
+    assert post(Client(), "demo", Authorization=f"Bearer {new}").status_code == 201
+    assert 'id="readonly-note"' in teacher.get("/clusters/demo/").content.decode()
