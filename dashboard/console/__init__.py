@@ -6,7 +6,6 @@ receives) and are laid out by `printer`; `describe` is F's `cluster.kubeapi.desc
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from cluster.apiserver import service as api
@@ -30,18 +29,44 @@ def server_error(exc: api.ApiError) -> str:
     return f"Error from server ({exc.reason}): {exc.message}\n"
 
 
-WRITE_VERBS = frozenset({"label", "cordon", "uncordon", "taint", "scale", "delete", "create", "apply"})
+# The Kubernetes verb each writing command needs (cluster.access authorizes it before it runs).
+WRITE_VERBS = {
+    "label": "patch",
+    "cordon": "patch",
+    "uncordon": "patch",
+    "taint": "patch",
+    "scale": "patch",
+    "delete": "delete",
+    "create": "create",
+    "apply": "patch",
+}
+
+
+def _authorize(who, cluster: Cluster, cmd) -> None:
+    from cluster.access import authorize
+    from dashboard.console.parser import resource_for
+
+    verb = WRITE_VERBS[cmd.verb]
+    resource, group, namespace = "pods", "", cmd.namespace
+    if cmd.verb in ("cordon", "uncordon", "taint"):
+        resource, namespace = "nodes", ""
+    elif cmd.args and cmd.verb in ("label", "scale", "delete"):
+        try:
+            found = resource_for(cmd.args[0].split("/")[0])
+            resource, group = found.plural, found.group
+            namespace = namespace if found.namespaced else ""
+        except UsageError:
+            pass
+    authorize(who, cluster, verb, resource, group=group, namespace=namespace)
 
 
 def run_command(
-    cluster: Cluster,
-    line: str,
-    stdin: str = "",
-    workdir: Workdir | None = None,
-    check_write: Callable[[], None] | None = None,
+    cluster: Cluster, line: str, stdin: str = "", who=None, workdir: Workdir | None = None
 ) -> ConsoleResult:
-    """Run one command line. `workdir` holds the files `-f FILE`, `ls` and `cat` see (the course's
-    examples when None); `check_write` raises the API's ApiError when this browser may not write."""
+    """Run one console line; `who` (the request) must be allowed to write for writing commands.
+
+    `who=None` is the server itself (a lab's self-test), which is not checked. `workdir` holds the
+    files `-f FILE`, `ls` and `cat` see (the course's examples when None)."""
     from dashboard.console import reads, shell, writes
 
     handlers = reads.HANDLERS | writes.HANDLERS
@@ -59,8 +84,8 @@ def run_command(
                 "Run 'help' for the commands this console knows."
             )
         stdin = shell.file_input(workdir, cmd, stdin)
-        if cmd.verb in WRITE_VERBS and check_write is not None:
-            check_write()
+        if cmd.verb in writes.HANDLERS and who is not None:  # None: a trusted server-side caller
+            _authorize(who, cluster, cmd)
         return handler(cluster, cmd, stdin)
     except UsageError as exc:
         text = str(exc)
