@@ -219,9 +219,13 @@ def test_describe_pod_shows_only_the_events_of_this_pod_not_an_earlier_one_with_
     assert "from this pod" in events and "from the pod before" not in events
 
 
-def test_a_viewer_without_write_rights_gets_the_apis_403_for_a_write(demo, monkeypatch):
-    monkeypatch.setattr("cluster.api.views.can_edit", lambda request, cluster: False)
-    refused = run("label nodes node1 zz=cxk")
+def test_a_viewer_without_write_rights_gets_the_apis_403_for_a_write(demo):
+    viewer = Client()  # not signed in: the page's rights are read-only
+    refused = run("label nodes node1 zz=cxk", client=viewer)
     assert refused["exit_code"] == 1 and refused["output"].startswith("Error from server (Forbidden): ")
+    assert 'User "system:anonymous" cannot patch resource "nodes"' in refused["output"]
+    assert run("apply -f pod-nodeselector.yaml", client=viewer)["output"].startswith(
+        "Error from server (Forbidden): "
+    )
     assert "zz" not in api.get(demo, "Node", "", "node1")["metadata"]["labels"]
-    assert run("get nodes")["exit_code"] == 0
+    assert run("get nodes", client=viewer)["exit_code"] == 0
