@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import SCREENSHOTS, sign_in_as_teacher
 from tests.browser.helpers import TIMEOUT_MS, console, open_dashboard
 
 pytestmark = pytest.mark.browser
@@ -71,15 +71,17 @@ class WebConsole:
 
 
 class RealKubectl:
-    def __init__(self, base: str, home: Path) -> None:
-        self.server = f"{base}/clusters/demo"
+    """kubectl as the teacher: the KUBECONFIG `manage.py kubeconfig` writes (TLS and the token)."""
+
+    def __init__(self, kubeconfig: Path, home: Path) -> None:
+        self.kubeconfig = kubeconfig
         self.home = home
 
     def run(self, command: str, expect: str) -> str:
         args = command.split()[1:] if command.startswith("kubectl ") else command.split()
-        env = {**os.environ, "HOME": str(self.home), "KUBECONFIG": str(self.home / "none")}
+        env = {**os.environ, "HOME": str(self.home), "KUBECONFIG": str(self.kubeconfig)}
         result = subprocess.run(
-            ["kubectl", "--server", self.server, *args],
+            ["kubectl", *args],
             capture_output=True,
             text=True,
             timeout=30,
@@ -202,6 +204,7 @@ def dashboard(browser, live_server_url):
     context = browser.new_context(viewport={"width": 1600, "height": 1000}, locale="en-US")
     page = context.new_page()
     page.base_url = live_server_url
+    sign_in_as_teacher(page, live_server_url)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     open_dashboard(page)
@@ -222,10 +225,10 @@ def test_the_course_through_the_web_console(dashboard, live_server_url, step_mod
 
 
 @pytest.mark.parametrize("step_mode", [False, True], ids=["pace0", "stepmode"])
-def test_the_course_through_real_kubectl(dashboard, live_server_url, step_mode, tmp_path):
+def test_the_course_through_real_kubectl(dashboard, live_server_url, course_server, step_mode, tmp_path):
     if not shutil.which("kubectl"):
         pytest.skip("kubectl is not installed")
-    shell = RealKubectl(live_server_url, tmp_path)
+    shell = RealKubectl(course_server.kubeconfig("demo", "teacher"), tmp_path)
     course(shell, dashboard, live_server_url, step_mode, f"kubectl-{'step' if step_mode else 'pace0'}")
 
 
