@@ -28,8 +28,11 @@ export class FollowUps {
     for (const obj of objects) {
       const id = key(obj.kind, obj.namespace, obj.name);
       this.waiting.set(id, { since, report, ref: obj.ref || `${obj.kind.toLowerCase()}/${obj.name}` });
-      const early = this.recent.find((r) => r.at >= since && key(r.msg.object.kind, r.msg.object.namespace, r.msg.object.name) === id);
-      if (early) this.match(early.msg);
+      // Endings that arrived before the reply: all of them (a pod can complete, then be deleted).
+      for (const early of this.recent) {
+        const obj = early.msg.object || {};
+        if (early.at >= since && key(obj.kind, obj.namespace, obj.name) === id) this.match(early.msg);
+      }
     }
   }
 
