@@ -75,7 +75,8 @@ def _check_object(path: Path, document: Document, where: tuple, obj: object, kin
         raise _fail(path, document, where, (), "expected a Kubernetes object (a mapping)")
     kind = obj.get("kind")
     if kind not in kinds:
-        raise _fail(path, document, where, ("kind",), f"expected {' or '.join(kinds)}, got {kind!r}")
+        wanted = " or ".join(kinds) if len(kinds) < 3 else f"{', '.join(kinds[:-1])} or {kinds[-1]}"
+        raise _fail(path, document, where, ("kind",), f"expected {wanted}, got {kind!r}")
     api_version = API_VERSIONS.get(kind, "v1")
     if obj.get("apiVersion", api_version) != api_version:
         raise _fail(path, document, where, ("apiVersion",), f"{kind} is in apiVersion {api_version}")
