@@ -129,7 +129,8 @@ def test_text_output_shows_the_matrices_and_the_message():
         ),
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\n---\nkind: Service\nmetadata: {name: s}\n"},
-            "cluster.yaml: document 2 (line 4): kind: expected Node, Pod or PodDisruptionBudget, got 'Service'",
+            "cluster.yaml: document 2 (line 4): "
+            "kind: expected Node, Pod or PodDisruptionBudget, got 'Service'",
         ),
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    cpu: 1K\n"},
@@ -206,7 +207,8 @@ def test_preemption_that_cannot_make_room_names_each_nodes_reason():
     result = preemption_json("pod-huge.yaml")
     # node1: even without low-1 and mid-1 there are only 2 cpus; node2 likewise.
     assert result["message"] == (
-        "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Insufficient cpu."
+        "0/2 nodes are available: 2 Insufficient cpu. "
+        "preemption: 0/2 nodes are available: 2 Insufficient cpu."
     )
     nodes = result["preemption"]["nodes"]
     assert nodes["node1"]["reasons"] == ["Insufficient cpu"] and not nodes["node1"]["candidate"]

@@ -158,7 +158,7 @@ def test_priority_queue_update_of_the_pending_pod_itself_is_an_event():
 
 
 def test_describe_says_what_would_retry_the_pod():
-    q, entry = _parked(rejectors=("NodeAffinity", "NodeResourcesFit"), now=0.0)
+    _, entry = _parked(rejectors=("NodeAffinity", "NodeResourcesFit"), now=0.0)
     described = describe_entry(entry, now=0.25)
     assert described["queue"] == UNSCHEDULABLE
     assert described["rejectors"] == ["NodeAffinity", "NodeResourcesFit"]
