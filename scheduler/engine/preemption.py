@@ -31,6 +31,7 @@ from scheduler.engine.fit_error import (
 from scheduler.engine.framework import Code, CycleState, PreFilterResult, Status, Why
 from scheduler.engine.labels import SelectorError, label_selector
 from scheduler.engine.nodeinfo import NodeInfo
+from scheduler.engine.plugins.node_resources_fit import _SOURCES_KEY as REQUEST_SOURCES_KEY
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile
 from scheduler.engine.snapshot import Snapshot
@@ -260,33 +261,73 @@ def not_eligible_reason(pod: PodInfo, snapshot: Snapshot, statuses: dict[str, St
 
 
 # -- checking one node ---------------------------------------------------------------------------
+# PreFilters that read only the incoming pod (and the nodes), never the bound pods: their outcome
+# holds however many pods the dry run takes away. The others (InterPodAffinity,
+# PodTopologySpread, VolumeRestrictions) run afresh for each check, standing for upstream's
+# AddPod/RemovePod updates of their state; one that skips with every pod bound skips with fewer.
+POD_ONLY_PREFILTERS = frozenset(
+    {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity", "NodePorts", "NodeResourcesFit"}
+)
+
+
+# Filter-time facts of the incoming pod alone, kept from one check to the next.
+CARRIED_KEYS = (REQUEST_SOURCES_KEY,)
+
+
+class FitChecker:
+    """The first failing filter of `pod` on one node as the snapshot stands at each call."""
+
+    def __init__(self, profile: Profile, pod: PodInfo, snapshot: Snapshot) -> None:
+        self.profile, self.pod, self.snapshot = profile, pod, snapshot
+        self.skipped: set[str] = set()
+        self.cached: dict[str, tuple[object, dict]] = {}  # plugin -> (outcome, the state it wrote)
+        self.carried: dict = {}  # facts of the pod alone that a failing filter worked out
+        state = CycleState(None)
+        for plugin in profile.filters:
+            before = set(state)
+            outcome = plugin.pre_filter(state, pod, snapshot.nodes, snapshot)
+            if isinstance(outcome, Status) and outcome.is_skip:
+                self.skipped.add(plugin.name)
+            elif plugin.name in POD_ONLY_PREFILTERS:
+                self.cached[plugin.name] = (outcome, {k: state[k] for k in set(state) - before})
+
+    def first_failure(self, node: NodeInfo) -> Status | None:
+        state = CycleState(None)
+        state.update(self.carried)
+        skipped = set(self.skipped)
+        for plugin in self.profile.filters:
+            if plugin.name in skipped:
+                continue
+            if plugin.name in self.cached:
+                outcome, written = self.cached[plugin.name]
+                state.update(written)
+            else:
+                outcome = plugin.pre_filter(state, self.pod, self.snapshot.nodes, self.snapshot)
+            if outcome is None:
+                continue
+            if isinstance(outcome, PreFilterResult):
+                if node.name not in outcome.node_names:
+                    reason = f"node(s) didn't satisfy plugin(s) [{plugin.name}]"
+                    return Status(Code.UNRESOLVABLE, (reason,), plugin.name)
+            elif isinstance(outcome, Status) and outcome.code is not Code.SUCCESS and not outcome.is_skip:
+                return Status(outcome.code, outcome.reasons, plugin.name, outcome.why)
+            elif isinstance(outcome, Status) and outcome.is_skip:
+                skipped.add(plugin.name)  # for this check only: pods put back may undo it
+        one = [node]
+        for plugin in self.profile.filters:
+            if plugin.name in skipped:
+                continue
+            failure = plugin.filter(state, self.pod, one).get(node.name)
+            if failure is not None:
+                self.carried.update((k, state[k]) for k in CARRIED_KEYS if k in state)
+                return Status(failure.code, failure.reasons, plugin.name, failure.why)
+        return None
+
+
 def first_failure_on_node(
     profile: Profile, pod: PodInfo, snapshot: Snapshot, node: NodeInfo
 ) -> Status | None:
-    """The first failing filter of `pod` on `node` as the snapshot stands now, in profile order
-    (PreFilter runs afresh: it stands for upstream's AddPod/RemovePod updates of its state)."""
-    state = CycleState(None)
-    skipped: set[str] = set()
-    for plugin in profile.filters:
-        outcome = plugin.pre_filter(state, pod, snapshot.nodes, snapshot)
-        if outcome is None:
-            continue
-        if isinstance(outcome, PreFilterResult):
-            if node.name not in outcome.node_names:
-                reason = f"node(s) didn't satisfy plugin(s) [{plugin.name}]"
-                return Status(Code.UNRESOLVABLE, (reason,), plugin.name)
-        elif outcome.is_skip:
-            skipped.add(plugin.name)
-        elif outcome.code is not Code.SUCCESS:
-            return Status(outcome.code, outcome.reasons, plugin.name, outcome.why)
-    one = [node]
-    for plugin in profile.filters:
-        if plugin.name in skipped:
-            continue
-        failure = plugin.filter(state, pod, one).get(node.name)
-        if failure is not None:
-            return Status(failure.code, failure.reasons, plugin.name, failure.why)
-    return None
+    return FitChecker(profile, pod, snapshot).first_failure(node)
 
 
 # -- SelectVictimsOnNode -------------------------------------------------------------------------
@@ -313,6 +354,7 @@ def select_victims_on_node(
     snapshot: Snapshot,
     node: NodeInfo,
     pdbs: Sequence[PodDisruptionBudget] = (),
+    checker: FitChecker | None = None,
 ) -> NodeDryRun:
     original_order = list(node.pods)
     potential = [p for p in original_order if p.priority < pod.priority]
@@ -324,9 +366,10 @@ def select_victims_on_node(
         )
         return NodeDryRun(node.name, status, why=why)
     try:
+        checker = checker or FitChecker(profile, pod, snapshot)
         for victim in potential:
             snapshot.remove_pod(victim)
-        failure = first_failure_on_node(profile, pod, snapshot, node)
+        failure = checker.first_failure(node)
         if failure is not None:
             why = Why(
                 f"Even with all {len(potential)} lower-priority pod(s) removed, the pod does not fit on "
@@ -344,7 +387,7 @@ def select_victims_on_node(
         for candidate in ordered:
             violates = id(candidate) in violating_ids
             snapshot.add_pod(candidate)
-            failure = first_failure_on_node(profile, pod, snapshot, node)
+            failure = checker.first_failure(node)
             if failure is None:
                 run.steps.append(VictimStep(candidate, violates, False, _reprieved_why(candidate, violates)))
                 continue
@@ -470,9 +513,10 @@ def preempt(
         result.wanted_candidates, result.offset = wanted, start
         non_violating: list[NodeDryRun] = []
         violating: list[NodeDryRun] = []
+        checker = FitChecker(profile, pod, snapshot)
         for i in range(len(potential)):
             node = snapshot.by_name[potential[(start + i) % len(potential)]]
-            run = select_victims_on_node(profile, pod, snapshot, node, pdbs)
+            run = select_victims_on_node(profile, pod, snapshot, node, pdbs, checker)
             result.dry_runs.append(run)
             if run.status is None:
                 # Each list holds at most `wanted` candidates, as upstream's candidateList.
