@@ -37,7 +37,8 @@ def for_pod(attempts: list[dict]) -> dict | None:
     if not attempts:
         return None
     latest = attempts[0]
-    return current(latest.get("queue") or {}, datetime.fromisoformat(latest["createdAt"]))
+    facts = current(latest.get("queue") or {}, datetime.fromisoformat(latest["createdAt"]))
+    return {**facts, "message": latest.get("message", "")} if facts else None
 
 
 def pending(cluster: Cluster) -> dict[str, dict]:
@@ -51,6 +52,6 @@ def pending(cluster: Cluster) -> dict[str, dict]:
     )
     rows = SchedulingAttempt.objects.filter(pk__in=list(latest), result=SchedulingAttempt.UNSCHEDULABLE)
     return {
-        f"{row.namespace}/{row.pod}": current(row.queue, row.created_at)
-        for row in rows.only("namespace", "pod", "queue", "created_at")
+        f"{row.namespace}/{row.pod}": {**current(row.queue, row.created_at), "message": row.message}
+        for row in rows.only("namespace", "pod", "queue", "created_at", "message")
     }

@@ -426,8 +426,8 @@ def _reprieved_why(pod: PodInfo, violates: bool) -> Why:
     pdb_en = " (its eviction would violate a PodDisruptionBudget, so it was tried first)" if violates else ""
     pdb_zh = "（驱逐它会违反 PodDisruptionBudget，因此优先尝试保留）" if violates else ""
     return Why(
-        f"Reprieved: with {pod.key} (priority {pod.priority}) put back, the pod still fits{pdb_en}.",
-        f"保留：放回 {pod.key}（优先级 {pod.priority}）后，该 Pod 仍然放得下{pdb_zh}。",
+        f"With {pod.key} (priority {pod.priority}) put back, the pod still fits{pdb_en}.",
+        f"放回 {pod.key}（优先级 {pod.priority}）后，该 Pod 仍然放得下{pdb_zh}。",
     )
 
 
@@ -435,10 +435,9 @@ def _victim_why(pod: PodInfo, failure: Status, violates: bool) -> Why:
     pdb_en = "; this eviction violates a PodDisruptionBudget" if violates else ""
     pdb_zh = "；此次驱逐违反 PodDisruptionBudget" if violates else ""
     return Why(
-        f"Victim: with {pod.key} (priority {pod.priority}) put back, {failure.plugin} fails "
+        f"With {pod.key} (priority {pod.priority}) put back, {failure.plugin} fails "
         f"({failure.message()}){pdb_en}.",
-        f"受害者：放回 {pod.key}（优先级 {pod.priority}）后 "
-        f"{failure.plugin} 失败（{failure.message()}）{pdb_zh}。",
+        f"放回 {pod.key}（优先级 {pod.priority}）后 {failure.plugin} 失败（{failure.message()}）{pdb_zh}。",
     )
 
 
