@@ -292,7 +292,7 @@ class FitChecker:
                 self.cached[plugin.name] = (outcome, {k: state[k] for k in set(state) - before})
 
     def first_failure(self, node: NodeInfo) -> Status | None:
-        state = CycleState(None)
+        state = CycleState(None, explain=False)  # the dry run quotes reasons only
         state.update(self.carried)
         skipped = set(self.skipped)
         for plugin in self.profile.filters:
