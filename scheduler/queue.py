@@ -197,13 +197,13 @@ class SchedulingQueue:
                 self._requeue(entry, now)
 
     def next_wakeup(self, now: float | None = None) -> float | None:
-        """Seconds until a waiting pod is due: now for a pod an event moved to backoffQ (popped when
-        activeQ is empty), else the first backoff end or 5-minute flush (None: nothing waits)."""
+        """Seconds until a pod in backoffQ is due: now for one an event moved there (popped when
+        activeQ is empty), else the first backoff end; None when none waits there. (The 5-minute
+        flush needs no wake-up of its own: the scheduler's loop polls far more often.)"""
         now = time.monotonic() if now is None else now
         if any(self.entries[k].rejectors for k in self.backoff):
             return 0.0
         times = [self.entries[k].backoff_until for k in self.backoff]
-        times += [self.entries[k].unschedulable_since + MAX_UNSCHEDULABLE_SECONDS for k in self.unschedulable]
         return max(0.0, min(times) - now) if times else None
 
     def pending(self) -> bool:
