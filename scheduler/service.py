@@ -369,7 +369,9 @@ class Scheduler:
                 continue  # graceful deletion already started
             self._mark_disruption_target(current, actor)
             try:
-                api.delete(self.cluster, "Pod", victim.namespace, victim.name, actor)
+                # Not under the preemptor's trace: the victim's deletion (and a controller's
+                # replacement of it) belongs to the victim's own story.
+                api.delete(self.cluster, "Pod", victim.namespace, victim.name, self._actor(None))
             except ApiError:
                 continue
             event_recorder.record(

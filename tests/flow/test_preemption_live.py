@@ -143,3 +143,35 @@ def test_an_equal_priority_pod_waits_with_the_hint_events_that_would_wake_it(dem
     drive()
     assert api.get(demo, "Pod", "default", "same")["spec"]["nodeName"]
     assert SchedulingAttempt.objects.filter(cluster=demo, pod="same").count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo):
+    drive()
+    template = make_pod("rc-pod", "3")
+    rc = {
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
+        "metadata": {"name": "filler", "namespace": "default"},
+        "spec": {
+            "replicas": 2,
+            "selector": {"app": "filler"},
+            "template": {"metadata": {"labels": {"app": "filler"}}, "spec": template["spec"]},
+        },
+    }
+    api.create(demo, rc, KUBECTL)
+    drive()
+    pods, _ = api.list_objects(demo, "Pod", "default", label_selector="app=filler")
+    before = {p["metadata"]["name"] for p in pods}
+    assert len(before) == 2 and all(p["spec"].get("nodeName") for p in pods)
+
+    api.create(demo, make_pod("high", "2", priority=1000), KUBECTL)
+    drive()
+    assert api.get(demo, "Pod", "default", "high")["spec"]["nodeName"]
+    pods, _ = api.list_objects(demo, "Pod", "default", label_selector="app=filler")
+    names = {p["metadata"]["name"] for p in pods}
+    assert len(names) == 2 and len(names - before) == 1  # one replica preempted, one replacement
+    [replacement] = [p for p in pods if p["metadata"]["name"] not in before]
+    assert not replacement["spec"].get("nodeName")  # equal priority: it cannot preempt in turn
+    condition = next(c for c in replacement["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert "No preemption victims found for incoming pod" in condition["message"]
