@@ -63,7 +63,7 @@ def schedule(
         tie_break=tie_break,
     )
     state = CycleState(snapshot.nodes_version)
-    counted = _add_nominated(decision, pod_info, snapshot, nominated)
+    counted = _add_nominated(decision, pod_info, snapshot, nominated) if nominated else ()
     try:
         _run_filters(decision, state, pod_info, snapshot)
         if decision.error is None and not decision.feasible and profile.post_filter:
@@ -73,7 +73,12 @@ def schedule(
         for info in counted:
             snapshot.remove_pod(info)
     nominated_node = _nominated_node(pod_info)
-    if decision.error is None and nominated_node in decision.feasible and not score_all_nodes:
+    if (
+        nominated_node
+        and decision.error is None
+        and nominated_node in decision.feasible
+        and not score_all_nodes
+    ):
         # evaluateNominatedNode: a pod whose nominated node passes every filter goes there, unscored.
         decision.selected, decision.tied, decision.nominated_first = nominated_node, (nominated_node,), True
         return decision
@@ -102,7 +107,7 @@ def _add_nominated(
         if info.key == pod.key or info.priority < pod.priority or snapshot.get(node) is None:
             continue
         counted.append(snapshot.add_pod(info.bound_to(node)))
-        decision.nominated_pods.append((info.key, node))
+        decision.nominated_pods += ((info.key, node),)
     return counted
 
 

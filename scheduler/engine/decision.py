@@ -59,7 +59,9 @@ class Decision:
     error: str | None = None  # a plugin error that failed the cycle, worded as kube-scheduler words it
     preemption: Preemption | None = None  # DefaultPreemption's PostFilter, when no node was feasible
     nominated_first: bool = False  # the pod's nominated node passed every filter and was taken unscored
-    nominated_pods: list[tuple[str, str]] = field(default_factory=list)  # (pod, node) counted in filters
+    # (pod, node) of the nominated pods counted in the filters; a tuple, not a list: kept decisions
+    # pile up and the garbage collector scans every list they hold.
+    nominated_pods: tuple[tuple[str, str], ...] = ()
     _first_failure: dict[str, Status] | None = field(default=None, repr=False)
     _totals: dict[str, int] | None = field(default=None, repr=False)
 
