@@ -250,12 +250,14 @@ class Scheduler:
         if preemption is None or not preemption.eligible:
             return
         node = preemption.nominated_node
-        status = entry.pod.setdefault("status", {})
+        # A copy: the informer's object stays as the API served it.
+        status = {k: v for k, v in (entry.pod.get("status") or {}).items() if k != "nominatedNodeName"}
         if node:
             status["nominatedNodeName"] = node
+        entry.pod, entry._info = {**entry.pod, "status": status}, None
+        if node:
             self.nominated[entry.key] = (PodInfo.of(entry.pod), node)
         else:
-            status.pop("nominatedNodeName", None)
             self.nominated.pop(entry.key, None)
         for key in cleared:
             info_node = self.nominated.pop(key, None)
