@@ -68,7 +68,9 @@ def schedule(
         _run_filters(decision, state, pod_info, snapshot)
         if decision.error is None and not decision.feasible and profile.post_filter:
             statuses = decision.first_failure
-            decision.preemption = preempt(profile, pod_info, snapshot, statuses, pdbs, offset=0)
+            # Deterministic by default; --tie-break random also draws upstream's random offset.
+            rng = random.Random(seed) if tie_break == "random" else None
+            decision.preemption = preempt(profile, pod_info, snapshot, statuses, pdbs, rng=rng)
     finally:
         for info in counted:
             snapshot.remove_pod(info)

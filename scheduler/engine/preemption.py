@@ -18,6 +18,7 @@ The cluster's snapshot is changed while a node is dry-run and restored exactly a
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -463,8 +464,11 @@ def _shown(value: object) -> object:
     return value
 
 
-def pick_one_node(runs: list[NodeDryRun]) -> tuple[str, str, list[Criterion]]:
-    """The chosen node, the criterion that decided, and each criterion applied on the way."""
+def pick_one_node(
+    runs: list[NodeDryRun], rng: random.Random | None = None
+) -> tuple[str, str, list[Criterion]]:
+    """The chosen node, the criterion that decided, and each criterion applied on the way. With
+    `rng`, complete ties go to a random one of them, as upstream's map iteration does."""
     if len(runs) == 1:
         return runs[0].node, "onlyCandidate", []
     remaining = runs
@@ -480,7 +484,8 @@ def pick_one_node(runs: list[NodeDryRun]) -> tuple[str, str, list[Criterion]]:
         )
         if len(remaining) == 1:
             return remaining[0].node, name, applied
-    return remaining[0].node, "firstCandidate", applied
+    chosen = rng.choice(remaining) if rng is not None else remaining[0]
+    return chosen.node, "firstCandidate", applied
 
 
 # -- the PostFilter ------------------------------------------------------------------------------
@@ -492,10 +497,14 @@ def preempt(
     pdbs: Sequence[PodDisruptionBudget] = (),
     *,
     offset: int = 0,
+    rng: random.Random | None = None,
     min_candidate_nodes_percentage: int = MIN_CANDIDATE_NODES_PERCENTAGE,
     min_candidate_nodes_absolute: int = MIN_CANDIDATE_NODES_ABSOLUTE,
 ) -> Preemption:
-    """Evaluator.Preempt for a pod no node could take; `statuses` holds each node's filter status."""
+    """Evaluator.Preempt for a pod no node could take; `statuses` holds each node's filter status.
+
+    The dry run starts at potential node `offset`; with `rng` it starts at a random one and
+    complete ties are broken at random, as upstream does."""
     reason = not_eligible_reason(pod, snapshot, statuses)
     if reason:
         return Preemption(eligible=False, message=f"preemption: {reason}")
@@ -508,7 +517,7 @@ def preempt(
         wanted = calculate_num_candidates(
             len(potential), min_candidate_nodes_percentage, min_candidate_nodes_absolute
         )
-        start = offset % len(potential)
+        start = rng.randrange(len(potential)) if rng is not None else offset % len(potential)
         result.wanted_candidates, result.offset = wanted, start
         non_violating: list[NodeDryRun] = []
         violating: list[NodeDryRun] = []
@@ -529,7 +538,7 @@ def preempt(
         candidates = non_violating + violating
         if candidates:
             result.candidates = [run.node for run in candidates]
-            chosen, result.decided_by, result.criteria = pick_one_node(candidates)
+            chosen, result.decided_by, result.criteria = pick_one_node(candidates, rng)
             result.nominated_node = chosen
             return result
     # No candidate: a FitError over every node, those never dry-run being "not helpful".

@@ -597,3 +597,16 @@ def test_dry_run_restores_the_snapshot_exactly():
     before = ([p.name for p in snapshot.nodes[0].pods], snapshot.nodes[0].free)
     preempt(FIT_ONLY, PodInfo.of(pod("p", HIGH, LARGE)), snapshot, {"node1": Status(Code.UNSCHEDULABLE)})
     assert ([p.name for p in snapshot.nodes[0].pods], snapshot.nodes[0].free) == before
+
+
+def test_random_tie_break_draws_upstreams_random_offset_and_tie():
+    nodes = [node(f"node{i}") for i in range(1, 6)]
+    pods = [pod(f"p{i}", MID, LARGE, f"node{i}") for i in range(1, 6)]
+    picks = set()
+    for seed in range(20):
+        d = schedule(pod("p", HIGH, LARGE), Snapshot.from_objects(nodes, pods), tie_break="random", seed=seed)
+        assert d.preemption.decided_by == "firstCandidate"
+        picks.add(d.preemption.nominated_node)
+    assert len(picks) > 1  # every node ties: the pick varies with the seed
+    d = schedule(pod("p", HIGH, LARGE), Snapshot.from_objects(nodes, pods))
+    assert d.preemption.nominated_node == "node1" and d.preemption.offset == 0
