@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+NO_VICTIMS_TEXT = {
+    "en": "No preemption victims found for incoming pod (no pod of lower priority there)",
+    "zh": "No preemption victims found for incoming pod（该节点上没有更低优先级的 Pod）",
+}
 MARK = {"Success": "✓", "Skip": "–", "Unschedulable": "✗", "UnschedulableAndUnresolvable": "✗"}
 
 
@@ -136,6 +140,8 @@ def preemption_section(preemption: dict, lang: str = "en") -> list[str]:
         for step in run["steps"]:
             mark = "✗ victim   " if step["result"] == "victim" else "✓ reprieved"
             lines.append(f"      {mark} {step['pod']} (priority {step['priority']}): {step['why'][lang]}")
+    if preemption.get("noVictims"):
+        lines.append(f"  {', '.join(preemption['noVictims'])}: not a candidate: {NO_VICTIMS_TEXT[lang]}")
     for criterion in preemption["criteria"]:
         scores = ", ".join(f"{node}={score}" for node, score in criterion["scores"].items())
         lines.append(f"  {criterion['criterion']}: {scores} → kept {', '.join(criterion['kept'])}")

@@ -234,3 +234,21 @@ def test_a_pdb_with_the_wrong_api_version_is_an_input_error(tmp_path):
     done = explain("--cluster", str(bad), "--pod", str(FIXTURES / "pod-high.yaml"))
     assert done.returncode == 2
     assert "apiVersion: PodDisruptionBudget is in apiVersion policy/v1" in done.stderr
+
+
+def test_equal_priority_nodes_are_named_once_under_no_victims(tmp_path):
+    huge = tmp_path / "pod.yaml"
+    huge.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: huge}\nspec:\n  containers:\n"
+        "  - {name: c, image: nginx, resources: {requests: {cpu: 4500m}}}\n",
+        encoding="utf-8",
+    )
+    done = explain("--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(huge), "--output", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["message"].endswith(
+        "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
+        "2 No preemption victims found for incoming pod."
+    )
+    assert result["preemption"]["noVictims"] == ["node1", "node2"]
+    assert result["preemption"]["nodes"] == {} and result["preemption"]["candidates"] == []

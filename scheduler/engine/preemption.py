@@ -158,7 +158,14 @@ class Preemption:
             "nominatedNode": self.nominated_node,
             "victims": [_victim_json(pod) for pod in self.victims],
             "candidates": [run.to_json() for run in self.dry_runs if run.is_candidate],
-            "nodes": {run.node: run.to_json() for run in self.dry_runs if not run.is_candidate},
+            # Nodes with no lower-priority pod at all are only named: a big cluster of equal
+            # priorities would otherwise repeat the same verdict for every node.
+            "noVictims": [run.node for run in self.dry_runs if _no_victims(run)],
+            "nodes": {
+                run.node: run.to_json()
+                for run in self.dry_runs
+                if not run.is_candidate and not _no_victims(run)
+            },
             "decidedBy": self.decided_by,
             "decidedByWhy": DECIDED_BY[self.decided_by].as_dict() if self.decided_by else None,
             "criteria": [
@@ -200,6 +207,10 @@ DECIDED_BY = {
         "上游此处遍历 Go map，因此在这种平局中的选择实际上是随机的。",
     ),
 }
+
+
+def _no_victims(run: NodeDryRun) -> bool:
+    return run.status is not None and run.status.reasons == (NO_VICTIMS,)
 
 
 def _victim_json(pod: PodInfo) -> dict:

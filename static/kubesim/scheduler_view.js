@@ -133,6 +133,9 @@ export class SchedulerView {
       run.candidate ? "" : ` — ${t("preemption_not_candidate")}: ${(run.reasons || []).join(", ") || pick(run.why)}`,
       h("ul", null, (run.steps || []).map((step) => h("li", { class: step.result === "victim" ? "is-victim" : "is-reprieved" },
         `${step.result === "victim" ? "✗" : "✓"} ${step.pod} (${step.priority}) — ${t(step.result === "victim" ? "preemption_victim" : "preemption_reprieved")}: ${pick(step.why)}`)))))));
+    if ((p.noVictims || []).length) {
+      box.append(h("p", { class: "sched-preemption-novictims", text: `${p.noVictims.join(", ")} — ${t("preemption_not_candidate")}: No preemption victims found for incoming pod` }));
+    }
     for (const c of p.criteria || []) {
       box.append(h("p", { class: "sched-preemption-criterion", text: `${c.criterion}: ${Object.entries(c.scores).map(([n, v]) => `${n}=${v}`).join(", ")} → ${c.kept.join(", ")}` }));
     }
