@@ -32,7 +32,6 @@ from scheduler.engine.fit_error import (
 from scheduler.engine.framework import Code, CycleState, PreFilterResult, Status, Why
 from scheduler.engine.labels import SelectorError, label_selector
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins.node_resources_fit import _SOURCES_KEY as REQUEST_SOURCES_KEY
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile
 from scheduler.engine.snapshot import Snapshot
@@ -282,10 +281,6 @@ POD_ONLY_PREFILTERS = frozenset(
 )
 
 
-# Filter-time facts of the incoming pod alone, kept from one check to the next.
-CARRIED_KEYS = (REQUEST_SOURCES_KEY,)
-
-
 class FitChecker:
     """The first failing filter of `pod` on one node as the snapshot stands at each call."""
 
@@ -293,7 +288,6 @@ class FitChecker:
         self.profile, self.pod, self.snapshot = profile, pod, snapshot
         self.skipped: set[str] = set()
         self.cached: dict[str, tuple[object, dict]] = {}  # plugin -> (outcome, the state it wrote)
-        self.carried: dict = {}  # facts of the pod alone that a failing filter worked out
         state = CycleState(None)
         for plugin in profile.filters:
             before = set(state)
@@ -305,7 +299,6 @@ class FitChecker:
 
     def first_failure(self, node: NodeInfo) -> Status | None:
         state = CycleState(None, explain=False)  # the dry run quotes reasons only
-        state.update(self.carried)
         skipped = set(self.skipped)
         for plugin in self.profile.filters:
             if plugin.name in skipped:
@@ -331,15 +324,8 @@ class FitChecker:
                 continue
             failure = plugin.filter(state, self.pod, one).get(node.name)
             if failure is not None:
-                self.carried.update((k, state[k]) for k in CARRIED_KEYS if k in state)
                 return Status(failure.code, failure.reasons, plugin.name, failure.why)
         return None
-
-
-def first_failure_on_node(
-    profile: Profile, pod: PodInfo, snapshot: Snapshot, node: NodeInfo
-) -> Status | None:
-    return FitChecker(profile, pod, snapshot).first_failure(node)
 
 
 # -- SelectVictimsOnNode -------------------------------------------------------------------------
