@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Max
 from django.utils import timezone
 
 from cluster.models import Cluster
@@ -17,6 +16,7 @@ from scheduler.models import SchedulingAttempt
 from scheduler.queue import MAX_UNSCHEDULABLE_SECONDS
 
 RECENT_PENDING = 500
+RECENT_ATTEMPTS = 5000
 
 
 def current(queue: dict, created_at) -> dict:
@@ -42,15 +42,21 @@ def for_pod(attempts: list[dict]) -> dict | None:
 
 
 def pending(cluster: Cluster) -> dict[str, dict]:
-    """ "namespace/name" → queue state, for the pods whose latest attempt left them unschedulable."""
-    latest = (
+    """ "namespace/name" → queue state, for the pods whose latest attempt left them unschedulable.
+
+    Read from the newest RECENT_ATTEMPTS attempts only, so every page load costs the same however
+    long the cluster has run (a pod waiting longer is retried within 5 minutes anyway).
+    """
+    recent = (
         SchedulingAttempt.objects.filter(cluster=cluster)
-        .values("namespace", "pod")
-        .annotate(top=Max("pk"))
-        .order_by("-top")
-        .values_list("top", flat=True)[:RECENT_PENDING]
+        .order_by("-pk")
+        .values_list("pk", "namespace", "pod", "result")[:RECENT_ATTEMPTS]
     )
-    rows = SchedulingAttempt.objects.filter(pk__in=list(latest), result=SchedulingAttempt.UNSCHEDULABLE)
+    latest: dict[tuple[str, str], tuple[int, str]] = {}
+    for pk, namespace, pod, result in recent:
+        latest.setdefault((namespace, pod), (pk, result))
+    waiting = [pk for pk, result in latest.values() if result == SchedulingAttempt.UNSCHEDULABLE]
+    rows = SchedulingAttempt.objects.filter(pk__in=waiting[:RECENT_PENDING])
     return {
         f"{row.namespace}/{row.pod}": {**current(row.queue, row.created_at), "message": row.message}
         for row in rows.only("namespace", "pod", "queue", "created_at", "message")
