@@ -288,7 +288,7 @@ class FitChecker:
         self.profile, self.pod, self.snapshot = profile, pod, snapshot
         self.skipped: set[str] = set()
         self.cached: dict[str, tuple[object, dict]] = {}  # plugin -> (outcome, the state it wrote)
-        state = CycleState(None)
+        state = CycleState(snapshot.nodes_version)  # PreFilter sees every node: memos hold
         for plugin in profile.filters:
             before = set(state)
             outcome = plugin.pre_filter(state, pod, snapshot.nodes, snapshot)
@@ -298,7 +298,9 @@ class FitChecker:
                 self.cached[plugin.name] = (outcome, {k: state[k] for k in set(state) - before})
 
     def first_failure(self, node: NodeInfo) -> Status | None:
-        state = CycleState(None, explain=False)  # the dry run quotes reasons only
+        # PreFilter sees every node, so the plugins' memos of node-only facts hold; Filter sees
+        # one node, so they must not (nodes_version None). The dry run quotes reasons only.
+        state = CycleState(self.snapshot.nodes_version, explain=False)
         skipped = set(self.skipped)
         for plugin in self.profile.filters:
             if plugin.name in skipped:
@@ -318,6 +320,7 @@ class FitChecker:
                 return Status(outcome.code, outcome.reasons, plugin.name, outcome.why)
             elif isinstance(outcome, Status) and outcome.is_skip:
                 skipped.add(plugin.name)  # for this check only: pods put back may undo it
+        state.nodes_version = None
         one = [node]
         for plugin in self.profile.filters:
             if plugin.name in skipped:
