@@ -190,8 +190,8 @@ class Scheduler:
     def _account_bound(self, key: tuple[str, str], pod: dict, node: str) -> None:
         known = self.bound.get(key)
         if known is not None:
-            if known.node_name == node and known.labels == ((pod.get("metadata") or {}).get("labels") or {}):
-                return  # our own assumption, confirmed by the watch
+            if known.node_name == node and _preemption_facts(known.pod) == _preemption_facts(pod):
+                return  # our own assumption confirmed by the watch, or a change no plugin reads
             self.snapshot.remove_pod(known)
         self.bound[key] = self.snapshot.add_pod(pod)
 
@@ -517,6 +517,14 @@ def _insert_attempts(explained: list[tuple[SchedulingAttempt, str]]) -> None:
 def _assigned(pod: dict, node: str) -> str:
     meta = pod["metadata"]
     return f"Successfully assigned {meta.get('namespace', 'default')}/{meta['name']} to {node}"
+
+
+def _preemption_facts(pod: dict) -> tuple:
+    """What of a bound pod the snapshot must follow besides its node: the labels (filters and
+    scores read them), and the start time and deletion that preemption reads (the kubelet sets
+    status.startTime after the binding)."""
+    meta, status = pod.get("metadata") or {}, pod.get("status") or {}
+    return (meta.get("labels") or {}, status.get("startTime"), meta.get("deletionTimestamp"))
 
 
 def _key(pod: dict) -> tuple[str, str]:

@@ -175,3 +175,16 @@ def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo):
     assert not replacement["spec"].get("nodeName")  # equal priority: it cannot preempt in turn
     condition = next(c for c in replacement["status"]["conditions"] if c["type"] == "PodScheduled")
     assert "No preemption victims found for incoming pod" in condition["message"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scheduler_follows_the_start_times_the_kubelet_reports(demo):
+    """Preemption orders equal-priority victims by status.startTime, which the kubelet sets after
+    the binding: the snapshot must carry it."""
+    drive()
+    api.create(demo, make_pod("low-a", "3"), KUBECTL)
+    drive()
+    plane = controlplane._running["demo"]
+    bound = plane.scheduler.bound[("default", "low-a")]
+    started = api.get(demo, "Pod", "default", "low-a")["status"]["startTime"]
+    assert bound.pod["status"]["startTime"] == started
