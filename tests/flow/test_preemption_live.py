@@ -184,7 +184,11 @@ def test_the_scheduler_follows_the_start_times_the_kubelet_reports(demo):
     drive()
     api.create(demo, make_pod("low-a", "3"), KUBECTL)
     drive()
-    plane = controlplane._running["demo"]
-    bound = plane.scheduler.bound[("default", "low-a")]
     started = api.get(demo, "Pod", "default", "low-a")["status"]["startTime"]
+    plane = controlplane._running["demo"]
+    for _ in range(5):  # the kubelet's status write reaches the scheduler's watch on a later pass
+        bound = plane.scheduler.bound[("default", "low-a")]
+        if (bound.pod.get("status") or {}).get("startTime"):
+            break
+        drive()
     assert bound.pod["status"]["startTime"] == started
