@@ -55,9 +55,6 @@ class Caller:
         return ("user", getattr(self.user, "pk", None)) if self.user is not None else ("addr", self.client)
 
 
-ANONYMOUS_CALLER = Caller()
-
-
 # -- tokens ---------------------------------------------------------------------------------------
 _presenter_cache: tuple[tuple[str, float], str] = (("", 0.0), "")
 
@@ -215,7 +212,7 @@ def too_many_requests(seconds: int) -> ApiError:
         429,
         "TooManyRequests",
         "Too many requests, please try again later.",
-        {"retryAfterSeconds": seconds, "causes": [{"message": "the class's writes are rate-limited"}]},
+        {"retryAfterSeconds": seconds},
     )
 
 
@@ -286,8 +283,3 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)
     return cluster
-
-
-def retry_after_header(err: ApiError) -> str | None:
-    seconds = (err.details or {}).get("retryAfterSeconds")
-    return str(seconds) if seconds else None
