@@ -48,7 +48,9 @@ def _envelope(raw: bytes):
         raise ProtobufError("empty data")
     if not raw.startswith(PREFIX):
         expected = " ".join(str(byte) for byte in PREFIX)
-        raise ProtobufError(f"provided data does not appear to be a protobuf message, expected prefix [{expected}]")
+        raise ProtobufError(
+            f"provided data does not appear to be a protobuf message, expected prefix [{expected}]"
+        )
     if len(raw) == len(PREFIX):
         raise ProtobufError("empty body")
     try:
@@ -70,7 +72,9 @@ def decode(raw: bytes, api_version: str = "", kind: str = "") -> dict:
     if not body_version and api_version:
         body_version = api_version
     _group, version = _group_version(body_version)
-    type_meta = f'runtime.TypeMeta{{APIVersion:"{unknown.typeMeta.apiVersion}", Kind:"{unknown.typeMeta.kind}"}}'
+    type_meta = (
+        f'runtime.TypeMeta{{APIVersion:"{unknown.typeMeta.apiVersion}", Kind:"{unknown.typeMeta.kind}"}}'
+    )
     if not body_kind:
         raise ProtobufError(f"Object 'Kind' is missing in '{type_meta}'")
     if not body_version:

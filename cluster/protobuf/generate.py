@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 # proto package -> (source tree, directory, table module, group/version or "")
@@ -50,9 +52,23 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "k8s.io.apimachinery.pkg.runtime": ("Unknown",),
 }
 
-SCALARS = {"string", "int32", "int64", "bool", "bytes", "double", "float", "uint32", "uint64", "sint32", "sint64"}
+SCALARS = {
+    "string",
+    "int32",
+    "int64",
+    "bool",
+    "bytes",
+    "double",
+    "float",
+    "uint32",
+    "uint64",
+    "sint32",
+    "sint64",
+}
 _MESSAGE = re.compile(r"^message (\w+) \{(.*?)^\}", re.S | re.M)
-_FIELD = re.compile(r"^\s*(optional|repeated)?\s*(map<\s*[\w.]+\s*,\s*[\w.]+\s*>|[\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;", re.M)
+_FIELD = re.compile(
+    r"^\s*(optional|repeated)?\s*(map<\s*[\w.]+\s*,\s*[\w.]+\s*>|[\w.]+)\s+(\w+)\s*=\s*(\d+)\s*;", re.M
+)
 _STRUCT = re.compile(r"^type (\w+) struct \{(.*?)^\}", re.S | re.M)
 _TAGGED = re.compile(r"^\s*([^`/]+?)\s*`([^`]*)`", re.M)
 
@@ -116,10 +132,16 @@ def _closure(messages: dict[str, dict[str, list]]) -> dict[str, set[str]]:
     return wanted
 
 
-def _render(pkg: str, names: set[str], messages: dict, flags: dict, source: str) -> str:
-    tree, directory, module, group_version = PACKAGES[pkg]
+def _tuple(names: tuple[str, ...]) -> str:
+    quoted = [f'"{name}"' for name in names]
+    return f"({quoted[0]},)" if len(quoted) == 1 else f"({', '.join(quoted)})"
+
+
+def _render(pkg: str, names: set[str], messages: dict, flags: dict) -> str:
+    tree, directory, _module, group_version = PACKAGES[pkg]
     lines = [
-        f'"""Protobuf field numbers of {pkg} (`{directory}/generated.proto` in k8s.io/{tree} v0.33).',
+        f'"""Protobuf field numbers of {pkg}:',
+        f"`{directory}/generated.proto` in k8s.io/{tree} v0.33.",
         "",
         "Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is",
         "(number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;",
@@ -129,7 +151,7 @@ def _render(pkg: str, names: set[str], messages: dict, flags: dict, source: str)
         "",
         f'PACKAGE = "{pkg}"',
         f'GROUP_VERSION = "{group_version}"',
-        f"KINDS = {tuple(sorted(ROOTS.get(pkg, ())))!r}",
+        f"KINDS = {_tuple(tuple(sorted(ROOTS.get(pkg, ()))))}",
         "",
         "MESSAGES = {",
     ]
@@ -163,8 +185,10 @@ def main() -> None:
     for pkg, names in _closure(messages).items():
         if names:
             module = PACKAGES[pkg][2]
-            source = f"{PACKAGES[pkg][1]}/generated.proto"
-            (args.out / f"{module}.py").write_text(_render(pkg, names, messages, flags[pkg], source))
+            (args.out / f"{module}.py").write_text(_render(pkg, names, messages, flags[pkg]))
+    ruff = Path(sys.executable).parent / "ruff"
+    if ruff.exists():  # the repository's own formatting, so a regenerated table diffs cleanly
+        subprocess.run([str(ruff), "format", "--quiet", str(args.out)], check=True)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,9 @@ class Field:
 
 
 def _modules() -> list[ModuleType]:
-    return [importlib.import_module(f"{groups.__name__}.{m.name}") for m in pkgutil.iter_modules(groups.__path__)]
+    return [
+        importlib.import_module(f"{groups.__name__}.{m.name}") for m in pkgutil.iter_modules(groups.__path__)
+    ]
 
 
 def _full(package: str, typ: str) -> str:
@@ -93,7 +95,9 @@ def _file(module: ModuleType, fields: dict[str, tuple[Field, ...]]) -> descripto
     for name in module.MESSAGES:
         message = proto.message_type.add(name=name)
         for f in fields[f"{package}.{name}"]:
-            field = message.field.add(name=f.name, number=f.number, label=_REPEATED if f.repeated else _OPTIONAL)
+            field = message.field.add(
+                name=f.name, number=f.number, label=_REPEATED if f.repeated else _OPTIONAL
+            )
             if f.type == "map":
                 entry = message.nested_type.add(name=_entry_name(f.name))
                 entry.options.map_entry = True
@@ -123,7 +127,9 @@ def _set_type(field, typ: str, package: str, deps: set[str]) -> None:
 def _build() -> tuple[descriptor_pool.DescriptorPool, dict, dict]:
     modules = _modules()
     fields = {
-        f"{m.PACKAGE}.{name}": _fields(m.PACKAGE, table) for m in modules for name, table in m.MESSAGES.items()
+        f"{m.PACKAGE}.{name}": _fields(m.PACKAGE, table)
+        for m in modules
+        for name, table in m.MESSAGES.items()
     }
     files = {f"{m.PACKAGE}.proto": _file(m, fields) for m in modules}
     pool = descriptor_pool.DescriptorPool()

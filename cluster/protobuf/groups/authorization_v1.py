@@ -1,4 +1,5 @@
-"""Protobuf field numbers of k8s.io.api.authorization.v1 (`authorization/v1/generated.proto` in k8s.io/api v0.33).
+"""Protobuf field numbers of k8s.io.api.authorization.v1:
+`authorization/v1/generated.proto` in k8s.io/api v0.33.
 
 Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
 (number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;
@@ -8,7 +9,7 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.authorization.v1"
 GROUP_VERSION = "authorization.k8s.io/v1"
-KINDS = ('SelfSubjectAccessReview', 'SelfSubjectRulesReview')
+KINDS = ("SelfSubjectAccessReview", "SelfSubjectRulesReview")
 
 MESSAGES = {
     "FieldSelectorAttributes": (
@@ -58,9 +59,7 @@ MESSAGES = {
         (2, "spec", "SelfSubjectRulesReviewSpec", ""),
         (3, "status", "SubjectRulesReviewStatus", "o"),
     ),
-    "SelfSubjectRulesReviewSpec": (
-        (1, "namespace", "string", "o"),
-    ),
+    "SelfSubjectRulesReviewSpec": ((1, "namespace", "string", "o"),),
     "SubjectAccessReviewStatus": (
         (1, "allowed", "bool", ""),
         (4, "denied", "bool", "o"),

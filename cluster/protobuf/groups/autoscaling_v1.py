@@ -1,4 +1,5 @@
-"""Protobuf field numbers of k8s.io.api.autoscaling.v1 (`autoscaling/v1/generated.proto` in k8s.io/api v0.33).
+"""Protobuf field numbers of k8s.io.api.autoscaling.v1:
+`autoscaling/v1/generated.proto` in k8s.io/api v0.33.
 
 Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
 (number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;
@@ -8,7 +9,7 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.autoscaling.v1"
 GROUP_VERSION = "autoscaling/v1"
-KINDS = ('Scale',)
+KINDS = ("Scale",)
 
 MESSAGES = {
     "Scale": (
@@ -16,9 +17,7 @@ MESSAGES = {
         (2, "spec", "ScaleSpec", "o"),
         (3, "status", "ScaleStatus", "o"),
     ),
-    "ScaleSpec": (
-        (1, "replicas", "int32", "o"),
-    ),
+    "ScaleSpec": ((1, "replicas", "int32", "o"),),
     "ScaleStatus": (
         (1, "replicas", "int32", ""),
         (2, "selector", "string", "o"),

@@ -1,4 +1,5 @@
-"""Protobuf field numbers of k8s.io.api.core.v1 (`core/v1/generated.proto` in k8s.io/api v0.33).
+"""Protobuf field numbers of k8s.io.api.core.v1:
+`core/v1/generated.proto` in k8s.io/api v0.33.
 
 Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
 (number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;
@@ -8,7 +9,7 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.core.v1"
 GROUP_VERSION = "v1"
-KINDS = ('Binding', 'Event', 'Namespace', 'Node', 'Pod', 'ReplicationController')
+KINDS = ("Binding", "Event", "Namespace", "Node", "Pod", "ReplicationController")
 
 MESSAGES = {
     "AWSElasticBlockStoreVolumeSource": (
@@ -152,9 +153,7 @@ MESSAGES = {
         (2, "running", "ContainerStateRunning", "*o"),
         (3, "terminated", "ContainerStateTerminated", "*o"),
     ),
-    "ContainerStateRunning": (
-        (1, "startedAt", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "o"),
-    ),
+    "ContainerStateRunning": ((1, "startedAt", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "o"),),
     "ContainerStateTerminated": (
         (1, "exitCode", "int32", ""),
         (2, "signal", "int32", "o"),
@@ -185,15 +184,9 @@ MESSAGES = {
         (14, "allocatedResourcesStatus", "ResourceStatus", "ro"),
         (15, "stopSignal", "string", "*o"),
     ),
-    "ContainerUser": (
-        (1, "linux", "LinuxContainerUser", "*o"),
-    ),
-    "DaemonEndpoint": (
-        (1, "Port", "int32", ""),
-    ),
-    "DownwardAPIProjection": (
-        (1, "items", "DownwardAPIVolumeFile", "ro"),
-    ),
+    "ContainerUser": ((1, "linux", "LinuxContainerUser", "*o"),),
+    "DaemonEndpoint": ((1, "Port", "int32", ""),),
+    "DownwardAPIProjection": ((1, "items", "DownwardAPIVolumeFile", "ro"),),
     "DownwardAPIVolumeFile": (
         (1, "path", "string", ""),
         (2, "fieldRef", "ObjectFieldSelector", "*o"),
@@ -254,9 +247,7 @@ MESSAGES = {
         (17, "stdinOnce", "bool", "o"),
         (18, "tty", "bool", "o"),
     ),
-    "EphemeralVolumeSource": (
-        (1, "volumeClaimTemplate", "PersistentVolumeClaimTemplate", "*o"),
-    ),
+    "EphemeralVolumeSource": ((1, "volumeClaimTemplate", "PersistentVolumeClaimTemplate", "*o"),),
     "Event": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", ""),
         (2, "involvedObject", "ObjectReference", ""),
@@ -282,9 +273,7 @@ MESSAGES = {
         (1, "component", "string", "o"),
         (2, "host", "string", "o"),
     ),
-    "ExecAction": (
-        (1, "command", "string", "ro"),
-    ),
+    "ExecAction": ((1, "command", "string", "ro"),),
     "FCVolumeSource": (
         (1, "targetWWNs", "string", "ro"),
         (2, "lun", "int32", "*o"),
@@ -338,9 +327,7 @@ MESSAGES = {
         (1, "ip", "string", ""),
         (2, "hostnames", "string", "ro"),
     ),
-    "HostIP": (
-        (1, "ip", "string", ""),
-    ),
+    "HostIP": ((1, "ip", "string", ""),),
     "HostPathVolumeSource": (
         (1, "path", "string", ""),
         (2, "type", "string", "*o"),
@@ -383,9 +370,7 @@ MESSAGES = {
         (2, "gid", "int64", ""),
         (3, "supplementalGroups", "int64", "ro"),
     ),
-    "LocalObjectReference": (
-        (1, "name", "string", "o"),
-    ),
+    "LocalObjectReference": ((1, "name", "string", "o"),),
     "NFSVolumeSource": (
         (1, "server", "string", ""),
         (2, "path", "string", ""),
@@ -403,9 +388,7 @@ MESSAGES = {
         (5, "reason", "string", "o"),
         (6, "message", "string", "o"),
     ),
-    "NamespaceSpec": (
-        (1, "finalizers", "string", "ro"),
-    ),
+    "NamespaceSpec": ((1, "finalizers", "string", "ro"),),
     "NamespaceStatus": (
         (1, "phase", "string", "o"),
         (2, "conditions", "NamespaceCondition", "ro"),
@@ -431,21 +414,15 @@ MESSAGES = {
         (5, "reason", "string", "o"),
         (6, "message", "string", "o"),
     ),
-    "NodeConfigSource": (
-        (2, "configMap", "ConfigMapNodeConfigSource", "*o"),
-    ),
+    "NodeConfigSource": ((2, "configMap", "ConfigMapNodeConfigSource", "*o"),),
     "NodeConfigStatus": (
         (1, "assigned", "NodeConfigSource", "*o"),
         (2, "active", "NodeConfigSource", "*o"),
         (3, "lastKnownGood", "NodeConfigSource", "*o"),
         (4, "error", "string", "o"),
     ),
-    "NodeDaemonEndpoints": (
-        (1, "kubeletEndpoint", "DaemonEndpoint", "o"),
-    ),
-    "NodeFeatures": (
-        (1, "supplementalGroupsPolicy", "bool", "*o"),
-    ),
+    "NodeDaemonEndpoints": ((1, "kubeletEndpoint", "DaemonEndpoint", "o"),),
+    "NodeFeatures": ((1, "supplementalGroupsPolicy", "bool", "*o"),),
     "NodeRuntimeHandler": (
         (1, "name", "string", ""),
         (2, "features", "NodeRuntimeHandlerFeatures", "*o"),
@@ -454,9 +431,7 @@ MESSAGES = {
         (1, "recursiveReadOnlyMounts", "bool", "*o"),
         (2, "userNamespaces", "bool", "*o"),
     ),
-    "NodeSelector": (
-        (1, "nodeSelectorTerms", "NodeSelectorTerm", "r"),
-    ),
+    "NodeSelector": ((1, "nodeSelectorTerms", "NodeSelectorTerm", "r"),),
     "NodeSelectorRequirement": (
         (1, "key", "string", ""),
         (2, "operator", "string", ""),
@@ -490,9 +465,7 @@ MESSAGES = {
         (12, "runtimeHandlers", "NodeRuntimeHandler", "ro"),
         (13, "features", "NodeFeatures", "*o"),
     ),
-    "NodeSwapStatus": (
-        (1, "capacity", "int64", "*o"),
-    ),
+    "NodeSwapStatus": ((1, "capacity", "int64", "*o"),),
     "NodeSystemInfo": (
         (1, "machineID", "string", ""),
         (2, "systemUUID", "string", ""),
@@ -581,15 +554,9 @@ MESSAGES = {
         (1, "name", "string", "o"),
         (2, "value", "string", "*o"),
     ),
-    "PodIP": (
-        (1, "ip", "string", ""),
-    ),
-    "PodOS": (
-        (1, "name", "string", ""),
-    ),
-    "PodReadinessGate": (
-        (1, "conditionType", "string", ""),
-    ),
+    "PodIP": ((1, "ip", "string", ""),),
+    "PodOS": ((1, "name", "string", ""),),
+    "PodReadinessGate": ((1, "conditionType", "string", ""),),
     "PodResourceClaim": (
         (1, "name", "string", ""),
         (3, "resourceClaimName", "string", "*o"),
@@ -599,9 +566,7 @@ MESSAGES = {
         (1, "name", "string", ""),
         (2, "resourceClaimName", "string", "*o"),
     ),
-    "PodSchedulingGate": (
-        (1, "name", "string", ""),
-    ),
+    "PodSchedulingGate": ((1, "name", "string", ""),),
     "PodSecurityContext": (
         (1, "seLinuxOptions", "SELinuxOptions", "*o"),
         (8, "windowsOptions", "WindowsSecurityContextOptions", "*o"),
@@ -837,9 +802,7 @@ MESSAGES = {
         (2, "expirationSeconds", "int64", "*o"),
         (3, "path", "string", ""),
     ),
-    "SleepAction": (
-        (1, "seconds", "int64", ""),
-    ),
+    "SleepAction": ((1, "seconds", "int64", ""),),
     "StorageOSVolumeSource": (
         (1, "volumeName", "string", "o"),
         (2, "volumeNamespace", "string", "o"),

@@ -1,4 +1,5 @@
-"""Protobuf field numbers of k8s.io.apimachinery.pkg.util.intstr (`pkg/util/intstr/generated.proto` in k8s.io/apimachinery v0.33).
+"""Protobuf field numbers of k8s.io.apimachinery.pkg.util.intstr:
+`pkg/util/intstr/generated.proto` in k8s.io/apimachinery v0.33.
 
 Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
 (number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;

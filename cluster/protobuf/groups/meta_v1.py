@@ -1,4 +1,5 @@
-"""Protobuf field numbers of k8s.io.apimachinery.pkg.apis.meta.v1 (`pkg/apis/meta/v1/generated.proto` in k8s.io/apimachinery v0.33).
+"""Protobuf field numbers of k8s.io.apimachinery.pkg.apis.meta.v1:
+`pkg/apis/meta/v1/generated.proto` in k8s.io/apimachinery v0.33.
 
 Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
 (number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;
@@ -8,7 +9,7 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.apimachinery.pkg.apis.meta.v1"
 GROUP_VERSION = ""
-KINDS = ('CreateOptions', 'DeleteOptions', 'Status')
+KINDS = ("CreateOptions", "DeleteOptions", "Status")
 
 MESSAGES = {
     "CreateOptions": (
@@ -29,9 +30,7 @@ MESSAGES = {
         (2, "operator", "string", ""),
         (3, "values", "string", "ro"),
     ),
-    "FieldsV1": (
-        (1, "Raw", "bytes", ""),
-    ),
+    "FieldsV1": ((1, "Raw", "bytes", ""),),
     "LabelSelector": (
         (1, "matchLabels", "map<string,string>", "o"),
         (2, "matchExpressions", "LabelSelectorRequirement", "ro"),

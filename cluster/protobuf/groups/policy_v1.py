@@ -1,4 +1,5 @@
-"""Protobuf field numbers of k8s.io.api.policy.v1 (`policy/v1/generated.proto` in k8s.io/api v0.33).
+"""Protobuf field numbers of k8s.io.api.policy.v1:
+`policy/v1/generated.proto` in k8s.io/api v0.33.
 
 Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
 (number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;
@@ -8,7 +9,7 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.policy.v1"
 GROUP_VERSION = "policy/v1"
-KINDS = ('Eviction',)
+KINDS = ("Eviction",)
 
 MESSAGES = {
     "Eviction": (

@@ -1,4 +1,5 @@
-"""Protobuf field numbers of k8s.io.apimachinery.pkg.api.resource (`pkg/api/resource/generated.proto` in k8s.io/apimachinery v0.33).
+"""Protobuf field numbers of k8s.io.apimachinery.pkg.api.resource:
+`pkg/api/resource/generated.proto` in k8s.io/apimachinery v0.33.
 
 Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
 (number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;
@@ -11,7 +12,5 @@ GROUP_VERSION = ""
 KINDS = ()
 
 MESSAGES = {
-    "Quantity": (
-        (1, "string", "string", "o"),
-    ),
+    "Quantity": ((1, "string", "string", "o"),),
 }
