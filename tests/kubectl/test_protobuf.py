@@ -34,7 +34,9 @@ def test_create_deployment_scale_and_delete(kubectl):
     assert deployment["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx:1.27"
     # Defaults applied as for a JSON body: the strategy kubectl left empty is the API's default.
     assert deployment["spec"]["strategy"]["type"] == "RollingUpdate"
-    assert len(wait_for(lambda: len(pods_of(kubectl, "app=web")) == 2 and pods_of(kubectl, "app=web"))) == 2
+    # Its ReplicaSet's pods (other tests' pods may carry app=web too).
+    mine = "app=web,pod-template-hash"
+    assert wait_for(lambda: len(pods_of(kubectl, mine)) == 2)
 
     assert kubectl.ok("scale", "deployment", "web", "--replicas=3") == "deployment.apps/web scaled\n"
     scaled = kubectl.ok("scale", "deployment", "web", "--current-replicas=3", "--replicas=1")
