@@ -15,3 +15,30 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 @pytest.fixture
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def teacher_headers() -> dict[str, str]:
+    """The teacher's credentials as request headers (see tests/auth.py)."""
+    from tests.auth import teacher_headers as headers
+
+    return headers()
+
+
+@pytest.fixture
+def teacher_client(db):
+    """Django's test client as the teacher (the presenter token as a bearer token)."""
+    from tests.auth import teacher_client as make
+
+    return make()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Rate limits count per process: each test starts with none spent (tests share 127.0.0.1)."""
+    from cluster.ratelimit import WRITES
+    from labs.views import JOINS
+
+    WRITES._times.clear()
+    JOINS._times.clear()
+    yield
