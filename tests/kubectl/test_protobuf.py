@@ -1,11 +1,15 @@
-"""kubectl's typed clients send protobuf bodies: create deployment/namespace, scale, drain's deletes."""
+"""kubectl's typed clients send protobuf bodies: create deployment/namespace, scale, drain's deletes,
+and `auth can-i` / `auth whoami` (self-subject reviews answered by cluster.access)."""
 
 from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import pytest
+
+from tests.kubectl.conftest import Kubectl
 
 pytestmark = pytest.mark.kubectl
 
@@ -77,3 +81,58 @@ def test_drain_deletes_with_protobuf_delete_options(kubectl):
         assert pods_of(kubectl, "pb-drain=yes") == []
     finally:
         kubectl.ok("uncordon", "node2")
+
+
+def anonymous_kubeconfig(kubectl) -> Path:
+    """A kubeconfig with no credentials: read-only, as system:anonymous (plain HTTP, so that kubectl
+    does not prompt for a user name as it does for an https server with no credentials)."""
+    path = kubectl.home / "anonymous.kubeconfig"
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": "demo", "cluster": {"server": kubectl.server}}],
+        "users": [{"name": "anonymous", "user": {}}],
+        "contexts": [
+            {"name": "demo", "context": {"cluster": "demo", "user": "anonymous", "namespace": "default"}}
+        ],
+        "current-context": "demo",
+    }
+    path.write_text(json.dumps(config))
+    return path
+
+
+def anonymous(kubectl) -> Kubectl:
+    return Kubectl(kubectl.binary, kubectl.server, kubectl.home, anonymous_kubeconfig(kubectl))
+
+
+def test_auth_can_i_for_the_teacher_and_for_anonymous(kubectl):
+    yes = kubectl.run("auth", "can-i", "create", "pods")
+    assert (yes.returncode, yes.stdout, yes.stderr) == (0, "yes\n", "")
+    reader = anonymous(kubectl)
+    no = reader.run("auth", "can-i", "create", "pods")
+    assert (no.returncode, no.stdout, no.stderr) == (1, "no\n", "")
+    assert reader.run("auth", "can-i", "delete", "deployments.apps", "-n", "kube-system").stdout == "no\n"
+    assert reader.run("auth", "can-i", "list", "pods").stdout == "yes\n"
+    assert reader.run("auth", "can-i", "watch", "nodes").stdout == "yes\n"
+    # The answer is the rule the server enforces: the write it said no to is refused.
+    refused = reader.run("run", "x", "--image=nginx")
+    assert refused.returncode == 1
+    assert 'User "system:anonymous" cannot create resource "pods"' in refused.stderr
+
+
+def test_auth_whoami(kubectl):
+    assert kubectl.ok("auth", "whoami") == (
+        "ATTRIBUTE   VALUE\n"
+        "Username    kubesim-presenter\n"
+        "Groups      [system:masters system:authenticated]\n"
+    )
+    assert anonymous(kubectl).ok("auth", "whoami") == (
+        "ATTRIBUTE   VALUE\nUsername    system:anonymous\nGroups      [system:unauthenticated]\n"
+    )
+
+
+def test_auth_can_i_list(kubectl):
+    lines = anonymous(kubectl).ok("auth", "can-i", "--list").splitlines()
+    assert lines[0].split() == ["Resources", "Non-Resource", "URLs", "Resource", "Names", "Verbs"]
+    assert any(line.split() == ["*.*", "[]", "[]", "[get", "list", "watch]"] for line in lines)
+    assert kubectl.ok("auth", "can-i", "--list").splitlines()[1].split() == ["*.*", "[]", "[]", "[*]"]
