@@ -70,10 +70,15 @@ def _skip(data: bytes, pos: int, end: int, wire_type: int, depth: int = 0) -> in
     return pos
 
 
+_BY_NUMBER: dict[str, dict[int, tuple[Field, int]]] = {
+    name: {f.number: (f, _expected(f)) for f in fields} for name, fields in FIELDS.items()
+}
+
+
 def check(data: bytes, message: str, start: int = 0, end: int | None = None) -> None:
     """Raise WireError naming the first problem in `data` read as `message` (a full proto name)."""
     end = len(data) if end is None else end
-    by_number = {f.number: f for f in FIELDS[message]}
+    by_number = _BY_NUMBER[message]
     short = message.rsplit(".", 1)[1]
     pos = start
     while pos < end:
@@ -83,11 +88,11 @@ def check(data: bytes, message: str, start: int = 0, end: int | None = None) -> 
             raise WireError(f"proto: {short}: wiretype end group for non-group")
         if number <= 0:
             raise WireError(f"proto: {short}: illegal tag {number} (wire type {key})")
-        field = by_number.get(number)
-        if field is None:
+        known = by_number.get(number)
+        if known is None:
             pos = _skip(data, pos, end, wire_type)
             continue
-        expected = _expected(field)
+        field, expected = known
         packed = field.repeated and expected != 2 and wire_type == 2
         if wire_type != expected and not packed:
             raise WireError(f"proto: wrong wireType = {wire_type} for field {_go_name(field.name)}")
