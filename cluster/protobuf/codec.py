@@ -36,7 +36,10 @@ class ProtobufError(ValueError):
 
 
 def _parse(data: bytes, message: str):
-    wire.check(data, message)
+    try:
+        wire.check(data, message)
+    except RecursionError:  # unknown groups nested without end
+        raise wire.WireError(f"proto: {message.rsplit('.', 1)[1]}: groups nested too deeply") from None
     try:
         return schema.message_class(message).FromString(data)
     except DecodeError as err:
@@ -106,6 +109,8 @@ def decode(raw: bytes, api_version: str = "", kind: str = "") -> dict:
         obj = to_json(_parse(unknown.raw, message), message)
     except (wire.WireError, MappingError) as err:
         raise ProtobufError(str(err), body_kind, version) from None
+    except UnicodeDecodeError:  # a map key the protobuf package cannot hand back as str
+        raise ProtobufError("proto: a map key is not valid UTF-8", body_kind, version) from None
     return {"kind": body_kind, "apiVersion": body_version, **obj}
 
 

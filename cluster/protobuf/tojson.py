@@ -74,14 +74,16 @@ SPECIAL = {
 }
 
 
-def _scalar(value):
+def _scalar(value, typ: str):
     if isinstance(value, bytes):
+        if typ == "string":  # invalid UTF-8 in a proto2 string: Go's JSON writes U+FFFD for it
+            return value.decode("utf-8", "replace")
         return base64.b64encode(value).decode("ascii")
     return value
 
 
 def _value(value, typ: str):
-    return to_json(value, typ) if typ in FIELDS else _scalar(value)
+    return to_json(value, typ) if typ in FIELDS else _scalar(value, typ)
 
 
 def to_json(msg, full_name: str):
@@ -121,4 +123,4 @@ def _put(out: dict, msg, field: Field) -> None:
         return
     if field.omitempty and not field.pointer and value in (0, "", b"", False):
         return
-    out[name] = _scalar(value)
+    out[name] = _scalar(value, field.type)

@@ -262,3 +262,18 @@ def test_tables_match_the_descriptors_the_protobuf_package_built():
     for full_name, fields in schema.FIELDS.items():
         descriptor = schema.POOL.FindMessageTypeByName(full_name)
         assert [(f.number, f.name) for f in descriptor.fields] == [(f.number, f.name) for f in fields]
+
+
+def test_invalid_utf8_is_replaced_in_values_and_refused_in_map_keys():
+    name = decode(envelope("apps/v1", "Deployment", msg(1, text(1, b"web\xff"))))["metadata"]["name"]
+    assert name == "web\ufffd"
+    with pytest.raises(ProtobufError, match="map key is not valid UTF-8"):
+        decode(envelope("apps/v1", "Deployment", msg(1, msg(11, text(1, b"\xff"), text(2, "x")))))
+
+
+def test_unknown_fields_are_skipped_but_endless_groups_are_refused():
+    unknown = num(99, 1) + text(98, "x") + tag(97, 3) + num(1, 1) + tag(97, 4)
+    assert decode(envelope("v1", "Namespace", unknown + msg(1, text(1, "n"))))["metadata"]["name"] == "n"
+    nested = tag(97, 3) * 5000
+    with pytest.raises(ProtobufError, match="nested too deeply"):
+        decode(envelope("v1", "Namespace", nested))
