@@ -29,7 +29,7 @@ run: $(VENV)/.installed
 run-scaled: $(VENV)/.installed
 	DATABASE_URL="$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/kubesim}" \
 	REDIS_URL="$${REDIS_URL:-redis://127.0.0.1:6379/0}" \
-	PY=$(PY) PORT=$(PORT) deploy/run-scaled.sh
+	PY=$(PY) PORT=$(PORT) API_PORT=$(API_PORT) deploy/run-scaled.sh
 
 # pytest exits 5 when it collects no tests; make turns any non-zero exit into a failure.
 test: $(VENV)/.installed-dev

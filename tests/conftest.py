@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The tests' own state directory (presenter token, CA, kubeconfigs), inherited by every server they
+# start, so a test run never touches the checkout's `.kubesim/` that `make run` uses.
+_STATE = tempfile.mkdtemp(prefix="kubesim-test-state-")
+os.environ["KUBESIM_STATE_DIR"] = _STATE
+atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parent.parent
 # The course notes' example manifests (copied from shared/examples, so the suite is self-contained).

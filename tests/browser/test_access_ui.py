@@ -36,6 +36,7 @@ def test_a_viewer_sees_read_only_and_how_to_get_write_access(browser, live_serve
         assert note.is_visible()
         assert ("老师" if lang == "zh" else "read-only") in note.inner_text()
         assert tab.locator("#class-may-write").count() == 0
+        assert tab.locator("#pace").is_disabled() and tab.locator("#step-mode").is_disabled()
         assert tab.locator("#kubectl-copy code").inner_text().startswith("kubectl --server http://")
         tab.screenshot(path=str(SCREENSHOTS / f"viewer-read-only-{lang}-{width}x{height}.png"))
         context.close()
@@ -44,6 +45,7 @@ def test_a_viewer_sees_read_only_and_how_to_get_write_access(browser, live_serve
 def test_the_teacher_lets_the_class_write_with_the_presenter_switch(page, live_server_url):
     open_dashboard(page)
     assert page.locator("#readonly-note").count() == 0
+    assert not page.locator("#pace").is_disabled()
     assert page.locator("#kubectl-copy code").inner_text() == "KUBECONFIG=demo.kubeconfig kubectl"
     assert page.locator("#kubeconfig-download").get_attribute("href") == "/clusters/demo/kubeconfig"
     switch = page.locator("#class-may-write")

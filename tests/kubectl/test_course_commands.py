@@ -139,3 +139,17 @@ def test_anonymous_kubectl_over_plain_http_reads_and_its_writes_are_403(course_s
         'delete resource "nodes" in API group "" at the cluster scope'
     )
     assert "node2" in kubectl.run("get", "nodes").stdout
+
+
+def test_serve_prints_the_teachers_link_and_the_export_line_and_the_kubeconfig_works(course_server):
+    log = (course_server.tmp / "serve.log").read_text()
+    link = next(line for line in log.splitlines() if line.startswith("Teacher: open "))
+    assert link.startswith(f"Teacher: open {course_server.http}/presenter/?token=")
+    export = next(line for line in log.splitlines() if line.startswith("kubectl: export KUBECONFIG="))
+    path = Path(export.removeprefix("kubectl: export KUBECONFIG="))
+    assert path.name == "demo.kubeconfig" and path.parent == Path(course_server.env["KUBESIM_STATE_DIR"])
+    assert oct(path.stat().st_mode & 0o777) == "0o600"
+    kubectl = course_kubectl(course_server, path, "export")
+    assert "node1" in kubectl.run("get", "nodes").stdout
+    labeled = kubectl.run("label", "nodes", "master", "from=export")
+    assert labeled.returncode == 0 and labeled.stdout.strip() == "node/master labeled", labeled.stderr
