@@ -37,7 +37,11 @@ async def test_the_course_order_in_step_mode_never_waits_on_a_trace_that_cannot_
         assert [m["step"] for m in seen] == [1, 2, 3, 4]
         for _ in range(40):  # one Next, one step, until the RC's trace ends
             await communicator.send_json_to({"action": "next", "trace": rc_trace})
-            more = flow(await drain(communicator), rc_trace)
+            more = []
+            for _ in range(10):  # a loaded machine may take longer than one quiet window
+                more = flow(await drain(communicator), rc_trace)
+                if more:
+                    break
             assert more, "a Next that changes nothing"
             seen += more
             if any(m["type"] == "flow.end" and m["final"] for m in more):
