@@ -20,6 +20,8 @@ from cluster.api.paths import SUBRESOURCES, Target
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import bad_request, method_not_allowed
 from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
+from cluster.apiserver.scale import SCALE
+from cluster.apiserver.typecheck import check_body, check_patched
 from cluster.models import Cluster
 
 
@@ -106,6 +108,7 @@ def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
     actor = actor_for(request)
     if target.subresource == "scale":
         scale = parse_object(request)
+        check_body(SCALE, scale)
         replicas = (scale.get("spec") or {}).get("replicas")
         rv = (scale.get("metadata") or {}).get("resourceVersion")
         args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
@@ -123,6 +126,7 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
     if target.subresource == "scale":
         current = api.get_scale(cluster, kind, ns, name)
         patched = apply_patch(current, body, content_type, "Scale")
+        check_patched(SCALE, name, patched)
         replicas = (patched.get("spec") or {}).get("replicas")
         rv = (patched.get("metadata") or {}).get("resourceVersion")
         return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))

@@ -9,6 +9,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.decoding import load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, too_large, unsupported_media_type
 from cluster.apiserver.manifests import load_one
 
@@ -41,13 +42,8 @@ def read_body(request: HttpRequest) -> bytes:
 
 
 def decode_json(raw: bytes) -> object:
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise bad_request("the request body is not valid UTF-8") from None
-    except json.JSONDecodeError as err:
-        message = f"error decoding JSON: {err.msg} at line {err.lineno}, column {err.colno}"
-        raise bad_request(message) from None
+    """Strict UTF-8, at most MAX_DEPTH levels, then JSON: a 400 Status for anything else."""
+    return load_json(raw)
 
 
 def parse_object(request: HttpRequest) -> dict:
@@ -57,10 +53,7 @@ def parse_object(request: HttpRequest) -> dict:
     if kind in ("", JSON):
         data = decode_json(raw)
     elif kind in YAML_TYPES:
-        try:
-            data = load_one(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise bad_request("the request body is not valid UTF-8") from None
+        data = load_one(text_of(raw))
     else:
         raise unsupported(kind)
     if not isinstance(data, dict):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, store
+from cluster.apiserver import defaults, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Gone, already_exists, conflict, invalid, not_found
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
@@ -43,6 +43,7 @@ def _ns(info: KindInfo, namespace: str | None) -> str:
 def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
     """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken."""
     info = check_kind(obj)
+    typecheck.check_body(info, obj)
     body = store.clone(obj)
     body["apiVersion"] = info.api_version
     defaults.on_create(body, info.namespaced)
@@ -128,6 +129,7 @@ def _store_update(
 def update(cluster: Cluster, obj: dict, actor: Actor, subresource: str | None = None) -> dict:
     """PUT: replace the object; a stale metadata.resourceVersion gets 409 Conflict."""
     info = check_kind(obj)
+    typecheck.check_body(info, obj)
     meta = obj.get("metadata") or {}
     name, namespace = meta.get("name") or "", _ns(info, meta.get("namespace"))
     with transaction.atomic():
@@ -165,6 +167,7 @@ def patch(
         if row is None:
             raise not_found(info, name)
         patched = apply_patch(store.clone(row.body), decoded, media, kind)
+        typecheck.check_patched(info, name, patched)
         _check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
         result = _store_update(locked, info, row, patched, actor, subresource, "patch")
     cluster.revision = locked.revision
