@@ -76,6 +76,10 @@ class ControllerManager:
         if delta.kind == "ReplicaSet" and ref is not None and ref.get("kind") == "Deployment":
             self._mark(("Deployment", delta.key[0], ref["name"]), delta.trace_id)
 
+    def requeue(self, kind: str, namespace: str, name: str, trace_id: str | None) -> None:
+        """Sync this owner again on the next pass (it has more to do than one sync does)."""
+        self._mark((kind, namespace, name), trace_id)
+
     def _mark(self, key: OwnerKey, trace_id: str | None) -> None:
         if trace_id is not None or key not in self.dirty:
             self.dirty[key] = trace_id

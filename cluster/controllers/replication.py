@@ -9,10 +9,14 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING
 
+from django.db import transaction
+
 from cluster import event_recorder
 from cluster.apiserver import service as api
+from cluster.apiserver import store
 from cluster.apiserver.errors import ApiError
 from cluster.controllers import texts
+from cluster.controllers.owned import active_pods, live_owner, wanted_replicas
 from cluster.controllers.pods import (
     MERGE_PATCH,
     deletion_rank,
@@ -31,6 +35,9 @@ from cluster.models import FlowTrace
 # Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
 # turns while a large scale-up is still being created.
 MAX_BATCH = 32
+# Pods created by one sync at most (the upstream controller's burstReplicas); a larger difference
+# is finished by the following syncs, so one huge owner never starves the others.
+BURST_REPLICAS = 500
 
 if TYPE_CHECKING:
     from cluster.controllers.manager import ControllerManager
@@ -68,11 +75,13 @@ class ReplicationManager:
             )
         if steps:
             await self._record_decision(owner, trace_id, len(pods), wanted)
+        if diff > BURST_REPLICAS:  # as upstream: at most burstReplicas per sync, then requeue
+            diff = BURST_REPLICAS
+            self.cm.requeue(self.kind, namespace, meta["name"], trace_id)
         if diff > 0:
             await self._create_pods(owner, trace_id, diff)
         elif diff < 0:
-            for pod in sorted(pods, key=deletion_rank)[:-diff]:
-                await db(self._delete_pod)(owner, pod, trace_id)
+            await self._delete_pods(owner, sorted(pods, key=deletion_rank)[:-diff], trace_id)
         if steps and diff <= 0:
             en, zh = texts.no_new_pod(self.title, diff)
             await db(skip_steps)(FlowTrace(pk=trace_id), range(7, 14), en, zh, obj=_ref(owner))
@@ -89,27 +98,63 @@ class ReplicationManager:
         self.cm.stepped.add(trace_id)
 
     async def _create_pods(self, owner: dict, trace_id: str | None, count: int) -> None:
-        """Create `count` pods in batches growing 1, 2, 4, … (the upstream controller's slow start).
-        At pace 0 a batch is one hop to the database thread; with a pace or in step mode each pod
-        waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate."""
+        """Create up to `count` pods in batches growing 1, 2, 4, … (the upstream controller's slow
+        start). Each batch re-reads the owner under the cluster lock and creates only what it still
+        wants, so a scale-down, a change or a deletion stops the creation at the next batch. At
+        pace 0 a batch is one hop to the database thread; with a pace or in step mode each pod
+        waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate and,
+        as upstream, the rest of the batches are skipped until the next sync."""
         batch = 1
         while count > 0:
             size = min(batch, count, MAX_BATCH)
             if await gate.is_open(self.cm.cluster_name, trace_id):
-                await db(self._create_batch)(owner, trace_id, size)
+                made = await db(self._create_batch)(owner, trace_id, size)
             else:
+                made = 0
                 for _ in range(size):
                     await gate.before_step(self.cm.cluster_name, trace_id, 7)
-                    await db(self._create_pod)(owner, trace_id)
+                    if not await db(self._create_batch)(owner, trace_id, 1):
+                        break
+                    made += 1
+            if made < size:
+                return  # scaled down, changed, deleted or failing: the next sync decides
             count -= size
             batch *= 2
 
-    # -- database thread ---------------------------------------------------------------------
-    def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> None:
-        for _ in range(size):
-            self._create_pod(owner, trace_id)
+    async def _delete_pods(self, owner: dict, pods: list[dict], trace_id: str | None) -> None:
+        for start in range(0, len(pods), MAX_BATCH):
+            if not await db(self._delete_batch)(owner, pods[start : start + MAX_BATCH], trace_id):
+                return
 
-    def _create_pod(self, owner: dict, trace_id: str | None) -> None:
+    # -- database thread ---------------------------------------------------------------------
+    def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> int:
+        """Create at most `size` pods, as many as the owner's live row still wants; returns how many."""
+        with transaction.atomic():
+            locked = store.lock(self.cm.cluster)
+            current = live_owner(locked, owner)
+            if current is None:
+                return 0
+            room = wanted_replicas(current) - active_pods(locked, current["metadata"]["uid"])
+            made = 0
+            for _ in range(min(size, room)):
+                if not self._create_pod(current, trace_id):
+                    break
+                made += 1
+        return made
+
+    def _delete_batch(self, owner: dict, pods: list[dict], trace_id: str | None) -> int:
+        """Delete the surplus among `pods` that the owner's live row still does not want."""
+        with transaction.atomic():
+            locked = store.lock(self.cm.cluster)
+            current = live_owner(locked, owner)
+            if current is None:
+                return 0  # deleted: the cascade took the pods
+            surplus = active_pods(locked, current["metadata"]["uid"]) - wanted_replicas(current)
+            for pod in pods[: max(surplus, 0)]:
+                self._delete_pod(current, pod, trace_id)
+        return max(surplus, 0)
+
+    def _create_pod(self, owner: dict, trace_id: str | None) -> bool:
         template = (owner.get("spec") or {}).get("template") or {}
         actor = self.cm.actor(trace_id, self.title)
         for _attempt in range(5):
@@ -120,13 +165,14 @@ class ReplicationManager:
                 if error.code == 409:
                     continue  # the random name is taken: draw another, as generateName does
                 self._failed_create(owner, error, actor)
-                return
+                return False
             self.cm.assume_pod(pod)
             message = f"Created pod: {name}"
             event_recorder.record(
                 self.cm.cluster, owner, "SuccessfulCreate", message, actor, component=self.event_component
             )
-            return
+            return True
+        return False
 
     def _failed_create(self, owner: dict, error: ApiError, actor) -> None:
         event_recorder.record(
