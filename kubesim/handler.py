@@ -9,7 +9,10 @@ in it, and joins the thread afterwards. Here, as under WSGI, the synchronous cha
 work in one trip, on one of a pool of kept threads whose connections stay open (CONN_MAX_AGE).
 
 Views are synchronous; a watch or `logs -f` returns a response whose async iterator Django
-streams from the event loop (its thread stays taken until the stream ends; the pool grows).
+streams from the event loop (its thread stays taken until the stream ends; the pool grows). Such a
+thread's database connection is closed as soon as the view returns, and a thread the pool does
+not keep closes its connections before it ends: five hundred watches hold no database files, and
+none are left behind once they close.
 """
 
 from __future__ import annotations
@@ -20,8 +23,16 @@ from concurrent.futures import ThreadPoolExecutor
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
+from django.db import connections
 
 IDLE_THREADS_KEPT = 8
+
+
+def close_connections() -> None:
+    """Close this thread's database connections (never one inside a transaction, as under tests)."""
+    for connection in connections.all(initialized_only=True):
+        if not connection.in_atomic_block:
+            connection.close()
 
 
 class ThreadPool:
@@ -47,6 +58,8 @@ class ThreadPool:
             if len(self.idle) < self.keep:
                 self.idle.append(executor)
                 return
+        # Django's connections belong to their thread: close them there, or they outlive it.
+        executor.submit(close_connections)
         executor.shutdown(wait=False)
 
 
@@ -67,4 +80,10 @@ class OneHopASGIHandler(ASGIHandler):
             self.threads.give_back(executor)
 
     async def get_response_async(self, request):
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+        return await sync_to_async(self._respond_in_thread, thread_sensitive=True)(request)
+
+    def _respond_in_thread(self, request):
+        response = self.get_response(request)
+        if response.streaming:
+            close_connections()  # the stream may last hours; it reads on threads of its own
+        return response

@@ -80,10 +80,12 @@ def _still_there(cluster: Cluster, target: Target, request: HttpRequest) -> str 
 async def _follow(cluster: Cluster, target: Target, request: HttpRequest, first: str):
     """Stream what is there, then each new line as the container writes it, until the pod is gone."""
     yield first.encode()
-    seen = await sync_to_async(_still_there)(cluster, target, request)
+    # Read-only, off the request's thread (whose connection was closed when the stream began).
+    read = sync_to_async(_still_there, thread_sensitive=False)
+    seen = await read(cluster, target, request)
     while seen is not None:
         await asyncio.sleep(FOLLOW_POLL_SECONDS)
-        text = await sync_to_async(_still_there)(cluster, target, request)
+        text = await read(cluster, target, request)
         if text is None:
             return
         if text.startswith(seen) and len(text) > len(seen):

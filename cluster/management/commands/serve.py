@@ -12,12 +12,12 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from cluster.models import Cluster
+from kubesim import listening
 from kubesim.gc_tuning import tune_for_long_running
 
 
@@ -39,14 +39,21 @@ class Command(BaseCommand):
         if not Cluster.objects.exists():
             call_command("loaddemo", stdout=self.stdout)
         self.port = port
-        ready = None if no_control_plane else self._start_control_plane
+        self.control_plane = not no_control_plane
         self.stdout.write(f"KubeSim serving on http://{host}:{port}/ ({tune_for_long_running()})")
-        Server(
+        self.server = Server(
             application=application,
-            endpoints=build_endpoint_description_strings(host=host, port=port),
+            endpoints=listening.endpoints(host, port),
             signal_handlers=True,
-            ready_callable=ready,
-        ).run()
+            ready_callable=self._ready,
+        )
+        self.server.run()
+
+    def _ready(self) -> None:
+        """Daphne listens: slow request heads get their deadline; the control plane starts."""
+        listening.guard(self.server.http_factory)
+        if self.control_plane:
+            self._start_control_plane()
 
     def _start_control_plane(self) -> None:
         from twisted.internet import defer, reactor
