@@ -115,12 +115,14 @@ def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
 
 
 def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> list[dict]:
-    meta = (obj.get("metadata") or {}) if isinstance(obj, dict) else {}
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    meta = meta if isinstance(meta, dict) else {}
+    kind = obj.get("kind", "") if isinstance(obj, dict) else ""
     base = {
         "index": doc.index,
         "document": doc.index + 1,
-        "kind": obj.get("kind", "") if isinstance(obj, dict) else "",
-        "name": meta.get("name", ""),
+        "kind": kind if isinstance(kind, str) else "",
+        "name": meta["name"] if isinstance(meta.get("name"), str) else "",
         "reason": err.reason,
         "code": err.code,
     }

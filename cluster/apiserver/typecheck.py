@@ -77,8 +77,12 @@ _INT32 = frozenset(_INT32_FIELDS.split())
 _GO_SCALARS = {"string": "string", "boolean": "bool", "Time": "v1.Time", "object": "map[string]interface {}"}
 
 
-def _fields(type_name: str) -> dict[str, str] | None:
+def field_specs(type_name: str) -> dict[str, str] | None:
+    """{field: type spec} of a named type, or None for scalars and free-form objects."""
     return _EXTRA.get(type_name) or TYPES.get(type_name)
+
+
+_fields = field_specs
 
 
 def _json_kind(value: object) -> str:
@@ -130,7 +134,9 @@ def _fits(spec: str, value: object) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if spec == "boolean":
         return isinstance(value, bool)
-    if spec in ("Quantity", "IntOrString"):
+    if spec == "Quantity":  # a string, or a JSON number (Quantity's UnmarshalJSON takes both)
+        return isinstance(value, str | int | float) and not isinstance(value, bool)
+    if spec == "IntOrString":
         return isinstance(value, str | int) and not isinstance(value, bool)
     return isinstance(value, dict)  # maps, named types and free-form objects
 
