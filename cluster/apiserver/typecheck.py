@@ -85,6 +85,11 @@ def field_specs(type_name: str) -> dict[str, str] | None:
 _fields = field_specs
 
 
+def fits(spec: str, value: object) -> bool:
+    """Whether a JSON value is of the type a field spec names (containers are checked one level)."""
+    return _fits(spec, value)
+
+
 def _json_kind(value: object) -> str:
     """The JSON value's kind as Go's decoder names it in UnmarshalTypeError."""
     if isinstance(value, bool):

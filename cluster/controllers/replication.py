@@ -120,6 +120,10 @@ class ReplicationManager:
                 return  # scaled down, changed, deleted or failing: the next sync decides
             count -= size
             batch *= 2
+            if count > 0 and self.cm.workloads_changed():
+                meta = owner["metadata"]  # news about an owner: read it first, then carry on
+                self.cm.requeue(self.kind, meta.get("namespace", ""), meta["name"], trace_id)
+                return
 
     async def _delete_pods(self, owner: dict, pods: list[dict], trace_id: str | None) -> None:
         for start in range(0, len(pods), MAX_BATCH):
