@@ -11,13 +11,13 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from cluster import broadcast
 from cluster.api import negotiate
 from cluster.api.http import error_response, flag
 from cluster.api.paths import resolve
+from cluster.api.readers import reading
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, Gone, bad_request
 from cluster.apiserver.fields import FieldRequirement, fields_match, parse_field_selector
@@ -170,7 +170,7 @@ async def _stream(watch: Watch):
         while True:
             try:
                 # Read-only: off the shared thread that serializes the ORM writes.
-                events, last, more = await sync_to_async(_poll, thread_sensitive=False)(watch, last)
+                events, last, more = await reading(_poll)(watch, last)
             except ApiError as err:
                 yield _line(watch, "ERROR", err.status())
                 return
