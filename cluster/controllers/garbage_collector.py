@@ -32,6 +32,7 @@ class GarbageCollector:
 
     def __init__(self, cluster_name: str) -> None:
         self.cluster_name = cluster_name
+        self.swept_at: int | None = None  # the revision the last sweep saw: nothing new, no query
 
     def _cluster(self) -> Cluster | None:
         return Cluster.objects.filter(name=self.cluster_name).first()
@@ -48,7 +49,7 @@ class GarbageCollector:
     def sweep(self) -> int:
         """Collect every dangling dependent (database thread); returns how many were changed."""
         cluster = self._cluster()
-        if cluster is None:
+        if cluster is None or cluster.revision == self.swept_at:
             return 0
         changed = 0
         while found := self.dangling(cluster):
@@ -62,6 +63,7 @@ class GarbageCollector:
             cluster.revision = locked.revision
             if len(found) < BATCH or changed == before:
                 break
+        self.swept_at = cluster.revision
         return changed
 
     def heal(self) -> int:
