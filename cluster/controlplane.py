@@ -57,8 +57,8 @@ class ControlPlane:
                 worked = await component.step() or worked
             while await db(event_recorder.flush)(self.cluster_name):
                 worked = True
-            if await db(self.garbage_collector.sweep)():
-                worked = True
+            if not worked and await db(self.garbage_collector.sweep)():
+                worked = True  # a quiet round: collect, and go round again if it changed anything
             if self.kubelets.workers:
                 await self.kubelets.idle()
                 worked = True

@@ -139,12 +139,21 @@ class ReplicationManager:
             if current is None:
                 return 0
             room = wanted_replicas(current) - active_pods(locked, current["metadata"]["uid"])
-            made = 0
+            made = []
             for _ in range(min(size, room)):
-                if not self._create_pod(current, trace_id):
+                pod = self._create_pod(current, trace_id)
+                if pod is None:
                     break
-                made += 1
-        return made
+                made.append(pod)
+        # Committed: only now does the informer assume them (a rollback would leave phantoms).
+        actor = self.cm.actor(trace_id, self.title)
+        for pod in made:
+            self.cm.assume_pod(pod)
+            message = f"Created pod: {pod['metadata']['name']}"
+            event_recorder.record(
+                self.cm.cluster, current, "SuccessfulCreate", message, actor, component=self.event_component
+            )
+        return len(made)
 
     def _delete_batch(self, owner: dict, pods: list[dict], trace_id: str | None) -> int:
         """Delete the surplus among `pods` that the owner's live row still does not want."""
@@ -158,25 +167,20 @@ class ReplicationManager:
                 self._delete_pod(current, pod, trace_id)
         return max(surplus, 0)
 
-    def _create_pod(self, owner: dict, trace_id: str | None) -> bool:
+    def _create_pod(self, owner: dict, trace_id: str | None) -> dict | None:
+        """One pod from the template (inside the batch's transaction); None when it failed."""
         template = (owner.get("spec") or {}).get("template") or {}
         actor = self.cm.actor(trace_id, self.title)
         for _attempt in range(5):
             name = f"{owner['metadata']['name']}-{random_suffix()}"
             try:
-                pod = api.create(self.cm.cluster, pod_from_template(owner, template, name), actor)
+                return api.create(self.cm.cluster, pod_from_template(owner, template, name), actor)
             except ApiError as error:
                 if error.code == 409:
                     continue  # the random name is taken: draw another, as generateName does
                 self._failed_create(owner, error, actor)
-                return False
-            self.cm.assume_pod(pod)
-            message = f"Created pod: {name}"
-            event_recorder.record(
-                self.cm.cluster, owner, "SuccessfulCreate", message, actor, component=self.event_component
-            )
-            return True
-        return False
+                return None
+        return None
 
     def _failed_create(self, owner: dict, error: ApiError, actor) -> None:
         event_recorder.record(
