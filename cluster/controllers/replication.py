@@ -35,8 +35,9 @@ from cluster.models import FlowTrace
 # Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
 # turns while a large scale-up is still being created.
 MAX_BATCH = 32
-# Pods created by one sync at most (the upstream controller's burstReplicas); a larger difference
-# is finished by the following syncs, so one huge owner never starves the others.
+# Pods created by one sync at most (the upstream controller's burstReplicas): an RC of 10^9
+# replicas asks for pods a burst at a time (each failing against the quota ends the burst), and
+# the following syncs finish a larger difference, so one huge owner never starves the others.
 BURST_REPLICAS = 500
 
 if TYPE_CHECKING:
@@ -105,6 +106,7 @@ class ReplicationManager:
         waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate and,
         as upstream, the rest of the batches are skipped until the next sync."""
         batch = 1
+        count = min(count, BURST_REPLICAS)
         while count > 0:
             size = min(batch, count, MAX_BATCH)
             if await gate.is_open(self.cm.cluster_name, trace_id):

@@ -12,7 +12,9 @@ def start(processes, control_plane: bool = True) -> Client:
     port = free_port()
     processes.server = processes.serve(port, control_plane=control_plane)
     processes.port = port
-    return Client(f"http://127.0.0.1:{port}")
+    client = Client(f"http://127.0.0.1:{port}")
+    assert client.allow_pods(2000).status == 200  # the demo's classroom quota holds 200 pods
+    return client
 
 
 def pods(client: Client) -> list[dict]:
