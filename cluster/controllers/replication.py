@@ -36,8 +36,9 @@ from cluster.models import FlowTrace
 # turns while a large scale-up is still being created.
 MAX_BATCH = 32
 # Pods created by one sync at most (the upstream controller's burstReplicas): an RC of 10^9
-# replicas asks for pods a burst at a time (each failing against the quota ends the burst), and
-# the following syncs finish a larger difference, so one huge owner never starves the others.
+# replicas asks for pods a burst at a time (each failing against the quota ends the burst). The
+# pods it created mark it for another sync as their events arrive, which goes on from there; a
+# burst that failed creates nothing, so nothing spins until something changes.
 BURST_REPLICAS = 500
 
 if TYPE_CHECKING:
@@ -76,9 +77,6 @@ class ReplicationManager:
             )
         if steps:
             await self._record_decision(owner, trace_id, len(pods), wanted)
-        if diff > BURST_REPLICAS:  # as upstream: at most burstReplicas per sync, then requeue
-            diff = BURST_REPLICAS
-            self.cm.requeue(self.kind, namespace, meta["name"], trace_id)
         if diff > 0:
             await self._create_pods(owner, trace_id, diff)
         elif diff < 0:
