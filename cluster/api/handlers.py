@@ -129,7 +129,10 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         patched = apply_patch(current, body, content_type, "Scale")
         check_patched(SCALE, name, patched)
         replicas = (patched.get("spec") or {}).get("replicas")
+        # A precondition only when the patch itself set one: as upstream, a patch applies to the
+        # latest object (the controller's status writes must not make a scale-down a conflict).
         rv = (patched.get("metadata") or {}).get("resourceVersion")
+        rv = rv if rv != current["metadata"].get("resourceVersion") else None
         return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))
     warnings = strict.check(request, kind, target.info.version, body, patch=True)
     sub = target.subresource or None
