@@ -15,6 +15,7 @@ from django.db.models import Max
 from cluster.apiserver import rows
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.models import Cluster, FlowStep, FlowTrace
+from scheduler import queue_view
 
 RECENT_TRACES = 10
 WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment")
@@ -57,6 +58,8 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "traces": _traces(cluster),
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
+        # Pending pods' places in the scheduling queue, from their latest attempts.
+        "scheduling": queue_view.pending(cluster),
     }
     return state, objects
 

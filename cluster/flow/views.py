@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -11,11 +12,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cluster import leader
 from cluster.access import get_cluster
+from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError
 from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
+from scheduler import queue_view
 from scheduler.service import attempts
 
 
@@ -40,9 +43,6 @@ def _cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
 
 def refusals(view):
     """Answer a Refused as JSON: 403 with kube-apiserver's message, 429 with Retry-After."""
-    import functools
-
-    from cluster.api.http import error_response
 
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):
@@ -140,4 +140,8 @@ def trace_view(request: HttpRequest, cluster: str, trace: str) -> JsonResponse:
 def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str) -> JsonResponse:
     """The pod's scheduling attempts, newest first, each with the engine's full explanation."""
     found = _cluster(request, cluster)
-    return JsonResponse({"namespace": namespace, "pod": pod, "attempts": attempts(found, namespace, pod)})
+    tried = attempts(found, namespace, pod)
+    # "queue": where the pod waits now (queue, backoff, rejecting plugins, what would retry it).
+    return JsonResponse(
+        {"namespace": namespace, "pod": pod, "queue": queue_view.for_pod(tried), "attempts": tried}
+    )
