@@ -3,6 +3,7 @@ kubectl, at pace 0 and in step mode: no trace hangs and every follow-up is expla
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import SCREENSHOTS, sign_in_as_teacher
 from tests.browser.helpers import TIMEOUT_MS, console, open_dashboard
@@ -46,7 +48,9 @@ def wait_for(condition, page, step_mode: bool, what: str, seconds: float = 30.0)
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         if step_mode and page.is_enabled("#next-step"):
-            page.click("#next-step")
+            # The button may turn disabled between the look and the click.
+            with contextlib.suppress(PlaywrightTimeout):
+                page.click("#next-step", timeout=1000)
         time.sleep(0.15)
 
 
