@@ -56,6 +56,13 @@ def _statements(vendor: str) -> dict[str, str]:
             "ORDER BY revision"
         ),
         "bodies": f"SELECT body FROM {obj} WHERE cluster_id = %s AND kind = %s ORDER BY namespace, name",
+        # etcd's compaction: superseded entries and deletions at or below the revision go; the
+        # newest entry of every live key stays.
+        "compact": (
+            f"DELETE FROM {event} WHERE cluster_id = %s AND revision <= %s AND (type = 'DELETED' OR "
+            f"revision NOT IN (SELECT MAX(revision) FROM {event} WHERE cluster_id = %s AND revision <= %s "
+            "GROUP BY kind, namespace, name))"
+        ),
         "event": (
             f"INSERT INTO {event} (cluster_id, revision, type, kind, namespace, name, object, trace_id, "
             "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -179,6 +186,11 @@ def revisions(cluster_id: int) -> tuple[int, int]:
     with connection.cursor() as cursor:
         cursor.execute(sql("revisions"), [cluster_id])
         return cursor.fetchone() or (0, 0)
+
+
+def compact_log(cluster_id: int, revision: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql("compact"), [cluster_id, revision, cluster_id, revision])
 
 
 def compacted(cluster_id: int) -> int:

@@ -12,8 +12,9 @@ import json
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max
 
-from cluster.apiserver import rows
+from cluster.apiserver import history, rows
 from cluster.flow.steprows import STEP_COLUMNS
+from cluster.kubeapi.podstatus import status_text
 from cluster.models import Cluster, FlowStep, FlowTrace
 
 RECENT_TRACES = 10
@@ -41,6 +42,27 @@ def build_text(cluster: Cluster, extra: dict | None = None) -> str:
     return head[:-1] + "," + ",".join(parts) + "}"
 
 
+def build_at(cluster: Cluster, revision: int) -> dict:
+    """The cluster's objects as they stood at `revision`, read back from the event log, for a
+    replay: the same shape as the live snapshot (no traces, no settings), `historical` set.
+    Raises Gone (410) for a compacted revision and a 400 for one in the future."""
+    found = history.objects_at(cluster.pk, revision, ("Node", "Pod", *WORKLOAD_KINDS))
+    pods = found["Pod"]
+    return {
+        "type": "snapshot",
+        "cluster": cluster.name,
+        "revision": revision,
+        "historical": True,
+        "nodes": found["Node"],
+        "pods": pods,
+        "workloads": [obj for kind in WORKLOAD_KINDS for obj in found[kind]],
+        "pod_status": {
+            f"{p['metadata'].get('namespace') or 'default'}/{p['metadata']['name']}": status_text(p)
+            for p in pods
+        },
+    }
+
+
 def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
     fresh = Cluster.objects.get(pk=cluster.pk)
     step_id = FlowStep.objects.filter(trace__cluster=cluster).aggregate(top=Max("pk"))["top"] or 0
@@ -57,8 +79,20 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "traces": _traces(cluster),
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
+        "pod_status": pod_statuses(objects["pods"]),
     }
     return state, objects
+
+
+def pod_statuses(pods: list[str]) -> dict[str, str]:
+    """kubectl's STATUS of every pod, by "namespace/name": the page shows it as it is, never
+    re-deriving it (a pod stays Pending until its kubelet reports ContainerCreating)."""
+    out = {}
+    for text in pods:
+        pod = json.loads(text)
+        meta = pod["metadata"]
+        out[f"{meta.get('namespace') or 'default'}/{meta['name']}"] = status_text(pod)
+    return out
 
 
 def _traces(cluster: Cluster) -> list[dict]:

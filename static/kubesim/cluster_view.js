@@ -2,7 +2,7 @@
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
 import { $, clear, h, t } from "./dom.js";
-import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podDisplayState, podRequests } from "./quantity.js";
+import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podRequests } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SYSTEM_LABEL = /^(kubernetes\.io\/(os|arch)|beta\.kubernetes\.io\/)/;
@@ -195,7 +195,7 @@ export class ClusterView {
   }
 
   podChip(pod) {
-    const state = podDisplayState(pod);
+    const state = this.store.podStatusOf(pod); // kubectl's STATUS, computed by the server
     const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
     const isNew = !this.seenPods.has(key) && this.painted;
     const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew;

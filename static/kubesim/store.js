@@ -22,6 +22,7 @@ export class Store {
     this.revision = 0;
     this.nodes = new Map();
     this.pods = new Map();
+    this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
     this.workloads = new Map(); // "Kind/ns/name" -> object
     this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
     this.paceMs = 600;
@@ -42,6 +43,7 @@ export class Store {
     this.revision = snap.revision || 0;
     this.nodes = new Map((snap.nodes || []).map((n) => [n.metadata.name, n]));
     this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
+    this.podStatus = new Map(Object.entries(snap.pod_status || {}));
     this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
     this.traces = new Map();
     for (const trace of snap.traces || []) this.addTrace(trace);
@@ -81,6 +83,10 @@ export class Store {
       const before = map.get(key);
       if (action === "deleted") map.delete(key);
       else map.set(key, { ...obj, kind });
+      if (kind === "Pod") {
+        if (action === "deleted") this.podStatus.delete(key);
+        else if (msg.pod_status !== undefined) this.podStatus.set(key, msg.pod_status);
+      }
       this.emit({ type: "object", kind, key, action, before, object: obj });
     } else {
       this.emit({ type: "revision" });
@@ -107,6 +113,10 @@ export class Store {
     }
     if (!trace.finished_at && isComplete(trace.steps)) trace.finished_at = msg.ts || new Date().toISOString();
     this.emit({ type: "step", trace: trace.id, step: msg });
+  }
+
+  podStatusOf(pod) {
+    return this.podStatus.get(podKey(pod)) ?? ((pod.status || {}).phase || "Pending");
   }
 
   // Requested vs allocatable for one node: what the capacity bars show.
