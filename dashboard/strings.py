@@ -84,6 +84,7 @@ def ui_strings() -> dict[str, str]:
         "skipped": _("skipped"),
         "waiting_next": _("Waiting for you: press Next"),
         "replaying": _("Replaying"),
+        "others_here": _("%(n)s more at this step (other pods or traces)"),
         "finished": _("finished"),
         "running": _("running"),
         "zone_master": _("master · control plane"),

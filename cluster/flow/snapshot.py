@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Max
+from django.db.models import Max, Q
 
 from cluster.apiserver import history, rows
 from cluster.flow.steprows import STEP_COLUMNS
@@ -18,6 +18,8 @@ from cluster.kubeapi.podstatus import status_text
 from cluster.models import Cluster, FlowStep, FlowTrace
 
 RECENT_TRACES = 10
+HEAD_STEPS = 16
+TAIL_STEPS = 400
 WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment")
 STEP_FIELDS = ("id", *STEP_COLUMNS)
 
@@ -105,8 +107,23 @@ def _traces(cluster: Cluster) -> list[dict]:
         ]
     )
     steps: dict[str, list[dict]] = {trace["id"]: [] for trace in traces}
+    # A trace of a thousand replicas holds thousands of steps: the page gets its first steps (the
+    # workload's own) and its newest ones, and fetches the rest (GET …/traces/<id>) to replay it.
+    last = dict(
+        FlowStep.objects.filter(trace__in=list(steps))
+        .values("trace_id")
+        .annotate(top=Max("seq"))
+        .values_list("trace_id", "top")
+    )
+    window = Q()
+    for trace_id, top in last.items():
+        window |= Q(trace_id=trace_id) & (Q(seq__lte=HEAD_STEPS) | Q(seq__gt=top - TAIL_STEPS))
+    for trace in traces:
+        trace["steps_total"] = last.get(trace["id"], 0)
     values = (
-        FlowStep.objects.filter(trace__in=list(steps)).order_by("trace_id", "seq").values_list(*STEP_FIELDS)
+        FlowStep.objects.filter(window).order_by("trace_id", "seq").values_list(*STEP_FIELDS)
+        if last
+        else []
     )
     for row in values:
         step = dict(zip(STEP_FIELDS, row, strict=True))

@@ -2,6 +2,7 @@
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
 import { $, clear, h, t } from "./dom.js";
+import { icon } from "./icons.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podRequests } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
@@ -12,7 +13,8 @@ const MAX_IMAGES = 3;
 
 export class ClusterView {
   constructor(store, hooks) {
-    this.store = store;
+    this.store = store; // what the cards show: the live store, or the cluster at a past revision
+    this.live = store;
     this.hooks = hooks; // {onPod(pod, anchor), onNodeMenu(node, anchor), onWorkload(w, anchor)}
     this.cards = new Map();
     this.dirtyNodes = new Set();
@@ -26,7 +28,25 @@ export class ClusterView {
     store.subscribe((change) => this.onChange(change));
   }
 
+  // Replay: draw the cluster as it was (a Store loaded from GET …/snapshot?revision=N), then live.
+  showPast(past) {
+    this.store = past;
+    this.redrawAll();
+  }
+
+  showLive() {
+    if (this.store === this.live) return;
+    this.store = this.live;
+    this.redrawAll();
+  }
+
+  redrawAll() {
+    this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = true;
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+  }
+
   onChange(change) {
+    if (this.store !== this.live) return; // replaying: the live changes are drawn on the way back
     if (change.type === "snapshot") {
       this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = true;
     } else if (change.type === "object") {
@@ -115,15 +135,14 @@ export class ClusterView {
         h("span", { class: "node-icon", "aria-hidden": "true" }),
         h("h3", { class: "node-name", text: name }),
         controlPlane ? h("span", { class: "badge badge-role", text: t("control_plane") }) : null,
-        spec.unschedulable ? h("span", { class: "badge badge-cordon", text: `⛔ ${t("cordoned")}` }) : null,
+        spec.unschedulable ? h("span", { class: "badge badge-cordon" }, icon("no-entry"), ` ${t("cordoned")}`) : null,
         notReady ? h("span", { class: "badge badge-bad", text: t("not_ready") }) : null,
         h("button", {
           type: "button",
           class: "icon-btn node-menu",
           "aria-label": `${t("node_actions")}: ${name}`,
-          text: "⋯",
           onclick: (event) => this.hooks.onNodeMenu(node, event.currentTarget),
-        }),
+        }, icon("more")),
       ),
       this.labelChips(labels),
       this.taintChips(spec.taints || []),
@@ -156,7 +175,7 @@ export class ClusterView {
       { class: "chips" },
       taints.map((taint) => {
         const text = `${taint.key}${taint.value ? `=${taint.value}` : ""}:${taint.effect}`;
-        return h("span", { class: "chip chip-taint", title: `taint ${text}`, text: `☍ ${text}` });
+        return h("span", { class: "chip chip-taint", title: `taint ${text}` }, icon("taint"), ` ${text}`);
       }),
     );
   }
