@@ -121,9 +121,7 @@ def _traces(cluster: Cluster) -> list[dict]:
     for trace in traces:
         trace["steps_total"] = last.get(trace["id"], 0)
     values = (
-        FlowStep.objects.filter(window).order_by("trace_id", "seq").values_list(*STEP_FIELDS)
-        if last
-        else []
+        FlowStep.objects.filter(window).order_by("trace_id", "seq").values_list(*STEP_FIELDS) if last else []
     )
     for row in values:
         step = dict(zip(STEP_FIELDS, row, strict=True))

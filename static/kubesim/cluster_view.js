@@ -31,10 +31,13 @@ export class ClusterView {
   // Replay: draw the cluster as it was (a Store loaded from GET …/snapshot?revision=N), then live.
   showPast(past) {
     this.store = past;
+    $("past-badge").hidden = false;
+    $("past-badge").textContent = t("as_at_revision", { rev: past.revision });
     this.redrawAll();
   }
 
   showLive() {
+    $("past-badge").hidden = true;
     if (this.store === this.live) return;
     this.store = this.live;
     this.redrawAll();

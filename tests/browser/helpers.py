@@ -67,3 +67,16 @@ def console(page, command: str, expect: str | None = None) -> str:
 
 def pod_chip(page, node: str, pod: str):
     return page.locator(f'.node-card[data-node="{node}"] .pod[data-pod="default/{pod}"]')
+
+
+def api_write(page, method: str, path: str, body: dict | None = None) -> dict:
+    """Every write these tests make through the HTTP API goes through here (with the page's own
+    cookies), so one place gives them the rights a write needs."""
+    response = page.request.fetch(
+        f"{page.base_url}{path}",
+        method=method,
+        data=json.dumps(body) if body is not None else None,
+        headers={"Content-Type": "application/json", "X-KubeSim-Client": "kubectl"},
+    )
+    assert response.ok, f"{method} {path}: {response.status} {response.text()}"
+    return response.json()
