@@ -14,6 +14,7 @@ yet started) and every API read shows that state.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -78,7 +79,7 @@ async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, ste
     settings = await flow_settings(name)
     if settings.step_mode:
         with broadcast.waiting(name):
-            paced = await _wait_for_permit(name, trace_id)
+            paced = await _wait_for_permit(name, trace_id, step)
             if paced and settings.pace_ms:
                 await asyncio.sleep(settings.pace_ms / 1000)
     elif settings.pace_ms:
@@ -113,19 +114,35 @@ def _cached(cluster_name: str) -> FlowSettings | None:
     return None
 
 
-async def _wait_for_permit(cluster_name: str, trace_id: str) -> bool:
+# Who waits at the gate for each trace in this process: (step, ticket). A trace with several pods
+# has several components waiting at once (the controller to create the next pod, the scheduler
+# and kubelets for the earlier ones); a permit goes to the lowest step, first come first served,
+# so the chains move in order (7, 7, 8, 8, …) and one "next" is exactly one step.
+_queues: dict[str, list[tuple[int, int]]] = {}
+_tickets = itertools.count()
+
+
+async def _wait_for_permit(cluster_name: str, trace_id: str, step: int) -> bool:
     """Wait for "next" (False) or for "continue" / step mode off (True: the step keeps the pace)."""
+    ticket = (step, next(_tickets))
+    queue = _queues.setdefault(trace_id, [])
+    queue.append(ticket)
     waiter = PERMITS.subscribe(cluster_name)
     try:
         while True:
-            taken = await db(_take_permit)(trace_id)
-            if taken:
-                return taken == "run"
+            if min(queue) == ticket:
+                taken = await db(_take_permit)(trace_id)
+                if taken:
+                    return taken == "run"
             if not (await db(read_settings)(cluster_name)).step_mode:
                 return True
             await waiter.wait(POLL_SECONDS)
     finally:
         waiter.close()
+        queue.remove(ticket)
+        if not queue:
+            _queues.pop(trace_id, None)
+        PERMITS.fire(cluster_name)  # the next in line may hold a permit already
 
 
 def _take_permit(trace_id: str) -> str:

@@ -11,10 +11,10 @@ function objectKey(obj) {
 }
 
 // As the recorder decides it: replicas decided (step 6, done or skipped) and every pod created
-// (step 8) has reached step 13.
+// (step 7, written with the pod) has reached step 13.
 function isComplete(steps) {
   const count = (n) => steps.filter((s) => s.step === n).length;
-  return count(6) > 0 && count(8) > 0 && count(13) >= count(8);
+  return count(6) > 0 && count(7) > 0 && count(13) >= count(7);
 }
 
 export class Store {
