@@ -243,6 +243,19 @@ def log(
     return events
 
 
+def bodies_length(cluster_id: int, kinds: tuple[str, ...]) -> int:
+    """The total length of the stored JSON of every object of `kinds`."""
+    length = "OCTET_LENGTH(body::text)" if connection.vendor == "postgresql" else "LENGTH(body)"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT SUM({length}) FROM {_table(ApiObject)} WHERE cluster_id = %s "
+            f"AND kind IN ({', '.join(['%s'] * len(kinds))})",
+            [cluster_id, *kinds],
+        )
+        found = cursor.fetchone()
+    return int(found[0] or 0) if found else 0
+
+
 def bodies(cluster_id: int, kind: str) -> list[str]:
     """The stored JSON text of every object of `kind`, by namespace and name (not decoded)."""
     with connection.cursor() as cursor:

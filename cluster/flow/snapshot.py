@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db.models import Max, Q
+from django.db.models import Count, Max, Q
 
 from cluster.apiserver import history, rows
 from cluster.flow.steprows import STEP_COLUMNS
@@ -37,11 +37,28 @@ def build(cluster: Cluster) -> dict:
 
 def build_text(cluster: Cluster, extra: dict | None = None) -> str:
     """`build` (plus `extra` keys) as JSON text, with the objects' stored JSON spliced in as is."""
+    return build_text_at_position(cluster, extra)[0]
+
+
+def objects_bytes(cluster: Cluster) -> int:
+    """About how many bytes the snapshot's objects take (their stored JSON), read in SQL."""
+    return rows.bodies_length(cluster.pk, ("Node", "Pod", *WORKLOAD_KINDS))
+
+
+def position(cluster: Cluster) -> tuple[int, int]:
+    """The revision and newest step id a snapshot read now would be at (or later)."""
+    revision = Cluster.objects.values_list("revision", flat=True).get(pk=cluster.pk)
+    step_id = FlowStep.objects.filter(trace__cluster=cluster).aggregate(top=Max("pk"))["top"] or 0
+    return revision, step_id
+
+
+def build_text_at_position(cluster: Cluster, extra: dict | None = None) -> tuple[str, int, int]:
+    """`build_text`, with the revision and the newest step id it is at (where events resume)."""
     state, objects = _read(cluster)
     state.update(extra or {})
     head = json.dumps(state, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":"))
     parts = [f'"{key}":[{",".join(texts)}]' for key, texts in objects.items()]
-    return head[:-1] + "," + ",".join(parts) + "}"
+    return head[:-1] + "," + ",".join(parts) + "}", state["revision"], state["step_id"]
 
 
 def build_at(cluster: Cluster, revision: int) -> dict:
@@ -109,17 +126,25 @@ def _traces(cluster: Cluster) -> list[dict]:
     steps: dict[str, list[dict]] = {trace["id"]: [] for trace in traces}
     # A trace of a thousand replicas holds thousands of steps: the page gets its first steps (the
     # workload's own) and its newest ones, and fetches the rest (GET …/traces/<id>) to replay it.
-    last = dict(
-        FlowStep.objects.filter(trace__in=list(steps))
+    # With its counts of steps 6, 7 and 13 (how the page tells a trace complete).
+    tallies = {
+        trace_id: (top, {"6": six, "7": seven, "13": thirteen})
+        for trace_id, top, six, seven, thirteen in FlowStep.objects.filter(trace__in=list(steps))
         .values("trace_id")
-        .annotate(top=Max("seq"))
-        .values_list("trace_id", "top")
-    )
+        .annotate(
+            top=Max("seq"),
+            six=Count("pk", filter=Q(step=6)),
+            seven=Count("pk", filter=Q(step=7)),
+            thirteen=Count("pk", filter=Q(step=13)),
+        )
+        .values_list("trace_id", "top", "six", "seven", "thirteen")
+    }
     window = Q()
-    for trace_id, top in last.items():
+    for trace_id, (top, _) in tallies.items():
         window |= Q(trace_id=trace_id) & (Q(seq__lte=HEAD_STEPS) | Q(seq__gt=top - TAIL_STEPS))
     for trace in traces:
-        trace["steps_total"] = last.get(trace["id"], 0)
+        trace["steps_total"], trace["step_counts"] = tallies.get(trace["id"], (0, {}))
+    last = tallies
     values = (
         FlowStep.objects.filter(window).order_by("trace_id", "seq").values_list(*STEP_FIELDS) if last else []
     )

@@ -120,20 +120,22 @@ export class FlowView {
     if (trace && this.store.stepMode && !isFinished(trace)) this.live.send({ action: "next", trace: trace.id });
   }
 
-  // The picked trace; else the one being watched until it ends; else the newest still running;
-  // else the newest.
+  // The picked trace; else the one being watched, until it ends; then the next newer one still
+  // running (traces started meanwhile are watched in turn); else the newest.
   currentTrace() {
     const traces = this.store.traces;
     if (this.selected) return traces.get(this.selected) || null;
     const watched = traces.get(this.watching);
     if (watched && !isFinished(watched)) return watched;
     let newest = null;
-    let running = null;
+    let next = null;
+    let newer = !watched;
     for (const trace of traces.values()) {
       newest = trace;
-      if (!isFinished(trace)) running = trace;
+      if (trace === watched) newer = true;
+      else if (newer && !next && !isFinished(trace)) next = trace;
     }
-    const pick = running || newest;
+    const pick = next || newest;
     this.watching = pick ? pick.id : "";
     return pick;
   }
@@ -224,7 +226,7 @@ export class FlowView {
     const replay = this.replay;
     const step = replay.steps[replay.index];
     $("replay-scrub").value = String(replay.index);
-    $("replay-label").textContent = `${t("replaying")} ${replay.index + 1}/${replay.steps.length}`;
+    $("replay-label").textContent = `${t("replaying")} · ${replay.index + 1}/${replay.steps.length}`;
     $("replay-rev").textContent = step.revision ? `rev ${step.revision}` : "";
     this.render();
     const past = step.revision ? await this.clusterAt(step.revision) : null;

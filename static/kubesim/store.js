@@ -11,10 +11,27 @@ function objectKey(obj) {
 }
 
 // As the recorder decides it: replicas decided (step 6, done or skipped) and every pod created
-// (step 7, written with the pod) has reached step 13.
-function isComplete(steps) {
-  const count = (n) => steps.filter((s) => s.step === n).length;
-  return count(6) > 0 && count(7) > 0 && count(13) >= count(7);
+// (step 7, written with the pod) has reached step 13. Counted as steps arrive: a trace of a
+// thousand replicas has thousands of steps.
+function isComplete(trace) {
+  const count = trace.counts;
+  return count[6] > 0 && count[7] > 0 && count[13] >= count[7];
+}
+
+function tally(trace, step) {
+  trace.seen.add(`${step.seq}:${step.step}`);
+  if (step.step === 6 || step.step === 7 || step.step === 13) trace.counts[step.step] += 1;
+}
+
+function withTally(trace) {
+  trace.seen = new Set();
+  trace.counts = { 6: 0, 7: 0, 13: 0 };
+  for (const step of trace.steps) tally(trace, step);
+  // A long trace comes with some of its steps only: the server counted them all.
+  if ((trace.steps_total || 0) > trace.steps.length && trace.step_counts) {
+    for (const n of [6, 7, 13]) trace.counts[n] = trace.step_counts[n] || 0;
+  }
+  return trace;
 }
 
 export class Store {
@@ -55,7 +72,7 @@ export class Store {
 
   addTrace(trace) {
     const steps = (trace.steps || []).slice().sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-    this.traces.set(trace.id, { ...trace, steps });
+    this.traces.set(trace.id, withTally({ ...trace, steps }));
     this.trimTraces();
   }
 
@@ -103,15 +120,17 @@ export class Store {
     let trace = this.traces.get(msg.trace);
     if (!trace) {
       const obj = msg.object || {};
-      trace = { id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, steps: [] };
+      trace = withTally({ id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, steps: [] });
       this.traces.set(msg.trace, trace);
       this.trimTraces();
     }
     const seq = msg.seq ?? trace.steps.length;
-    if (!trace.steps.some((step) => (step.seq ?? -1) === seq && step.step === msg.step)) {
-      trace.steps.push({ ...msg, seq });
+    if (!trace.seen.has(`${seq}:${msg.step}`)) {
+      const step = { ...msg, seq };
+      trace.steps.push(step);
+      tally(trace, step);
     }
-    if (!trace.finished_at && isComplete(trace.steps)) trace.finished_at = msg.ts || new Date().toISOString();
+    if (!trace.finished_at && isComplete(trace)) trace.finished_at = msg.ts || new Date().toISOString();
     this.emit({ type: "step", trace: trace.id, step: msg });
   }
 
