@@ -2,10 +2,9 @@
 // languages), pace, step mode with Next/Continue, replay (with the cluster as it was), and the
 // trace picker.
 //
-// One trace at a time: the picked one, or (following) the trace already being watched until it
-// ends, then the newest one still running. Inside a trace that creates several pods, the view
-// follows one pod's chain (7–13) until it ends; the other pods and traces show as counts beside
-// the step each one is at, so the highlight only ever moves forward.
+// One trace at a time: the picked one, or the newest. Inside a trace that creates several pods,
+// the view follows one pod's chain (7–13) until it ends; the other pods and traces show as counts
+// beside the step each one is at, so the highlight only ever moves forward.
 
 import { $, BASE, BOOT, LANG, clear, h, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
@@ -52,7 +51,6 @@ export class FlowView {
     this.cluster = cluster; // the ClusterView, shown at a past revision while replaying
     this.diagram = new FlowDiagram($("flow-diagram"));
     this.selected = ""; // "" follows
-    this.watching = ""; // the trace followed, kept until it ends
     this.pods = new Map(); // trace id -> the pod whose chain is followed in it
     this.replay = null; // {trace, steps, index, timer, playing}
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
@@ -120,24 +118,14 @@ export class FlowView {
     if (trace && this.store.stepMode && !isFinished(trace)) this.live.send({ action: "next", trace: trace.id });
   }
 
-  // The picked trace; else the one being watched, until it ends; then the next newer one still
-  // running (traces started meanwhile are watched in turn); else the newest.
+  // The picked trace, else the newest one: a trace that steps elsewhere meanwhile shows as a count
+  // beside its step, it does not take the view over.
   currentTrace() {
     const traces = this.store.traces;
     if (this.selected) return traces.get(this.selected) || null;
-    const watched = traces.get(this.watching);
-    if (watched && !isFinished(watched)) return watched;
     let newest = null;
-    let next = null;
-    let newer = !watched;
-    for (const trace of traces.values()) {
-      newest = trace;
-      if (trace === watched) newer = true;
-      else if (newer && !next && !isFinished(trace)) next = trace;
-    }
-    const pick = next || newest;
-    this.watching = pick ? pick.id : "";
-    return pick;
+    for (const trace of traces.values()) newest = trace;
+    return newest;
   }
 
   // The steps of `trace` the view follows: the trace's own, and one pod's chain.
