@@ -207,7 +207,7 @@ class Command(BaseCommand):
     def _measure(self, server: Server, browser, nodes: int, pods: int, burst: int, loads: int, size) -> dict:
         if pods:
             server.create_rc("base", pods)
-            server.wait_running("base", pods, timeout=300)
+            server.wait_running("base", pods, timeout=900)
         snapshot = server.get(f"/clusters/{CLUSTER}/snapshot")
         fcps, cards, received = [], [], []
         for _ in range(loads):
@@ -222,7 +222,7 @@ class Command(BaseCommand):
         page.evaluate(FRAME_PROBE)
         started = time.monotonic()
         server.create_rc("burst", burst)
-        server.wait_running("burst", burst, timeout=300)
+        server.wait_running("burst", burst, timeout=900)
         burst_s = time.monotonic() - started
         page.wait_for_timeout(500)  # the last events reach the page
         frames = page.evaluate("() => { window.__stopFrames = true; return window.__frames; }")
