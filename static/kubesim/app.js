@@ -11,6 +11,7 @@ import { YamlView } from "./yaml_view.js";
 import { ConsoleView } from "./console_view.js";
 import { InspectView } from "./inspect_view.js";
 import { addNode, deleteObject, nodeActions, openMenu, scaleWorkload } from "./actions.js";
+import { wireAccess } from "./access.js";
 
 const store = new Store();
 const live = new Live(store);
@@ -123,4 +124,5 @@ document.addEventListener("keydown", (event) => {
   if (handled) event.preventDefault();
 });
 
+wireAccess();
 live.connect();

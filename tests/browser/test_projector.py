@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import SCREENSHOTS, manage_live
+from tests.browser.conftest import SCREENSHOTS, manage_live, sign_in_as_teacher
 from tests.browser.helpers import TIMEOUT_MS, api_write
 
 pytestmark = pytest.mark.browser
@@ -67,6 +67,7 @@ def open_at(browser, base_url: str, size: tuple[int, int], language: str, presen
     context = browser.new_context(viewport={"width": size[0], "height": size[1]}, locale="en-US")
     context.add_cookies([{"name": "django_language", "value": language, "url": base_url}])
     page = context.new_page()
+    sign_in_as_teacher(page, base_url)  # the teacher's page: every control is there
     page.base_url = base_url
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
