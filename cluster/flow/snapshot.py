@@ -16,6 +16,7 @@ from cluster.apiserver import history, rows
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.kubeapi.podstatus import status_text
 from cluster.models import Cluster, FlowStep, FlowTrace
+from scheduler import queue_view
 
 RECENT_TRACES = 10
 HEAD_STEPS = 16
@@ -99,6 +100,8 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
         "pod_status": pod_statuses(objects["pods"]),
+        # Pending pods' places in the scheduling queue, from their latest attempts.
+        "scheduling": queue_view.pending(cluster),
     }
     return state, objects
 

@@ -40,6 +40,7 @@ export class Store {
     this.nodes = new Map();
     this.pods = new Map();
     this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
+    this.scheduling = new Map();
     this.workloads = new Map(); // "Kind/ns/name" -> object
     this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
     this.paceMs = 600;
@@ -61,6 +62,8 @@ export class Store {
     this.nodes = new Map((snap.nodes || []).map((n) => [n.metadata.name, n]));
     this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
     this.podStatus = new Map(Object.entries(snap.pod_status || {}));
+    // Pending pods' places in the scheduling queue ("namespace/name" → queue facts).
+    this.scheduling = new Map(Object.entries(snap.scheduling || {}));
     this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
     this.traces = new Map();
     for (const trace of snap.traces || []) this.addTrace(trace);
