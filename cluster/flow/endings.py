@@ -148,17 +148,18 @@ def object_deleted(
 
 
 def _open_branch(trace_id: str, namespace: str, name: str) -> bool:
-    """The trace created this pod (step 8) and the pod has neither started (13) nor ended (0)."""
+    """The trace created this pod (step 7, written with the pod) and the pod has neither started
+    (13) nor ended (0)."""
     steps = set(
         FlowStep.objects.filter(
             trace_id=trace_id,
             object_kind="Pod",
             object_namespace=namespace,
             object_name=name,
-            step__in=(0, 8, 13),
+            step__in=(0, 7, 13),
         ).values_list("step", flat=True)
     )
-    return steps == {8}
+    return steps == {7}
 
 
 def _last_step(trace_id: str) -> int:

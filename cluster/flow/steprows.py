@@ -54,10 +54,10 @@ def _statements(vendor: str) -> dict[str, str]:
         "seq": f"SELECT MAX(seq) FROM {step} WHERE trace_id = %s",
         "insert": f"INSERT INTO {step} ({columns}) VALUES ({placeholders})",
         "counts": (
-            "SELECT SUM(CASE WHEN step = 8 THEN 1 ELSE 0 END), "
+            "SELECT SUM(CASE WHEN step = 7 THEN 1 ELSE 0 END), "
             "SUM(CASE WHEN step = 13 THEN 1 ELSE 0 END), SUM(CASE WHEN step = 6 THEN 1 ELSE 0 END), "
             "SUM(CASE WHEN step = 0 THEN 1 ELSE 0 END) "
-            f"FROM {step} WHERE trace_id = %s AND seq > %s AND seq <= %s AND step IN (0, 6, 8, 13)"
+            f"FROM {step} WHERE trace_id = %s AND seq > %s AND seq <= %s AND step IN (0, 6, 7, 13)"
         ),
         # Only the first ending counts: a trace ends once.
         "finish": f"UPDATE {trace} SET finished_at = %s WHERE id = %s AND finished_at IS NULL",
@@ -123,7 +123,8 @@ def trace_state(trace_id: str) -> tuple[str, str, str, object] | None:
 
 def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool:
     """A trace is complete when its replicas were decided (step 6, done or skipped) and every pod
-    it created (step 8) reached step 13 or ended early (deleted: an ending entry, step 0).
+    it created (step 7, written with the pod) reached step 13 or ended early (deleted: an ending
+    entry, step 0).
 
     `committed_seq` is the trace's last seq before this transaction's `new_steps`. A pod that
     finishes before its sibling is even created can make the trace complete early; the sibling's
@@ -138,7 +139,7 @@ def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool
         if len(_tallies) >= TALLIES_KEPT:
             _tallies.clear()
         _tallies[trace_id] = (committed_seq, created, done, decided, gone)
-    created += new_steps.count(8)
+    created += new_steps.count(7)
     done += new_steps.count(13)
     decided += new_steps.count(6)
     gone += new_steps.count(0)
