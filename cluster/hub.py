@@ -56,9 +56,11 @@ class Hub:
         self.news = -1  # broadcast.other_news() at the last read of steps and settings
         self.stale = True  # read everything on the next pump
         self.read_all_at = 0.0  # monotonic time of the last read of everything
+        self.loop: asyncio.AbstractEventLoop | None = None  # where clients are written (exec sessions)
 
     async def join(self, client: Client) -> None:
         # Sockets connect in bursts: the first one starts the reader, the others wait for it.
+        self.loop = asyncio.get_running_loop()
         async with self.starting:
             if self.task is None or self.task.done():
                 await db(self._start_position)()

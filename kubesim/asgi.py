@@ -20,15 +20,8 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 
 django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
-from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.routing import ProtocolTypeRouter  # noqa: E402
 
-from kubesim.routing import websocket_urlpatterns  # noqa: E402
+from kubesim.routing import websocket_application  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
-    }
-)
+application = ProtocolTypeRouter({"http": django_asgi_app, "websocket": websocket_application()})

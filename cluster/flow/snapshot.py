@@ -12,6 +12,7 @@ import json
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max
 
+from cluster import execsessions
 from cluster.apiserver import rows
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.models import Cluster, FlowStep, FlowTrace
@@ -57,6 +58,7 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "traces": _traces(cluster),
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
+        "exec_sessions": execsessions.listing(cluster.name),
     }
     return state, objects
 

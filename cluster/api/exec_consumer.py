@@ -1,0 +1,201 @@
+"""pods/exec over WebSocket, as kube-apiserver serves kubectl 1.30+ (the remote-command protocol).
+
+Each binary message starts with a channel byte: 0 stdin, 1 stdout, 2 stderr, 3 the error channel
+(one Status at the end: Success, or Failure/NonZeroExitCode with an ExitCode cause), 4 terminal
+resize; v5 adds 255, a half-close (`[255, 0]`: stdin is done). Anything refused before the
+upgrade closes the handshake (HTTP 403); kubectl then retries over SPDY as a POST to the same path,
+and the REST view answers that with the precise Status, which kubectl prints.
+
+The shell runs in a thread of its own (it may wait for stdin); its output comes back to the event
+loop through a queue, in order, and the Status goes last.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from urllib.parse import urlparse
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.security.websocket import OriginValidator
+from django.conf import settings
+from django.db import connections
+
+from cluster import execsessions
+from cluster.api.access import can_view
+from cluster.api.exec_access import forbidden, may_exec, username
+from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
+from cluster.apiserver.errors import ApiError
+from cluster.models import Cluster
+from cluster.shell.pods import context_for
+from cluster.shell.session import run_exec
+from cluster.shell.streams import Closed, InputStream, NoInput
+
+logger = logging.getLogger(__name__)
+
+V5, V4 = "v5.channel.k8s.io", "v4.channel.k8s.io"
+STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
+_END = object()
+
+
+def status_success() -> dict:
+    return {"metadata": {}, "status": "Success"}
+
+
+def status_exit(code: int, protocol: str) -> dict:
+    """The Status for a non-zero exit. Over v5 kube-apiserver's stream translator re-wraps the
+    kubelet's exit as client-go reports it; v4 reaches the kubelet (Docker runtime) directly."""
+    inner = (
+        f"command terminated with exit code {code}"
+        if protocol == V5
+        else (f"Error executing in Docker Container: {code}")
+    )
+    return {
+        "metadata": {},
+        "status": "Failure",
+        "message": f"command terminated with non-zero exit code: {inner}",
+        "reason": "NonZeroExitCode",
+        "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
+    }
+
+
+def status_error(err: ApiError) -> dict:
+    status = {"metadata": {}, "status": "Failure", "message": err.message, "reason": err.reason}
+    if err.details:
+        status["details"] = err.details
+    status["code"] = err.code
+    return status
+
+
+def _prepare(cluster_name: str, namespace: str, name: str, query: str, user):
+    """(session context, options, runtime error) or raises ApiError: every check before accepting."""
+    cluster = Cluster.objects.filter(name=cluster_name).first()
+    if cluster is None or not can_view(user, cluster):
+        raise ApiError(404, "NotFound", f'cluster "{cluster_name}" not found')
+    options = parse_options(namespace, name, query)
+    if not may_exec(user, cluster):
+        raise forbidden(user, namespace, name)
+    pod, container = resolve(cluster, options)
+    problem = runtime_error(pod, container)
+    ctx = None if problem else context_for(cluster, pod, container, options.tty)
+    return ctx, options, container, problem
+
+
+def _origin_allowed(scope) -> bool:
+    """Browsers send an Origin and must come from this site; kubectl sends none."""
+    headers = dict(scope.get("headers") or [])
+    origin = headers.get(b"origin")
+    if origin is None:
+        return True
+    hosts = settings.ALLOWED_HOSTS or ["localhost", "127.0.0.1", "[::1]"]
+    validator = OriginValidator(None, hosts)
+    return validator.valid_origin(urlparse(origin.decode("latin1")))
+
+
+class ExecConsumer(AsyncWebsocketConsumer):
+    async def connect(self) -> None:
+        self.stdin: InputStream | None = None
+        self.session: dict | None = None
+        offered = self.scope.get("subprotocols") or []
+        self.protocol = V5 if V5 in offered else V4 if V4 in offered else None
+        kwargs = self.scope["url_route"]["kwargs"]
+        user = self.scope.get("user")
+        if self.protocol is None or not _origin_allowed(self.scope):
+            await self.close()
+            return
+        query = (self.scope.get("query_string") or b"").decode("latin1")
+        try:
+            ctx, options, container, problem = await database_sync_to_async(_prepare)(
+                kwargs["cluster"], kwargs["namespace"], kwargs["name"], query, user
+            )
+        except ApiError:
+            await self.close()  # kubectl falls back to a POST, which the REST view answers
+            return
+        await self.accept(subprotocol=self.protocol)
+        if problem:
+            await self._send_status(status_error(internal_error(problem)))
+            await self.close()
+            return
+        self.outbox: asyncio.Queue = asyncio.Queue()
+        self.stdin = InputStream() if options.stdin else NoInput()
+        client = self._client()
+        self.session = execsessions.opened(
+            ctx.cluster,
+            ctx.namespace,
+            ctx.pod,
+            container,
+            options.command,
+            username(user),
+            client,
+            options.tty,
+        )
+        loop = asyncio.get_running_loop()
+        self.sender = asyncio.create_task(self._send_all())
+        threading.Thread(
+            target=self._run, args=(ctx, options, loop), name=f"exec/{ctx.pod}", daemon=True
+        ).start()
+
+    def _client(self) -> str:
+        headers = dict(self.scope.get("headers") or [])
+        agent = headers.get(b"user-agent", b"").decode("latin1")
+        return "kubectl" if agent.startswith("kubectl") else "web" if b"origin" in headers else "api"
+
+    def _run(self, ctx, options, loop: asyncio.AbstractEventLoop) -> None:
+        """The shell's thread: run the command, queue its output, then the Status."""
+
+        def write(channel: int, text: str) -> None:
+            if channel == STDERR and not options.stderr:
+                return
+            if channel == STDOUT and not options.stdout:
+                return
+            loop.call_soon_threadsafe(self.outbox.put_nowait, bytes([channel]) + text.encode())
+
+        code: int | None = None
+        try:
+            code = run_exec(ctx, options.command, self.stdin, write)
+            status = status_success() if code == 0 else status_exit(code, self.protocol)
+            loop.call_soon_threadsafe(
+                self.outbox.put_nowait, bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode()
+            )
+        except Closed:
+            pass
+        except Exception:
+            logger.exception("exec in %s/%s failed", ctx.namespace, ctx.pod)
+            err = status_error(
+                ApiError(
+                    500, "InternalError", "Internal error occurred: error executing command in container"
+                )
+            )
+            loop.call_soon_threadsafe(self.outbox.put_nowait, bytes([ERROR]) + json.dumps(err).encode())
+        finally:
+            connections.close_all()
+            execsessions.closed(self.session, code)
+            loop.call_soon_threadsafe(self.outbox.put_nowait, _END)
+
+    async def _send_all(self) -> None:
+        try:
+            while (frame := await self.outbox.get()) is not _END:
+                await self.send(bytes_data=frame)
+            await self.close(code=1000)
+        except Exception:  # the caller already left: nothing to tell it
+            return
+
+    async def _send_status(self, status: dict) -> None:
+        await self.send(bytes_data=bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode())
+
+    async def receive(self, text_data=None, bytes_data=None) -> None:
+        if self.stdin is None or not bytes_data:
+            return
+        channel, data = bytes_data[0], bytes_data[1:]
+        if channel == STDIN:
+            self.stdin.feed(data)
+        elif channel == CLOSE and self.protocol == V5 and data[:1] == bytes([STDIN]):
+            self.stdin.close()
+        # RESIZE: the simulated programs do not lay out by the terminal's size.
+
+    async def disconnect(self, code: int) -> None:
+        if self.stdin is not None:
+            self.stdin.abort()
