@@ -13,6 +13,8 @@ def not_simulated(sh, argv: list[str], io) -> int:
 
 BUILTINS = builtins.BUILTINS
 PROGRAMS = {
+    # /bin/pwd, /bin/true, /bin/false: the same as the builtins when run without a shell
+    **{name: BUILTINS[name] for name in ("pwd", "true", "false")},
     **files.PROGRAMS,
     **text.PROGRAMS,
     **system.PROGRAMS,
