@@ -28,12 +28,15 @@ def server_error(exc: api.ApiError) -> str:
     return f"Error from server ({exc.reason}): {exc.message}\n"
 
 
-def run_command(cluster: Cluster, line: str, stdin: str = "") -> ConsoleResult:
+def run_command(cluster: Cluster, line: str, stdin: str = "", user=None) -> ConsoleResult:
     from dashboard.console import reads, writes
+    from dashboard.console.exec import exec_command
 
     handlers = reads.HANDLERS | writes.HANDLERS
     try:
         cmd = parse(line)
+        if cmd.verb == "exec":
+            return exec_command(cluster, cmd, stdin, user)
         handler = handlers.get(cmd.verb)
         if handler is None:
             raise UsageError(

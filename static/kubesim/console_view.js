@@ -2,8 +2,9 @@
 // with history, tab completion of names, YAML pasted for apply/create/delete -f, and get -w.
 
 import { $, BASE, clear, h, request, t } from "./dom.js";
+import { ExecSession, statusText } from "./exec_session.js";
 
-const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "explain-scheduling", "help", "clear"];
+const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "exec", "explain-scheduling", "help", "clear"];
 const TYPES = ["pods", "nodes", "rc", "rs", "deploy", "events", "pod", "node", "replicationcontrollers", "replicasets", "deployments"];
 const HISTORY_KEY = "kubesim.console.history";
 const NEEDS_STDIN = /^(kubectl\s+)?(apply|create|delete)\b.*\s(-f|--filename)(\s+-|=-)?\s*$/;
@@ -19,6 +20,7 @@ export class ConsoleView {
     this.cursor = this.history.length;
     this.pendingCommand = "";
     this.watch = null;
+    this.exec = null; // the open exec session: the input line goes to the container's shell
     this.print(t("console_hint"), "hint");
     $("console-form").addEventListener("submit", (event) => {
       event.preventDefault();
@@ -47,6 +49,14 @@ export class ConsoleView {
   }
 
   onKey(event) {
+    if (this.exec && event.ctrlKey && (event.key === "c" || event.key === "d")) {
+      event.preventDefault();
+      if (event.key === "c") {
+        this.exec.session.interrupt();
+        this.input.value = "";
+      } else if (!this.input.value) this.exec.session.endOfInput();
+      return;
+    }
     if (event.key === "ArrowUp" || event.key === "ArrowDown") {
       event.preventDefault();
       this.cursor = Math.max(0, Math.min(this.history.length, this.cursor + (event.key === "ArrowUp" ? -1 : 1)));
@@ -71,6 +81,11 @@ export class ConsoleView {
   }
 
   submit() {
+    if (this.exec) {
+      this.exec.session.sendLine(this.input.value);
+      this.input.value = "";
+      return;
+    }
     const line = this.input.value.trim();
     this.input.value = "";
     this.watch = null;
@@ -114,11 +129,45 @@ export class ConsoleView {
     const data = typeof result.data === "object" ? result.data : { output: String(result.data), exit_code: 1 };
     this.print(data.output, data.exit_code ? "err" : "out");
     const ui = data.ui || {};
+    if (ui.exec) this.startExec(ui.exec);
     if (ui.panel === "scheduler") this.hooks.openScheduler(`${ui.namespace}/${ui.pod}`);
     if (ui.watch) {
       this.watch = ui.watch;
       this.print(t("watching"), "hint");
     }
+  }
+
+  // exec -it: the console becomes the session's terminal until the shell exits.
+  startExec(target) {
+    const screen = h("span", { class: "c-exec" });
+    this.out.append(screen);
+    const prompt = document.querySelector("#console-form .console-prompt");
+    const label = prompt.textContent;
+    prompt.textContent = "";
+    prompt.hidden = true;
+    const session = new ExecSession(target.path, {
+      onText: (text) => this.stream(screen, text),
+      onEnd: (status) => {
+        this.exec = null;
+        prompt.textContent = label;
+        prompt.hidden = false;
+        this.print(statusText(status), "err");
+        this.input.focus();
+      },
+    });
+    this.exec = { session, target };
+    this.input.focus();
+  }
+
+  // Terminal output into one element: CR LF is a newline, "\b \b" erases what the shell echoed.
+  stream(screen, text) {
+    let content = screen.textContent;
+    for (const char of text) {
+      if (char === "\b") content = content.slice(0, -1);
+      else if (char !== "\r") content += char;
+    }
+    screen.textContent = content;
+    this.out.scrollTop = this.out.scrollHeight;
   }
 
   // get -w: print the server's row for each change of a watched object, as kubectl does.
@@ -144,7 +193,7 @@ export class ConsoleView {
     const pods = [...this.store.pods.values()].map((p) => p.metadata.name);
     const nodes = [...this.store.nodes.keys()];
     if (["cordon", "uncordon"].includes(verb)) return nodes;
-    if (["logs", "explain-scheduling"].includes(verb)) return pods;
+    if (["logs", "exec", "explain-scheduling"].includes(verb)) return pods;
     if (words.length === 2) return TYPES;
     const type = words[1];
     if (/^(no|nodes?)$/.test(type)) return nodes;

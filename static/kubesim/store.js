@@ -27,6 +27,7 @@ export class Store {
     this.paceMs = 600;
     this.stepMode = false;
     this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
+    this.execSessions = new Map(); // id -> kubectl exec session (open, or closed recently)
     this.listeners = new Set();
   }
 
@@ -48,6 +49,7 @@ export class Store {
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
     if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
     if (snap.leader !== undefined) this.leader = snap.leader;
+    this.execSessions = new Map((snap.exec_sessions || []).map((s) => [s.id, s]));
     this.emit({ type: "snapshot" });
   }
 
@@ -107,6 +109,18 @@ export class Store {
     }
     if (!trace.finished_at && isComplete(trace.steps)) trace.finished_at = msg.ts || new Date().toISOString();
     this.emit({ type: "step", trace: trace.id, step: msg });
+  }
+
+  applyExecSession(msg) {
+    const session = msg.session;
+    this.execSessions.set(session.id, session);
+    while (this.execSessions.size > 50) this.execSessions.delete(this.execSessions.keys().next().value);
+    this.emit({ type: "exec", session });
+  }
+
+  // The exec sessions into one pod ("ns/name"), oldest first; open ones have no closed_at.
+  execsInto(key) {
+    return [...this.execSessions.values()].filter((s) => `${s.namespace}/${s.pod}` === key);
   }
 
   // Requested vs allocatable for one node: what the capacity bars show.
