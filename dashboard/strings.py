@@ -133,6 +133,7 @@ def ui_strings() -> dict[str, str]:
         "exec_inside": _("exec session open"),
         "exec_open": _("open now"),
         "exec_exited": _("exited with code"),
+        "exec_disconnected": _("ended: the client disconnected"),
         # inspector
         "describe": _("Describe"),
         "events": _("Events"),

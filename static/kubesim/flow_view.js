@@ -166,7 +166,8 @@ export class FlowView {
     for (const s of sessions) {
       const time = (s.opened_at || "").slice(11, 19);
       const line = `kubectl exec ${s.tty ? "-it " : ""}${s.pod} -c ${s.container} -- ${s.command.join(" ")}`;
-      const state = s.closed_at ? `${t("exec_exited")} ${s.exit_code ?? "?"}` : t("exec_open");
+      let state = t("exec_open");
+      if (s.closed_at) state = s.exit_code === null ? t("exec_disconnected") : `${t("exec_exited")} ${s.exit_code}`;
       list.append(h("li", { class: `exec-item${s.closed_at ? "" : " is-open"}` },
         h("span", { class: "exec-time", text: time }),
         h("code", { class: "exec-cmd", text: line }),
