@@ -64,6 +64,11 @@ def closed(session: dict, exit_code: int | None) -> None:
     _announce(session)
 
 
+def open_count() -> int:
+    with _lock:
+        return len(_open)
+
+
 def listing(cluster: str) -> list[dict]:
     """Open sessions and the recent closed ones, oldest first."""
     with _lock:

@@ -13,6 +13,7 @@ loop through a queue, in order, and the Status goes last.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -70,6 +71,10 @@ def status_error(err: ApiError) -> dict:
     return status
 
 
+def _status_frame(status: dict) -> bytes:
+    return bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode()
+
+
 def _prepare(cluster_name: str, namespace: str, name: str, query: str, user):
     """(session context, options, runtime error) or raises ApiError: every check before accepting."""
     cluster = Cluster.objects.filter(name=cluster_name).first()
@@ -103,7 +108,8 @@ class ExecConsumer(AsyncWebsocketConsumer):
         self.protocol = V5 if V5 in offered else V4 if V4 in offered else None
         kwargs = self.scope["url_route"]["kwargs"]
         user = self.scope.get("user")
-        if self.protocol is None or not _origin_allowed(self.scope):
+        limit = settings.KUBESIM_EXEC_MAX_SESSIONS
+        if self.protocol is None or not _origin_allowed(self.scope) or execsessions.open_count() >= limit:
             await self.close()
             return
         query = (self.scope.get("query_string") or b"").decode("latin1")
@@ -146,34 +152,28 @@ class ExecConsumer(AsyncWebsocketConsumer):
     def _run(self, ctx, options, loop: asyncio.AbstractEventLoop) -> None:
         """The shell's thread: run the command, queue its output, then the Status."""
 
+        def post(item) -> None:
+            with contextlib.suppress(RuntimeError):  # the event loop is gone (shutting down)
+                loop.call_soon_threadsafe(self.outbox.put_nowait, item)
+
         def write(channel: int, text: str) -> None:
-            if channel == STDERR and not options.stderr:
-                return
-            if channel == STDOUT and not options.stdout:
-                return
-            loop.call_soon_threadsafe(self.outbox.put_nowait, bytes([channel]) + text.encode())
+            if (channel == STDOUT and options.stdout) or (channel == STDERR and options.stderr):
+                post(bytes([channel]) + text.encode())
 
         code: int | None = None
         try:
             code = run_exec(ctx, options.command, self.stdin, write)
-            status = status_success() if code == 0 else status_exit(code, self.protocol)
-            loop.call_soon_threadsafe(
-                self.outbox.put_nowait, bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode()
-            )
+            post(_status_frame(status_success() if code == 0 else status_exit(code, self.protocol)))
         except Closed:
             pass
         except Exception:
             logger.exception("exec in %s/%s failed", ctx.namespace, ctx.pod)
-            err = status_error(
-                ApiError(
-                    500, "InternalError", "Internal error occurred: error executing command in container"
-                )
-            )
-            loop.call_soon_threadsafe(self.outbox.put_nowait, bytes([ERROR]) + json.dumps(err).encode())
+            message = "Internal error occurred: error executing command in container"
+            post(_status_frame(status_error(ApiError(500, "InternalError", message))))
         finally:
             connections.close_all()
             execsessions.closed(self.session, code)
-            loop.call_soon_threadsafe(self.outbox.put_nowait, _END)
+            post(_END)
 
     async def _send_all(self) -> None:
         try:
@@ -184,7 +184,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
             return
 
     async def _send_status(self, status: dict) -> None:
-        await self.send(bytes_data=bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode())
+        await self.send(bytes_data=_status_frame(status))
 
     async def receive(self, text_data=None, bytes_data=None) -> None:
         if self.stdin is None or not bytes_data:
@@ -192,6 +192,8 @@ class ExecConsumer(AsyncWebsocketConsumer):
         channel, data = bytes_data[0], bytes_data[1:]
         if channel == STDIN:
             self.stdin.feed(data)
+            if self.stdin.aborted:  # flooded: the session ends here
+                await self.close(code=1000)
         elif channel == CLOSE and self.protocol == V5 and data[:1] == bytes([STDIN]):
             self.stdin.close()
         # RESIZE: the simulated programs do not lay out by the terminal's size.

@@ -42,6 +42,7 @@ class Shell:
         self.status = 0
         self.style = "bash" if name == "bash" else ctx.profile.base.shell_style
         self.line_number = 1
+        self.source_depth = 0
 
     # -- messages as each shell words them -------------------------------------------------
     def not_found(self, program: str) -> str:

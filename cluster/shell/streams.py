@@ -6,6 +6,8 @@ import queue
 import threading
 
 EOF_MARK = object()
+# Input the shell has not read yet, at most: a caller that floods stdin loses its session.
+MAX_PENDING_BYTES = 1 << 20
 
 
 class Closed(Exception):
@@ -20,10 +22,16 @@ class InputStream:
         self._buffer = b""
         self._ended = False
         self._aborted = threading.Event()
+        self._pending = 0  # bytes fed and not yet taken by the shell
 
     def feed(self, data: bytes) -> None:
-        if data:
-            self._chunks.put(data)
+        if not data:
+            return
+        self._pending += len(data)
+        if self._pending > MAX_PENDING_BYTES:
+            self.abort()
+            return
+        self._chunks.put(data)
 
     def close(self) -> None:
         self._chunks.put(EOF_MARK)
@@ -46,6 +54,7 @@ class InputStream:
         if item is EOF_MARK:
             self._ended = True
             return False
+        self._pending -= len(item)
         self._buffer += item
         return True
 

@@ -125,3 +125,31 @@ def test_the_spdy_fallback_gets_the_status(client, demo):
     assert response.json()["message"] == "pod waiting does not have a host assigned"
     response = client.post(_path("waiting", ["ls"], stdout="true", container="x"))
     assert response.json()["message"] == "container x is not valid for pod waiting"
+
+
+def test_without_write_rights_the_fallback_gets_kube_apiservers_403(client, demo, monkeypatch):
+    monkeypatch.setattr("cluster.api.exec_http.may_exec", lambda user, cluster: False)
+    response = client.post(_path("web", ["ls"], stdout="true"))
+    assert response.status_code == 403
+    assert response.json()["message"] == (
+        'pods "web" is forbidden: User "system:anonymous" cannot create resource "pods/exec" '
+        'in API group "" in the namespace "default"'
+    )
+
+
+async def test_without_write_rights_the_handshake_is_refused(demo, monkeypatch):
+    await _running_pod(demo)
+    monkeypatch.setattr("cluster.api.exec_consumer.may_exec", lambda user, cluster: False)
+    communicator = WebsocketCommunicator(application, _path("web", ["ls"], stdout="true"), subprotocols=[V5])
+    assert not (await communicator.connect())[0]
+
+
+async def test_a_caller_flooding_stdin_loses_the_session(demo, monkeypatch):
+    monkeypatch.setattr("cluster.shell.streams.MAX_PENDING_BYTES", 1000)
+    await _running_pod(demo)
+    path = _path("web", ["sleep", "1"], stdin="true", stdout="true")
+    communicator = WebsocketCommunicator(application, path, subprotocols=[V5])
+    assert (await communicator.connect())[0]
+    await communicator.send_to(bytes_data=b"\x00" + b"x" * 2000)
+    frames = await _frames(communicator)
+    assert not any(frame.startswith(b"\x03") for frame in frames)  # no Status: the session was cut

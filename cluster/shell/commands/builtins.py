@@ -94,16 +94,26 @@ def _type(sh, argv, io) -> int:
     return status
 
 
+MAX_SOURCE_DEPTH = 16
+
+
 def _source(sh, argv, io) -> int:
     if len(argv) < 2:
         return 0
+    if sh.source_depth >= MAX_SOURCE_DEPTH:
+        io.write_err(sh.error(f"{argv[1]}: too many levels of nested sourcing"))
+        return 1
     try:
         script = sh.fs.read(sh.fs.resolve(sh.cwd, argv[1]))
     except FsError as exc:
         io.write_err(sh.error(f"{argv[1]}: {exc}"))
         return 1
-    for line in script.splitlines():
-        sh.run(line, io)
+    sh.source_depth += 1
+    try:
+        for line in script.splitlines():
+            sh.run(line, io)
+    finally:
+        sh.source_depth -= 1
     return sh.status
 
 
