@@ -1,95 +1,86 @@
 """Who is inside which pod: the exec sessions open now and the recent ones, per cluster.
 
-Kept in this process's memory (sessions are connections to this process). Every change goes to
-the dashboards connected here as `{"type": "exec.session", ...}`; the snapshot carries the list.
-An exec is not a creation: it is shown beside the pod's 13 steps, never as one of them.
+Stored (ExecSession rows) so that every Daphne process's dashboards see every session: opening
+and closing take a `seq` under the cluster row lock and nudge the hubs ("other news"); each hub
+sends the changes as `{"type": "exec.session", "session": {...}}` and the snapshot carries
+`exec_sessions`. An exec is not a creation: the page shows it beside the pod's 13 steps.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
-import threading
-from collections import deque
-from datetime import UTC, datetime
+from django.db import transaction
+from django.db.models import Max
+
+from cluster import broadcast
+from cluster.models import Cluster, ExecSession
 
 RECENT = 50
 
-_lock = threading.Lock()
-_ids = itertools.count(1)
-_open: dict[int, dict] = {}
-_recent: dict[str, deque] = {}
+
+def _stamp(row) -> str | None:
+    return row.strftime("%Y-%m-%dT%H:%M:%SZ") if row else None
 
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def opened(
-    cluster: str,
-    namespace: str,
-    pod: str,
-    container: str,
-    command: list[str],
-    user: str,
-    client: str,
-    tty: bool,
-) -> dict:
-    session = {
-        "id": next(_ids),
-        "cluster": cluster,
-        "namespace": namespace,
-        "pod": pod,
-        "container": container,
-        "command": list(command),
-        "user": user,
-        "client": client,
-        "tty": tty,
-        "opened_at": _now(),
-        "closed_at": None,
-        "exit_code": None,
+def as_json(row: ExecSession, cluster_name: str) -> dict:
+    return {
+        "id": row.pk,
+        "cluster": cluster_name,
+        "namespace": row.namespace,
+        "pod": row.pod,
+        "container": row.container,
+        "command": row.command,
+        "user": row.user,
+        "client": row.client,
+        "tty": row.tty,
+        "opened_at": _stamp(row.opened_at),
+        "closed_at": _stamp(row.closed_at),
+        "exit_code": row.exit_code,
     }
-    with _lock:
-        _open[session["id"]] = session
-    _announce(session)
-    return session
+
+
+def _next_seq(cluster: Cluster) -> int:
+    """Under the cluster row lock (held by the caller's transaction)."""
+    return (ExecSession.objects.filter(cluster=cluster).aggregate(top=Max("seq"))["top"] or 0) + 1
+
+
+def opened(cluster_name: str, namespace: str, pod: str, container: str, command: list[str], user: str,
+           client: str, tty: bool) -> dict:  # fmt: skip
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(name=cluster_name)
+        row = ExecSession.objects.create(
+            cluster=cluster, seq=_next_seq(cluster), namespace=namespace, pod=pod, container=container,
+            command=list(command), user=user, client=client, tty=tty,
+        )  # fmt: skip
+        transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
+    return as_json(row, cluster_name)
 
 
 def closed(session: dict, exit_code: int | None) -> None:
-    with _lock:
-        if _open.pop(session["id"], None) is None:
-            return
-        session.update(closed_at=_now(), exit_code=exit_code)
-        _recent.setdefault(session["cluster"], deque(maxlen=RECENT)).append(session)
-    _announce(session)
+    from django.utils import timezone
+
+    with transaction.atomic():
+        cluster = Cluster.objects.select_for_update().get(name=session["cluster"])
+        ExecSession.objects.filter(pk=session["id"], closed_at__isnull=True).update(
+            seq=_next_seq(cluster), closed_at=timezone.now(), exit_code=exit_code
+        )
+        transaction.on_commit(lambda: broadcast.notify(session["cluster"], None))
+
+
+def latest_seq(cluster: Cluster) -> int:
+    return ExecSession.objects.filter(cluster=cluster).aggregate(top=Max("seq"))["top"] or 0
+
+
+def changed_since(cluster: Cluster, seq: int) -> list[tuple[int, dict]]:
+    """(seq, session) for every open or close after `seq`, in order."""
+    rows = ExecSession.objects.filter(cluster=cluster, seq__gt=seq).order_by("seq")
+    return [(row.seq, as_json(row, cluster.name)) for row in rows]
+
+
+def listing(cluster_name: str) -> list[dict]:
+    """The newest sessions (open or closed), oldest first."""
+    rows = ExecSession.objects.filter(cluster__name=cluster_name).order_by("-pk")[:RECENT]
+    return [as_json(row, cluster_name) for row in reversed(rows)]
 
 
 def open_count() -> int:
-    with _lock:
-        return len(_open)
-
-
-def listing(cluster: str) -> list[dict]:
-    """Open sessions and the recent closed ones, oldest first."""
-    with _lock:
-        recent = list(_recent.get(cluster, ()))
-        now_open = [s for s in _open.values() if s["cluster"] == cluster]
-    return [dict(s) for s in sorted(recent + now_open, key=lambda s: s["id"])]
-
-
-def _announce(session: dict) -> None:
-    """Hand the change to this process's hub for the cluster, on the event loop that runs it."""
-    from cluster.hub import _hubs
-    from cluster.sinks import Message
-
-    hub = _hubs.get(session["cluster"])
-    loop = getattr(hub, "loop", None) if hub is not None else None
-    if hub is None or loop is None:
-        return
-    message = Message(json.dumps({"type": "exec.session", "session": dict(session)}))
-
-    def offer() -> None:
-        for client in list(hub.clients):
-            client.offer(message)
-
-    loop.call_soon_threadsafe(offer)
+    return ExecSession.objects.filter(closed_at__isnull=True).count()

@@ -80,6 +80,8 @@ def _prepare(cluster_name: str, namespace: str, name: str, query: str, user):
     cluster = Cluster.objects.filter(name=cluster_name).first()
     if cluster is None or not can_view(user, cluster):
         raise ApiError(404, "NotFound", f'cluster "{cluster_name}" not found')
+    if execsessions.open_count() >= settings.KUBESIM_EXEC_MAX_SESSIONS:
+        raise ApiError(429, "TooManyRequests", "too many exec sessions are open; try again later")
     options = parse_options(namespace, name, query)
     if not may_exec(user, cluster):
         raise forbidden(user, namespace, name)
@@ -108,8 +110,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
         self.protocol = V5 if V5 in offered else V4 if V4 in offered else None
         kwargs = self.scope["url_route"]["kwargs"]
         user = self.scope.get("user")
-        limit = settings.KUBESIM_EXEC_MAX_SESSIONS
-        if self.protocol is None or not _origin_allowed(self.scope) or execsessions.open_count() >= limit:
+        if self.protocol is None or not _origin_allowed(self.scope):
             await self.close()
             return
         query = (self.scope.get("query_string") or b"").decode("latin1")
@@ -128,7 +129,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.stdin = InputStream() if options.stdin else NoInput()
         client = self._client()
-        self.session = execsessions.opened(
+        self.session = await database_sync_to_async(execsessions.opened)(
             ctx.cluster,
             ctx.namespace,
             ctx.pod,
@@ -171,9 +172,11 @@ class ExecConsumer(AsyncWebsocketConsumer):
             message = "Internal error occurred: error executing command in container"
             post(_status_frame(status_error(ApiError(500, "InternalError", message))))
         finally:
-            connections.close_all()
-            execsessions.closed(self.session, code)
-            post(_END)
+            try:
+                execsessions.closed(self.session, code)
+            finally:
+                connections.close_all()  # this thread's own connection
+                post(_END)
 
     async def _send_all(self) -> None:
         try:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import posixpath
 
+from cluster.shell import overlay
 from cluster.shell.context import ContainerContext
-from cluster.shell.overlay import Overlay, overlay_for
+from cluster.shell.overlay import Overlay
 from cluster.shell.rootfs import Tree, rootfs_for
 
 
@@ -24,12 +25,24 @@ NOTEMPTY = "Directory not empty"
 class FileSystem:
     def __init__(self, ctx: ContainerContext) -> None:
         self.tree: Tree = rootfs_for(ctx.image)
-        self.layer: Overlay = overlay_for(ctx.container_id)
+        self.ctx = ctx
+        self.layer: Overlay = overlay.load(ctx.cluster, ctx.container_id)
+        self.saved = self.layer.snapshot()
         self.mounted = {
             "/etc/hostname": ctx.hostname + "\n",
             "/etc/hosts": ctx.hosts_file(),
             "/etc/resolv.conf": ctx.resolv_conf(),
         }
+
+    def reload(self) -> None:
+        """Another session may have written to the container since: read its layer again."""
+        self.layer = overlay.load(self.ctx.cluster, self.ctx.container_id)
+        self.saved = self.layer.snapshot()
+
+    def save(self) -> None:
+        if self.layer.snapshot() != self.saved:
+            overlay.save(self.ctx.cluster, self.ctx.container_id, self.layer)
+            self.saved = self.layer.snapshot()
 
     @staticmethod
     def resolve(cwd: str, path: str) -> str:

@@ -63,7 +63,13 @@ def run_exec(ctx: ContainerContext, argv: list[str], stdin: InputStream, write: 
         message = runtime_not_found(argv[0] if argv else "")
         write(STDOUT, message + ("\r\n" if ctx.tty else "\n"))
         return 127
-    name = posixpath.basename(program)
+    try:
+        return _run_program(ctx, fs, argv, posixpath.basename(program), stdin, write)
+    finally:
+        fs.save()
+
+
+def _run_program(ctx: ContainerContext, fs: FileSystem, argv: list[str], name: str, stdin, write) -> int:
     io = _streams(ctx, stdin, write)
     if name in SHELLS:
         if ctx.tty and len(argv) == 1:
@@ -86,7 +92,11 @@ def _script_from_stdin(shell: Shell, stdin: InputStream, io: IO) -> int:
         while (line := stdin.read_line()) is not None:
             number += 1
             shell.line_number = number
-            shell.run(line.decode("utf-8", "replace").rstrip("\r\n"), quiet)
+            shell.fs.reload()
+            try:
+                shell.run(line.decode("utf-8", "replace").rstrip("\r\n"), quiet)
+            finally:
+                shell.fs.save()
     except ExitShell as done:
         return done.status
     return shell.status
@@ -114,9 +124,12 @@ def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
             return shell.status
         number += 1
         shell.line_number = number
+        shell.fs.reload()
         try:
             shell.run(line, io)
         except ExitShell as done:
             if shell.style == "bash":
                 write(STDOUT, "exit\r\n")
             return done.status
+        finally:
+            shell.fs.save()

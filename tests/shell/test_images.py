@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from cluster.shell.images_files import NGINX_INDEX
 from tests.shell.support import context, run, sh
+
+pytestmark = pytest.mark.django_db
 
 
 def test_nginx_files_and_links():

@@ -7,6 +7,8 @@ import pytest
 from cluster.shell.lexer import ShellSyntaxError, parse
 from tests.shell.support import context, sh
 
+pytestmark = pytest.mark.django_db
+
 
 def test_quotes_and_variables():
     assert sh("X=1; echo \"$HOSTNAME\" '$HOSTNAME' ${HOSTNAME} $NOPE.")[1] == "web $HOSTNAME web .\n"

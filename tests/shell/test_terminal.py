@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.shell.support import context, run
+
+pytestmark = pytest.mark.django_db
 
 
 def _session(keys: bytes, image: str = "nginx:1.25", shell: str = "bash"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from cluster.shell.overlay import overlay_for
+from cluster.shell.filesystem import FileSystem
 
 
 def nginx(sh, argv, io) -> int:
@@ -54,8 +54,13 @@ def redis_cli(sh, argv, io) -> int:
     if not own or sh.ctx.profile.family != "redis":
         if not own:
             peers = sh.ctx.find_pod_by_ip(host) if sh.ctx.find_pod_by_ip else []
-            if any(peer.profile.family == "redis" for peer in peers):
-                return _redis_command(overlay_for(peers[0].container_id).kv, args, io, sh)
+            for peer in peers:
+                if peer.profile.family == "redis":
+                    peer_fs = FileSystem(peer)
+                    try:
+                        return _redis_command(peer_fs.layer.kv, args, io, sh)
+                    finally:
+                        peer_fs.save()
         io.write_err(f"Could not connect to Redis at {host}:6379: Connection refused\n")
         return 1
     return _redis_command(sh.fs.layer.kv, args, io, sh)
