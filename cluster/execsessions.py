@@ -59,7 +59,9 @@ def closed(session: dict, exit_code: int | None) -> None:
     from django.utils import timezone
 
     with transaction.atomic():
-        cluster = Cluster.objects.select_for_update().get(name=session["cluster"])
+        cluster = Cluster.objects.select_for_update().filter(name=session["cluster"]).first()
+        if cluster is None:  # the cluster (a sandbox) was removed meanwhile, its sessions with it
+            return
         ExecSession.objects.filter(pk=session["id"], closed_at__isnull=True).update(
             seq=_next_seq(cluster), closed_at=timezone.now(), exit_code=exit_code
         )

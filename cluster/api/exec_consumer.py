@@ -29,9 +29,10 @@ from cluster import execsessions
 from cluster.api.access import can_view
 from cluster.api.exec_access import forbidden, may_exec, username
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
+from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
-from cluster.shell.pods import context_for
+from cluster.shell.pods import context_for, running_container_id
 from cluster.shell.session import run_exec
 from cluster.shell.streams import Closed, InputStream, NoInput
 
@@ -40,6 +41,7 @@ logger = logging.getLogger(__name__)
 V5, V4 = "v5.channel.k8s.io", "v4.channel.k8s.io"
 STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
 _END = object()
+CONTAINER_POLL_SECONDS = 2.0
 
 
 def status_success() -> dict:
@@ -69,6 +71,17 @@ def status_error(err: ApiError) -> dict:
         status["details"] = err.details
     status["code"] = err.code
     return status
+
+
+def _still_running(cluster_name: str, namespace: str, pod: str, container: str, container_id: str) -> bool:
+    cluster = Cluster.objects.filter(name=cluster_name).first()
+    try:
+        current = api.get(cluster, "Pod", namespace, pod) if cluster else None
+    except ApiError:
+        return False
+    if current is None or current["metadata"].get("deletionTimestamp"):
+        return False
+    return running_container_id(current, container) == container_id
 
 
 def _status_frame(status: dict) -> bytes:
@@ -141,6 +154,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
         )
         loop = asyncio.get_running_loop()
         self.sender = asyncio.create_task(self._send_all())
+        self.watcher = asyncio.create_task(self._watch_container(kwargs["cluster"], ctx))
         threading.Thread(
             target=self._run, args=(ctx, options, loop), name=f"exec/{ctx.pod}", daemon=True
         ).start()
@@ -178,6 +192,17 @@ class ExecConsumer(AsyncWebsocketConsumer):
                 connections.close_all()  # this thread's own connection
                 post(_END)
 
+    async def _watch_container(self, cluster_name: str, ctx) -> None:
+        """The session lives as long as its container: a deleted pod or a restarted container
+        kills the exec'd process (exit 137), as the runtime does."""
+        while True:
+            await asyncio.sleep(CONTAINER_POLL_SECONDS)
+            where = (cluster_name, ctx.namespace, ctx.pod, ctx.container, ctx.container_id)
+            alive = await database_sync_to_async(_still_running)(*where)
+            if not alive:
+                self.stdin.kill(137)
+                return
+
     async def _send_all(self) -> None:
         try:
             while (frame := await self.outbox.get()) is not _END:
@@ -204,3 +229,6 @@ class ExecConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.stdin is not None:
             self.stdin.abort()
+        watcher = getattr(self, "watcher", None)
+        if watcher is not None:
+            watcher.cancel()

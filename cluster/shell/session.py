@@ -11,7 +11,7 @@ from cluster.shell.commands.shells import run_shell_program
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem
 from cluster.shell.interpreter import IO, ExitShell, Shell
-from cluster.shell.streams import Closed, InputStream
+from cluster.shell.streams import Closed, InputStream, Killed
 from cluster.shell.terminal import INTERRUPT, LineReader, crlf
 
 STDOUT, STDERR = 1, 2
@@ -65,6 +65,8 @@ def run_exec(ctx: ContainerContext, argv: list[str], stdin: InputStream, write: 
         return 127
     try:
         return _run_program(ctx, fs, argv, posixpath.basename(program), stdin, write)
+    except Killed as killed:
+        return killed.status
     finally:
         fs.save()
 

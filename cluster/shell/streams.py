@@ -14,6 +14,13 @@ class Closed(Exception):
     """The caller went away (the websocket closed): the shell stops where it stands."""
 
 
+class Killed(Exception):
+    """The container was stopped under the session (pod deleted, container restarted)."""
+
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
 class InputStream:
     """Bytes arrive in chunks (`feed`) until `close` (stdin's end) or `abort` (the caller left)."""
 
@@ -23,6 +30,7 @@ class InputStream:
         self._ended = False
         self._aborted = threading.Event()
         self._pending = 0  # bytes fed and not yet taken by the shell
+        self._killed: int | None = None
 
     def feed(self, data: bytes) -> None:
         if not data:
@@ -40,6 +48,11 @@ class InputStream:
         self._aborted.set()
         self._chunks.put(EOF_MARK)
 
+    def kill(self, status: int = 137) -> None:
+        """The exec'd process dies with the container (SIGKILL: 128 + 9)."""
+        self._killed = status
+        self._chunks.put(EOF_MARK)
+
     @property
     def aborted(self) -> bool:
         return self._aborted.is_set()
@@ -51,6 +64,8 @@ class InputStream:
         item = self._chunks.get()
         if self._aborted.is_set():
             raise Closed()
+        if self._killed is not None:
+            raise Killed(self._killed)
         if item is EOF_MARK:
             self._ended = True
             return False

@@ -153,3 +153,23 @@ async def test_a_caller_flooding_stdin_loses_the_session(demo, monkeypatch):
     await communicator.send_to(bytes_data=b"\x00" + b"x" * 2000)
     frames = await _frames(communicator)
     assert not any(frame.startswith(b"\x03") for frame in frames)  # no Status: the session was cut
+
+
+def test_discovery_lists_pods_exec_as_kube_apiserver_does(client, demo):
+    resources = client.get("/clusters/demo/api/v1").json()["resources"]
+    exec_resource = next(r for r in resources if r["name"] == "pods/exec")
+    assert exec_resource["kind"] == "PodExecOptions"
+    assert sorted(exec_resource["verbs"]) == ["create", "get"]
+    assert exec_resource["namespaced"] is True
+
+
+async def test_deleting_the_pod_kills_the_session_with_137(demo, monkeypatch):
+    monkeypatch.setattr("cluster.api.exec_consumer.CONTAINER_POLL_SECONDS", 0.05)
+    await _running_pod(demo)
+    path = _path("web", ["bash"], stdin="true", stdout="true", tty="true")
+    communicator = WebsocketCommunicator(application, path, subprotocols=[V5])
+    assert (await communicator.connect())[0]
+    assert (await communicator.receive_output(timeout=5))["bytes"] == b"\x01root@web:/# "
+    await database_sync_to_async(api.delete)(demo, "Pod", "default", "web", KUBECTL)
+    frames = await _frames(communicator)
+    assert json.loads(frames[-1][1:])["details"] == {"causes": [{"reason": "ExitCode", "message": "137"}]}
