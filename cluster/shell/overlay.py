@@ -34,7 +34,9 @@ def load(cluster_name: str, container_id: str) -> Overlay:
 
 
 def save(cluster_name: str, container_id: str, layer: Overlay) -> None:
-    cluster = Cluster.objects.only("pk").get(name=cluster_name)
+    cluster = Cluster.objects.only("pk").filter(name=cluster_name).first()
+    if cluster is None:  # removed with its containers
+        return
     fields = {
         "files": layer.files,
         "dirs": sorted(layer.dirs),
