@@ -11,7 +11,7 @@ from cluster.shell.commands.shells import run_shell_program
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem
 from cluster.shell.interpreter import IO, ExitShell, Shell
-from cluster.shell.streams import Closed, InputStream, Killed
+from cluster.shell.streams import InputStream, Killed
 from cluster.shell.terminal import INTERRUPT, LineReader, crlf
 
 STDOUT, STDERR = 1, 2
@@ -78,7 +78,7 @@ def _run_program(ctx: ContainerContext, fs: FileSystem, argv: list[str], name: s
             return interactive(Shell(ctx, fs, name), stdin, write)
         if not ctx.tty and len(argv) == 1:
             return _script_from_stdin(Shell(ctx, fs, name), stdin, io)
-        return run_shell_program(ctx, [name, *argv[1:]], io, fs=fs)
+        return run_shell_program(ctx, fs, [name, *argv[1:]], io)
     shell = Shell(ctx, fs, "sh")
     try:
         return PROGRAMS.get(name, not_simulated)(shell, argv, io)
@@ -111,10 +111,7 @@ def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
     number = 0
     while True:
         write(STDOUT, prompt(shell))
-        try:
-            line = reader.read_line()
-        except Closed:
-            raise
+        line = reader.read_line()  # raises Closed when the caller leaves
         if line is INTERRUPT:
             shell.status = 130
             continue

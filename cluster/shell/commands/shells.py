@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import posixpath
 
+from cluster.shell.context import ContainerContext
+from cluster.shell.filesystem import FileSystem
 from cluster.shell.interpreter import IO, ExitShell, Shell
 
 
-def run_shell_program(parent_or_ctx, argv: list[str], io: IO, fs=None) -> int:
-    """`sh -c SCRIPT` runs SCRIPT; `sh` alone runs its standard input as a script."""
-    from cluster.shell.interpreter import Shell as _Shell
-
-    if isinstance(parent_or_ctx, _Shell):
-        ctx, fs, env, cwd = parent_or_ctx.ctx, parent_or_ctx.fs, parent_or_ctx.env, parent_or_ctx.cwd
-    else:
-        ctx, env, cwd = parent_or_ctx, None, None
+def run_shell_program(
+    ctx: ContainerContext, fs: FileSystem, argv: list[str], io: IO, parent: Shell | None = None
+) -> int:
+    """`sh -c SCRIPT` runs SCRIPT; `sh FILE` runs the file; `sh` alone runs its standard input.
+    A child of another shell inherits its variables and working directory."""
     name = posixpath.basename(argv[0])
     shell = Shell(ctx, fs, name)
-    if env is not None:
-        shell.env, shell.cwd = dict(env), cwd
+    if parent is not None:
+        shell.env, shell.cwd = dict(parent.env), parent.cwd
     args = argv[1:]
     try:
         if args and args[0] == "-c":
@@ -29,11 +28,12 @@ def run_shell_program(parent_or_ctx, argv: list[str], io: IO, fs=None) -> int:
         if args and not args[0].startswith("-"):
             path = fs.resolve(shell.cwd, args[0])
             if not fs.is_file(path):
-                io.write_err(
-                    f"{name}: {args[0]}: No such file or directory\n"
-                    if name == "bash"
-                    else f"{name}: 0: cannot open {args[0]}: No such file\n"
-                )
+                if shell.style == "bash":
+                    io.write_err(f"{name}: {args[0]}: No such file or directory\n")
+                elif shell.style == "dash":
+                    io.write_err(f"{name}: 0: cannot open {args[0]}: No such file\n")
+                else:
+                    io.write_err(f"{name}: can't open '{args[0]}': No such file or directory\n")
                 return 127 if name == "bash" else 2
             script = fs.read(path)
         else:
@@ -47,7 +47,7 @@ def run_shell_program(parent_or_ctx, argv: list[str], io: IO, fs=None) -> int:
 
 
 def sh(parent: Shell, argv: list[str], io: IO) -> int:
-    return run_shell_program(parent, argv, io)
+    return run_shell_program(parent.ctx, parent.fs, argv, io, parent)
 
 
 PROGRAMS = {"sh": sh, "bash": sh, "ash": sh}
