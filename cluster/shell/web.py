@@ -3,7 +3,9 @@ directory (with whatever the students wrote into it), httpd its htdocs, tomcat i
 
 from __future__ import annotations
 
+import json
 import posixpath
+import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -91,3 +93,36 @@ def serve(profile: Profile, fs: FileSystem, path: str, method: str = "GET") -> R
 
 def speaks_http(profile: Profile) -> bool:
     return profile.family in ("nginx", "httpd", "tomcat")
+
+
+def api_server(path: str, method: str = "GET") -> Response:
+    """kube-apiserver behind the `kubernetes` Service, to an anonymous caller: the public info
+    (version, health) and 403 for the rest, pretty-printed as it answers curl."""
+    from cluster.kubeapi.resources import VERSION
+
+    path = path.split("?", 1)[0] or "/"
+    if path in ("/healthz", "/livez", "/readyz"):
+        status, body, kind = 200, "ok", "text/plain; charset=utf-8"
+    elif path == "/version":
+        status, body, kind = 200, json.dumps(VERSION, indent=2), "application/json"
+    else:
+        forbidden = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": f'forbidden: User "system:anonymous" cannot get path "{path}"',
+            "reason": "Forbidden",
+            "details": {},
+            "code": 403,
+        }
+        status, body, kind = 403, json.dumps(forbidden, indent=2) + "\n", "application/json"
+    headers = [
+        ("Audit-Id", str(uuid.uuid4())),
+        ("Cache-Control", "no-cache, private"),
+        ("Content-Type", kind),
+        ("Date", _http_date()),
+        ("Content-Length", str(len(body.encode()))),
+    ]
+    reason = "OK" if status == 200 else "Forbidden"
+    return Response(status, reason, headers, "" if method == "HEAD" else body)

@@ -109,3 +109,12 @@ def test_curl_and_wget_reach_the_simulated_servers():
         run(["wget", "-qO-", "http://10.244.2.7"], ctx=ctx)[1]
         == "<html><body><h1>It works!</h1></body></html>\n"
     )
+
+
+def test_the_kubernetes_service_answers_as_kube_apiserver_does_to_anonymous():
+    assert run(["curl", "https://kubernetes.default"])[0] == 60  # the cluster's CA is not trusted
+    forbidden = run(["curl", "-sk", "https://kubernetes.default.svc/api"])[1]
+    assert '"message": "forbidden: User \\"system:anonymous\\" cannot get path \\"/api\\""' in forbidden
+    version = run(["curl", "-k", "https://10.96.0.1/version"])[1]
+    assert '"gitVersion": "v1.33.1"' in version
+    assert run(["curl", "-k", "https://kubernetes/healthz"])[1] == "ok"

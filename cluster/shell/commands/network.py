@@ -6,7 +6,17 @@ import posixpath
 from urllib.parse import urlsplit
 
 from cluster.shell import web
+from cluster.shell.context import KUBERNETES_SERVICE_IP
 from cluster.shell.filesystem import FileSystem, FsError
+
+SERVICE_ACCOUNT_CA = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt"
+CERTIFICATE_PROBLEM = (
+    "curl: (60) SSL certificate problem: unable to get local issuer certificate\n"
+    "More details here: https://curl.se/docs/sslcerts.html\n\n"
+    "curl failed to verify the legitimacy of the server and therefore could not\n"
+    "establish a secure connection to it. To learn more about this situation and\n"
+    "how to fix it, please visit the web page mentioned above.\n"
+)
 
 
 class Unreachable(Exception):
@@ -14,14 +24,32 @@ class Unreachable(Exception):
         self.kind, self.host, self.port = kind, host, port
 
 
+# The `kubernetes` Service in the default namespace, by the names the pod's resolv.conf completes.
+_API_NAMES = (
+    "kubernetes",
+    "kubernetes.default",
+    "kubernetes.default.svc",
+    "kubernetes.default.svc.cluster.local",
+)
+
+
 def _target(sh, url: str):
-    """(profile, filesystem, path) of the server a URL reaches; raises Unreachable."""
+    """(respond(path, method) -> Response, path, tls) of the server a URL reaches; raises Unreachable."""
     if "://" not in url:
         url = "http://" + url
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
+    path = parts.path or "/"
     ctx = sh.ctx
+    if (
+        host == KUBERNETES_SERVICE_IP
+        or (host in _API_NAMES and ctx.namespace == "default")
+        or (host.startswith("kubernetes.default."))
+    ):
+        if port != 443:
+            raise Unreachable("refused", host, port)
+        return web.api_server, path, True
     if host in ("localhost", "127.0.0.1", "::1", ctx.hostname) or (ctx.pod_ip and host == ctx.pod_ip):
         containers = [(ctx.profile, sh.fs)]
     elif _is_ip(host):
@@ -33,7 +61,11 @@ def _target(sh, url: str):
         raise Unreachable("resolve", host, port)
     for profile, fs in containers:
         if profile.port == port and port and web.speaks_http(profile):
-            return profile, fs, parts.path or "/"
+            return (
+                (lambda path, method, profile=profile, fs=fs: web.serve(profile, fs, path, method)),
+                path,
+                False,
+            )
         if profile.port == port and port:
             raise Unreachable("not-http", host, port)
     raise Unreachable("refused", host, port)
@@ -46,10 +78,14 @@ def _is_ip(host: str) -> bool:
 
 def curl(sh, argv, io) -> int:
     args = iter(argv[1:])
-    url, output, head, include, silent = "", None, False, False, False
+    url, output, head, include, silent, insecure = "", None, False, False, False, False
     for arg in args:
         if arg in ("-o", "--output"):
             output = next(args, None)
+        elif arg in ("-k", "--insecure"):
+            insecure = True
+        elif arg == "--cacert":
+            insecure = next(args, "") == SERVICE_ACCOUNT_CA
         elif arg in ("-I", "--head"):
             head = True
         elif arg in ("-i", "--include"):
@@ -59,6 +95,7 @@ def curl(sh, argv, io) -> int:
         elif arg in ("-m", "--max-time", "-H", "-X", "-d"):
             next(args, None)
         elif arg.startswith("-"):
+            insecure = insecure or "k" in arg[1:]
             include = include or "i" in arg[1:]
             head = head or "I" in arg[1:]
             silent = silent or "s" in arg[1:]
@@ -68,7 +105,7 @@ def curl(sh, argv, io) -> int:
         io.write_err("curl: try 'curl --help' or 'curl --manual' for more information\n")
         return 2
     try:
-        profile, fs, path = _target(sh, url)
+        respond, path, tls = _target(sh, url)
     except Unreachable as exc:
         if exc.kind == "resolve":
             io.write_err(f"curl: (6) Could not resolve host: {exc.host}\n")
@@ -81,7 +118,10 @@ def curl(sh, argv, io) -> int:
             f"curl: (7) Failed to connect to {exc.host} port {exc.port} {after}: Couldn't connect to server\n"
         )
         return 7
-    response = web.serve(profile, fs, path, "HEAD" if head else "GET")
+    if tls and not insecure:
+        io.write_err(CERTIFICATE_PROBLEM)
+        return 60
+    response = respond(path, "HEAD" if head else "GET")
     text = ""
     if head or include:
         status_line = f"HTTP/1.1 {response.status} {response.reason}".rstrip()
@@ -132,9 +172,10 @@ def wget(sh, argv, io) -> int:
             "BusyBox v1.36.1 (2023-05-18 22:34:17 UTC) multi-call binary.\n\nUsage: wget [OPTIONS] URL...\n"
         )
         return 1
-    host = urlsplit(url if "://" in url else "http://" + url).hostname or ""
+    parts = urlsplit(url if "://" in url else "http://" + url)
+    host = parts.hostname or ""
     try:
-        profile, fs, path = _target(sh, url)
+        respond, path, _tls = _target(sh, url)
     except Unreachable as exc:
         if exc.kind == "resolve":
             io.write_err(f"wget: bad address '{exc.host}'\n")
@@ -146,8 +187,9 @@ def wget(sh, argv, io) -> int:
             io.write_err(f"wget: can't connect to remote host ({exc.host}): Connection refused\n")
         return 1
     if not quiet:
-        io.write_err(f"Connecting to {host} ({host}:{profile.port})\n")
-    response = web.serve(profile, fs, path)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        io.write_err(f"Connecting to {host} ({host}:{port})\n")
+    response = respond(path, "GET")
     if response.status != 200:
         io.write_err(
             f"wget: server returned error: HTTP/1.1 {response.status} {response.reason}".rstrip() + "\n"
