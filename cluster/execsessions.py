@@ -8,20 +8,33 @@ sends the changes as `{"type": "exec.session", "session": {...}}` and the snapsh
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.db import transaction
 from django.db.models import Max
+from django.utils import timezone
 
 from cluster import broadcast
 from cluster.models import Cluster, ExecSession
 
 RECENT = 50
+HEARTBEAT_SECONDS = 30.0
+# An open session not renewed for this long lost its process: it is shown as ended.
+STALE_SECONDS = 90.0
 
 
 def _stamp(row) -> str | None:
     return row.strftime("%Y-%m-%dT%H:%M:%SZ") if row else None
 
 
+def _stale_before():
+    return timezone.now() - timedelta(seconds=STALE_SECONDS)
+
+
 def as_json(row: ExecSession, cluster_name: str) -> dict:
+    closed_at = row.closed_at
+    if closed_at is None and row.seen_at < _stale_before():
+        closed_at = row.seen_at  # its process ended without closing it
     return {
         "id": row.pk,
         "cluster": cluster_name,
@@ -33,7 +46,7 @@ def as_json(row: ExecSession, cluster_name: str) -> dict:
         "client": row.client,
         "tty": row.tty,
         "opened_at": _stamp(row.opened_at),
-        "closed_at": _stamp(row.closed_at),
+        "closed_at": _stamp(closed_at),
         "exit_code": row.exit_code,
     }
 
@@ -55,9 +68,12 @@ def opened(cluster_name: str, namespace: str, pod: str, container: str, command:
     return as_json(row, cluster_name)
 
 
-def closed(session: dict, exit_code: int | None) -> None:
-    from django.utils import timezone
+def seen(session: dict) -> None:
+    """The serving process still holds the session open."""
+    ExecSession.objects.filter(pk=session["id"], closed_at__isnull=True).update(seen_at=timezone.now())
 
+
+def closed(session: dict, exit_code: int | None) -> None:
     with transaction.atomic():
         cluster = Cluster.objects.select_for_update().filter(name=session["cluster"]).first()
         if cluster is None:  # the cluster (a sandbox) was removed meanwhile, its sessions with it
@@ -85,4 +101,4 @@ def listing(cluster_name: str) -> list[dict]:
 
 
 def open_count() -> int:
-    return ExecSession.objects.filter(closed_at__isnull=True).count()
+    return ExecSession.objects.filter(closed_at__isnull=True, seen_at__gte=_stale_before()).count()

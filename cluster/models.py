@@ -226,6 +226,9 @@ class ExecSession(models.Model):
     client = models.CharField(max_length=40)  # kubectl / web / api
     tty = models.BooleanField(default=False)
     opened_at = models.DateTimeField(auto_now_add=True)
+    # Renewed by the serving process while the session is open: a session whose process died
+    # (no close was written) counts as ended once this is old.
+    seen_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     exit_code = models.IntegerField(null=True, blank=True)
 

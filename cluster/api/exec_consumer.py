@@ -17,6 +17,7 @@ import contextlib
 import json
 import logging
 import threading
+import time
 from urllib.parse import urlparse
 
 from channels.db import database_sync_to_async
@@ -195,6 +196,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
     async def _watch_container(self, cluster_name: str, ctx) -> None:
         """The session lives as long as its container: a deleted pod or a restarted container
         kills the exec'd process (exit 137), as the runtime does."""
+        renewed = time.monotonic()
         while True:
             await asyncio.sleep(CONTAINER_POLL_SECONDS)
             where = (cluster_name, ctx.namespace, ctx.pod, ctx.container, ctx.container_id)
@@ -202,6 +204,9 @@ class ExecConsumer(AsyncWebsocketConsumer):
             if not alive:
                 self.stdin.kill(137)
                 return
+            if time.monotonic() - renewed >= execsessions.HEARTBEAT_SECONDS:
+                renewed = time.monotonic()
+                await database_sync_to_async(execsessions.seen)(self.session)
 
     async def _send_all(self) -> None:
         try:

@@ -173,3 +173,20 @@ async def test_deleting_the_pod_kills_the_session_with_137(demo, monkeypatch):
     await database_sync_to_async(api.delete)(demo, "Pod", "default", "web", KUBECTL)
     frames = await _frames(communicator)
     assert json.loads(frames[-1][1:])["details"] == {"causes": [{"reason": "ExitCode", "message": "137"}]}
+
+
+def test_a_session_whose_process_died_counts_as_ended(demo):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from cluster import execsessions
+    from cluster.models import ExecSession
+
+    session = execsessions.opened(
+        "demo", "default", "web", "main", ["bash"], "system:anonymous", "kubectl", True
+    )
+    assert execsessions.open_count() == 1 and execsessions.listing("demo")[-1]["closed_at"] is None
+    ExecSession.objects.filter(pk=session["id"]).update(seen_at=timezone.now() - timedelta(minutes=5))
+    assert execsessions.open_count() == 0
+    assert execsessions.listing("demo")[-1]["closed_at"] is not None
