@@ -100,5 +100,15 @@ def listing(cluster_name: str) -> list[dict]:
     return [as_json(row, cluster_name) for row in reversed(rows)]
 
 
+def check_room() -> None:
+    """429 when this installation already serves as many sessions as it allows."""
+    from django.conf import settings
+
+    from cluster.apiserver.errors import ApiError
+
+    if open_count() >= settings.KUBESIM_EXEC_MAX_SESSIONS:
+        raise ApiError(429, "TooManyRequests", "too many exec sessions are open; try again later")
+
+
 def open_count() -> int:
     return ExecSession.objects.filter(closed_at__isnull=True, seen_at__gte=_stale_before()).count()

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 import time
@@ -29,6 +28,7 @@ from django.db import connections
 from cluster import execsessions
 from cluster.api.access import can_view
 from cluster.api.exec_access import forbidden, may_exec, username
+from cluster.api.exec_status import V5, status_error, status_exit, status_frame, status_success
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
@@ -39,39 +39,11 @@ from cluster.shell.streams import Closed, InputStream, NoInput
 
 logger = logging.getLogger(__name__)
 
-V5, V4 = "v5.channel.k8s.io", "v4.channel.k8s.io"
-STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
+V4 = "v4.channel.k8s.io"
+# Channel bytes (3, the error channel, is exec_status.ERROR_CHANNEL; 4, resize, is not used).
+STDIN, STDOUT, STDERR, CLOSE = 0, 1, 2, 255
 _END = object()
 CONTAINER_POLL_SECONDS = 2.0
-
-
-def status_success() -> dict:
-    return {"metadata": {}, "status": "Success"}
-
-
-def status_exit(code: int, protocol: str) -> dict:
-    """The Status for a non-zero exit. Over v5 kube-apiserver's stream translator re-wraps the
-    kubelet's exit as client-go reports it; v4 reaches the kubelet (Docker runtime) directly."""
-    inner = (
-        f"command terminated with exit code {code}"
-        if protocol == V5
-        else (f"Error executing in Docker Container: {code}")
-    )
-    return {
-        "metadata": {},
-        "status": "Failure",
-        "message": f"command terminated with non-zero exit code: {inner}",
-        "reason": "NonZeroExitCode",
-        "details": {"causes": [{"reason": "ExitCode", "message": str(code)}]},
-    }
-
-
-def status_error(err: ApiError) -> dict:
-    status = {"metadata": {}, "status": "Failure", "message": err.message, "reason": err.reason}
-    if err.details:
-        status["details"] = err.details
-    status["code"] = err.code
-    return status
 
 
 def _still_running(cluster_name: str, namespace: str, pod: str, container: str, container_id: str) -> bool:
@@ -85,17 +57,12 @@ def _still_running(cluster_name: str, namespace: str, pod: str, container: str, 
     return running_container_id(current, container) == container_id
 
 
-def _status_frame(status: dict) -> bytes:
-    return bytes([ERROR]) + json.dumps(status, separators=(",", ":")).encode()
-
-
 def _prepare(cluster_name: str, namespace: str, name: str, query: str, user):
     """(session context, options, runtime error) or raises ApiError: every check before accepting."""
     cluster = Cluster.objects.filter(name=cluster_name).first()
     if cluster is None or not can_view(user, cluster):
         raise ApiError(404, "NotFound", f'cluster "{cluster_name}" not found')
-    if execsessions.open_count() >= settings.KUBESIM_EXEC_MAX_SESSIONS:
-        raise ApiError(429, "TooManyRequests", "too many exec sessions are open; try again later")
+    execsessions.check_room()
     options = parse_options(namespace, name, query)
     if not may_exec(user, cluster):
         raise forbidden(user, namespace, name)
@@ -179,13 +146,13 @@ class ExecConsumer(AsyncWebsocketConsumer):
         code: int | None = None
         try:
             code = run_exec(ctx, options.command, self.stdin, write)
-            post(_status_frame(status_success() if code == 0 else status_exit(code, self.protocol)))
+            post(status_frame(status_success() if code == 0 else status_exit(code, self.protocol)))
         except Closed:
             pass
         except Exception:
             logger.exception("exec in %s/%s failed", ctx.namespace, ctx.pod)
             message = "Internal error occurred: error executing command in container"
-            post(_status_frame(status_error(ApiError(500, "InternalError", message))))
+            post(status_frame(status_error(ApiError(500, "InternalError", message))))
         finally:
             try:
                 execsessions.closed(self.session, code)
@@ -217,7 +184,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
             return
 
     async def _send_status(self, status: dict) -> None:
-        await self.send(bytes_data=_status_frame(status))
+        await self.send(bytes_data=status_frame(status))
 
     async def receive(self, text_data=None, bytes_data=None) -> None:
         if self.stdin is None or not bytes_data:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 
+from cluster import execsessions
 from cluster.api.exec_access import forbidden, may_exec
 from cluster.api.exec_target import parse_options, resolve, runtime_error
 from cluster.api.http import error_response
@@ -21,6 +22,7 @@ def exec_response(request: HttpRequest, cluster: Cluster, target: Target) -> Htt
     try:
         if request.method not in ("GET", "POST"):
             raise method_not_allowed(request.method or "")
+        execsessions.check_room()
         user = getattr(request, "user", None)
         if not may_exec(user, cluster):
             raise forbidden(user, target.namespace, target.name)
