@@ -200,12 +200,15 @@ HOME_URL="https://alpinelinux.org/"
 BUG_REPORT_URL="https://gitlab.alpinelinux.org/alpine/aports/-/issues"
 """
 
-DEBIAN = Base("debian", DEBIAN_RELEASE, _gnu(), "dash")
-UBUNTU = Base("ubuntu", UBUNTU_RELEASE, _gnu("ps", "top", "free"), "dash")
-CENTOS = Base("centos", CENTOS_RELEASE, _gnu("ps", "top", "free", "curl", "yum"), "bash")
-ORACLE = Base("oracle", ORACLE_RELEASE, _gnu("microdnf"), "bash")
-ALPINE = Base("alpine", ALPINE_RELEASE, _busybox(), "ash")
-BUSYBOX = Base("busybox", "", _busybox(), "ash")
+_APT = ("apt", "apt-get", "dpkg", "which", "clear")
+DEBIAN = Base("debian", DEBIAN_RELEASE, _gnu(*_APT), "dash")
+UBUNTU = Base("ubuntu", UBUNTU_RELEASE, _gnu(*_APT, "ps", "top", "free"), "dash")
+CENTOS = Base(
+    "centos", CENTOS_RELEASE, _gnu("ps", "top", "free", "curl", "yum", "rpm", "which", "clear"), "bash"
+)
+ORACLE = Base("oracle", ORACLE_RELEASE, _gnu("microdnf", "rpm"), "bash")
+ALPINE = Base("alpine", ALPINE_RELEASE, _busybox("apk", "which", "clear"), "ash")
+BUSYBOX = Base("busybox", "", _busybox("which", "clear"), "ash")
 
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 

@@ -159,9 +159,15 @@ export class ConsoleView {
     this.input.focus();
   }
 
-  // Terminal output into one element: CR LF is a newline, "\b \b" erases what the shell echoed.
+  // Terminal output into one element: CR LF is a newline, "\b \b" erases what the shell echoed,
+  // `clear`'s erase-screen empties it and other escape sequences are dropped.
   stream(screen, text) {
     let content = screen.textContent;
+    if (text.includes("\u001b[2J")) {
+      content = "";
+      text = text.slice(text.lastIndexOf("\u001b[2J"));
+    }
+    text = text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
     for (const char of text) {
       if (char === "\b") content = content.slice(0, -1);
       else if (char !== "\r") content += char;

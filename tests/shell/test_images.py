@@ -118,3 +118,12 @@ def test_the_kubernetes_service_answers_as_kube_apiserver_does_to_anonymous():
     version = run(["curl", "-k", "https://10.96.0.1/version"])[1]
     assert '"gitVersion": "v1.33.1"' in version
     assert run(["curl", "-k", "https://kubernetes/healthz"])[1] == "ok"
+
+
+def test_which_ls_long_options_and_programs_not_simulated():
+    assert run(["which", "nginx"])[1] == "/usr/sbin/nginx\n"
+    assert run(["which", "bash"], "busybox:1.36")[0] == 1
+    assert run(["ls", "--color=auto", "/etc/nginx"])[1] == "conf.d\nmime.types\nnginx.conf\n"
+    status, _out, err = run(["apt-get", "update"])
+    assert status == 126 and "KubeSim does not simulate it" in err
+    assert run(["apt-get", "update"], "alpine:3.20")[0] == 127  # alpine has apk, not apt

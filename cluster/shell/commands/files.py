@@ -15,6 +15,8 @@ WIDTH = 80
 def _flags_and_args(argv: list[str]) -> tuple[set[str], list[str]]:
     flags, args = set(), []
     for arg in argv[1:]:
+        if arg.startswith("--") and not args:
+            continue  # long options (--color=auto, --all) change nothing shown here
         if arg.startswith("-") and len(arg) > 1 and not args:
             flags.update(arg[1:])
         else:

@@ -145,7 +145,25 @@ def nproc(sh, argv, io) -> int:
     return 0
 
 
+def which(sh, argv, io) -> int:
+    status = 0
+    for name in argv[1:]:
+        found = sh.fs.find_program(name, sh.env.get("PATH", ""))
+        if found:
+            io.write_out(found + "\n")
+        else:
+            status = 1
+    return status
+
+
+def clear(sh, argv, io) -> int:
+    io.write_out("\x1b[H\x1b[2J\x1b[3J")  # home, erase the screen and the scrollback
+    return 0
+
+
 PROGRAMS = {
+    "which": which,
+    "clear": clear,
     "hostname": hostname,
     "id": id_,
     "whoami": whoami,
