@@ -111,6 +111,9 @@ class Shell:
             if operator == "2>&1":
                 err = out
                 continue
+            if operator in ("1>&2", ">&2"):
+                out = err
+                continue
             path = " ".join(self.expand(target)) if target is not None else ""
             full = self.fs.resolve(self.cwd, path)
             if operator == "<":

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-OPERATORS = ("&&", "||", ">>", "2>&1", "2>", ";", "|", ">", "<", "&", "\n")
+OPERATORS = ("&&", "||", ">>", "2>&1", "1>&2", ">&2", "2>", ";", "|", ">", "<", "&", "\n")
+# Redirections that start with a file descriptor's digit: only at the start of a word.
+_FD_OPERATORS = ("2>&1", "1>&2", "2>")
+# Redirections that take no file name.
+DUPLICATIONS = ("2>&1", "1>&2", ">&2")
 
 
 class ShellSyntaxError(Exception):
@@ -71,12 +75,9 @@ def tokenize(line: str) -> list[Token]:
         if char == "#" and word is None:
             break
         operator = next((op for op in OPERATORS if line.startswith(op, i)), None)
-        if operator == "2>&1" or (operator == "2>" and word is None):
-            finish()
-            tokens.append(operator)
-            i += len(operator)
-            continue
-        if operator and operator not in ("2>", "2>&1"):
+        if operator in _FD_OPERATORS and word is not None:
+            operator = None  # `x2>y`: the digit belongs to the word
+        if operator:
             finish()
             tokens.append(operator)
             i += len(operator)
@@ -180,7 +181,7 @@ def parse(line: str) -> list[AndOr]:
             command.redirects.append((token, target))
             index += 1
             continue
-        if token == "2>&1":
+        if token in DUPLICATIONS:
             command.redirects.append((token, None))
             continue
         if token == "|":

@@ -65,3 +65,8 @@ def test_syntax_errors():
 def test_globbing():
     assert sh("echo /etc/nginx/*.conf")[1] == "/etc/nginx/nginx.conf\n"
     assert sh("cd /etc/nginx && echo *")[1] == "conf.d mime.types nginx.conf\n"
+
+
+def test_output_to_standard_error():
+    assert sh("echo oops >&2; echo fine") == (0, "fine\n", "oops\n")
+    assert sh("echo oops 1>&2")[2] == "oops\n"
