@@ -82,7 +82,9 @@ export class ConsoleView {
 
   submit() {
     if (this.exec) {
-      this.exec.session.sendLine(this.input.value);
+      const { session, screen } = this.exec;
+      if (!session.tty) this.stream(screen, `${this.input.value}\n`); // no terminal echoes it
+      session.sendLine(this.input.value);
       this.input.value = "";
       return;
     }
@@ -146,6 +148,7 @@ export class ConsoleView {
     prompt.textContent = "";
     prompt.hidden = true;
     const session = new ExecSession(target.path, {
+      tty: target.tty,
       onText: (text) => this.stream(screen, text),
       onEnd: (status) => {
         this.exec = null;
@@ -155,7 +158,7 @@ export class ConsoleView {
         this.input.focus();
       },
     });
-    this.exec = { session, target };
+    this.exec = { session, target, screen };
     this.input.focus();
   }
 

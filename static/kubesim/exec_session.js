@@ -7,11 +7,13 @@ const STDIN = 0;
 const STDOUT = 1;
 const STDERR = 2;
 const ERROR = 3;
+const CLOSE = 255; // v5: the client is done with a stream
 
 export class ExecSession {
   // onText(text) shows terminal output; onEnd(status) runs once, with the error channel's Status
   // (or null when the connection ended without one).
-  constructor(path, { onText, onEnd }) {
+  constructor(path, { tty, onText, onEnd }) {
+    this.tty = tty;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     this.socket = new WebSocket(`${scheme}://${location.host}${path}`, [PROTOCOL]);
     this.socket.binaryType = "arraybuffer";
@@ -49,9 +51,13 @@ export class ExecSession {
     this.socket.send(frame);
   }
 
-  sendLine(line) { this.send(`${line}\r`); }
+  // On a terminal the server's line discipline echoes and edits; without one, input is a stream.
+  sendLine(line) { this.send(this.tty ? `${line}\r` : `${line}\n`); }
   interrupt() { this.send("\u0003"); }
-  endOfInput() { this.send("\u0004"); }
+  endOfInput() {
+    if (this.tty) this.send("\u0004");
+    else if (this.socket.readyState === WebSocket.OPEN) this.socket.send(new Uint8Array([CLOSE, STDIN]));
+  }
   close() { this.socket.close(); }
 
   finish() {

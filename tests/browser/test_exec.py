@@ -105,3 +105,22 @@ def test_exec_it_bash_in_the_console(page):
     page.press("#console-input", "Enter")
     _screen_has(page, "nginx version: nginx/1.25.5")
     assert not page.problems.errors
+
+
+def test_exec_i_without_a_terminal_streams_lines_until_ctrl_d(page):
+    open_dashboard(page)
+    apply_yaml(page, POD.replace("exec-web", "exec-sh"))
+    page.wait_for_selector(
+        '.node-card[data-node="node1"] .pod[data-pod="default/exec-sh"][data-state="Running"]',
+        timeout=TIMEOUT_MS,
+    )
+    page.click("#tab-console")
+    page.fill("#console-input", "exec -i exec-sh -- sh")
+    page.press("#console-input", "Enter")
+    page.wait_for_selector('.pod[data-pod="default/exec-sh"].has-exec', timeout=TIMEOUT_MS)
+    page.fill("#console-input", "hostname")
+    page.press("#console-input", "Enter")
+    _screen_has(page, "hostname\nexec-sh\n")
+    page.press("#console-input", "Control+d")  # stdin closes: sh reaches the end of its script
+    page.locator("#console-form .console-prompt").wait_for(state="visible", timeout=TIMEOUT_MS)
+    assert not page.problems.errors
