@@ -27,7 +27,7 @@ from django.db import connections
 
 from cluster import execsessions
 from cluster.api.access import can_view
-from cluster.api.exec_access import forbidden, may_exec, username
+from cluster.api.exec_access import authorize, caller
 from cluster.api.exec_status import V5, status_error, status_exit, status_frame, status_success
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
 from cluster.apiserver import service as api
@@ -57,19 +57,19 @@ def _still_running(cluster_name: str, namespace: str, pod: str, container: str, 
     return running_container_id(current, container) == container_id
 
 
-def _prepare(cluster_name: str, namespace: str, name: str, query: str, user):
-    """(session context, options, runtime error) or raises ApiError: every check before accepting."""
+def _prepare(scope, cluster_name: str, namespace: str, name: str, query: str):
+    """(context, options, container, runtime error, user name) or raises ApiError: every check
+    before accepting."""
     cluster = Cluster.objects.filter(name=cluster_name).first()
-    if cluster is None or not can_view(user, cluster):
+    if cluster is None or not can_view(caller(scope), cluster):
         raise ApiError(404, "NotFound", f'cluster "{cluster_name}" not found')
     execsessions.check_room()
     options = parse_options(namespace, name, query)
-    if not may_exec(user, cluster):
-        raise forbidden(user, namespace, name)
+    user = authorize(scope, cluster, namespace, name)
     pod, container = resolve(cluster, options)
     problem = runtime_error(pod, container)
     ctx = None if problem else context_for(cluster, pod, container, options.tty)
-    return ctx, options, container, problem
+    return ctx, options, container, problem, user
 
 
 def _origin_allowed(scope) -> bool:
@@ -90,14 +90,13 @@ class ExecConsumer(AsyncWebsocketConsumer):
         offered = self.scope.get("subprotocols") or []
         self.protocol = V5 if V5 in offered else V4 if V4 in offered else None
         kwargs = self.scope["url_route"]["kwargs"]
-        user = self.scope.get("user")
         if self.protocol is None or not _origin_allowed(self.scope):
             await self.close()
             return
         query = (self.scope.get("query_string") or b"").decode("latin1")
         try:
-            ctx, options, container, problem = await database_sync_to_async(_prepare)(
-                kwargs["cluster"], kwargs["namespace"], kwargs["name"], query, user
+            ctx, options, container, problem, user = await database_sync_to_async(_prepare)(
+                self.scope, kwargs["cluster"], kwargs["namespace"], kwargs["name"], query
             )
         except ApiError:
             await self.close()  # kubectl falls back to a POST, which the REST view answers
@@ -116,7 +115,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
             ctx.pod,
             container,
             options.command,
-            username(user),
+            user,
             client,
             options.tty,
         )

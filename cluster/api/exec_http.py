@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 
 from cluster import execsessions
-from cluster.api.exec_access import forbidden, may_exec
+from cluster.api.exec_access import authorize
 from cluster.api.exec_target import parse_options, resolve, runtime_error
 from cluster.api.http import error_response
 from cluster.api.paths import Target
@@ -23,9 +23,7 @@ def exec_response(request: HttpRequest, cluster: Cluster, target: Target) -> Htt
         if request.method not in ("GET", "POST"):
             raise method_not_allowed(request.method or "")
         execsessions.check_room()
-        user = getattr(request, "user", None)
-        if not may_exec(user, cluster):
-            raise forbidden(user, target.namespace, target.name)
+        authorize(request, cluster, target.namespace, target.name)
         options = parse_options(target.namespace, target.name, dict(request.GET.lists()))
         pod, container = resolve(cluster, options)
         problem = runtime_error(pod, container)

@@ -28,7 +28,7 @@ def server_error(exc: api.ApiError) -> str:
     return f"Error from server ({exc.reason}): {exc.message}\n"
 
 
-def run_command(cluster: Cluster, line: str, stdin: str = "", user=None) -> ConsoleResult:
+def run_command(cluster: Cluster, line: str, stdin: str = "", request=None) -> ConsoleResult:
     from dashboard.console import reads, writes
     from dashboard.console.exec import exec_command
 
@@ -36,7 +36,7 @@ def run_command(cluster: Cluster, line: str, stdin: str = "", user=None) -> Cons
     try:
         cmd = parse(line)
         if cmd.verb == "exec":
-            return exec_command(cluster, cmd, stdin, user)
+            return exec_command(cluster, cmd, stdin, request)
         handler = handlers.get(cmd.verb)
         if handler is None:
             raise UsageError(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from urllib.parse import quote, urlencode
 
 from cluster import execsessions
-from cluster.api.exec_access import forbidden, may_exec, username
+from cluster.api.exec_access import authorize
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
 from cluster.apiserver import service as api
 from cluster.models import Cluster
@@ -51,14 +51,13 @@ def _container(cmd: CommandLine, pod: dict) -> tuple[str, str]:
     return default, note
 
 
-def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, user=None) -> ConsoleResult:
+def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, request=None) -> ConsoleResult:
     name = _pod_name(cmd)
     if len(cmd.args) > 1:
         raise UsageError(OLD_FORM)
     if not cmd.command:
         raise UsageError("error: you must specify at least one command for the container")
-    if not may_exec(user, cluster):
-        raise forbidden(user, cmd.namespace, name)
+    user_name = authorize(request, cluster, cmd.namespace, name)
     pod = api.get(cluster, "Pod", cmd.namespace, name)
     phase = (pod.get("status") or {}).get("phase")
     if phase in ("Succeeded", "Failed"):
@@ -81,14 +80,16 @@ def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, user=None) -> C
         session = {"path": f"{path}?{urlencode(query, doseq=True)}", "pod": name, "container": container,
                    "namespace": cmd.namespace, "tty": tty}  # fmt: skip
         return ConsoleResult(note, 0, {"exec": session})
-    return _run_once(cluster, pod, container, options, note, user)
+    return _run_once(cluster, pod, container, options, note, user_name)
 
 
-def _run_once(cluster: Cluster, pod: dict, container: str, options, note: str, user) -> ConsoleResult:
+def _run_once(
+    cluster: Cluster, pod: dict, container: str, options, note: str, user_name: str
+) -> ConsoleResult:
     ctx = context_for(cluster, pod, container, tty=False)
     chunks: list[str] = [note]
     session = execsessions.opened(cluster.name, ctx.namespace, ctx.pod, container, options.command,
-                                  username(user), "web", False)  # fmt: skip
+                                  user_name, "web", False)  # fmt: skip
     status = None
     try:
         status = run_exec(ctx, options.command, NoInput(), lambda _channel, text: chunks.append(text))
