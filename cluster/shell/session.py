@@ -106,7 +106,7 @@ def _script_from_stdin(shell: Shell, stdin: InputStream, io: IO) -> int:
 
 def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
     """A shell on a terminal: prompt, read a line (echoed and edited), run it, until exit or Ctrl+D."""
-    reader = LineReader(stdin, lambda text: write(STDOUT, text))
+    reader = LineReader(stdin, lambda text: write(STDOUT, text), editing=shell.style != "dash")
     io = IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
     number = 0
     while True:

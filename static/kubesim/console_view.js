@@ -57,6 +57,14 @@ export class ConsoleView {
       } else if (!this.input.value) this.exec.session.endOfInput();
       return;
     }
+    if (this.exec && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
+      // the shell's own history: lines typed in this session, not kubectl commands
+      event.preventDefault();
+      const exec = this.exec;
+      exec.cursor = Math.max(0, Math.min(exec.history.length, exec.cursor + (event.key === "ArrowUp" ? -1 : 1)));
+      this.input.value = exec.history[exec.cursor] || "";
+      return;
+    }
     if (event.key === "ArrowUp" || event.key === "ArrowDown") {
       event.preventDefault();
       this.cursor = Math.max(0, Math.min(this.history.length, this.cursor + (event.key === "ArrowUp" ? -1 : 1)));
@@ -82,7 +90,9 @@ export class ConsoleView {
 
   submit() {
     if (this.exec) {
-      const { session, screen } = this.exec;
+      const { session, screen, history } = this.exec;
+      if (this.input.value.trim()) history.push(this.input.value);
+      this.exec.cursor = history.length;
       if (!session.tty) this.stream(screen, `${this.input.value}\n`); // no terminal echoes it
       session.sendLine(this.input.value);
       this.input.value = "";
@@ -158,7 +168,7 @@ export class ConsoleView {
         this.input.focus();
       },
     });
-    this.exec = { session, target, screen };
+    this.exec = { session, target, screen, history: [], cursor: 0 };
     this.input.focus();
   }
 

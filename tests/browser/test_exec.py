@@ -63,6 +63,8 @@ def test_exec_it_bash_in_the_console(page):
     page.fill("#console-input", "cat /etc/nginx/conf.d/default.conf | grep listen")
     page.press("#console-input", "Enter")
     _screen_has(page, "    listen       80;\n    listen  [::]:80;\n")
+    page.press("#console-input", "ArrowUp")  # the shell's history, not kubectl's
+    assert page.input_value("#console-input") == "cat /etc/nginx/conf.d/default.conf | grep listen"
     page.fill("#console-input", "half a line")
     page.press("#console-input", "Control+c")
     _screen_has(page, "^C\nroot@exec-web:/# ")

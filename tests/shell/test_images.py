@@ -127,3 +127,18 @@ def test_which_ls_long_options_and_programs_not_simulated():
     status, _out, err = run(["apt-get", "update"])
     assert status == 126 and "KubeSim does not simulate it" in err
     assert run(["apt-get", "update"], "alpine:3.20")[0] == 127  # alpine has apk, not apt
+
+
+def test_env_from_field_references(demo_cluster):
+    from cluster.shell.pods import spec_env
+
+    pod = {"metadata": {"name": "web", "namespace": "default"}, "spec": {"nodeName": "node1"},
+           "status": {"podIP": "10.244.1.5"}}  # fmt: skip
+    env = [
+        {"name": "A", "value": "1"},
+        {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+        {"name": "IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
+        {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+    ]
+    assert spec_env(demo_cluster, pod, {"env": env}) == [("A", "1"), ("POD", "web"), ("IP", "10.244.1.5"),
+                                                          ("NODE", "node1")]  # fmt: skip

@@ -39,3 +39,12 @@ def test_busybox_prompt_and_cd():
 def test_without_a_terminal_sh_runs_its_standard_input():
     status, out, _err = run(["sh"], stdin=b"cd /etc/nginx\npwd\nexit 2\necho never\n")
     assert (status, out) == (2, "/etc/nginx\n")
+
+
+def test_arrow_keys_recall_earlier_lines_in_bash_and_ash_but_not_in_dash():
+    out = _session(b"hostname\r\x1b[A\rexit\r")[1]
+    assert out.count("\r\nweb\r\n") == 2  # the up arrow brought `hostname` back
+    out = _session(b"hostname\r\x1b[A\rexit\r", image="busybox:1.36", shell="sh")[1]
+    assert out.count("\r\nweb\r\n") == 2
+    out = _session(b"\x1b[A\rexit\r", shell="sh")[1]  # nginx's sh is dash: no line editing
+    assert "# ^[[A\r\n" in out and ": not found" in out
