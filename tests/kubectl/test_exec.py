@@ -179,3 +179,16 @@ def test_missing_container_and_completed_pod(kubectl, nginx):
         result.stderr.strip()
         == "error: cannot exec into a container in a completed pod; current phase is Succeeded"
     )
+
+
+def test_bench_exec_prints_its_figures(kubectl, nginx, monkeypatch):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    monkeypatch.setenv("HOME", str(kubectl.home))
+    out = StringIO()
+    call_command("bench_exec", server=kubectl.server, pod=nginx, runs=3, kubectl=kubectl.binary, stdout=out)
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("kubectl exec POD -- hostname (process start to exit): n=3 p50=")
+    assert lines[1].startswith("interactive line -> next prompt (kubectl exec -it ... bash): n=3 p50=")
