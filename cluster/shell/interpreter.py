@@ -95,15 +95,32 @@ class Shell:
         return status
 
     def _run_command(self, command: Command, io: IO) -> int:
+        words = list(command.words)
+        assignments: dict[str, str] = {}
+        while words and _assignment(words[0]):
+            name, _, _ = words[0].parts[0][1].partition("=")
+            value = "".join(
+                self.expand(Word([("bare", words[0].parts[0][1][len(name) + 1 :]), *words[0].parts[1:]]))
+            )
+            assignments[name] = value
+            words.pop(0)
         argv: list[str] = []
-        for word in command.words:
+        for word in words:
             argv += self.expand(word)
         io = self._redirected(command, io)
         if io is None:
             return 1
         if not argv:
+            self.env.update(assignments)  # `X=1`: a shell variable
             return 0
-        return self.execute(argv, io)
+        if not assignments:
+            return self.execute(argv, io)
+        saved = self.env  # `X=1 cmd`: in cmd's environment only
+        self.env = {**saved, **assignments}
+        try:
+            return self.execute(argv, io)
+        finally:
+            self.env = saved
 
     def _redirected(self, command: Command, io: IO) -> IO | None:
         out, err, read_stdin = io.write_out, io.write_err, io.read_stdin
@@ -283,6 +300,13 @@ class Shell:
         ]
         prefix = f"{directory}/" if directory or pattern.startswith("/") else ""
         return [prefix + n for n in matched]
+
+
+def _assignment(word: Word) -> bool:
+    """NAME=value, the name unquoted at the start of the word."""
+    kind, text = word.parts[0]
+    name, sep, _ = text.partition("=")
+    return kind == "bare" and bool(sep) and name.isidentifier()
 
 
 def _discard(_text: str) -> None:

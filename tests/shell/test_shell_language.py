@@ -11,7 +11,16 @@ pytestmark = pytest.mark.django_db
 
 
 def test_quotes_and_variables():
-    assert sh("X=1; echo \"$HOSTNAME\" '$HOSTNAME' ${HOSTNAME} $NOPE.")[1] == "web $HOSTNAME web .\n"
+    assert sh("X=1; echo \"$HOSTNAME\" '$HOSTNAME' ${HOSTNAME} $NOPE. $X") == (
+        0,
+        "web $HOSTNAME web . 1\n",
+        "",
+    )
+    assert sh("GREETING='hello there' printenv GREETING; echo ${GREETING:-unset}") == (
+        0,
+        "hello there\nunset\n",
+        "",
+    )
 
 
 def test_exit_status_and_dollar_question():
