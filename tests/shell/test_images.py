@@ -142,3 +142,25 @@ def test_env_from_field_references(demo_cluster):
     ]
     assert spec_env(demo_cluster, pod, {"env": env}) == [("A", "1"), ("POD", "web"), ("IP", "10.244.1.5"),
                                                           ("NODE", "node1")]  # fmt: skip
+
+
+def test_names_resolve_through_the_cluster_dns():
+    peer = context("nginx:1.25", pod="other")
+    ctx = context("busybox:1.36", find_pod_by_ip=lambda ip: [peer] if ip == "10.244.2.7" else [])
+    status, out, _err = run(["nslookup", "kubernetes.default"], ctx=ctx)
+    assert status == 0
+    assert out == (
+        "Server:\t\t10.96.0.10\nAddress:\t10.96.0.10:53\n\n"
+        "Name:\tkubernetes.default.svc.cluster.local\nAddress: 10.96.0.1\n\n"
+    )
+    status, out, _err = run(["nslookup", "web-svc"], ctx=ctx)
+    assert status == 1 and "** server can't find web-svc.default.svc.cluster.local: NXDOMAIN" in out
+    assert (
+        "<h1>Welcome to nginx!</h1>"
+        in run(["wget", "-qO-", "10-244-2-7.default.pod.cluster.local"], ctx=ctx)[1]
+    )
+    assert run(["ping", "-c", "2", "10.244.2.7"], ctx=ctx)[1].splitlines()[-2] == (
+        "2 packets transmitted, 2 packets received, 0% packet loss"
+    )
+    lost = run(["ping", "-c", "1", "kubernetes.default"], ctx=ctx)  # a ClusterIP is virtual
+    assert lost[0] == 1 and "1 packets transmitted, 0 packets received, 100% packet loss" in lost[1]

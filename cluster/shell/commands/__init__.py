@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cluster.shell.commands import builtins, files, network, servers, shells, system, text
+from cluster.shell.commands import builtins, dns, files, network, servers, shells, system, text
 
 
 def not_simulated(sh, argv: list[str], io) -> int:
@@ -20,5 +20,6 @@ PROGRAMS = {
     **system.PROGRAMS,
     **servers.PROGRAMS,
     **network.PROGRAMS,
+    **dns.PROGRAMS,
     **shells.PROGRAMS,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from urllib.parse import urlsplit
 
-from cluster.shell import web
+from cluster.shell import dns, web
 from cluster.shell.context import KUBERNETES_SERVICE_IP
 from cluster.shell.filesystem import FileSystem, FsError
 
@@ -24,17 +24,9 @@ class Unreachable(Exception):
         self.kind, self.host, self.port = kind, host, port
 
 
-# The `kubernetes` Service in the default namespace, by the names the pod's resolv.conf completes.
-_API_NAMES = (
-    "kubernetes",
-    "kubernetes.default",
-    "kubernetes.default.svc",
-    "kubernetes.default.svc.cluster.local",
-)
-
-
 def _target(sh, url: str):
-    """(respond(path, method) -> Response, path, tls) of the server a URL reaches; raises Unreachable."""
+    """(respond(path, method) -> Response, path, tls) of the server a URL reaches; raises Unreachable.
+    The host goes through the pod's DNS (cluster/shell/dns.py) like any name in the pod."""
     if "://" not in url:
         url = "http://" + url
     parts = urlsplit(url)
@@ -42,23 +34,21 @@ def _target(sh, url: str):
     port = parts.port or (443 if parts.scheme == "https" else 80)
     path = parts.path or "/"
     ctx = sh.ctx
-    if (
-        host == KUBERNETES_SERVICE_IP
-        or (host in _API_NAMES and ctx.namespace == "default")
-        or (host.startswith("kubernetes.default."))
-    ):
+    found = dns.resolve(ctx, "localhost" if host == "::1" else host)
+    if found is None:
+        raise Unreachable("resolve", host, port)
+    address = found[1]
+    if address == KUBERNETES_SERVICE_IP:
         if port != 443:
             raise Unreachable("refused", host, port)
         return web.api_server, path, True
-    if host in ("localhost", "127.0.0.1", "::1", ctx.hostname) or (ctx.pod_ip and host == ctx.pod_ip):
+    if address in ("127.0.0.1", ctx.pod_ip):
         containers = [(ctx.profile, sh.fs)]
-    elif _is_ip(host):
-        peers = ctx.find_pod_by_ip(host) if ctx.find_pod_by_ip else []
+    else:
+        peers = ctx.find_pod_by_ip(address) if ctx.find_pod_by_ip else []
         if not peers:
             raise Unreachable("timeout", host, port)
         containers = [(peer.profile, FileSystem(peer)) for peer in peers]
-    else:
-        raise Unreachable("resolve", host, port)
     for profile, fs in containers:
         if profile.port == port and port and web.speaks_http(profile):
             return (
@@ -69,11 +59,6 @@ def _target(sh, url: str):
         if profile.port == port and port:
             raise Unreachable("not-http", host, port)
     raise Unreachable("refused", host, port)
-
-
-def _is_ip(host: str) -> bool:
-    pieces = host.split(".")
-    return len(pieces) == 4 and all(p.isdigit() for p in pieces)
 
 
 def curl(sh, argv, io) -> int:
