@@ -147,7 +147,7 @@ async def test_without_write_rights_the_handshake_is_refused(demo, monkeypatch):
 async def test_a_caller_flooding_stdin_loses_the_session(demo, monkeypatch):
     monkeypatch.setattr("cluster.shell.streams.MAX_PENDING_BYTES", 1000)
     await _running_pod(demo)
-    path = _path("web", ["sleep", "1"], stdin="true", stdout="true")
+    path = _path("web", ["cat"], stdin="true", stdout="true")
     communicator = WebsocketCommunicator(application, path, subprotocols=[V5])
     assert (await communicator.connect())[0]
     await communicator.send_to(bytes_data=b"\x00" + b"x" * 2000)
