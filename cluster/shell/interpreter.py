@@ -13,6 +13,10 @@ from cluster.shell.filesystem import FileSystem, FsError
 from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word, parse
 
 
+class ExpansionError(Exception):
+    """A word that cannot be expanded (`$((1/0))`): the command does not run, status 1."""
+
+
 class ExitShell(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
@@ -97,16 +101,17 @@ class Shell:
     def _run_command(self, command: Command, io: IO) -> int:
         words = list(command.words)
         assignments: dict[str, str] = {}
-        while words and _assignment(words[0]):
-            name, _, _ = words[0].parts[0][1].partition("=")
-            value = "".join(
-                self.expand(Word([("bare", words[0].parts[0][1][len(name) + 1 :]), *words[0].parts[1:]]))
-            )
-            assignments[name] = value
-            words.pop(0)
         argv: list[str] = []
-        for word in words:
-            argv += self.expand(word)
+        try:
+            while words and _assignment(words[0]):
+                first = words.pop(0)
+                name, _, rest = first.parts[0][1].partition("=")
+                assignments[name] = "".join(self.expand(Word([("bare", rest), *first.parts[1:]])))
+            for word in words:
+                argv += self.expand(word)
+        except ExpansionError as exc:
+            io.write_err(self.error(str(exc)))
+            return 1
         io = self._redirected(command, io)
         if io is None:
             return 1
@@ -249,6 +254,15 @@ class Shell:
             sub.run(script, IO(_no_input, captured.append, lambda _text: None))
         return "".join(captured).rstrip("\n")
 
+    def arithmetic(self, expression: str) -> str:
+        """$((…)): integers, + - * / % and parentheses, variables by name (unset is 0)."""
+        from cluster.shell.arithmetic import BadExpression, evaluate
+
+        try:
+            return str(evaluate(self._expand_text(expression), self.env))
+        except BadExpression as exc:
+            raise ExpansionError(f"{expression.strip()}: {exc}") from None
+
     def expand(self, word: Word) -> list[str]:
         """One word -> its fields: variables, $(...), field splitting and globbing of bare parts."""
         fields: list[str] = [""]
@@ -262,7 +276,12 @@ class Shell:
                 fields[-1] += self._expand_text(text)
                 quoted = True
             else:
-                value = self.substitute(text) if kind == "sub" else self._expand_text(text)
+                if kind == "sub":
+                    value = self.substitute(text)
+                elif kind == "arith":
+                    value = self.arithmetic(text)
+                else:
+                    value = self._expand_text(text)
                 if kind == "bare" and text.startswith("~") and fields == [""]:
                     value = self.env.get("HOME", "/root") + value[1:]
                 if kind == "bare" and any(c in text for c in "*?["):

@@ -25,7 +25,7 @@ class Word:
     parts: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, kind: str, text: str) -> None:
-        if self.parts and self.parts[-1][0] == kind and kind != "sub":
+        if self.parts and self.parts[-1][0] == kind and kind not in ("sub", "arith"):
             self.parts[-1] = (kind, self.parts[-1][1] + text)
         else:
             self.parts.append((kind, text))
@@ -53,6 +53,17 @@ def _substitution(line: str, start: int) -> int:
             i = end if end != -1 else len(line)
         i += 1
     raise ShellSyntaxError("unexpected EOF while looking for matching `)'")
+
+
+def _dollar_paren(line: str, i: int, word: Word) -> int:
+    """`$((expr))` -> an "arith" part, `$(cmd)` -> a "sub" part; returns the index after it."""
+    end = _substitution(line, i + 1)
+    inner = line[i + 2 : end - 1]
+    if inner.startswith("(") and inner.endswith(")"):
+        word.add("arith", inner[1:-1])
+    else:
+        word.add("sub", inner)
+    return end
 
 
 def tokenize(line: str) -> list[Token]:
@@ -95,9 +106,7 @@ def tokenize(line: str) -> list[Token]:
         elif char == '"':
             i = _double_quoted(line, i + 1, word)
         elif line.startswith("$(", i):
-            end = _substitution(line, i + 1)
-            word.add("sub", line[i + 2 : end - 1])
-            i = end
+            i = _dollar_paren(line, i, word)
         else:
             word.add("bare", char)
             i += 1
@@ -121,9 +130,7 @@ def _double_quoted(line: str, i: int, word: Word) -> int:
         if line.startswith("$(", i):
             word.add("dq", text)
             text = ""
-            end = _substitution(line, i + 1)
-            word.add("sub", line[i + 2 : end - 1])
-            i = end
+            i = _dollar_paren(line, i, word)
             continue
         text += char
         i += 1

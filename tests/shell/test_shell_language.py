@@ -79,3 +79,9 @@ def test_globbing():
 def test_output_to_standard_error():
     assert sh("echo oops >&2; echo fine") == (0, "fine\n", "oops\n")
     assert sh("echo oops 1>&2")[2] == "oops\n"
+
+
+def test_arithmetic_expansion():
+    assert sh("N=7; echo $((N * 2 + 1)) $(( (N - 10) / 2 )) $((N % 4))")[1] == "15 -1 3\n"
+    status, _out, err = sh("echo $((1 / 0))")
+    assert (status, err) == (1, "bash: 1 / 0: division by 0\n")
