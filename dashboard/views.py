@@ -77,7 +77,7 @@ def console(request: HttpRequest, cluster: str) -> JsonResponse:
         return JsonResponse({"output": "error: the request body is not JSON", "exit_code": 1}, status=400)
     command = str(payload.get("command", ""))
     stdin = str(payload.get("stdin", ""))
-    result = run_command(obj, command, stdin, request)
+    result = run_command(obj, command, stdin, who=request)
     return JsonResponse(result.as_dict())
 
 

@@ -28,7 +28,7 @@ def server_error(exc: api.ApiError) -> str:
     return f"Error from server ({exc.reason}): {exc.message}\n"
 
 
-def run_command(cluster: Cluster, line: str, stdin: str = "", request=None) -> ConsoleResult:
+def run_command(cluster: Cluster, line: str, stdin: str = "", who=None) -> ConsoleResult:
     from dashboard.console import reads, writes
     from dashboard.console.exec import exec_command
 
@@ -36,7 +36,7 @@ def run_command(cluster: Cluster, line: str, stdin: str = "", request=None) -> C
     try:
         cmd = parse(line)
         if cmd.verb == "exec":
-            return exec_command(cluster, cmd, stdin, request)
+            return exec_command(cluster, cmd, stdin, who)
         handler = handlers.get(cmd.verb)
         if handler is None:
             raise UsageError(

@@ -51,13 +51,13 @@ def _container(cmd: CommandLine, pod: dict) -> tuple[str, str]:
     return default, note
 
 
-def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, request=None) -> ConsoleResult:
+def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, who=None) -> ConsoleResult:
     name = _pod_name(cmd)
     if len(cmd.args) > 1:
         raise UsageError(OLD_FORM)
     if not cmd.command:
         raise UsageError("error: you must specify at least one command for the container")
-    user_name = authorize(request, cluster, cmd.namespace, name)
+    user_name = authorize(who, cluster, cmd.namespace, name)
     pod = api.get(cluster, "Pod", cmd.namespace, name)
     phase = (pod.get("status") or {}).get("phase")
     if phase in ("Succeeded", "Failed"):
