@@ -26,8 +26,7 @@ from django.conf import settings
 from django.db import connections
 
 from cluster import execsessions
-from cluster.api.access import can_view
-from cluster.api.exec_access import authorize, caller
+from cluster.api.exec_access import exec_cluster
 from cluster.api.exec_status import V5, status_error, status_exit, status_frame, status_success
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
 from cluster.apiserver import service as api
@@ -60,12 +59,9 @@ def _still_running(cluster_name: str, namespace: str, pod: str, container: str, 
 def _prepare(scope, cluster_name: str, namespace: str, name: str, query: str):
     """(context, options, container, runtime error, user name) or raises ApiError: every check
     before accepting."""
-    cluster = Cluster.objects.filter(name=cluster_name).first()
-    if cluster is None or not can_view(caller(scope), cluster):
-        raise ApiError(404, "NotFound", f'cluster "{cluster_name}" not found')
+    cluster, user = exec_cluster(scope, cluster_name, namespace, name)
     execsessions.check_room()
     options = parse_options(namespace, name, query)
-    user = authorize(scope, cluster, namespace, name)
     pod, container = resolve(cluster, options)
     problem = runtime_error(pod, container)
     ctx = None if problem else context_for(cluster, pod, container, options.tty)

@@ -10,20 +10,19 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 
 from cluster import execsessions
-from cluster.api.exec_access import authorize
+from cluster.api.exec_access import exec_cluster
 from cluster.api.exec_target import parse_options, resolve, runtime_error
 from cluster.api.http import error_response
 from cluster.api.paths import Target
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
-from cluster.models import Cluster
 
 
-def exec_response(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+def exec_response(request: HttpRequest, cluster_name: str, target: Target) -> HttpResponse:
     try:
         if request.method not in ("GET", "POST"):
             raise method_not_allowed(request.method or "")
+        cluster, _user = exec_cluster(request, cluster_name, target.namespace, target.name)
         execsessions.check_room()
-        authorize(request, cluster, target.namespace, target.name)
         options = parse_options(target.namespace, target.name, dict(request.GET.lists()))
         pod, container = resolve(cluster, options)
         problem = runtime_error(pod, container)

@@ -44,10 +44,10 @@ def find_cluster(request: HttpRequest, name: str, write: bool) -> Cluster:
 def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> HttpResponse:
     try:
         target = resolve(group, version, rest)
-        if target.subresource == "exec":  # authorized as pods/exec, not as a write to the cluster
+        if target.subresource == "exec":  # authorized as `create` on pods/exec, for GET and POST alike
             from cluster.api.exec_http import exec_response
 
-            return exec_response(request, find_cluster(request, cluster_name, write=False), target)
+            return exec_response(request, cluster_name, target)
         cluster = find_cluster(request, cluster_name, request.method not in _READS)
         return handlers.dispatch(request, cluster, target)
     except ApiError as err:

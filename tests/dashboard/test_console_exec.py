@@ -87,7 +87,7 @@ def test_kubectls_errors(demo):
 
 def test_without_write_rights_exec_is_forbidden(demo, monkeypatch):
     _pod(demo, "web", "nginx")
-    monkeypatch.setattr("cluster.api.exec_access.may_exec", lambda user, cluster: False)
+    monkeypatch.setattr("cluster.api.exec_access.can_edit", lambda user, cluster: False)
     assert run("exec web -- hostname")["output"] == (
         'Error from server (Forbidden): pods "web" is forbidden: User "system:anonymous" cannot create '
         'resource "pods/exec" in API group "" in the namespace "default"\n'

@@ -128,7 +128,7 @@ def test_the_spdy_fallback_gets_the_status(client, demo):
 
 
 def test_without_write_rights_the_fallback_gets_kube_apiservers_403(client, demo, monkeypatch):
-    monkeypatch.setattr("cluster.api.exec_access.may_exec", lambda user, cluster: False)
+    monkeypatch.setattr("cluster.api.exec_access.can_edit", lambda user, cluster: False)
     response = client.post(_path("web", ["ls"], stdout="true"))
     assert response.status_code == 403
     assert response.json()["message"] == (
@@ -139,7 +139,7 @@ def test_without_write_rights_the_fallback_gets_kube_apiservers_403(client, demo
 
 async def test_without_write_rights_the_handshake_is_refused(demo, monkeypatch):
     await _running_pod(demo)
-    monkeypatch.setattr("cluster.api.exec_access.may_exec", lambda user, cluster: False)
+    monkeypatch.setattr("cluster.api.exec_access.can_edit", lambda user, cluster: False)
     communicator = WebsocketCommunicator(application, _path("web", ["ls"], stdout="true"), subprotocols=[V5])
     assert not (await communicator.connect())[0]
 
