@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
+# The API server over TLS (kubectl's kubeconfig points here), as kube-apiserver on :6443.
+API_PORT ?= 6443
 
 .PHONY: run run-scaled test lint format bench clean
 
@@ -20,14 +22,14 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py serve --host 127.0.0.1 --port $(PORT)
+	API_PORT=$(API_PORT) $(PY) manage.py serve --host 127.0.0.1 --port $(PORT) --api-port $(API_PORT)
 
 # Scale-out: PostgreSQL + Redis, 2 Daphne processes (PORT, PORT+1) and 2 leader-elected control
 # planes (README "Scale-out"; deploy/nginx-kubesim.conf gives the browser one origin).
 run-scaled: $(VENV)/.installed
 	DATABASE_URL="$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/kubesim}" \
 	REDIS_URL="$${REDIS_URL:-redis://127.0.0.1:6379/0}" \
-	PY=$(PY) PORT=$(PORT) deploy/run-scaled.sh
+	PY=$(PY) PORT=$(PORT) API_PORT=$(API_PORT) deploy/run-scaled.sh
 
 # pytest exits 5 when it collects no tests; make turns any non-zero exit into a failure.
 test: $(VENV)/.installed-dev

@@ -13,7 +13,8 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from cluster import leader
-from cluster.api.access import can_edit, can_view
+from cluster.access import authorize, caller_of, get_cluster
+from cluster.apiserver.errors import ApiError
 from cluster.flow import gate, snapshot
 from cluster.hub import hub_for
 from cluster.models import Cluster
@@ -26,18 +27,28 @@ def _snapshot(cluster: Cluster) -> dict:
     return leader.with_leader(snapshot.build(cluster), cluster)
 
 
-def _visible_cluster(name: str, user) -> Cluster | None:
-    cluster = Cluster.objects.filter(name=name).first()
-    return cluster if cluster is not None and can_view(user, cluster) else None
+def _visible_cluster(name: str, scope: dict) -> Cluster | None:
+    try:
+        return get_cluster(scope, name, verb="watch")
+    except ApiError:
+        return None
+
+
+def _may_control(scope: dict, cluster: Cluster) -> str:
+    """ "" when the socket's caller may drive the flow (a write); else the refusal's message."""
+    fresh = Cluster.objects.get(pk=cluster.pk)  # the teacher may have flipped "class may write"
+    try:
+        authorize(caller_of(scope), fresh, "post", path=f"/clusters/{cluster.name}/flow")
+    except ApiError as err:
+        return err.message
+    return ""
 
 
 class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
         self.client: Client | None = None
-        self.cluster = await database_sync_to_async(_visible_cluster)(
-            self.cluster_name, self.scope.get("user")
-        )
+        self.cluster = await database_sync_to_async(_visible_cluster)(self.cluster_name, self.scope)
         if self.cluster is None:
             await self.close(code=4404)
             return
@@ -72,9 +83,11 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
         if action not in ("next", "continue", "pace", "step_mode"):
             await self.send_json({"type": "error", "message": f"unknown action {action!r}"})
             return
-        allowed = await database_sync_to_async(can_edit)(self.scope.get("user"), self.cluster)
-        if not allowed:
-            await self.send_json({"type": "error", "message": "you may not control this cluster's flow"})
+        # Flow controls are writes (cluster.access): the teacher, a sandbox's owner, or the class
+        # when the teacher lets it write. The socket's Origin was checked when it opened.
+        refusal = await database_sync_to_async(_may_control)(self.scope, self.cluster)
+        if refusal:
+            await self.send_json({"type": "error", "message": refusal})
             return
         await database_sync_to_async(_perform)(self.cluster_name, action, content)
 

@@ -55,11 +55,14 @@ def node_body(
     }
 
 
-def create_cluster(name: str, nodes: list[dict], pace_ms: int | None = None) -> Cluster:
-    """A cluster with these nodes, registered through the API server like any object."""
+def create_cluster(
+    name: str, nodes: list[dict], pace_ms: int | None = None, quota: dict | None = None
+) -> Cluster:
+    """A cluster with these nodes, registered through the API server like any object; `quota`
+    overrides the classroom quota (cluster/quota.py)."""
     with transaction.atomic():
         cluster = Cluster.objects.create(
-            name=name, pace_ms=settings.KUBESIM_PACE_MS if pace_ms is None else pace_ms
+            name=name, pace_ms=settings.KUBESIM_PACE_MS if pace_ms is None else pace_ms, quota=quota or {}
         )
     actor = Actor("api", "kubesim loaddemo")
     for node in nodes:
@@ -79,4 +82,6 @@ def create_demo(name: str = "demo", pace_ms: int | None = None) -> Cluster:
 def create_many(name: str, count: int, pace_ms: int = 0) -> Cluster:
     """A bench cluster: `count` identical workers."""
     nodes = [node_body(f"node{i}", i % 250, {"disktype": "ssd"}) for i in range(1, count + 1)]
-    return create_cluster(name, nodes, pace_ms)
+    # Sized for the benchmark: every node full of pods (110 each) still fits the quota.
+    quota = {"nodes": count, "pods": 110 * count, "objects": 120 * count + 1000}
+    return create_cluster(name, nodes, pace_ms, quota)

@@ -47,8 +47,8 @@ def _arrival(ancillary: list) -> float:
 class Socket:
     """One websocket on a non-blocking socket, read from the event loop's selector."""
 
-    def __init__(self, sock: socket_module.socket, path: str, host: str) -> None:
-        self.sock, self.path, self.host = sock, path, host
+    def __init__(self, sock: socket_module.socket, path: str, host: str, token: str = "") -> None:
+        self.sock, self.path, self.host, self.token = sock, path, host, token
         self.loop = asyncio.get_running_loop()
         self.buffer = bytearray()
         self.parsed = 0  # bytes of `buffer` split into frames
@@ -64,7 +64,7 @@ class Socket:
         request = (
             f"GET {self.path} HTTP/1.1\r\nHost: {self.host}\r\nUpgrade: websocket\r\n"
             f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-            f"Origin: http://{self.host}\r\n\r\n"
+            f"Origin: http://{self.host}\r\n{auth_header(self.token)}\r\n"
         )
         await self.loop.sock_sendall(self.sock, request.encode())
         received = bytearray()
@@ -203,9 +203,18 @@ class Socket:
         self.sock.close()
 
 
-async def connect(url: str, path: str, timeout: float = 30.0, rcvbuf: int | None = None) -> Socket:
-    """Open a websocket to `path` on the server at `url` (http://host:port); `rcvbuf` shrinks the
-    socket's receive buffer (a slow reader fills up sooner)."""
+def auth_header(token: str) -> str:
+    """The bearer-token header line (with its CRLF), or nothing."""
+    return f"Authorization: Bearer {token}\r\n" if token else ""
+
+
+async def connect(
+    url: str, path: str, timeout: float = 30.0, rcvbuf: int | None = None, token: str = ""
+) -> Socket:
+    """Open a websocket to `path` on the server at `url` (http://host:port), as the page served
+    there would (Origin: the same scheme, host and port) and, with `token`, as its holder (the
+    teacher's presenter token: the socket may drive the flow); `rcvbuf` shrinks the socket's
+    receive buffer (a slow reader fills up sooner)."""
     parts = urlsplit(url)
     host = parts.hostname or "127.0.0.1"
     port = parts.port or 80
@@ -217,7 +226,7 @@ async def connect(url: str, path: str, timeout: float = 30.0, rcvbuf: int | None
         sock.setsockopt(socket_module.IPPROTO_TCP, socket_module.TCP_NODELAY, 1)
         sock.setblocking(False)
         await asyncio.wait_for(loop.sock_connect(sock, (host, port)), timeout)
-        opened = Socket(sock, path, f"{host}:{port}")
+        opened = Socket(sock, path, f"{host}:{port}", token)
         await asyncio.wait_for(opened.handshake(), timeout)
     except BaseException:
         sock.close()
@@ -229,11 +238,11 @@ async def connect(url: str, path: str, timeout: float = 30.0, rcvbuf: int | None
 class Crowd:
     sockets: list[Socket] = field(default_factory=list)
 
-    async def open(self, urls: list[str], path: str, count: int, batch: int = 50) -> None:
+    async def open(self, urls: list[str], path: str, count: int, batch: int = 50, token: str = "") -> None:
         """`count` sockets spread round-robin over `urls`, opened `batch` at a time."""
         for first in range(0, count, batch):
             chosen = [urls[i % len(urls)] for i in range(first, min(first + batch, count))]
-            self.sockets += await asyncio.gather(*(connect(url, path) for url in chosen))
+            self.sockets += await asyncio.gather(*(connect(url, path, token=token) for url in chosen))
 
     def close(self) -> None:
         for socket in self.sockets:

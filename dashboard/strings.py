@@ -31,6 +31,11 @@ def ui_strings() -> dict[str, str]:
         "resyncing": _("Re-syncing…"),
         "revision": _("revision"),
         "copied": _("Copied"),
+        "class_may_write_on": _("The class may now change this cluster (within its quota)."),
+        "class_may_write_off": _("Only the teacher may change this cluster now."),
+        "read_only": _(
+            "Read-only: only the teacher (or the class, when the teacher allows it) may change this."
+        ),
         # cluster
         "nodes": _("Nodes"),
         "pending_lane": _("Pending — not scheduled yet"),

@@ -10,6 +10,7 @@ app_name = "dashboard"
 
 urlpatterns = [
     path("", views.index, name="index"),
+    path("presenter/", views.presenter, name="presenter"),
     path("clusters/<slug:cluster>/", views.cluster_page, name="cluster"),
     path("clusters/<slug:cluster>/ui/console", views.console, name="console"),
     path(

@@ -11,11 +11,13 @@ import json
 from pathlib import Path
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
+from cluster.access import caller_of, get_cluster, may_write
+from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
 from dashboard.console import run_command
 from dashboard.inspect import describe_text, events_text
@@ -27,11 +29,11 @@ MAX_CONSOLE_BYTES = 1024 * 1024
 
 
 def visible_cluster(request: HttpRequest, name: str) -> Cluster:
-    """The cluster if this user may see it: public ones for everyone, private ones for their owner."""
-    cluster = get_object_or_404(Cluster, name=name)
-    if cluster.public or (request.user.is_authenticated and cluster.owner_id == request.user.id):
-        return cluster
-    raise Http404("No such cluster.")
+    """The cluster if this caller may see it (cluster.access, the one rule; staff see every one)."""
+    try:
+        return get_cluster(request, name)
+    except ApiError:
+        raise Http404("No such cluster.") from None
 
 
 def examples() -> list[dict[str, str]]:
@@ -49,14 +51,30 @@ def index(request: HttpRequest) -> HttpResponse:
 def page_context(request: HttpRequest, cluster: Cluster) -> dict:
     """What dashboard/cluster.html needs; other pages that extend it (labs) build it here too."""
     server = request.build_absolute_uri(f"/clusters/{cluster.name}")
+    caller = caller_of(request)
+    writable = may_write(caller, cluster)
     boot = {
         "cluster": cluster.name,
         "server": server,
         "examples": examples(),
         "steps": flow_steps(),
         "strings": ui_strings(),
+        "access": {
+            "user": caller.name,
+            "teacher": caller.teacher,
+            "may_write": writable,
+            "class_may_write": cluster.class_may_write,
+        },
     }
-    return {"cluster": cluster, "boot": boot, "kubectl_server": server}
+    return {
+        "cluster": cluster,
+        "boot": boot,
+        "kubectl_server": server,
+        "may_write": writable,
+        "is_teacher": caller.teacher,
+        "kubeconfig_url": f"/clusters/{cluster.name}/kubeconfig",
+        "kubeconfig_file": f"{cluster.name}.kubeconfig",
+    }
 
 
 @require_GET
@@ -93,3 +111,36 @@ def events(request: HttpRequest, cluster: str, kind: str, namespace: str, name: 
     obj = visible_cluster(request, cluster)
     text, status = events_text(obj, kind, "" if namespace == "-" else namespace, name)
     return HttpResponse(text, content_type="text/plain; charset=utf-8", status=status)
+
+
+@require_GET
+def presenter(request: HttpRequest) -> HttpResponse:
+    """The teacher's link (`make run` prints it): a valid presenter token signs this browser in.
+
+    Like a notebook server's token link: the token is checked once, the session remembers the
+    teacher, and the redirect drops the token from the address bar.
+    """
+    import hmac
+
+    from django.contrib.auth import login
+    from django.utils.http import url_has_allowed_host_and_scheme
+
+    from cluster.access import presenter_token, presenter_user
+    from cluster.ratelimit import WRITES
+
+    token = request.GET.get("token", "")
+    client = ("presenter-link", request.META.get("REMOTE_ADDR", ""))
+    if WRITES.retry_after(client, 10, 60.0) or not hmac.compare_digest(
+        token.encode(), presenter_token().encode()
+    ):
+        return HttpResponse(
+            "This presenter link is not valid (a newer one may have been printed).\n",
+            content_type="text/plain; charset=utf-8",
+            status=403,
+        )
+    WRITES.reset(client)
+    login(request, presenter_user(), backend="django.contrib.auth.backends.ModelBackend")
+    target = request.GET.get("next", "")
+    if not url_has_allowed_host_and_scheme(target, {request.get_host()}):
+        target = reverse("dashboard:cluster", args=[DEMO_CLUSTER])
+    return redirect(target)

@@ -58,10 +58,14 @@ PYTHON
 }
 
 # The first server loads the demo cluster into an empty database; the others start after it.
+# The first also serves the API over TLS on API_PORT (6443), for kubectl with a kubeconfig.
 i=0
 while [ "$i" -lt "$SERVERS" ]; do
     port=$((PORT + i))
-    "$PY" manage.py serve --no-control-plane --host 127.0.0.1 --port "$port" &
+    tls=""
+    [ "$i" -eq 0 ] && tls="--api-port ${API_PORT:-6443}"
+    # shellcheck disable=SC2086
+    "$PY" manage.py serve --no-control-plane --host 127.0.0.1 --port "$port" $tls &
     pids="$pids $!"
     wait_for_port "$port"
     i=$((i + 1))

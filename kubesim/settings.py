@@ -11,13 +11,15 @@ import os
 import tempfile
 from pathlib import Path
 
+from kubesim import state
 from kubesim.env import database_from_url, envbool, envint, envlist
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = envbool("DEBUG", "false")
-# A fixed development key keeps `make run` working out of the box; any deployment sets its own.
-SECRET_KEY = os.environ.get("SECRET_KEY", "kubesim-local-development-key-change-me-in-deployments")
+# SECRET_KEY from the environment, else the one generated at first run in the state directory
+# (KUBESIM_STATE_DIR, default .kubesim/, mode 0600). Never a fixed default.
+SECRET_KEY = os.environ.get("SECRET_KEY") or state.secret_key()
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
@@ -131,6 +133,23 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("KUBESIM_MAX_BODY_BYTES", str(3 * 1024 * 1024))
 
 KUBESIM_PACE_MS = envint("KUBESIM_PACE_MS", "600")
+
+# The API server over TLS, as kube-apiserver on :6443 (kubeconfigs point here; `serve --api-port`).
+KUBESIM_API_PORT = envint("API_PORT", "6443")
+# Classroom quota defaults (cluster/quota.py); the teacher overrides them per cluster.
+KUBESIM_QUOTA: dict = {}
+KUBESIM_SANDBOX_LIMITS: dict = {}
+# Joining a class: students per session, and join attempts / wrong codes per client per minute.
+KUBESIM_MAX_STUDENTS = envint("KUBESIM_MAX_STUDENTS", "80")
+KUBESIM_JOIN_ATTEMPTS_PER_MINUTE = envint("KUBESIM_JOIN_ATTEMPTS_PER_MINUTE", "10")
+KUBESIM_WRONG_CODES_PER_MINUTE = envint("KUBESIM_WRONG_CODES_PER_MINUTE", "5")
+
+# Security headers (kubesim/headers.py adds them to every response, static files included).
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+CSRF_COOKIE_SAMESITE = "Strict"
+SESSION_COOKIE_SAMESITE = "Lax"
 
 LOGGING = {
     "version": 1,

@@ -11,6 +11,7 @@ import asyncio
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from cluster.access import caller_of
 from labs import grader
 from labs.models import ClassSession, Student
 from labs.progress import session_group, student_group
@@ -20,8 +21,9 @@ BOARD_MIN_INTERVAL = 0.25  # a class of 60 changing at once redraws the board at
 
 
 @database_sync_to_async
-def _student_of(user) -> Student | None:
-    if user is None or not user.is_authenticated:
+def _student_of(scope: dict) -> Student | None:
+    user = caller_of(scope).user  # the one access rule: a socket without Origin has no session
+    if user is None:
         return None
     return Student.objects.select_related("session__lab", "sandbox").filter(user=user).first()
 
@@ -34,7 +36,7 @@ def _student_state(student_id: int) -> dict | None:
 
 class StudentConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
-        student = await _student_of(self.scope.get("user"))
+        student = await _student_of(self.scope)
         if student is None or student.sandbox is None:
             await self.close(code=4403)
             return
@@ -61,8 +63,8 @@ class StudentConsumer(AsyncJsonWebsocketConsumer):
 
 
 @database_sync_to_async
-def _session_for(user, code: str) -> tuple[ClassSession | None, list[tuple[int, str]]]:
-    if user is None or not user.is_authenticated or not user.is_staff:
+def _session_for(scope: dict, code: str) -> tuple[ClassSession | None, list[tuple[int, str]]]:
+    if not caller_of(scope).teacher:
         return None, []
     session = ClassSession.objects.select_related("lab").filter(code=code).first()
     if session is None:
@@ -79,7 +81,7 @@ def _board(session_id: int) -> dict:
 class BoardConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
-        session, students = await _session_for(self.scope.get("user"), code)
+        session, students = await _session_for(self.scope, code)
         if session is None:
             await self.close(code=4403)
             return
@@ -104,7 +106,7 @@ class BoardConsumer(AsyncJsonWebsocketConsumer):
             self.pending = asyncio.create_task(self._send_later())
 
     async def students_changed(self, event: dict) -> None:
-        _, students = await _session_for(self.scope.get("user"), self.scope["url_route"]["kwargs"]["code"])
+        _, students = await _session_for(self.scope, self.scope["url_route"]["kwargs"]["code"])
         for student_id, sandbox in students:
             grader.ensure(student_id, sandbox)
         await self.lab_changed(event)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
@@ -31,7 +32,8 @@ class JoinError(ValueError):
 
 
 def sandbox_name(session: ClassSession) -> str:
-    return f"lab-{session.code.lower()}-{secrets.token_hex(3)}"
+    """Random: a sandbox's name reveals nothing (not the class's join code)."""
+    return f"lab-{secrets.token_hex(5)}"
 
 
 def build(cluster: Cluster, lab: Lab) -> None:
@@ -53,10 +55,12 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
         raise JoinError(_("Please enter a display name."))
     if not session.is_open:
         raise JoinError(_("This class session is closed."))
+    if session.students.count() >= settings.KUBESIM_MAX_STUDENTS:
+        raise JoinError(_("This class is full; ask your teacher."))
     if session.students.filter(display_name=display_name).exists():
         raise JoinError(_("Someone in this class already uses that name; please pick another."))
     user_model = get_user_model()
-    username = f"student-{session.code.lower()}-{secrets.token_hex(4)}"
+    username = f"student-{secrets.token_hex(6)}"
     try:
         with transaction.atomic():
             user = user_model.objects.create(username=username, first_name=display_name)
@@ -89,15 +93,31 @@ def clear(cluster: Cluster) -> None:
 
 def reset(student: Student, lab: Lab) -> None:
     """Back to the lab's starting state and its first step."""
-    from labs.limits import RATE
+    from cluster.ratelimit import WRITES
 
     cluster = student.sandbox
     clear(cluster)
     build(cluster, lab)
-    RATE.reset(cluster.pk)
+    WRITES.reset(cluster.pk)
     student.progress.all().delete()
     student.current_step = 0
     student.action_mark = ""
     student.pushed_hint = {}
     student.save(update_fields=["current_step", "action_mark", "pushed_hint"])
     StepProgress.objects.create(student=student, step_id=lab.steps[0].id, index=0)
+
+
+def remove(student: Student) -> None:
+    """The teacher removes a student: the sandbox (its objects, its control plane: the supervisor
+    stops campaigning for a cluster that is gone), the throwaway user, and so the session."""
+    from cluster.ratelimit import WRITES
+
+    cluster = student.sandbox
+    user = student.user
+    with transaction.atomic():
+        student.delete()
+        if cluster is not None:
+            WRITES.reset(cluster.pk)
+            cluster.delete()
+        if user is not None and not user.is_staff:
+            user.delete()

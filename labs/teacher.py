@@ -210,6 +210,24 @@ def reset_student(request: HttpRequest, code: str, student_id: int) -> JsonRespo
 
 @staff_member_required
 @require_POST
+def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
+    """The student leaves the class: their sandbox and its control plane go."""
+    session = _session(request, code)
+    student = _student(session, student_id)
+    name = student.display_name
+    sandbox.remove(student)
+    _announce_students(session)
+    return JsonResponse({"removed": name})
+
+
+def _announce_students(session: ClassSession) -> None:
+    from labs.views import _announce
+
+    _announce(session)
+
+
+@staff_member_required
+@require_POST
 def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
     session = _session(request, code)
     student = _student(session, student_id)

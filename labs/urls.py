@@ -28,6 +28,11 @@ urlpatterns = [
         "labs/manage/sessions/<str:code>/students/<int:student_id>/reset", teacher.reset_student, name="reset"
     ),
     path(
+        "labs/manage/sessions/<str:code>/students/<int:student_id>/remove",
+        teacher.remove_student,
+        name="remove",
+    ),
+    path(
         "labs/manage/sessions/<str:code>/students/<int:student_id>/reveal",
         teacher.reveal_solution,
         name="reveal",

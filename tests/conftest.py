@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The tests' own state directory (presenter token, CA, kubeconfigs), inherited by every server they
+# start, so a test run never touches the checkout's `.kubesim/` that `make run` uses.
+_STATE = tempfile.mkdtemp(prefix="kubesim-test-state-")
+os.environ["KUBESIM_STATE_DIR"] = _STATE
+atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parent.parent
 # The course notes' example manifests (copied from shared/examples, so the suite is self-contained).
@@ -15,3 +25,30 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 @pytest.fixture
 def fixtures_dir() -> Path:
     return FIXTURES
+
+
+@pytest.fixture
+def teacher_headers() -> dict[str, str]:
+    """The teacher's credentials as request headers (see tests/auth.py)."""
+    from tests.auth import teacher_headers as headers
+
+    return headers()
+
+
+@pytest.fixture
+def teacher_client(db):
+    """Django's test client as the teacher (the presenter token as a bearer token)."""
+    from tests.auth import teacher_client as make
+
+    return make()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_rate_limits():
+    """Rate limits count per process: each test starts with none spent (tests share 127.0.0.1)."""
+    from cluster.ratelimit import WRITES
+    from labs.views import JOINS
+
+    WRITES._times.clear()
+    JOINS._times.clear()
+    yield

@@ -21,7 +21,11 @@ def json_response(data: object, status: int = 200) -> HttpResponse:
 
 
 def error_response(err: ApiError) -> HttpResponse:
-    return json_response(err.status(), err.code)
+    response = json_response(err.status(), err.code)
+    seconds = (err.details or {}).get("retryAfterSeconds") if err.code == 429 else None
+    if seconds:
+        response["Retry-After"] = str(seconds)
+    return response
 
 
 def media_type(request: HttpRequest) -> str:
@@ -95,19 +99,3 @@ def flag(request: HttpRequest, name: str) -> bool:
 
 def dry_run(request: HttpRequest) -> bool:
     return request.GET.get("dryRun", "") == "All"
-
-
-def check_csrf(request: HttpRequest) -> None:
-    """Browsers must prove a write is theirs; kubectl and API clients carry no cookies, so need not.
-
-    The REST views are CSRF-exempt for kubectl's sake; a request that carries the session cookie
-    could be forged by another site, so it gets Django's full CSRF check (the dashboard sends the
-    token header).
-    """
-    if settings.SESSION_COOKIE_NAME not in request.COOKIES:
-        return
-    from django.middleware.csrf import CsrfViewMiddleware
-
-    rejection = CsrfViewMiddleware(lambda r: HttpResponse()).process_view(request, None, (), {})
-    if rejection is not None:
-        raise ApiError(403, "Forbidden", "CSRF verification failed: send the csrftoken in X-CSRFToken")

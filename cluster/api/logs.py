@@ -65,7 +65,7 @@ def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, 
     from cluster.api.views import find_cluster
 
     target = resolve(group, version, rest)
-    cluster = find_cluster(request, cluster_name, write=False)
+    cluster = find_cluster(request, cluster_name, "get", target)
     first = _read(cluster, target, request, _tail(request))
     return cluster, target, first
 

@@ -9,36 +9,47 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from cluster.access import get_cluster
 from cluster.api import handlers
-from cluster.api.access import can_edit, can_view
 from cluster.api.http import (
     actor_for,
-    check_csrf,
     error_response,
     flag,
     json_response,
     media_type,
     read_body,
 )
-from cluster.api.paths import resolve
+from cluster.api.paths import Target, resolve
 from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
 from cluster.models import Cluster
 
-_READS = ("GET", "HEAD")
+_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
 
 
-def find_cluster(request: HttpRequest, name: str, write: bool) -> Cluster:
-    """The cluster if the caller may see it (and change it, for writes); 404 hides the rest."""
-    cluster = Cluster.objects.filter(name=name).first()
-    if cluster is None or not can_view(request, cluster):
-        raise ApiError(404, "NotFound", f'cluster "{name}" not found')
-    if write and not can_edit(request, cluster):
-        raise ApiError(403, "Forbidden", f'you may not change cluster "{name}"')
-    if write:
-        check_csrf(request)
-    return cluster
+def verb_of(method: str, target: Target) -> str:
+    """The Kubernetes verb of a request, as kube-apiserver's RequestInfo names it."""
+    if method in ("GET", "HEAD"):
+        return "get" if target.name else "list"
+    if method == "DELETE":
+        return "delete" if target.name else "deletecollection"
+    return _VERBS.get(method, method.lower())
+
+
+def find_cluster(request: HttpRequest, name: str, verb: str, target: Target) -> Cluster:
+    """The cluster if the caller may `verb` the target there (cluster.access: 404/403/401/429)."""
+    resource = target.info.plural + (f"/{target.subresource}" if target.subresource else "")
+    object_name = "" if verb == "create" and not target.subresource else target.name
+    return get_cluster(
+        request,
+        name,
+        verb=verb,
+        resource=resource,
+        group=target.info.group,
+        namespace=target.namespace,
+        name=object_name,
+    )
 
 
 def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> HttpResponse:
@@ -48,7 +59,7 @@ def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, re
             from cluster.api.exec_http import exec_response
 
             return exec_response(request, cluster_name, target)
-        cluster = find_cluster(request, cluster_name, request.method not in _READS)
+        cluster = find_cluster(request, cluster_name, verb_of(request.method or "", target), target)
         return handlers.dispatch(request, cluster, target)
     except ApiError as err:
         return error_response(err)
@@ -82,7 +93,7 @@ def _apply(request: HttpRequest, cluster_name: str) -> HttpResponse:
     try:
         if request.method != "POST":
             raise method_not_allowed(request.method or "")
-        cluster = find_cluster(request, cluster_name, write=True)
+        cluster = get_cluster(request, cluster_name, verb="create", resource="pods", namespace="default")
         raw = read_body(request)
         if media_type(request) not in (
             "application/yaml",

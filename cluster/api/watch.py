@@ -82,7 +82,7 @@ def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, 
     target = resolve(group, version, rest)
     if target.subresource:
         raise bad_request("watch is not supported on subresources")
-    cluster = find_cluster(request, cluster_name, write=False)
+    cluster = find_cluster(request, cluster_name, "watch", target)
     selector = request.GET.get("fieldSelector", "")
     if target.name:
         selector = ",".join(filter(None, [selector, f"metadata.name={target.name}"]))

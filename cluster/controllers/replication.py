@@ -31,6 +31,9 @@ from cluster.models import FlowTrace
 # Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
 # turns while a large scale-up is still being created.
 MAX_BATCH = 32
+# At most this many creates per sync, as upstream's burstReplicas: an RC of 10^9 replicas asks
+# for pods a burst at a time (each failing against the quota ends the burst), not 10^9 at once.
+BURST_REPLICAS = 500
 
 if TYPE_CHECKING:
     from cluster.controllers.manager import ControllerManager
@@ -93,23 +96,28 @@ class ReplicationManager:
         At pace 0 a batch is one hop to the database thread; with a pace or in step mode each pod
         waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate."""
         batch = 1
+        count = min(count, BURST_REPLICAS)
         while count > 0:
             size = min(batch, count, MAX_BATCH)
             if await gate.is_open(self.cm.cluster_name, trace_id):
-                await db(self._create_batch)(owner, trace_id, size)
+                created = await db(self._create_batch)(owner, trace_id, size)
             else:
+                created = True
                 for _ in range(size):
                     await gate.before_step(self.cm.cluster_name, trace_id, 7)
-                    await db(self._create_pod)(owner, trace_id)
+                    if not await db(self._create_pod)(owner, trace_id):
+                        created = False
+                        break
+            if not created:
+                return  # as upstream's slowStartBatch: after a failed create, skip the rest
             count -= size
             batch *= 2
 
     # -- database thread ---------------------------------------------------------------------
-    def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> None:
-        for _ in range(size):
-            self._create_pod(owner, trace_id)
+    def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> bool:
+        return all(self._create_pod(owner, trace_id) for _ in range(size))
 
-    def _create_pod(self, owner: dict, trace_id: str | None) -> None:
+    def _create_pod(self, owner: dict, trace_id: str | None) -> bool:
         template = (owner.get("spec") or {}).get("template") or {}
         actor = self.cm.actor(trace_id, self.title)
         for _attempt in range(5):
@@ -120,13 +128,14 @@ class ReplicationManager:
                 if error.code == 409:
                     continue  # the random name is taken: draw another, as generateName does
                 self._failed_create(owner, error, actor)
-                return
+                return False
             self.cm.assume_pod(pod)
             message = f"Created pod: {name}"
             event_recorder.record(
                 self.cm.cluster, owner, "SuccessfulCreate", message, actor, component=self.event_component
             )
-            return
+            return True
+        return False
 
     def _failed_create(self, owner: dict, error: ApiError, actor) -> None:
         event_recorder.record(

@@ -6,10 +6,12 @@ import json
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from cluster import leader
-from cluster.api.access import can_edit, can_view
+from cluster.access import get_cluster
+from cluster.apiserver.errors import ApiError
 from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
 from cluster.flow.steps import STEPS
@@ -17,13 +19,39 @@ from cluster.models import Cluster, FlowTrace
 from scheduler.service import attempts
 
 
+class Refused(Exception):
+    """An access refusal, answered as the Status JSON with its code (see `refusals`)."""
+
+    def __init__(self, err: ApiError) -> None:
+        self.err = err
+
+
 def _cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
-    cluster = get_object_or_404(Cluster, name=name)
-    if not can_view(request, cluster):
-        raise Http404("no such cluster")
-    if edit and not can_edit(request, cluster):
-        raise Http404("no such cluster")
-    return cluster
+    """Flow controls are writes: `post` on their path, as kube-apiserver words non-resource verbs."""
+    try:
+        if edit:
+            return get_cluster(request, name, verb="post", path=request.path)
+        return get_cluster(request, name)
+    except ApiError as err:
+        if err.code == 404:
+            raise Http404("no such cluster") from None
+        raise Refused(err) from None
+
+
+def refusals(view):
+    """Answer a Refused as JSON: 403 with kube-apiserver's message, 429 with Retry-After."""
+    import functools
+
+    from cluster.api.http import error_response
+
+    @functools.wraps(view)
+    def wrapped(request, *args, **kwargs):
+        try:
+            return view(request, *args, **kwargs)
+        except Refused as refused:
+            return error_response(refused.err)
+
+    return wrapped
 
 
 def _body(request: HttpRequest) -> dict:
@@ -42,6 +70,7 @@ def _settings(cluster: Cluster) -> JsonResponse:
 
 
 @require_GET
+@refusals
 def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
     text = snapshot.build_text(found, leader.with_leader({}, found))
@@ -49,12 +78,15 @@ def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
 
 
 @require_GET
+@refusals
 def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
     _cluster(request, cluster)
     return JsonResponse({"steps": list(STEPS)})
 
 
+@csrf_exempt  # cluster.access checks CSRF for writes without a token
 @require_POST
+@refusals
 def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
     trace = gate.release_next(found.name, _body(request).get("trace") or None)
@@ -63,14 +95,18 @@ def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
     return JsonResponse({"trace": trace})
 
 
+@csrf_exempt  # cluster.access checks CSRF for writes without a token
 @require_POST
+@refusals
 def continue_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
     gate.continue_all(found.name)
     return _settings(found)
 
 
+@csrf_exempt  # cluster.access checks CSRF for writes without a token
 @require_POST
+@refusals
 def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
     try:
@@ -81,7 +117,9 @@ def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
     return _settings(found)
 
 
+@csrf_exempt  # cluster.access checks CSRF for writes without a token
 @require_POST
+@refusals
 def step_mode_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
     on = _body(request).get("on")
@@ -90,6 +128,7 @@ def step_mode_view(request: HttpRequest, cluster: str) -> JsonResponse:
 
 
 @require_GET
+@refusals
 def trace_view(request: HttpRequest, cluster: str, trace: str) -> JsonResponse:
     found = _cluster(request, cluster)
     row = get_object_or_404(FlowTrace, cluster=found, pk=trace)
@@ -97,6 +136,7 @@ def trace_view(request: HttpRequest, cluster: str, trace: str) -> JsonResponse:
 
 
 @require_GET
+@refusals
 def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str) -> JsonResponse:
     """The pod's scheduling attempts, newest first, each with the engine's full explanation."""
     found = _cluster(request, cluster)

@@ -1,7 +1,8 @@
 """HTTP views for what kubectl asks before it touches any object: version, discovery, OpenAPI.
 
-These answer the same for every cluster (the API surface is fixed); only the cluster's existence
-is checked, so a mistyped `--server .../clusters/demoo` fails with a clear NotFound.
+These answer the same for every cluster (the API surface is fixed); only the caller's right to see
+the cluster is checked (cluster.access), so a mistyped `--server .../clusters/demoo` and a sandbox
+the caller may not see both fail with the same NotFound.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import json
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
+from cluster.access import get_cluster
+from cluster.apiserver.errors import ApiError
 from cluster.kubeapi import discovery, openapi
 from cluster.kubeapi.resources import VERSION
-from cluster.models import Cluster
 
 
 def json_response(doc: dict, status: int = 200, content_type: str = "application/json") -> HttpResponse:
@@ -34,19 +36,22 @@ def not_found(message: str) -> HttpResponse:
     return json_response(status, 404)
 
 
-def _missing(cluster: str) -> HttpResponse | None:
-    if Cluster._default_manager.filter(name=cluster).exists():
-        return None
-    return not_found(f'clusters "{cluster}" not found')
+def _missing(request: HttpRequest, cluster: str) -> HttpResponse | None:
+    """None when the caller may see the cluster; else its Status (404, or 401 for a bad token)."""
+    try:
+        get_cluster(request, cluster)
+    except ApiError as err:
+        return json_response(err.status(), err.code)
+    return None
 
 
 @require_GET
 def version(request: HttpRequest, cluster: str) -> HttpResponse:
-    return _missing(cluster) or json_response(VERSION)
+    return _missing(request, cluster) or json_response(VERSION)
 
 
 def _discovery(request: HttpRequest, cluster: str, core: bool) -> HttpResponse:
-    if missing := _missing(cluster):
+    if missing := _missing(request, cluster):
         return missing
     media_type = discovery.wants_aggregated(request.headers.get("Accept", ""))
     if media_type:
@@ -66,7 +71,7 @@ def named_apis(request: HttpRequest, cluster: str) -> HttpResponse:
 
 @require_GET
 def api_group(request: HttpRequest, cluster: str, group: str) -> HttpResponse:
-    if missing := _missing(cluster):
+    if missing := _missing(request, cluster):
         return missing
     doc = discovery.api_group(group)
     return json_response(doc) if doc else not_found("the server could not find the requested resource")
@@ -74,7 +79,7 @@ def api_group(request: HttpRequest, cluster: str, group: str) -> HttpResponse:
 
 @require_GET
 def resource_list(request: HttpRequest, cluster: str, version: str, group: str = "") -> HttpResponse:
-    if missing := _missing(cluster):
+    if missing := _missing(request, cluster):
         return missing
     doc = discovery.api_resource_list(group, version)
     return json_response(doc) if doc else not_found("the server could not find the requested resource")
@@ -82,12 +87,12 @@ def resource_list(request: HttpRequest, cluster: str, version: str, group: str =
 
 @require_GET
 def openapi_root(request: HttpRequest, cluster: str) -> HttpResponse:
-    return _missing(cluster) or json_response(openapi.root_document())
+    return _missing(request, cluster) or json_response(openapi.root_document())
 
 
 @require_GET
 def openapi_document(request: HttpRequest, cluster: str, gv_path: str) -> HttpResponse:
-    if missing := _missing(cluster):
+    if missing := _missing(request, cluster):
         return missing
     doc = openapi.group_version_document(gv_path)
     if doc is None:

@@ -28,7 +28,41 @@ def server_error(exc: api.ApiError) -> str:
     return f"Error from server ({exc.reason}): {exc.message}\n"
 
 
+# The Kubernetes verb each writing command needs (cluster.access authorizes it before it runs).
+WRITE_VERBS = {
+    "label": "patch",
+    "cordon": "patch",
+    "uncordon": "patch",
+    "taint": "patch",
+    "scale": "patch",
+    "delete": "delete",
+    "create": "create",
+    "apply": "patch",
+}
+
+
+def _authorize(who, cluster: Cluster, cmd) -> None:
+    from cluster.access import authorize
+    from dashboard.console.parser import resource_for
+
+    verb = WRITE_VERBS[cmd.verb]
+    resource, group, namespace = "pods", "", cmd.namespace
+    if cmd.verb in ("cordon", "uncordon", "taint"):
+        resource, namespace = "nodes", ""
+    elif cmd.args and cmd.verb in ("label", "scale", "delete"):
+        try:
+            found = resource_for(cmd.args[0].split("/")[0])
+            resource, group = found.plural, found.group
+            namespace = namespace if found.namespaced else ""
+        except UsageError:
+            pass
+    authorize(who, cluster, verb, resource, group=group, namespace=namespace)
+
+
 def run_command(cluster: Cluster, line: str, stdin: str = "", who=None) -> ConsoleResult:
+    """Run one console line; `who` (the request) must be allowed to write for writing commands.
+
+    `who=None` is the server itself (a lab's self-test), which is not checked."""
     from dashboard.console import reads, writes
     from dashboard.console.exec import exec_command
 
@@ -43,6 +77,8 @@ def run_command(cluster: Cluster, line: str, stdin: str = "", who=None) -> Conso
                 f'error: unknown command "{cmd.verb}" for "kubectl"\n'
                 "Run 'help' for the commands this console knows."
             )
+        if cmd.verb in writes.HANDLERS and who is not None:  # None: a trusted server-side caller
+            _authorize(who, cluster, cmd)
         return handler(cluster, cmd, stdin)
     except UsageError as exc:
         text = str(exc)

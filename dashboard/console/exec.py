@@ -57,7 +57,8 @@ def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, who=None) -> Co
         raise UsageError(OLD_FORM)
     if not cmd.command:
         raise UsageError("error: you must specify at least one command for the container")
-    user_name = authorize(who, cluster, cmd.namespace, name)
+    # who=None: the server itself (a lab's self-test), not checked, as for the other commands
+    user_name = authorize(who, cluster, cmd.namespace, name) if who is not None else "kubesim"
     pod = api.get(cluster, "Pod", cmd.namespace, name)
     phase = (pod.get("status") or {}).get("phase")
     if phase in ("Succeeded", "Failed"):

@@ -11,6 +11,7 @@ import { YamlView } from "./yaml_view.js";
 import { ConsoleView } from "./console_view.js";
 import { InspectView } from "./inspect_view.js";
 import { addNode, deleteObject, nodeActions, openMenu, scaleWorkload } from "./actions.js";
+import { wireAccess } from "./access.js";
 
 const store = new Store();
 const live = new Live(store);
@@ -110,4 +111,5 @@ document.addEventListener("keydown", (event) => {
   else if (["1", "2", "3", "4"].includes(key)) selectTab(TABS[Number(key) - 1], true);
 });
 
+wireAccess();
 live.connect();

@@ -27,5 +27,11 @@ def pod_json(name: str = "web", image: str = "nginx:1.25", labels: dict | None =
     )
 
 
-def post_pod(client, name: str = "web", **kwargs):
-    return client.post(PODS, pod_json(name, **kwargs), content_type="application/json")
+def post_pod(client, name: str = "web", headers: dict | None = None, **kwargs):
+    return client.post(PODS, pod_json(name, **kwargs), content_type="application/json", headers=headers)
+
+
+@pytest.fixture
+def client(teacher_client):
+    """These tests write as the teacher (tests/auth.py); anonymous callers use Client() themselves."""
+    return teacher_client

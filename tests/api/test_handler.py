@@ -8,6 +8,7 @@ import pytest
 from asgiref.testing import ApplicationCommunicator
 
 from kubesim.asgi import django_asgi_app
+from tests.auth import teacher_headers
 from tests.flow.support import demo  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -26,7 +27,11 @@ async def request(method: str, path: str, body: dict | None = None) -> tuple[int
         "raw_path": path.encode(),
         "query_string": b"",
         "root_path": "",
-        "headers": [(b"host", b"127.0.0.1"), (b"content-type", b"application/json")],
+        "headers": [
+            (b"host", b"127.0.0.1"),
+            (b"content-type", b"application/json"),
+            *((k.lower().encode(), v.encode()) for k, v in teacher_headers().items()),
+        ],
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
     }

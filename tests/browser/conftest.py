@@ -130,11 +130,20 @@ class PageProblems:
         self.errors.append(f"pageerror: {error}")
 
 
+def sign_in_as_teacher(tab, base_url: str) -> None:
+    """Open the presenter link (the teacher's credentials, tests/auth.py): the session is the teacher's."""
+    from tests.auth import teacher_token
+
+    tab.goto(f"{base_url}/presenter/?token={teacher_token()}")
+
+
 @pytest.fixture
 def page(browser, live_server_url, request):
-    """A fresh English page on the demo cluster; `page.problems` collects console errors."""
+    """A fresh English page on the demo cluster, signed in as the teacher (the presenter link);
+    `page.problems` collects console errors."""
     context = browser.new_context(viewport={"width": 1440, "height": 1000}, locale="en-US")
     tab = context.new_page()
+    sign_in_as_teacher(tab, live_server_url)
     problems = PageProblems()
     tab.on("console", problems.console)
     tab.on("pageerror", problems.exception)

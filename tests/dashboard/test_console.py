@@ -9,6 +9,7 @@ from django.test import Client
 
 from cluster.apiserver import service as api
 from cluster.demo import create_demo
+from tests.auth import teacher_client
 
 RC = """\
 apiVersion: v1
@@ -36,7 +37,7 @@ def demo(db):
 
 
 def run(command: str, stdin: str = "", client: Client | None = None) -> dict:
-    response = (client or Client()).post(
+    response = (client or teacher_client()).post(
         "/clusters/demo/ui/console", json.dumps({"command": command, "stdin": stdin}), "application/json"
     )
     assert response.status_code == 200

@@ -12,6 +12,7 @@ from django.test import Client
 from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.demo import create_demo
+from tests.auth import teacher_client
 from tests.flow.support import KUBECTL
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -24,8 +25,8 @@ def demo(transactional_db):
     controlplane.forget("demo")
 
 
-def run(command: str) -> dict:
-    response = Client().post(
+def run(command: str, client: Client | None = None) -> dict:
+    response = (client or teacher_client()).post(
         "/clusters/demo/ui/console", json.dumps({"command": command}), "application/json"
     )
     assert response.status_code == 200
@@ -85,10 +86,9 @@ def test_kubectls_errors(demo):
     assert run("exec nope -- ls")["output"] == 'Error from server (NotFound): pods "nope" not found\n'
 
 
-def test_without_write_rights_exec_is_forbidden(demo, monkeypatch):
+def test_without_write_rights_exec_is_forbidden(demo):
     _pod(demo, "web", "nginx")
-    monkeypatch.setattr("cluster.api.exec_access.can_edit", lambda user, cluster: False)
-    assert run("exec web -- hostname")["output"] == (
+    assert run("exec web -- hostname", Client())["output"] == (
         'Error from server (Forbidden): pods "web" is forbidden: User "system:anonymous" cannot create '
         'resource "pods/exec" in API group "" in the namespace "default"\n'
     )

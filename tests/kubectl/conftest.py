@@ -1,4 +1,6 @@
-"""A live KubeSim (Daphne via `manage.py serve`) with its own SQLite file, and the real kubectl."""
+"""A live KubeSim (Daphne via `manage.py serve`, plain HTTP and the TLS API port) with its own SQLite
+file, and the real kubectl: as the teacher through the kubeconfig `manage.py kubeconfig` writes
+(TLS, the CA, the presenter token; no other flag), or anonymous over plain HTTP (`--server`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,22 +46,30 @@ def _free_port() -> int:
     raise RuntimeError("no free port in 8300-8399")
 
 
+def free_api_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 @dataclass
 class Kubectl:
     binary: str
-    server: str
+    server: str  # the plain-HTTP address, used with --server when there is no kubeconfig
     home: Path
+    kubeconfig: Path | None = None  # the teacher's (or a student's): TLS + token, KUBECONFIG only
+    cwd: Path = MANIFESTS
+
+    def _command(self, args: tuple[str, ...]) -> tuple[list[str], dict]:
+        config = str(self.kubeconfig) if self.kubeconfig else str(self.home / "none")
+        env = {**os.environ, "HOME": str(self.home), "KUBECONFIG": config}
+        prefix = [self.binary] if self.kubeconfig else [self.binary, "--server", self.server]
+        return [*prefix, *args], env
 
     def run(self, *args: str, stdin: str | None = None, timeout: float = 30) -> subprocess.CompletedProcess:
-        env = {**os.environ, "HOME": str(self.home), "KUBECONFIG": str(self.home / "none")}
+        command, env = self._command(args)
         return subprocess.run(
-            [self.binary, "--server", self.server, *args],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-            cwd=MANIFESTS,
+            command, input=stdin, capture_output=True, text=True, timeout=timeout, env=env, cwd=self.cwd
         )
 
     def ok(self, *args: str, stdin: str | None = None) -> str:
@@ -67,10 +78,8 @@ class Kubectl:
         return result.stdout
 
     def popen(self, *args: str) -> subprocess.Popen:
-        env = {**os.environ, "HOME": str(self.home), "KUBECONFIG": str(self.home / "none")}
-        return subprocess.Popen(
-            [self.binary, "--server", self.server, *args], stdout=subprocess.PIPE, text=True, env=env
-        )
+        command, env = self._command(args)
+        return subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
 
 
 def _kubectl_binary() -> str:
@@ -82,8 +91,8 @@ def _kubectl_binary() -> str:
     pytest.skip("kubectl is not installed: the real-kubectl tests need it (set KUBECTL or put it on PATH)")
 
 
-def _manage(env: dict, *args: str, stdin: str | None = None) -> None:
-    subprocess.run(
+def _manage(env: dict, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=REPO,
         env=env,
@@ -94,33 +103,84 @@ def _manage(env: dict, *args: str, stdin: str | None = None) -> None:
     )
 
 
-@pytest.fixture(scope="session")
-def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
-    binary = _kubectl_binary()
-    tmp = tmp_path_factory.mktemp("kubesim")
-    env = {**os.environ, "KUBESIM_SQLITE_PATH": str(tmp / "db.sqlite3"), "KUBESIM_PACE_MS": "0"}
+@dataclass
+class LiveServer:
+    env: dict
+    http: str  # http://127.0.0.1:PORT
+    api_port: int
+    tmp: Path
+
+    def kubeconfig(self, cluster: str, name: str) -> Path:
+        """`manage.py kubeconfig --cluster NAME` (the caller's token: the teacher's, or the sandbox's)."""
+        path = self.tmp / f"{name}.kubeconfig"
+        _manage(self.env, "kubeconfig", "--cluster", cluster, "--output", str(path))
+        return path
+
+    def shell(self, code: str) -> str:
+        return _manage(self.env, "shell", stdin=code).stdout
+
+
+@contextmanager
+def live_server(tmp: Path, seed: str | None = SEED) -> Iterator[LiveServer]:
+    """migrate, seed (or the demo when seed is None), then `serve --api-port` until the block ends."""
+    api_port = free_api_port()
+    env = {
+        **os.environ,
+        "KUBESIM_SQLITE_PATH": str(tmp / "db.sqlite3"),
+        "KUBESIM_PACE_MS": "0",
+        "API_PORT": str(api_port),
+    }
     env.pop("DJANGO_SETTINGS_MODULE", None)
     _manage(env, "migrate", "--noinput")
-    _manage(env, "shell", stdin=SEED)
+    if seed is None:
+        _manage(env, "loaddemo")
+    else:
+        _manage(env, "shell", stdin=seed)
     port = _free_port()
     log = (tmp / "serve.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port)], cwd=REPO, env=env, stdout=log, stderr=log
+        [sys.executable, "manage.py", "serve", "--port", str(port), "--api-port", str(api_port)],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=log,
     )
-    base = f"http://127.0.0.1:{port}/clusters/demo"
+    http = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):
             try:
-                urllib.request.urlopen(f"{base}/version", timeout=1)
+                urllib.request.urlopen(f"{http}/clusters/demo/version", timeout=1)
                 break
             except OSError:
                 time.sleep(0.2)
         else:
             pytest.fail(f"KubeSim did not start: see {tmp / 'serve.log'}")
-        home = tmp / "home"
-        home.mkdir()
-        yield Kubectl(binary, base, home)
+        yield LiveServer(env, http, api_port, tmp)
     finally:
         server.terminate()
         server.wait(timeout=10)
         log.close()
+
+
+@pytest.fixture(scope="session")
+def kubesim(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with live_server(tmp_path_factory.mktemp("kubesim")) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def kubectl(kubesim: LiveServer) -> Kubectl:
+    """The real kubectl as the teacher: KUBECONFIG from `manage.py kubeconfig`, over TLS."""
+    home = kubesim.tmp / "home"
+    home.mkdir(exist_ok=True)
+    return Kubectl(
+        _kubectl_binary(), f"{kubesim.http}/clusters/demo", home, kubesim.kubeconfig("demo", "teacher")
+    )
+
+
+@pytest.fixture(scope="session")
+def anonymous_kubectl(kubesim: LiveServer) -> Kubectl:
+    """The real kubectl with no credentials, over plain HTTP (`--server`): read-only."""
+    home = kubesim.tmp / "home-anonymous"
+    home.mkdir(exist_ok=True)
+    return Kubectl(_kubectl_binary(), f"{kubesim.http}/clusters/demo", home)

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import time
 
 import pytest
-import yaml
-
-from cluster.management.commands.kubeconfig import kubeconfig
 
 pytestmark = pytest.mark.kubectl
 
@@ -60,16 +55,20 @@ def nginx(kubectl):
     return "exec-web"
 
 
-def test_hostname_prints_the_pod_name_with_the_generated_kubeconfig(kubectl, nginx, tmp_path):
-    config = tmp_path / "kubeconfig"
-    server = kubectl.server.rsplit("/clusters/", 1)[0]
-    config.write_text(yaml.safe_dump(kubeconfig("demo", server)))
-    env = {**os.environ, "HOME": str(kubectl.home), "KUBECONFIG": str(config)}
-    result = subprocess.run(
-        [kubectl.binary, "exec", nginx, "--", "hostname"], capture_output=True, text=True, env=env, timeout=30
-    )
+def test_hostname_prints_the_pod_name_with_the_generated_kubeconfig(kubectl, nginx):
+    assert kubectl.kubeconfig is not None  # KUBECONFIG from `manage.py kubeconfig`: TLS and a token
+    result = kubectl.run("exec", nginx, "--", "hostname")
     assert result.returncode == 0, result.stderr
     assert result.stdout == f"{nginx}\n"
+
+
+def test_anonymous_callers_get_kube_apiservers_403(anonymous_kubectl, nginx):
+    result = anonymous_kubectl.run("exec", nginx, "--", "hostname")
+    assert result.returncode == 1
+    assert result.stderr.strip() == (
+        f'Error from server (Forbidden): pods "{nginx}" is forbidden: User "system:anonymous" cannot create '
+        'resource "pods/exec" in API group "" in the namespace "default"'
+    )
 
 
 def test_cat_prints_nginx_welcome_page(kubectl, nginx):
@@ -119,9 +118,8 @@ def test_busybox_has_no_bash(kubectl):
 
 def test_interactive_bash_through_a_pseudo_terminal(kubectl, nginx):
     pexpect = pytest.importorskip("pexpect")
-    env = {**os.environ, "HOME": str(kubectl.home), "KUBECONFIG": str(kubectl.home / "none")}
-    args = ["--server", kubectl.server, "exec", "-it", nginx, "--", "bash"]
-    child = pexpect.spawn(kubectl.binary, args, env=env, encoding="utf-8", timeout=15)
+    command, env = kubectl._command(("exec", "-it", nginx, "--", "bash"))
+    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=15)
     try:
         child.expect_exact(f"root@{nginx}:/# ")
         child.sendline("hostname")
@@ -188,7 +186,8 @@ def test_bench_exec_prints_its_figures(kubectl, nginx, monkeypatch):
 
     monkeypatch.setenv("HOME", str(kubectl.home))
     out = StringIO()
-    call_command("bench_exec", server=kubectl.server, pod=nginx, runs=3, kubectl=kubectl.binary, stdout=out)
+    call_command("bench_exec", kubeconfig=str(kubectl.kubeconfig), pod=nginx, runs=3, kubectl=kubectl.binary,
+                 stdout=out)  # fmt: skip
     lines = out.getvalue().splitlines()
     assert lines[0].startswith("kubectl exec POD -- hostname (process start to exit): n=3 p50=")
     assert lines[1].startswith("interactive line -> next prompt (kubectl exec -it ... bash): n=3 p50=")

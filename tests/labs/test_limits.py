@@ -1,4 +1,4 @@
-"""Sandbox limits: objects, nodes, pods (and replicas) and the request rate, with clear messages."""
+"""Sandbox limits: objects, nodes and pods as a ResourceQuota, the request rate, clear messages."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import pytest
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster
-from labs.limits import RATE
 from labs.selftest import forget
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,7 +26,6 @@ def pod(name: str) -> dict:
 @pytest.fixture
 def sandbox(student_a):
     cluster = student_a.student.sandbox
-    RATE.reset(cluster.pk)
     yield cluster
     forget(cluster)
 
@@ -45,7 +43,7 @@ def test_pods_over_the_limit_are_refused_as_an_exceeded_quota(settings, sandbox)
     )
 
 
-def test_nodes_and_replicas_over_the_limit_are_refused(settings, sandbox):
+def test_nodes_over_the_limit_are_refused_and_a_big_rc_is_accepted_as_upstream(settings, sandbox):
     settings.KUBESIM_SANDBOX_LIMITS = {"nodes": 3, "pods": 10}
     node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node9"}}
     with pytest.raises(api.ApiError, match="requested: nodes=1, used: nodes=3, limited: nodes=3"):
@@ -60,8 +58,8 @@ def test_nodes_and_replicas_over_the_limit_are_refused(settings, sandbox):
             "template": {"metadata": {"labels": {"app": "big"}}, "spec": pod("x")["spec"]},
         },
     }
-    with pytest.raises(api.ApiError, match="requested: pods=1000"):
-        api.create(sandbox, rc, ME)
+    # ResourceQuota counts pods, not replicas: the RC is stored, its pods beyond the quota fail.
+    assert api.create(sandbox, rc, ME)["spec"]["replicas"] == 1000
 
 
 def test_a_students_write_rate_is_limited_and_kubectl_sees_429(settings, sandbox, student_a):
@@ -72,16 +70,23 @@ def test_a_students_write_rate_is_limited_and_kubectl_sees_429(settings, sandbox
         for i in range(4)
     ]
     assert codes == [201, 201, 201, 429]
-    body = student_a.post(url, json.dumps(pod("p9")), content_type="application/json").json()
-    assert body["reason"] == "TooManyRequests" and "3 changes every 60 seconds" in body["message"]
+    response = student_a.post(url, json.dumps(pod("p9")), content_type="application/json")
+    body = response.json()
+    assert body["reason"] == "TooManyRequests"
+    assert body["message"] == "Too many requests, please try again later."
+    assert 1 <= int(response["Retry-After"]) <= 60
+    assert body["details"]["retryAfterSeconds"] == int(response["Retry-After"])
+    # deletes are writes too
+    assert student_a.delete(f"{url}/p0").status_code == 429
 
 
-def test_clusters_that_are_not_sandboxes_have_no_limits(settings, db):
-    settings.KUBESIM_SANDBOX_LIMITS = {"pods": 1, "writes": 1}
-    demo = Cluster.objects.create(name="demo-unlimited")
+def test_shared_clusters_have_the_classroom_quota_which_the_teacher_overrides(settings, db):
+    settings.KUBESIM_SANDBOX_LIMITS = {"pods": 1}
+    shared = Cluster.objects.create(name="demo-quota", quota={"pods": 3})
     for name in ("a", "b", "c"):
-        api.create(demo, pod(name), ME)
-    assert len(api.list_objects(demo, "Pod")[0]) == 3
+        api.create(shared, pod(name), ME)
+    with pytest.raises(api.ApiError, match="exceeded quota: classroom-quota, requested: pods=1"):
+        api.create(shared, pod("d"), ME)
 
 
 def test_components_are_not_rate_limited(settings, sandbox):

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.auth import teacher_headers
+
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN_URL = os.environ.get("KUBESIM_TEST_PG", "postgres://postgres@127.0.0.1:5432/postgres")
 REDIS_BASE = os.environ.get("KUBESIM_TEST_REDIS", "redis://127.0.0.1:6379")
@@ -43,6 +45,8 @@ def request(url: str, method: str = "GET", body: dict | None = None, content_typ
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, method=method)
     req.add_header("Content-Type", content_type or "application/json")
+    for name, value in teacher_headers().items():  # the tests write as the teacher
+        req.add_header(name, value)
     with urllib.request.urlopen(req, timeout=20) as response:
         return json.loads(response.read())
 

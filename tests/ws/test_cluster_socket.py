@@ -10,14 +10,16 @@ from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.flow import snapshot
 from kubesim.asgi import application
+from tests.auth import teacher_ws_headers
 from tests.flow.support import KUBECTL, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ORIGIN = [(b"origin", b"http://127.0.0.1:8000")]
+ORIGIN = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000")]
 
 
 async def connect(path: str = "/ws/clusters/demo/") -> tuple[WebsocketCommunicator, dict]:
-    communicator = WebsocketCommunicator(application, path, headers=ORIGIN)
+    """A socket as the teacher's page (it drives the flow): same origin, the teacher's token."""
+    communicator = WebsocketCommunicator(application, path, headers=ORIGIN + teacher_ws_headers())
     connected, _ = await communicator.connect()
     assert connected
     first = await communicator.receive_json_from(timeout=5)

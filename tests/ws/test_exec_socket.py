@@ -13,6 +13,7 @@ from channels.testing import WebsocketCommunicator
 from cluster import controlplane
 from cluster.apiserver import service as api
 from kubesim.asgi import application
+from tests.auth import teacher_client, teacher_ws_headers
 from tests.flow.support import KUBECTL
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,7 +44,10 @@ async def _frames(communicator: WebsocketCommunicator) -> list[bytes]:
 async def test_v5_stdout_then_success_status_then_close(demo):
     await _running_pod(demo)
     communicator = WebsocketCommunicator(
-        application, _path("web", ["hostname"], stdout="true"), subprotocols=[V5]
+        application,
+        _path("web", ["hostname"], stdout="true"),
+        subprotocols=[V5],
+        headers=teacher_ws_headers(),
     )
     connected, subprotocol = await communicator.connect()
     assert connected and subprotocol == V5
@@ -58,7 +62,9 @@ async def test_stdin_half_close_and_exit_code_over_v4_and_v5(demo):
         (V4, "Error executing in Docker Container: 3"),
     ):
         path = _path("web", ["sh"], stdin="true", stdout="true", stderr="true")
-        communicator = WebsocketCommunicator(application, path, subprotocols=[protocol])
+        communicator = WebsocketCommunicator(
+            application, path, subprotocols=[protocol], headers=teacher_ws_headers()
+        )
         assert (await communicator.connect())[0]
         await communicator.send_to(bytes_data=b"\x00echo $HOSTNAME\nexit 3\n")
         if protocol == V5:
@@ -82,7 +88,8 @@ async def test_refusals_close_the_handshake(demo):
         (_path("web", ["ls"], stdout="true"), [V5], b"http://evil.example"),  # a foreign page
     ]
     for path, protocols, origin in cases:
-        headers = [(b"origin", origin)] if origin else []
+        headers = [(b"origin", origin), (b"host", b"127.0.0.1:8000")] if origin else []
+        headers += teacher_ws_headers()
         communicator = WebsocketCommunicator(application, path, headers=headers, subprotocols=protocols)
         connected, _ = await communicator.connect()
         assert not connected, path
@@ -90,15 +97,13 @@ async def test_refusals_close_the_handshake(demo):
 
 async def test_the_dashboard_is_told_who_is_inside(demo):
     await _running_pod(demo)
-    dashboard = WebsocketCommunicator(
-        application, "/ws/clusters/demo/", headers=[(b"origin", b"http://127.0.0.1")]
-    )
+    page = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000")]
+    dashboard = WebsocketCommunicator(application, "/ws/clusters/demo/", headers=page)
     assert (await dashboard.connect())[0]
     assert (await dashboard.receive_json_from(timeout=5))["type"] == "snapshot"
     path = _path("web", ["bash"], stdin="true", stdout="true", tty="true")
-    shell = WebsocketCommunicator(
-        application, path, subprotocols=[V5], headers=[(b"user-agent", b"kubectl/v1.32.4")]
-    )
+    agent = [(b"user-agent", b"kubectl/v1.32.4")]
+    shell = WebsocketCommunicator(application, path, subprotocols=[V5], headers=agent + teacher_ws_headers())
     assert (await shell.connect())[0]
     opened = await dashboard.receive_json_from(timeout=5)
     assert opened["type"] == "exec.session"
@@ -116,7 +121,8 @@ async def test_the_dashboard_is_told_who_is_inside(demo):
     await dashboard.disconnect()
 
 
-def test_the_spdy_fallback_gets_the_status(client, demo):
+def test_the_spdy_fallback_gets_the_status(demo):
+    client = teacher_client()
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "waiting"},
            "spec": {"containers": [{"name": "main", "image": "nginx"}]}}  # fmt: skip
     api.create(demo, pod, KUBECTL)
@@ -127,8 +133,7 @@ def test_the_spdy_fallback_gets_the_status(client, demo):
     assert response.json()["message"] == "container x is not valid for pod waiting"
 
 
-def test_without_write_rights_the_fallback_gets_kube_apiservers_403(client, demo, monkeypatch):
-    monkeypatch.setattr("cluster.api.exec_access.can_edit", lambda user, cluster: False)
+def test_without_write_rights_the_fallback_gets_kube_apiservers_403(client, demo):
     response = client.post(_path("web", ["ls"], stdout="true"))
     assert response.status_code == 403
     assert response.json()["message"] == (
@@ -137,9 +142,8 @@ def test_without_write_rights_the_fallback_gets_kube_apiservers_403(client, demo
     )
 
 
-async def test_without_write_rights_the_handshake_is_refused(demo, monkeypatch):
+async def test_without_write_rights_the_handshake_is_refused(demo):
     await _running_pod(demo)
-    monkeypatch.setattr("cluster.api.exec_access.can_edit", lambda user, cluster: False)
     communicator = WebsocketCommunicator(application, _path("web", ["ls"], stdout="true"), subprotocols=[V5])
     assert not (await communicator.connect())[0]
 
@@ -148,7 +152,7 @@ async def test_a_caller_flooding_stdin_loses_the_session(demo, monkeypatch):
     monkeypatch.setattr("cluster.shell.streams.MAX_PENDING_BYTES", 1000)
     await _running_pod(demo)
     path = _path("web", ["cat"], stdin="true", stdout="true")
-    communicator = WebsocketCommunicator(application, path, subprotocols=[V5])
+    communicator = WebsocketCommunicator(application, path, subprotocols=[V5], headers=teacher_ws_headers())
     assert (await communicator.connect())[0]
     await communicator.send_to(bytes_data=b"\x00" + b"x" * 2000)
     frames = await _frames(communicator)
@@ -167,7 +171,7 @@ async def test_deleting_the_pod_kills_the_session_with_137(demo, monkeypatch):
     monkeypatch.setattr("cluster.api.exec_consumer.CONTAINER_POLL_SECONDS", 0.05)
     await _running_pod(demo)
     path = _path("web", ["bash"], stdin="true", stdout="true", tty="true")
-    communicator = WebsocketCommunicator(application, path, subprotocols=[V5])
+    communicator = WebsocketCommunicator(application, path, subprotocols=[V5], headers=teacher_ws_headers())
     assert (await communicator.connect())[0]
     assert (await communicator.receive_output(timeout=5))["bytes"] == b"\x01root@web:/# "
     await database_sync_to_async(api.delete)(demo, "Pod", "default", "web", KUBECTL)

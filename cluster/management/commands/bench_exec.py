@@ -1,6 +1,6 @@
 """Measure `kubectl exec` against a running KubeSim with the real kubectl binary.
 
-python manage.py bench_exec --server http://127.0.0.1:8000/clusters/demo --pod web --runs 20
+python manage.py bench_exec --kubeconfig .kubesim/demo.kubeconfig --pod web --runs 20
 
 1. `kubectl exec POD -- hostname`, start to exit (kubectl's own start-up and discovery included);
 2. in one `kubectl exec -it POD -- bash` through a pseudo-terminal: a typed line (`hostname`) to
@@ -40,14 +40,16 @@ class Command(BaseCommand):
     help = "Time kubectl exec (one command, and lines in an interactive shell) with the real kubectl."
 
     def add_arguments(self, parser):
-        parser.add_argument("--server", default="http://127.0.0.1:8000/clusters/demo")
+        parser.add_argument(
+            "--kubeconfig", default=".kubesim/demo.kubeconfig", help="the teacher's (make run)"
+        )
         parser.add_argument("--pod", default="web")
         parser.add_argument("--runs", type=int, default=20)
         parser.add_argument("--kubectl", default=shutil.which("kubectl") or "kubectl")
 
-    def handle(self, *args, server: str, pod: str, runs: int, kubectl: str, **options):
-        base = [kubectl, "--server", server]
-        env = {**os.environ, "KUBECONFIG": os.devnull}
+    def handle(self, *args, kubeconfig: str, pod: str, runs: int, kubectl: str, **options):
+        base = [kubectl]
+        env = {**os.environ, "KUBECONFIG": kubeconfig}
         once = []
         for _ in range(runs):
             started = time.perf_counter()

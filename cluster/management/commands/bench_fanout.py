@@ -31,7 +31,14 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from cluster.wsclient import WALL_OFFSET, Crowd
+from cluster.wsclient import WALL_OFFSET, Crowd, auth_header
+
+
+def teacher_token() -> str:
+    """The teacher's credentials: the presenter token in the state directory (KUBESIM_STATE_DIR)."""
+    from cluster.access import presenter_token
+
+    return presenter_token()
 
 
 def _rss_kib(pid: int) -> int:
@@ -45,9 +52,10 @@ class KeepAlive:
     """One kept-alive HTTP/1.1 connection for the pods' POSTs: a request's clock starts as its bytes
     are written, not while a fresh connection is opened (urllib in a thread costs milliseconds)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, token: str = "") -> None:
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.token = token
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
@@ -59,7 +67,7 @@ class KeepAlive:
         head = (
             f"{method} {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
-            "User-Agent: kubesim-bench-fanout\r\nConnection: keep-alive\r\n\r\n"
+            f"User-Agent: kubesim-bench-fanout\r\n{auth_header(self.token)}Connection: keep-alive\r\n\r\n"
         )
         sent = time.perf_counter()
         self.writer.write(head.encode() + data)
@@ -89,6 +97,7 @@ def _request(url: str, method: str = "GET", body: dict | None = None) -> dict:
     request = urllib.request.Request(url, data=data, method=method)
     request.add_header("Content-Type", "application/json")
     request.add_header("User-Agent", "kubesim-bench-fanout")
+    request.add_header("Authorization", f"Bearer {teacher_token()}")
     with urllib.request.urlopen(request, timeout=30) as response:
         return json.loads(response.read())
 
@@ -211,10 +220,10 @@ class Command(BaseCommand):
         pace = _request(f"{base}/clusters/{cluster}/snapshot")["pace_ms"]
         rss_before = sum(_rss_kib(p) for p in pids)
         crowd = Crowd()
-        poster = KeepAlive(base)
+        poster = KeepAlive(base, teacher_token())
         tally = Tally()
         try:
-            await crowd.open(urls, f"/ws/clusters/{cluster}/", count)
+            await crowd.open(urls, f"/ws/clusters/{cluster}/", count, token=teacher_token())
             await self._wait_for_snapshots(crowd)
             crowd.sockets[0].send_json({"action": "pace", "pace_ms": 0})  # as the page's pace slider
             await asyncio.sleep(0.5)

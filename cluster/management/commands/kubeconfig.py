@@ -1,50 +1,58 @@
-"""Write a kubeconfig that points the real kubectl at one KubeSim cluster.
+"""Write a kubeconfig that points the real kubectl at one KubeSim cluster, over TLS, with a token.
 
 python manage.py kubeconfig --cluster demo --output ~/.kube/kubesim
 KUBECONFIG=~/.kube/kubesim kubectl get nodes
+
+The server is https://HOST:API_PORT/clusters/NAME (API_PORT from the environment, as `make run`
+reads it); the token is the teacher's (the presenter token) for a shared cluster, the student's
+for a sandbox, or none with --anonymous (read-only).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from django.core.management.base import BaseCommand, CommandError
 
+from cluster import kubeconfig
+from cluster.access import presenter_token, sandbox_token
 from cluster.models import Cluster
 
 
-def kubeconfig(cluster: str, server: str) -> dict:
-    """A kubeconfig with one cluster, one (anonymous) user and one current context."""
-    name = f"kubesim-{cluster}"
-    return {
-        "apiVersion": "v1",
-        "kind": "Config",
-        "clusters": [{"name": name, "cluster": {"server": f"{server.rstrip('/')}/clusters/{cluster}"}}],
-        "users": [{"name": name, "user": {}}],
-        "contexts": [{"name": name, "context": {"cluster": name, "user": name, "namespace": "default"}}],
-        "current-context": name,
-        "preferences": {},
-    }
-
-
 class Command(BaseCommand):
-    help = "Print or write a kubeconfig for kubectl against a KubeSim cluster."
+    help = "Print or write a kubeconfig (TLS, CA data, token) for kubectl against a KubeSim cluster."
 
     def add_arguments(self, parser):
         parser.add_argument("--cluster", default="demo")
-        parser.add_argument("--server", default="http://127.0.0.1:8000", help="KubeSim's base URL")
+        parser.add_argument("--host", default="127.0.0.1", help="the API server's host name or address")
+        parser.add_argument("--port", type=int, default=None, help="the API port (default: API_PORT or 6443)")
+        parser.add_argument(
+            "--anonymous", action="store_true", help="no token: read-only, as system:anonymous"
+        )
         parser.add_argument("--output", help="file to write (default: standard output)")
 
-    def handle(self, *args, cluster: str, server: str, output: str | None, **options):
-        if not Cluster._default_manager.filter(name=cluster).exists():
+    def handle(self, *args, cluster: str, host: str, port: int | None, anonymous: bool, output, **options):
+        found = Cluster._default_manager.filter(name=cluster).first()
+        if found is None:
             raise CommandError(f'cluster "{cluster}" does not exist')
-        text = yaml.safe_dump(kubeconfig(cluster, server), sort_keys=False)
+        token = ""
+        if not anonymous:
+            token = sandbox_token(found) if found.owner_id and not found.public else presenter_token()
+        text = kubeconfig.render(found, kubeconfig.api_server(host, cluster, port), token)
         if output is None:
             self.stdout.write(text, ending="")
             return
         path = Path(output).expanduser()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        path.chmod(0o600)
-        self.stdout.write(f"Wrote {path}; use it with: KUBECONFIG={path} kubectl get nodes")
+        write(path, text)
+        self.stdout.write(f"Wrote {path}; use it with: export KUBECONFIG={path.resolve()}")
+
+
+def write(path: Path, text: str) -> None:
+    """Write a file holding a token: mode 0600 from its creation."""
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    path.chmod(0o600)

@@ -5,6 +5,10 @@ listens (its `ready_callable`), the controller manager, scheduler and kubelets o
 start as tasks on the same asyncio loop, each cluster's after its Lease is won (cluster/leader.py).
 A database with no cluster gets the course's demo. `--no-control-plane` serves only: the scale-out
 profile runs the components in `manage.py controlplane` processes.
+
+`--api-port` also serves the same application over HTTPS, as kube-apiserver on :6443: the CA and
+serving certificate come from the state directory (kubesim/tls.py), and the teacher's kubeconfig
+for the demo is written there; the presenter link and the `export KUBECONFIG=…` line are printed.
 """
 
 from __future__ import annotations
@@ -28,25 +32,55 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument(
+            "--api-port",
+            type=int,
+            default=None,
+            help="also serve over HTTPS on this port, as kube-apiserver (make run: API_PORT, 6443)",
+        )
+        parser.add_argument(
             "--no-control-plane",
             action="store_true",
             help="Serve only (the control plane runs elsewhere, e.g. `manage.py controlplane`).",
         )
 
-    def handle(self, *args, host: str, port: int, no_control_plane: bool, **options):
+    def handle(self, *args, host: str, port: int, api_port: int | None, no_control_plane: bool, **options):
         from kubesim.asgi import application
 
         if not Cluster.objects.exists():
             call_command("loaddemo", stdout=self.stdout)
         self.port = port
         ready = None if no_control_plane else self._start_control_plane
-        self.stdout.write(f"KubeSim serving on http://{host}:{port}/ ({tune_for_long_running()})")
+        endpoints = build_endpoint_description_strings(host=host, port=port)
+        served = f"http://{host}:{port}/"
+        if api_port:
+            endpoints.append(tls_endpoint(host, api_port))
+            served += f" and https://{host}:{api_port}/ (the API server, TLS)"
+        self.stdout.write(f"KubeSim serving on {served} ({tune_for_long_running()})")
+        if api_port:
+            self._print_teacher_access(host, port, api_port)
         Server(
             application=application,
-            endpoints=build_endpoint_description_strings(host=host, port=port),
+            endpoints=endpoints,
             signal_handlers=True,
             ready_callable=ready,
         ).run()
+
+    def _print_teacher_access(self, host: str, port: int, api_port: int) -> None:
+        """The presenter link (it signs the browser in as the teacher) and the demo's kubeconfig."""
+        from cluster import kubeconfig
+        from cluster.access import presenter_token
+        from cluster.management.commands.kubeconfig import write
+        from kubesim.state import state_dir
+
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+        web = f"[{shown}]" if ":" in shown else shown
+        self.stdout.write(f"Teacher: open http://{web}:{port}/presenter/?token={presenter_token()}")
+        demo = Cluster.objects.filter(name="demo").first()
+        if demo is not None:
+            path = state_dir() / "demo.kubeconfig"
+            server = kubeconfig.api_server(shown, "demo", api_port)
+            write(path, kubeconfig.render(demo, server, presenter_token()))
+            self.stdout.write(f"kubectl: export KUBECONFIG={path}")
 
     def _start_control_plane(self) -> None:
         from twisted.internet import defer, reactor
@@ -66,3 +100,18 @@ class Command(BaseCommand):
         """On Ctrl-C or SIGTERM: stop the components and hand the leases back before exiting."""
         self._supervisor.cancel()
         return asyncio.ensure_future(asyncio.wait([self._supervisor], timeout=5))
+
+
+def tls_endpoint(host: str, port: int) -> str:
+    """Twisted's endpoint string for Daphne's TLS listener, with our CA-signed certificate."""
+    from django.conf import settings
+
+    from kubesim import tls
+
+    files = tls.ensure(settings.ALLOWED_HOSTS)
+
+    def quoted(value: object) -> str:
+        return str(value).replace("\\", "\\\\").replace(":", "\\:")
+
+    key, cert = quoted(files.key), quoted(files.cert)
+    return f"ssl:port={port}:interface={quoted(host)}:privateKey={key}:certKey={cert}"

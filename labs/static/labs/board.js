@@ -31,7 +31,8 @@ function render(board) {
     el("td", { class: "labs-actions" },
       s.sandbox ? el("a", { href: `/clusters/${s.sandbox}/`, target: "_blank", rel: "noopener" }, t("Project", "投屏")) : null,
       action(t("Reveal solution", "显示答案"), `${s.id}/reveal`),
-      action(t("Reset", "重置"), `${s.id}/reset`, t(`Reset ${s.name}'s sandbox?`, `重置 ${s.name} 的沙箱？`))))));
+      action(t("Reset", "重置"), `${s.id}/reset`, t(`Reset ${s.name}'s sandbox?`, `重置 ${s.name} 的沙箱？`)),
+      action(t("Remove", "移除"), `${s.id}/remove`, t(`Remove ${s.name} and their sandbox?`, `移除 ${s.name} 及其沙箱？`))))));
   const chosen = target.value;
   target.replaceChildren(el("option", { value: "all" }, t("Whole class", "全班")),
     ...board.students.map((s) => el("option", { value: s.id }, s.name)));

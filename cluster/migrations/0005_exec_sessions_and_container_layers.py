@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cluster', '0003_watchevent_trace'),
+        ('cluster', '0004_cluster_policy'),
     ]
 
     operations = [
