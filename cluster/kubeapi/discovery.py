@@ -7,7 +7,8 @@ so the aggregated form is only sent when asked for and always labelled as such.
 
 from __future__ import annotations
 
-from cluster.kubeapi.resources import GROUPS, Resource
+from cluster.kubeapi.resources import DISCOVERY_GROUPS as GROUPS
+from cluster.kubeapi.resources import Resource
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"

@@ -118,12 +118,27 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("Lease", "leases", "lease", "coordination.k8s.io", "v1", True),
 )
 
+# Create-only reviews that store nothing (cluster/api/reviews.py: `kubectl auth can-i|whoami`). They
+# are in discovery, so kubectl maps `can-i create selfsubjectaccessreviews`; not in OpenAPI.
+REVIEWS: tuple[Resource, ...] = tuple(
+    Resource(kind, f"{kind.lower()}s", kind.lower(), group, "v1", False, verbs=("create",))
+    for kind, group in (
+        ("SelfSubjectReview", "authentication.k8s.io"),
+        ("SelfSubjectAccessReview", "authorization.k8s.io"),
+        ("SelfSubjectRulesReview", "authorization.k8s.io"),
+    )
+)
+
 BY_KIND: dict[str, Resource] = {r.kind: r for r in RESOURCES}
 BY_PLURAL: dict[str, Resource] = {r.plural: r for r in RESOURCES}
 # Group name -> its versions' resources, in the order discovery lists groups ("" first).
 GROUPS: dict[str, list[Resource]] = {}
 for _r in RESOURCES:
     GROUPS.setdefault(_r.group, []).append(_r)
+# What discovery lists: the stored kinds' groups, then the reviews'.
+DISCOVERY_GROUPS: dict[str, list[Resource]] = {group: list(rs) for group, rs in GROUPS.items()}
+for _r in REVIEWS:
+    DISCOVERY_GROUPS.setdefault(_r.group, []).append(_r)
 
 
 def resource_for(kind: str) -> Resource:
