@@ -16,6 +16,7 @@ from cluster import execsessions
 from cluster.apiserver import rows
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.models import Cluster, FlowStep, FlowTrace
+from scheduler import queue_view
 
 RECENT_TRACES = 10
 WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment")
@@ -59,6 +60,8 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
         "exec_sessions": execsessions.listing(cluster.name),
+        # Pending pods' places in the scheduling queue, from their latest attempts.
+        "scheduling": queue_view.pending(cluster),
     }
     return state, objects
 
