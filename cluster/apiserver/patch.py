@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 import importlib
-import json
 
+from cluster.apiserver.decoding import check_depth, load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, unsupported_media_type
 
 MERGE = "application/merge-patch+json"
@@ -37,19 +37,16 @@ def _kubeapi(module: str):
 
 
 def decode(body: bytes | str | dict | list, content_type: str) -> object:
+    """The patch document; 400 for bytes that are not UTF-8, nesting past MAX_DEPTH, bad syntax."""
     if isinstance(body, dict | list):
+        check_depth(body)
         return body
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    text = text_of(body)
     if content_type == APPLY:
         from cluster.apiserver.manifests import load_one
 
         return load_one(text)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise bad_request(
-            f"error decoding patch: {err.msg} at line {err.lineno}, column {err.colno}"
-        ) from None
+    return load_json(text, "patch")
 
 
 def apply_patch(original: dict, patch: object, content_type: str, kind: str) -> dict:
