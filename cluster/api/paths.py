@@ -9,7 +9,12 @@ from cluster.apiserver.kinds import KindInfo, by_resource
 
 # Subresources each kind serves, and the verbs they take.
 SUBRESOURCES: dict[str, dict[str, tuple[str, ...]]] = {
-    "Pod": {"binding": ("POST",), "status": ("GET", "PUT", "PATCH"), "log": ("GET",)},
+    "Pod": {
+        "binding": ("POST",),
+        "status": ("GET", "PUT", "PATCH"),
+        "log": ("GET",),
+        "exec": ("GET", "POST"),
+    },
     "Node": {"status": ("GET", "PUT", "PATCH")},
     "Namespace": {"status": ("GET", "PUT", "PATCH")},
     "ReplicationController": {"status": ("GET", "PUT", "PATCH"), "scale": ("GET", "PUT", "PATCH")},

@@ -57,6 +57,10 @@ def find_cluster(request: HttpRequest, name: str, verb: str, target: Target) -> 
 def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> HttpResponse:
     try:
         target = resolve(group, version, rest)
+        if target.subresource == "exec":  # authorized as `create` on pods/exec, for GET and POST alike
+            from cluster.api.exec_http import exec_response
+
+            return exec_response(request, cluster_name, target)
         cluster = find_cluster(request, cluster_name, verb_of(request.method or "", target), target)
         if protobuf_only(request.headers.get("Accept", "")):
             raise ApiError(

@@ -74,6 +74,7 @@ RESOURCES: tuple[Resource, ...] = (
         ("all",),
         (
             Subresource("binding", "Binding", ("create",)),
+            Subresource("exec", "PodExecOptions", ("create", "get")),
             Subresource("log", "Pod", ("get",)),
             _status("Pod"),
         ),

@@ -68,6 +68,7 @@ def run_command(
     `who=None` is the server itself (a lab's self-test), which is not checked. `workdir` holds the
     files `-f FILE`, `ls` and `cat` see (the course's examples when None)."""
     from dashboard.console import reads, shell, writes
+    from dashboard.console.exec import exec_command
 
     handlers = reads.HANDLERS | writes.HANDLERS
     workdir = workdir or Workdir()
@@ -77,6 +78,8 @@ def run_command(
             return ConsoleResult(shell.usage(cmd.verb))
         if cmd.verb in shell.FILE_COMMANDS:
             return shell.FILE_COMMANDS[cmd.verb](workdir, cmd)
+        if cmd.verb == "exec":
+            return exec_command(cluster, cmd, stdin, who)
         handler = handlers.get(cmd.verb)
         if handler is None:
             raise UsageError(
