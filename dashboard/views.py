@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cluster.access import caller_of, get_cluster, may_write
 from cluster.apiserver.errors import ApiError
+from cluster.apiserver.kinds import page_kinds
 from cluster.models import Cluster
 from dashboard.console import run_command
 from dashboard.inspect import describe_text, events_text
@@ -59,6 +60,7 @@ def page_context(request: HttpRequest, cluster: Cluster) -> dict:
         "examples": examples(),
         "steps": flow_steps(),
         "strings": ui_strings(),
+        "kinds": page_kinds(),
         "access": {
             "user": caller.name,
             "teacher": caller.teacher,

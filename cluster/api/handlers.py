@@ -16,7 +16,7 @@ from cluster.api.http import (
     read_body,
     unsupported,
 )
-from cluster.api.paths import SUBRESOURCES, Target
+from cluster.api.paths import Target
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import bad_request, method_not_allowed
 from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
@@ -161,7 +161,7 @@ def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespons
 
 def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     method = request.method or "GET"
-    if target.subresource and method not in SUBRESOURCES[target.info.kind][target.subresource]:
+    if target.subresource and method not in target.info.subresource(target.subresource).methods:
         raise method_not_allowed(method)
     if not target.name:
         if method == "GET":

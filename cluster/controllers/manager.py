@@ -7,6 +7,7 @@ the pods it creates land through the API server, which records steps 7 and 8.
 from __future__ import annotations
 
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.kinds import workload_kinds
 from cluster.controllers.deployment import DeploymentController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
@@ -15,7 +16,7 @@ from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowStep, FlowTrace
 
-WORKLOADS = ("ReplicationController", "ReplicaSet", "Deployment")
+WORKLOADS = workload_kinds()  # each has its controller below
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
 
 

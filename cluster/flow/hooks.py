@@ -8,13 +8,13 @@ kubelet's status lands), because those are writes it performs.
 
 from __future__ import annotations
 
+from cluster.apiserver.kinds import workload_kinds
 from cluster.flow import texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.kubelet.runtime import changed_images
 from cluster.models import Cluster, FlowTrace
 
 USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
-CONTROLLED_KINDS = frozenset({"ReplicationController", "ReplicaSet", "Deployment"})
 
 
 def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None:
@@ -62,7 +62,7 @@ def _starts_trace(kind: str, event) -> bool:
         if event.type == "MODIFIED":
             return bool(changed_images(obj))  # a new image for a running pod: the kubelet acts
         return event.type == "ADDED" or (event.type == "DELETED" and _controller_of(obj) is not None)
-    if kind not in CONTROLLED_KINDS or event.type == "DELETED":
+    if kind not in workload_kinds() or event.type == "DELETED":
         return False
     if event.type == "ADDED":
         return True

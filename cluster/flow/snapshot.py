@@ -13,11 +13,11 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max
 
 from cluster.apiserver import rows
+from cluster.apiserver.kinds import workload_kinds
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.models import Cluster, FlowStep, FlowTrace
 
 RECENT_TRACES = 10
-WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment")
 STEP_FIELDS = ("id", *STEP_COLUMNS)
 
 
@@ -47,7 +47,7 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
     objects = {
         "nodes": rows.bodies(cluster.pk, "Node"),
         "pods": rows.bodies(cluster.pk, "Pod"),
-        "workloads": [text for kind in WORKLOAD_KINDS for text in rows.bodies(cluster.pk, kind)],
+        "workloads": [text for kind in workload_kinds() for text in rows.bodies(cluster.pk, kind)],
     }
     state = {
         "type": "snapshot",

@@ -8,6 +8,7 @@ and aligned by a copy of Go's tabwriter, so columns line up the same way.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Protocol
 
 from cluster.kubeapi.describe_parts import (
     RFC1123Z,
@@ -172,24 +173,31 @@ def _involves(event: dict, kind: str, name: str, namespace: str = "") -> bool:
     return not namespace or ref.get("namespace", namespace) == namespace
 
 
-def describe(cluster, kind: str, namespace: str | None, name: str) -> str:
-    """Describe a Pod or Node of `cluster` the way kubectl would, reading through the API server."""
-    from cluster.apiserver import service as api
-    from cluster.apiserver.errors import ApiError
+class Reader(Protocol):
+    """What describe reads, through the API server: the caller binds it to one cluster."""
 
-    if kind == "Pod":
-        pod = api.get(cluster, "Pod", namespace or "default", name)
-        events, _ = api.list_objects(cluster, "Event", pod["metadata"].get("namespace"))
-        mine = [e for e in events if _involves(e, "Pod", name, pod["metadata"].get("namespace", ""))]
-        return describe_pod(pod, mine)
-    if kind == "Node":
-        node = api.get(cluster, "Node", None, name)
-        pods, _ = api.list_objects(cluster, "Pod", None, field_selector=f"spec.nodeName={name}")
-        running = [p for p in pods if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
-        events, _ = api.list_objects(cluster, "Event", None)
-        try:
-            lease = api.get(cluster, "Lease", "kube-node-lease", name)
-        except ApiError:
-            lease = None
-        return describe_node(node, running, [e for e in events if _involves(e, "Node", name)], lease)
-    raise ValueError(f"describe supports Pod and Node, not {kind}")
+    def get(self, kind: str, namespace: str | None, name: str) -> dict:
+        """The object; raises the API server's NotFound error when there is none."""
+
+    def find(self, kind: str, namespace: str | None, name: str) -> dict | None:
+        """The object, or None when there is none."""
+
+    def list(self, kind: str, namespace: str | None, field_selector: str = "") -> list[dict]: ...
+
+
+def describe_pod_of(read: Reader, namespace: str, name: str) -> str:
+    """The Pod describe hook: the pod and the events that involve it."""
+    pod = read.get("Pod", namespace or "default", name)
+    events = read.list("Event", pod["metadata"].get("namespace"))
+    return describe_pod(
+        pod, [e for e in events if _involves(e, "Pod", name, pod["metadata"].get("namespace", ""))]
+    )
+
+
+def describe_node_of(read: Reader, namespace: str, name: str) -> str:
+    """The Node describe hook: the node, its non-terminated pods, its events and its lease."""
+    node = read.get("Node", None, name)
+    pods = read.list("Pod", None, field_selector=f"spec.nodeName={name}")
+    running = [p for p in pods if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+    events = [e for e in read.list("Event", None) if _involves(e, "Node", name)]
+    return describe_node(node, running, events, read.find("Lease", "kube-node-lease", name))

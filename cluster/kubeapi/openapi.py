@@ -19,7 +19,7 @@ import json
 from functools import cache
 
 from cluster.kubeapi import schema_types
-from cluster.kubeapi.resources import GROUPS, Resource
+from cluster.kubeapi.resources import Resource, groups
 
 _QUALIFIED = {
     "Quantity": "io.k8s.apimachinery.pkg.api.resource.Quantity",
@@ -159,7 +159,7 @@ def group_version_document(gv_path: str) -> dict | None:
         group, version = parts[1], parts[2]
     else:
         return None
-    resources = GROUPS.get(group)
+    resources = groups().get(group)
     if not resources or resources[0].version != version:
         return None
     paths: dict = {}
@@ -174,7 +174,7 @@ def group_version_document(gv_path: str) -> dict | None:
 
 
 def _gv_paths() -> list[str]:
-    return [f"apis/{g}/{rs[0].version}" if g else f"api/{rs[0].version}" for g, rs in GROUPS.items()]
+    return [f"apis/{g}/{rs[0].version}" if g else f"api/{rs[0].version}" for g, rs in groups().items()]
 
 
 @cache

@@ -53,7 +53,7 @@ def label(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
             raise UsageError(f"error: '{key}' already has a value ({current[key]}), and --overwrite is false")
         if current.get(key) != value:
             patch[key] = value
-    who = f"{res.qualified}/{name}"
+    who = f"{res.kubectl_prefix}/{name}"
     if not patch:
         return ConsoleResult("".join(notes) + f"{who} not labeled\n")
     _patch(cluster, res.kind, namespace, name, {"metadata": {"labels": patch}})
@@ -138,7 +138,7 @@ def scale(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
         raise UsageError(f'error: invalid argument "{replicas}" for "--replicas" flag')
     res, name = _one_target(cmd, "resource(s) were provided, but no name was specified")
     api.scale(cluster, res.kind, cmd.namespace, name, int(replicas), actor())
-    return ConsoleResult(f"{res.qualified}/{name} scaled\n")
+    return ConsoleResult(f"{res.kubectl_prefix}/{name} scaled\n")
 
 
 def _documents(cmd: CommandLine, stdin: str) -> list:
@@ -174,7 +174,7 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     for res, namespace, name in targets:
         try:
             api.delete(cluster, res.kind, namespace, name, actor())
-            out.append(f'{res.qualified} "{name}" deleted\n')
+            out.append(f'{res.kubectl_prefix} "{name}" deleted\n')
         except api.ApiError as exc:
             out.append(
                 f"Error from server ({exc.reason}): error{source}: {exc.message}\n"
@@ -193,7 +193,7 @@ def create(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
         res, _namespace, name, data = _doc_target(doc)
         try:
             api.create(cluster, data, actor())
-            out.append(f"{res.qualified}/{name} created\n")
+            out.append(f"{res.kubectl_prefix}/{name} created\n")
         except api.ApiError as exc:
             out.append(f'Error from server ({exc.reason}): error when creating "STDIN": {exc.message}\n')
             code = 1
@@ -204,7 +204,7 @@ def apply(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     _documents(cmd, stdin)
     result = api.apply_manifests(cluster, stdin, actor())
     lines = [
-        f"{resource_for(item['kind']).qualified}/{item['name']} {item['action']}\n"
+        f"{resource_for(item['kind']).kubectl_prefix}/{item['name']} {item['action']}\n"
         for item in result.get("objects", [])
     ]
     return ConsoleResult("".join(lines))

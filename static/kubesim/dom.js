@@ -69,6 +69,8 @@ function csrfToken() {
 }
 
 export const CLUSTER = boot.cluster;
+// What the server's kind registry tells the page: {workloads: [kind, ...]}.
+export const KINDS = boot.kinds;
 export const BASE = `/clusters/${encodeURIComponent(CLUSTER)}`;
 
 // fetch() with the CSRF header, the web client's name, and JSON in/out by default.
