@@ -55,9 +55,6 @@ class Caller:
         return ("user", getattr(self.user, "pk", None)) if self.user is not None else ("addr", self.client)
 
 
-ANONYMOUS_CALLER = Caller()
-
-
 # -- tokens ---------------------------------------------------------------------------------------
 _presenter_cache: tuple[tuple[str, float], str] = (("", 0.0), "")
 
@@ -178,6 +175,44 @@ def may_write(caller: Caller, cluster: Cluster) -> bool:
     return cluster.public and cluster.class_may_write
 
 
+# Resources anyone who may see a cluster may create, because they only ask about the caller
+# (kube-apiserver grants them to every user through the system:basic-user role).
+SELF_REVIEWS = frozenset(
+    {
+        ("authorization.k8s.io", "selfsubjectaccessreviews"),
+        ("authorization.k8s.io", "selfsubjectrulesreviews"),
+        ("authentication.k8s.io", "selfsubjectreviews"),
+    }
+)
+
+
+def permission(
+    caller: Caller, cluster: Cluster, verb: str, resource: str = "", group: str = ""
+) -> tuple[bool, str]:
+    """The rule `authorize` enforces, as (allowed, why): what `kubectl auth can-i` reports."""
+    if caller.bad_token or not may_see(caller, cluster):
+        return False, ""
+    if verb in READ_VERBS:
+        return True, f'KubeSim: everyone who may see cluster "{cluster.name}" may get, list and watch'
+    if verb == "create" and (group, resource) in SELF_REVIEWS:
+        return True, "KubeSim: everyone may ask what they may do"
+    if not may_write(caller, cluster):
+        return False, ""  # kube-apiserver's RBAC gives no reason for a denial; kubectl prints "no"
+    if caller.teacher:
+        return True, "KubeSim: the teacher may do everything"
+    if caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None):
+        return True, f'KubeSim: "{caller.name}" owns cluster "{cluster.name}"'
+    return True, f'KubeSim: the teacher lets the class change cluster "{cluster.name}"'
+
+
+def user_info(caller: Caller) -> dict:
+    """The caller as kube-apiserver's authenticators name users (`kubectl auth whoami`)."""
+    if caller.anonymous:
+        return {"username": ANONYMOUS, "groups": ["system:unauthenticated"]}
+    groups = ["system:masters", "system:authenticated"] if caller.teacher else ["system:authenticated"]
+    return {"username": caller.name, "groups": groups}
+
+
 def not_found(name: str) -> ApiError:
     return ApiError(404, "NotFound", f'clusters "{name}" not found', {"name": name, "kind": "clusters"})
 
@@ -215,7 +250,7 @@ def too_many_requests(seconds: int) -> ApiError:
         429,
         "TooManyRequests",
         "Too many requests, please try again later.",
-        {"retryAfterSeconds": seconds, "causes": [{"message": "the class's writes are rate-limited"}]},
+        {"retryAfterSeconds": seconds},
     )
 
 
@@ -266,7 +301,7 @@ def authorize(
         raise not_found(cluster.name)
     if verb in READ_VERBS:
         return caller
-    if not may_write(caller, cluster):
+    if not permission(caller, cluster, verb, resource, group)[0]:
         raise forbidden(caller, verb, resource, group, namespace, name, path)
     if hasattr(who, "META") and not caller.by_token:
         check_csrf(who)
@@ -286,8 +321,3 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)
     return cluster
-
-
-def retry_after_header(err: ApiError) -> str | None:
-    seconds = (err.details or {}).get("retryAfterSeconds")
-    return str(seconds) if seconds else None

@@ -7,8 +7,10 @@ from django.http import HttpRequest, HttpResponse
 
 from cluster.api import negotiate, strict
 from cluster.api.http import (
+    PROTOBUF,
     actor_for,
     decode_json,
+    decode_protobuf,
     dry_run,
     json_response,
     media_type,
@@ -32,7 +34,11 @@ class _DryRun(Exception):
 
 def _write(request: HttpRequest, func, *args) -> dict:
     """Run one write; with ?dryRun=All the transaction is rolled back and the answer kept."""
-    if not dry_run(request):
+    return _write_or_try(dry_run(request), func, *args)
+
+
+def _write_or_try(dry: bool, func, *args) -> dict:
+    if not dry:
         return func(*args)
     try:
         with transaction.atomic():
@@ -71,7 +77,7 @@ def _respond(data: dict, warnings: list[str], status: int = 200) -> HttpResponse
 
 def _body_for(request: HttpRequest, target: Target) -> tuple[dict, list[str]]:
     """The POST/PUT body with path namespace and name checked, unknown fields dropped, and warnings."""
-    obj = parse_object(request)
+    obj = parse_object(request, (target.info.api_version, target.info.kind))
     warnings = strict.check(request, target.info.kind, target.info.version, obj)
     obj.setdefault("kind", target.info.kind)
     obj.setdefault("apiVersion", target.info.api_version)
@@ -105,7 +111,7 @@ def _get(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
 def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     actor = actor_for(request)
     if target.subresource == "scale":
-        scale = parse_object(request)
+        scale = parse_object(request, ("autoscaling/v1", "Scale"))
         replicas = (scale.get("spec") or {}).get("replicas")
         rv = (scale.get("metadata") or {}).get("resourceVersion")
         args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
@@ -132,15 +138,24 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
     return _respond(result, warnings)
 
 
-def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+def _delete_options(request: HttpRequest, target: Target) -> dict:
+    """The DELETE body (JSON, or protobuf as typed clients such as `kubectl drain` send it)."""
     raw = read_body(request)
+    if media_type(request) == PROTOBUF and raw:
+        return decode_protobuf(raw, target.info.api_version, "DeleteOptions")
     options = decode_json(raw) if raw.strip() else {}
     if not isinstance(options, dict):
         raise bad_request("DeleteOptions must be an object")
+    return options
+
+
+def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    options = _delete_options(request, target)
     propagation = request.GET.get("propagationPolicy") or options.get("propagationPolicy") or "Background"
     rv = (options.get("preconditions") or {}).get("resourceVersion")
     args = (cluster, target.info.kind, target.namespace, target.name, actor_for(request), propagation, rv)
-    return json_response(_write(request, api.delete, *args))
+    dry = dry_run(request) or "All" in (options.get("dryRun") or ())
+    return json_response(_write_or_try(dry, api.delete, *args))
 
 
 def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
@@ -149,7 +164,7 @@ def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespo
 
 
 def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
-    binding = parse_object(request)
+    binding = parse_object(request, ("v1", "Binding"))
     node = (binding.get("target") or {}).get("name")
     if not node:
         raise bad_request("Binding.target.name is required")

@@ -6,11 +6,20 @@ from importlib.util import find_spec
 
 from django.urls import include, path, re_path
 
-from cluster.api import views
+from cluster.api import reviews, views
 
 CLUSTER = r"^clusters/(?P<cluster>[-a-z0-9]+)/"
 
 urlpatterns = [
+    re_path(
+        CLUSTER + r"apis/(?P<group>authorization\.k8s\.io)/v1/"
+        r"(?P<resource>selfsubjectaccessreviews|selfsubjectrulesreviews)/?$",
+        reviews.review,
+    ),
+    re_path(
+        CLUSTER + r"apis/(?P<group>authentication\.k8s\.io)/v1/(?P<resource>selfsubjectreviews)/?$",
+        reviews.review,
+    ),
     re_path(CLUSTER + r"api/v1/(?P<rest>.+)$", views.core),
     re_path(CLUSTER + r"apis/(?P<group>[^/]+)/(?P<version>v[^/]+)/(?P<rest>.+)$", views.grouped),
     path("clusters/<slug:cluster>/apply", views.apply),

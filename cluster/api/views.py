@@ -23,6 +23,7 @@ from cluster.api.paths import Target, resolve
 from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
+from cluster.kubeapi.negotiation import protobuf_only
 from cluster.models import Cluster
 
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
@@ -56,6 +57,10 @@ def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, re
     try:
         target = resolve(group, version, rest)
         cluster = find_cluster(request, cluster_name, verb_of(request.method or "", target), target)
+        if protobuf_only(request.headers.get("Accept", "")):
+            raise ApiError(
+                406, "NotAcceptable", "only the following media types are accepted: application/json"
+            )
         return handlers.dispatch(request, cluster, target)
     except ApiError as err:
         return error_response(err)

@@ -11,7 +11,7 @@ from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import info_for
 from cluster.models import ApiObject, Cluster
 
-_SCALE_INFO = KindInfo("Scale", "scale", "scale", "autoscaling", "v1", True)
+_SCALE_INFO = KindInfo("Scale", "scale", "scale", "autoscaling", "v1", namespaced=True)
 
 
 def _selector_text(kind: str, selector: object) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -11,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cluster import leader
 from cluster.access import get_cluster
+from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError
 from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
@@ -40,9 +42,6 @@ def _cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
 
 def refusals(view):
     """Answer a Refused as JSON: 403 with kube-apiserver's message, 429 with Retry-After."""
-    import functools
-
-    from cluster.api.http import error_response
 
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):

@@ -3,8 +3,8 @@
 kubectl's `get` sends `Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;
 as=Table;v=v1beta1;g=meta.k8s.io,application/json`; lists, single GETs and watch events then come
 back as Tables, still labelled `Content-Type: application/json`. Everything else gets the object.
-Writes in a body type we cannot read (kubectl's `create deployment` generator sends protobuf) get
-415 with a way out the student can type.
+Bodies come as JSON, YAML or protobuf (kubectl's typed clients: `create deployment`, `auth can-i`,
+`drain`; decoded by cluster.protobuf); any other body type gets 415 listing those.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ JSON_PATCH = "application/json-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 PATCH_TYPES = (MERGE_PATCH, JSON_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
-BODY_TYPES = (JSON, "application/yaml")
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+BODY_TYPES = (JSON, "application/yaml", PROTOBUF)
 
 
 def table_version(accept: str) -> str | None:
@@ -65,6 +66,12 @@ def render_watch_object(accept: str, kind: str, obj: dict, params: Mapping[str, 
     return render_object(accept, kind, obj, params) or obj
 
 
+def protobuf_only(accept: str) -> bool:
+    """True when the client accepts nothing but protobuf, which KubeSim does not write (406)."""
+    ranges = [media_type(part) for part in accept.split(",") if part.strip()]
+    return bool(ranges) and all(r.startswith(PROTOBUF) for r in ranges)
+
+
 def media_type(content_type: str) -> str:
     """ "application/json; charset=utf-8" -> "application/json"."""
     return content_type.split(";")[0].strip().lower()
@@ -83,10 +90,8 @@ def unsupported_body(content_type: str, patch: bool = False) -> dict | None:
         )
     else:
         message = (
-            f"the body of the request was in an unknown format ({mt or 'none'}) - accepted media types "
-            f"include: application/json, application/yaml. KubeSim does not decode protobuf, which "
-            f"`kubectl create deployment` sends; use instead: kubectl create deployment NAME "
-            f"--image=IMAGE --dry-run=client -o yaml | kubectl apply -f -"
+            f"the body of the request was in an unknown format - accepted media types include: "
+            f"{', '.join(BODY_TYPES)}"
         )
     return {
         "kind": "Status",

@@ -11,7 +11,7 @@ from cluster.apiserver.kinds import ALL_VERBS, KindInfo, Subresource, groups
 # A served resource is a registered kind.
 Resource = KindInfo
 
-__all__ = ["ALL_VERBS", "VERSION", "Resource", "Subresource", "groups"]
+__all__ = ["ALL_VERBS", "REVIEWS", "VERSION", "Resource", "Subresource", "discovery_groups", "groups"]
 
 VERSION = {
     "major": "1",
@@ -24,3 +24,23 @@ VERSION = {
     "compiler": "gc",
     "platform": "linux/amd64",
 }
+
+# Create-only reviews that store nothing (cluster/api/reviews.py: `kubectl auth can-i|whoami`), so
+# they are not registered kinds. They are in discovery, so kubectl maps `can-i create
+# selfsubjectaccessreviews`; not in OpenAPI.
+REVIEWS: tuple[Resource, ...] = tuple(
+    Resource(kind, f"{kind.lower()}s", kind.lower(), group, "v1", False, verbs=("create",))
+    for kind, group in (
+        ("SelfSubjectReview", "authentication.k8s.io"),
+        ("SelfSubjectAccessReview", "authorization.k8s.io"),
+        ("SelfSubjectRulesReview", "authorization.k8s.io"),
+    )
+)
+
+
+def discovery_groups() -> dict[str, list[Resource]]:
+    """What discovery lists: the registered kinds' groups, then the reviews'."""
+    found = groups()
+    for review in REVIEWS:
+        found.setdefault(review.group, []).append(review)
+    return found

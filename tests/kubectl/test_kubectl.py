@@ -136,14 +136,6 @@ def test_scale_and_set_image(kubectl):
     assert jsonpath(kubectl, "deploy", "x", "{.spec.template.spec.containers[0].image}") == "nginx:1.16"
 
 
-def test_create_deployment_protobuf_gets_415_with_the_apply_way(kubectl):
-    result = kubectl.run("create", "deployment", "pb", "--image=nginx")
-    assert result.returncode == 1
-    assert "--dry-run=client -o yaml | kubectl apply -f -" in result.stderr
-    piped = kubectl.ok("create", "deployment", "pb", "--image=nginx", "--dry-run=client", "-o", "yaml")
-    assert kubectl.ok("apply", "-f", "-", stdin=piped).strip() == "deployment.apps/pb created"
-
-
 def test_describe_pod_is_the_shared_describe_output(kubectl):
     kubectl.run("create", "-f", "web.yaml")
     out = kubectl.ok("describe", "pod", "web")

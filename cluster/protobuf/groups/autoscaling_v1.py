@@ -1,0 +1,25 @@
+"""Protobuf field numbers of k8s.io.api.autoscaling.v1:
+`autoscaling/v1/generated.proto` in k8s.io/api v0.33.
+
+Written by `python -m cluster.protobuf.generate`; see docs/protobuf.md. Each field is
+(number, name, type, flags): type is a scalar, `map<K,V>` or a message's full proto name;
+flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in JSON,
+"i" inlined into the parent's JSON.
+"""
+
+PACKAGE = "k8s.io.api.autoscaling.v1"
+GROUP_VERSION = "autoscaling/v1"
+KINDS = ("Scale",)
+
+MESSAGES = {
+    "Scale": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "ScaleSpec", "o"),
+        (3, "status", "ScaleStatus", "o"),
+    ),
+    "ScaleSpec": ((1, "replicas", "int32", "o"),),
+    "ScaleStatus": (
+        (1, "replicas", "int32", ""),
+        (2, "selector", "string", "o"),
+    ),
+}
