@@ -60,6 +60,9 @@ class KindInfo:
     categories: tuple[str, ...] = ()  # "all": listed by `kubectl get all`
     subresources: tuple[Subresource, ...] = ()
     verbs: tuple[str, ...] = ALL_VERBS
+    # The kind's own fieldSelector labels besides metadata.name/namespace, as its upstream
+    # strategy's ToSelectableFields lists them.
+    field_selectors: tuple[str, ...] = ()
     # A controller-managed owner of pods: generation starts at 1, the flow snapshot and the page
     # list it under workloads, the controller manager watches it.
     workload: bool = False
@@ -127,6 +130,14 @@ class RegistryError(ValueError):
     pass
 
 
+# Bumped by every (un)registration: caches of documents derived from the registry key on it.
+_generation = 0
+
+
+def generation() -> int:
+    return _generation
+
+
 def register(info: KindInfo) -> KindInfo:
     """Serve `info` from now on; every view of the registry sees it at once."""
     if info.kind in KINDS or (info.group, info.plural) in BY_RESOURCE:
@@ -134,14 +145,18 @@ def register(info: KindInfo) -> KindInfo:
     missing = [h for h in ("defaults", "validate", "table", "describe") if getattr(info, h) is None]
     if missing:
         raise RegistryError(f"kind {info.kind} needs hooks: {', '.join(missing)}")
+    global _generation
     KINDS[info.kind] = info
     BY_RESOURCE[(info.group, info.plural)] = info
+    _generation += 1
     return info
 
 
 def unregister(kind: str) -> None:
+    global _generation
     info = KINDS.pop(kind)
     BY_RESOURCE.pop((info.group, info.plural), None)
+    _generation += 1
 
 
 def kind_info(kind: str) -> KindInfo | None:
@@ -192,4 +207,16 @@ def reset_order() -> tuple[str, ...]:
 
 def page_kinds() -> dict:
     """What the page's JavaScript needs to know about kinds (served in its boot data)."""
-    return {"workloads": list(workload_kinds())}
+    return {
+        "workloads": list(workload_kinds()),
+        "resources": {
+            info.kind: {
+                "plural": info.plural,
+                "group": info.group,
+                "version": info.version,
+                "namespaced": info.namespaced,
+                "shortNames": list(info.short_names),
+            }
+            for info in KINDS.values()
+        },
+    }
