@@ -9,8 +9,9 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 
 from cluster.apiserver.actor import Actor
-from cluster.apiserver.errors import ApiError, bad_request, too_large, unsupported_media_type
-from cluster.apiserver.manifests import load_one
+from cluster.apiserver.errors import ApiError, bad_request, too_large
+from cluster.apiserver.patch import load_apply_body
+from cluster.kubeapi.negotiation import unsupported_body
 from cluster.protobuf import codec
 
 JSON = "application/json"
@@ -84,7 +85,7 @@ def parse_object(request: HttpRequest, into: tuple[str, str] = ("", "")) -> dict
         data = decode_protobuf(raw, *into)
     elif kind in YAML_TYPES:
         try:
-            data = load_one(raw.decode("utf-8"))
+            data = load_apply_body(raw.decode("utf-8"))
         except UnicodeDecodeError:
             raise bad_request("the request body is not valid UTF-8") from None
     else:
@@ -95,11 +96,7 @@ def parse_object(request: HttpRequest, into: tuple[str, str] = ("", "")) -> dict
 
 
 def unsupported(content_type: str, patch: bool = False) -> ApiError:
-    """415, worded by F's negotiation (it tells the student the `kubectl apply` way) when installed."""
-    try:
-        from cluster.kubeapi.negotiation import unsupported_body
-    except ImportError:
-        return unsupported_media_type(content_type)
+    """415, worded as the real API server words it (it tells the student the `kubectl apply` way)."""
     status = unsupported_body(content_type, patch=patch) or {}
     return ApiError(415, "UnsupportedMediaType", status.get("message") or content_type)
 

@@ -11,6 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 
 from cluster.access import get_cluster
 from cluster.api import handlers
+from cluster.api.clusters import find_cluster
 from cluster.api.http import (
     actor_for,
     error_response,
@@ -24,7 +25,6 @@ from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
 from cluster.kubeapi.negotiation import protobuf_only
-from cluster.models import Cluster
 
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
 
@@ -36,21 +36,6 @@ def verb_of(method: str, target: Target) -> str:
     if method == "DELETE":
         return "delete" if target.name else "deletecollection"
     return _VERBS.get(method, method.lower())
-
-
-def find_cluster(request: HttpRequest, name: str, verb: str, target: Target) -> Cluster:
-    """The cluster if the caller may `verb` the target there (cluster.access: 404/403/401/429)."""
-    resource = target.info.plural + (f"/{target.subresource}" if target.subresource else "")
-    object_name = "" if verb == "create" and not target.subresource else target.name
-    return get_cluster(
-        request,
-        name,
-        verb=verb,
-        resource=resource,
-        group=target.info.group,
-        namespace=target.namespace,
-        name=object_name,
-    )
 
 
 def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> HttpResponse:

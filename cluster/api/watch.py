@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from cluster import broadcast
 from cluster.api import negotiate
+from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import resolve
 from cluster.apiserver import service as api
@@ -77,8 +78,6 @@ def _number(request: HttpRequest, name: str) -> int | None:
 
 
 def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> Watch:
-    from cluster.api.views import find_cluster
-
     target = resolve(group, version, rest)
     if target.subresource:
         raise bad_request("watch is not supported on subresources")

@@ -48,7 +48,7 @@ def scale_subresource() -> Subresource:
 YAML_ONLY = "yaml-only"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KindInfo:
     kind: str
     plural: str

@@ -9,9 +9,12 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, invalid, not_found
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import info_for
+from cluster.apiserver.writes import check_version, store_update
 from cluster.models import ApiObject, Cluster
 
-_SCALE_INFO = KindInfo("Scale", "scale", "scale", "autoscaling", "v1", namespaced=True)
+_SCALE_INFO = KindInfo(
+    kind="Scale", plural="scale", singular="scale", group="autoscaling", version="v1", namespaced=True
+)
 
 
 def _selector_text(kind: str, selector: object) -> str:
@@ -79,8 +82,6 @@ def scale(
     resource_version: str | None = None,
 ) -> dict:
     """Set spec.replicas; returns the Scale. A negative or non-integer count gets 422."""
-    from cluster.apiserver.service import _check_version, _store_update
-
     info = _scalable(kind)
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         message = f"Invalid value: {replicas}: must be greater than or equal to 0"
@@ -90,9 +91,9 @@ def scale(
         row = store.find(locked, kind, namespace or "default", name)
         if row is None:
             raise not_found(info, name)
-        _check_version(info, name, resource_version, row)
+        check_version(info, name, resource_version, row)
         body = store.clone(row.body)
         body["spec"]["replicas"] = replicas
-        result = _store_update(locked, info, row, body, actor, None, "scale")
+        result = store_update(locked, info, row, body, actor, None, "scale")
     cluster.revision = locked.revision
     return to_scale(result)

@@ -10,12 +10,13 @@ from django.db import transaction
 
 from cluster.apiserver import defaults, store
 from cluster.apiserver.actor import Actor
-from cluster.apiserver.errors import ApiError, Gone, already_exists, conflict, invalid, not_found
+from cluster.apiserver.errors import ApiError, Gone, not_found
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
+from cluster.apiserver.manifests import apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
-from cluster.apiserver.reads import check_kind, get, info_for, list_objects, namespace_exists
+from cluster.apiserver.reads import check_kind, get, info_for, list_objects
 from cluster.apiserver.scale import get_scale, scale
-from cluster.apiserver.validators import validate
+from cluster.apiserver.writes import check_version, create, locked_row, store_update
 from cluster.models import ApiObject, Cluster, WatchEvent
 
 __all__ = [
@@ -40,100 +41,15 @@ def _ns(info: KindInfo, namespace: str | None) -> str:
     return (namespace or "default") if info.namespaced else ""
 
 
-def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
-    """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken."""
-    info = check_kind(obj)
-    body = store.clone(obj)
-    body["apiVersion"] = info.api_version
-    defaults.on_create(body, info.namespaced)
-    causes = validate(info, body)
-    name = body["metadata"].get("name") or ""
-    if causes:
-        raise invalid(info, name, causes)
-    namespace = body["metadata"].get("namespace", "")
-    with transaction.atomic():
-        if namespace and not namespace_exists(cluster, namespace):
-            raise not_found(info_for("Namespace"), namespace)
-        locked = store.lock(cluster)
-        builtin = info.kind == "Namespace" and name in BUILTIN_NAMESPACES
-        if builtin or store.find(locked, info.kind, namespace, name) is not None:
-            raise already_exists(info, name)
-        store.write(locked, "create", info.kind, body, None, actor)
-    cluster.revision = locked.revision
-    return body  # ours alone: the stored row was serialized from it and is not kept
-
-
-def _locked_row(cluster: Cluster, info: KindInfo, namespace: str, name: str) -> tuple[Cluster, ApiObject]:
-    locked = store.lock(cluster)
-    row = store.find(locked, info.kind, namespace, name)
-    if row is None:
-        raise not_found(info, name)
-    return locked, row
-
-
-def _check_version(info: KindInfo, name: str, wanted: object, row: ApiObject) -> None:
-    if wanted not in (None, "") and str(wanted) != str(row.resource_version):
-        raise conflict(info, name)
-
-
-def _merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) -> dict:
-    """The object to store for PUT/PATCH: server-owned fields kept, status or spec as the subresource says.
-
-    `old` is the row's freshly read body (ours): the result may share parts of it, but never
-    changes it, so `result == old` still tells a write that changes nothing.
-    """
-    if subresource == "status":
-        result = dict(old)
-        result["metadata"] = dict(old["metadata"])
-        result["status"] = store.clone(new.get("status") or {})
-        return result
-    result = store.clone(new)
-    result["apiVersion"], result["kind"] = info.api_version, info.kind
-    meta, old_meta = result.setdefault("metadata", {}), old["metadata"]
-    for key in ("uid", "creationTimestamp", "generation", "namespace", "deletionTimestamp"):
-        if key in old_meta:
-            meta[key] = old_meta[key]
-        else:
-            meta.pop(key, None)
-    meta.setdefault("name", old_meta["name"])
-    if info.has_status:
-        result["status"] = old.get("status", {})
-    defaults.kind_defaults(result)
-    if "generation" in old_meta and result.get("spec") != old.get("spec"):
-        meta["generation"] = old_meta["generation"] + 1
-    return result
-
-
-def _store_update(
-    locked: Cluster,
-    info: KindInfo,
-    row: ApiObject,
-    new: dict,
-    actor: Actor,
-    subresource: str | None,
-    verb: str,
-) -> dict:
-    old = row.body
-    result = _merge_update(info, old, new, subresource)
-    causes = validate(info, result, old)
-    if causes:
-        raise invalid(info, row.name, causes)
-    result["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
-    if result == old:
-        return old  # nothing changed: no new revision, as the real API server
-    store.write(locked, "status" if subresource == "status" else verb, info.kind, result, row, actor)
-    return result
-
-
 def update(cluster: Cluster, obj: dict, actor: Actor, subresource: str | None = None) -> dict:
     """PUT: replace the object; a stale metadata.resourceVersion gets 409 Conflict."""
     info = check_kind(obj)
     meta = obj.get("metadata") or {}
     name, namespace = meta.get("name") or "", _ns(info, meta.get("namespace"))
     with transaction.atomic():
-        locked, row = _locked_row(cluster, info, namespace, name)
-        _check_version(info, name, meta.get("resourceVersion"), row)
-        result = _store_update(locked, info, row, obj, actor, subresource, "update")
+        locked, row = locked_row(cluster, info, namespace, name)
+        check_version(info, name, meta.get("resourceVersion"), row)
+        result = store_update(locked, info, row, obj, actor, subresource, "update")
     cluster.revision = locked.revision
     return result
 
@@ -165,8 +81,8 @@ def patch(
         if row is None:
             raise not_found(info, name)
         patched = apply_patch(store.clone(row.body), decoded, media, kind)
-        _check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
-        result = _store_update(locked, info, row, patched, actor, subresource, "patch")
+        check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
+        result = store_update(locked, info, row, patched, actor, subresource, "patch")
     cluster.revision = locked.revision
     return result
 
@@ -208,8 +124,8 @@ def delete(
         message = f'namespaces "{name}" is forbidden: this namespace may not be deleted'
         raise ApiError(403, "Forbidden", message, {"name": name, "kind": "namespaces"})
     with transaction.atomic():
-        locked, row = _locked_row(cluster, info, namespace, name)
-        _check_version(info, name, resource_version, row)
+        locked, row = locked_row(cluster, info, namespace, name)
+        check_version(info, name, resource_version, row)
         body = _delete_row(locked, row, actor, orphan=propagation == "Orphan")
     cluster.revision = locked.revision
     return body
@@ -220,7 +136,7 @@ def bind(cluster: Cluster, namespace: str | None, name: str, node_name: str, act
     info = info_for("Pod")
     namespace = _ns(info, namespace)
     with transaction.atomic():
-        locked, row = _locked_row(cluster, info, namespace, name)
+        locked, row = locked_row(cluster, info, namespace, name)
         pod = row.body  # freshly read, ours: the labels compare equal, as a binding keeps them
         current = (pod.get("spec") or {}).get("nodeName")
         if current:
@@ -254,6 +170,4 @@ def events_since(cluster: Cluster, revision: int, limit: int | None = None) -> l
 
 def apply_manifests(cluster: Cluster, text: str, actor: Actor) -> dict:
     """Create or update every object of a multi-document YAML in one transaction (manifests.py)."""
-    from cluster.apiserver.manifests import apply_text
-
     return apply_text(cluster, text, actor)

@@ -29,7 +29,15 @@ VERSION = {
 # they are not registered kinds. They are in discovery, so kubectl maps `can-i create
 # selfsubjectaccessreviews`; not in OpenAPI.
 REVIEWS: tuple[Resource, ...] = tuple(
-    Resource(kind, f"{kind.lower()}s", kind.lower(), group, "v1", False, verbs=("create",))
+    Resource(
+        kind=kind,
+        plural=f"{kind.lower()}s",
+        singular=kind.lower(),
+        group=group,
+        version="v1",
+        namespaced=False,
+        verbs=("create",),
+    )
     for kind, group in (
         ("SelfSubjectReview", "authentication.k8s.io"),
         ("SelfSubjectAccessReview", "authorization.k8s.io"),

@@ -23,7 +23,14 @@ def test_every_kind_has_defaults_a_validator_a_table_and_a_describe(info):
 
 
 def test_a_kind_without_hooks_is_refused():
-    toy = kinds.KindInfo("Gadget", "gadgets", "gadget", "toys.example.com", "v1", False)
+    toy = kinds.KindInfo(
+        kind="Gadget",
+        plural="gadgets",
+        singular="gadget",
+        group="toys.example.com",
+        version="v1",
+        namespaced=False,
+    )
     with pytest.raises(kinds.RegistryError, match="needs hooks: defaults, validate, table, describe"):
         kinds.register(toy)
     assert "Gadget" not in kinds.KINDS

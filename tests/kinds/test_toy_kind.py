@@ -42,12 +42,12 @@ def _describe(read, namespace: str, name: str) -> str:
 
 
 WIDGET = kinds.KindInfo(
-    "Widget",
-    "widgets",
-    "widget",
-    "toys.kubesim.dev",
-    "v1",
-    False,
+    kind="Widget",
+    plural="widgets",
+    singular="widget",
+    group="toys.kubesim.dev",
+    version="v1",
+    namespaced=False,
     short_names=("wg",),
     defaults=_defaults,
     validate=_validate,
