@@ -29,6 +29,7 @@ from django.conf import settings
 
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
+from cluster.quota import policy
 from cluster.ratelimit import WRITES
 
 ANONYMOUS = "system:anonymous"
@@ -270,8 +271,6 @@ def check_csrf(request) -> None:
 def limit_rate(caller: Caller, cluster: Cluster) -> None:
     if caller.teacher:
         return
-    from cluster.quota import policy
-
     quota = policy(cluster)
     seconds = WRITES.retry_after((cluster.pk, caller.rate_key()), quota.writes, quota.window)
     if seconds:

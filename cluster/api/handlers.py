@@ -18,6 +18,7 @@ from cluster.api.http import (
     read_body,
     unsupported,
 )
+from cluster.api.logs import log_response
 from cluster.api.paths import Target
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import bad_request, method_not_allowed
@@ -185,8 +186,6 @@ def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResp
             return _create(request, cluster, target)
         raise method_not_allowed(method)
     if target.subresource == "log":
-        from cluster.api.logs import log_response
-
         return log_response(request, cluster, target)
     if target.subresource == "binding":
         return _bind(request, cluster, target)

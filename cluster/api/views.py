@@ -20,6 +20,7 @@ from cluster.api.http import (
     media_type,
     read_body,
 )
+from cluster.api.logs import follow_response
 from cluster.api.paths import Target, resolve
 from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
@@ -57,8 +58,6 @@ def _route(request: HttpRequest, cluster: str, group: str, version: str, rest: s
     if request.method == "GET" and flag(request, "watch"):
         return watch_response(request, cluster, group, version, rest)
     if request.method == "GET" and rest.rstrip("/").endswith("/log") and flag(request, "follow"):
-        from cluster.api.logs import follow_response
-
         return follow_response(request, cluster, group, version, rest)
     return _serve(request, cluster, group, version, rest)
 

@@ -7,12 +7,12 @@ spec.replicas, deletes the surplus when there are more, and recreates a pod that
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
 
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.controllers import texts
+from cluster.controllers.host import ControllerHost
 from cluster.controllers.pods import (
     MERGE_PATCH,
     deletion_rank,
@@ -35,16 +35,13 @@ MAX_BATCH = 32
 # for pods a burst at a time (each failing against the quota ends the burst), not 10^9 at once.
 BURST_REPLICAS = 500
 
-if TYPE_CHECKING:
-    from cluster.controllers.manager import ControllerManager
-
 
 class ReplicationManager:
     kind = "ReplicationController"
     title = "Replication Controller"
     event_component = "replication-controller"
 
-    def __init__(self, manager: ControllerManager) -> None:
+    def __init__(self, manager: ControllerHost) -> None:
         self.cm = manager
 
     def selects(self, owner: dict, labels: dict) -> bool:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from cluster.apiserver.kinds import workload_kinds
 from cluster.flow import texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
-from cluster.kubelet.runtime import changed_images
 from cluster.models import Cluster, FlowTrace
+from k8s.pods import changed_images
 
 USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
 

@@ -10,10 +10,10 @@ from cluster.apiserver import service as api
 from cluster.kubeapi import tables
 from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
-from dashboard.console import ConsoleResult, server_error
+from dashboard.console.describe import describe_object
 from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets
 from dashboard.console.printer import table_rows, tabwrite
-from dashboard.inspect import describe_object
+from dashboard.console.result import ConsoleResult, server_error
 
 HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
 

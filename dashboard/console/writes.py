@@ -6,8 +6,8 @@ import json
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster
-from dashboard.console import ConsoleResult, server_error
 from dashboard.console.parser import CommandLine, UsageError, resource_for, split_targets
+from dashboard.console.result import ConsoleResult, server_error
 from kubesim.yamldocs import YamlError, load_documents
 
 MERGE_PATCH = "application/merge-patch+json"
