@@ -1,6 +1,6 @@
 """Cluster state: Kubernetes objects stored as their JSON, an etcd-like event log, and flow traces.
 
-Only `cluster.apiserver` writes these rows (docs/architecture.md, "One front door").
+Only `cluster.apiserver` writes these rows (docs/architecture.md rule 1).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """The classroom dashboard: one page per cluster, plus the server side of its panels.
 
 The page itself is static HTML + ES modules; live state arrives over the websocket and the REST
-API (D1/D2). The few endpoints here render text the way kubectl prints it (the web console, the
-Describe and Events views), reusing F's table and describe code.
+API (cluster.api, cluster.flow). The few endpoints here render text the way kubectl prints it
+(the web console, the Describe and Events views), reusing cluster.kubeapi's table and describe
+code.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The self-test of a lab: each step's checks fail before its solution and pass after it.
 
 A fresh private cluster is built from the lab's starting state; the embedded control plane runs
-in-process until it is idle (D2's deterministic driver) after the setup and after each solution,
-so the result does not depend on timing. Errors carry the same locations as the loader's.
+in-process until it is idle (the control plane's deterministic driver) after the setup and after
+each solution, so the result does not depend on timing. Errors carry the same locations as the loader's.
 """
 
 from __future__ import annotations

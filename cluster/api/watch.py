@@ -1,6 +1,6 @@
 """?watch=1: newline-delimited watch events streamed from the cluster's event log.
 
-The stream reads the log itself (list-watch is real, DESIGN.md rule 2): a nudge from
+The stream reads the log itself (docs/architecture.md rule 2): a nudge from
 cluster.broadcast only wakes it early; without one it polls every POLL_SECONDS. It never ends on
 its own unless the client asked for timeoutSeconds.
 """

@@ -1,4 +1,4 @@
-"""The API server's verbs: the ONLY way to change cluster state (CP-CONTRACT.md, DESIGN.md rule 1).
+"""The API server's verbs: the ONLY way to change cluster state (docs/architecture.md rule 1).
 
 Each write runs in one transaction holding the cluster row lock: check, default, validate, write
 the row, its labels and one log entry (store.write), then the flow hook and a nudge after commit.

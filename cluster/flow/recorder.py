@@ -142,7 +142,8 @@ def skip_steps(
 
 
 def step_message(row: FlowStep, cluster_name: str) -> dict:
-    """A step as the websocket's `flow.step` message (issue 3 §5), both languages included."""
+    """A step as the websocket's `flow.step` message (docs/architecture.md, "Websocket"), in both
+    languages."""
     return {
         "type": "flow.step",
         "cluster": cluster_name,

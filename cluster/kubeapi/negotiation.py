@@ -1,4 +1,4 @@
-"""Content negotiation between kubectl and D1's REST views.
+"""Content negotiation between kubectl and the REST views (cluster/api).
 
 kubectl's `get` sends `Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;
 as=Table;v=v1beta1;g=meta.k8s.io,application/json`; lists, single GETs and watch events then come

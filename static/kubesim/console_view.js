@@ -1,4 +1,4 @@
-// The web console: a kubectl prompt whose output is rendered server-side (F's tables/describe),
+// The web console: a kubectl prompt whose output is rendered server-side (cluster.kubeapi's tables and describe),
 // with history, tab completion of names, YAML pasted for apply/create/delete -f, and get -w.
 
 import { $, BASE, clear, h, KINDS, request, t } from "./dom.js";

@@ -19,7 +19,7 @@ CASES = [
         True,
         True,
     ),
-    # KubeSim additions, following the toleration rules of SCHEDULER.md §2.2/§2.3.
+    # KubeSim additions, following the toleration rules of docs/scheduler.md §2.2/§2.3.
     ("an Exists toleration with an empty key tolerates it", [{"operator": "Exists"}], True, True),
     (
         "a toleration with an empty effect tolerates it",

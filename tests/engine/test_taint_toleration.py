@@ -86,7 +86,7 @@ FILTER_CASES = [
         [taint("dedicated", "user1", "PreferNoSchedule")],
         None,
     ),
-    # KubeSim additions, from SCHEDULER.md §2.3.
+    # KubeSim additions, from docs/scheduler.md §2.3.
     (
         "a taint without value prints an empty value in the reason",
         pod_tolerating(),

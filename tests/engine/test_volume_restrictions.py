@@ -63,7 +63,7 @@ for kind, volume, other in UPSTREAM_ROWS:
     ]
 CASES += [
     ("pod with a volume that doesn't have restrictions", [NO_RESTRICTION], None, SKIPPED),
-    # KubeSim additions (SCHEDULER.md §2.9): read-only rules per disk kind.
+    # KubeSim additions (docs/scheduler.md §2.9): read-only rules per disk kind.
     ("GCE: both read-only share the disk", [read_only(GCE_FOO)], [read_only(GCE_FOO)], None),
     ("GCE: one read-write conflicts", [read_only(GCE_FOO)], [GCE_FOO], CONFLICT),
     ("AWS: conflicts even when both are read-only", [read_only(AWS_FOO)], [read_only(AWS_FOO)], CONFLICT),

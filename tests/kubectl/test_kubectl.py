@@ -1,4 +1,4 @@
-"""The course's commands, run with the real kubectl against a live KubeSim (issue 6).
+"""The course's commands, run with the real kubectl against a live KubeSim.
 
 Tests that need the embedded control plane (scheduling, kubelet status, logs, rollouts) skip
 with a reason until `manage.py serve` runs it.
@@ -209,7 +209,7 @@ def _scheduled(kubectl, name: str, seconds: float = 8) -> bool:
 def control_plane(kubectl):
     kubectl.run("create", "-f", "web.yaml")
     if not _scheduled(kubectl, "web"):
-        pytest.skip("the embedded control plane (D2) is not running inside `manage.py serve` yet")
+        pytest.skip("the embedded control plane is not running inside `manage.py serve` yet")
     return kubectl
 
 
