@@ -10,7 +10,7 @@ import uuid
 from datetime import UTC, datetime
 
 from cluster.apiserver.kinds import kind_info
-from scheduler.engine.quantity import QuantityError, parse_quantity
+from k8s.quantity import QuantityError, parse_quantity
 
 # DefaultTolerationSeconds admission: pods ride out a short node outage before eviction.
 _DEFAULT_TOLERATIONS = (

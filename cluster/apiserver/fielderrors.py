@@ -6,7 +6,7 @@ import json
 import re
 
 from cluster.apiserver.errors import Cause
-from scheduler.engine.labels import label_key_error, label_value_error
+from k8s.labels import label_key_error, label_value_error
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", re.ASCII)
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", re.ASCII)

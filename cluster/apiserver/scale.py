@@ -11,6 +11,7 @@ from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import info_for
 from cluster.apiserver.writes import check_version, store_update
 from cluster.models import ApiObject, Cluster
+from k8s.selectors import format_label_selector, format_labels
 
 _SCALE_INFO = KindInfo(
     kind="Scale", plural="scale", singular="scale", group="autoscaling", version="v1", namespaced=True
@@ -18,20 +19,14 @@ _SCALE_INFO = KindInfo(
 
 
 def _selector_text(kind: str, selector: object) -> str:
-    """The selector as a label-selector string, as Scale.status.selector carries it."""
+    """The selector as a label-selector string, as Scale.status.selector carries it: a
+    ReplicationController's map as labels.SelectorFromSet prints it, an apps/v1 LabelSelector as
+    LabelSelectorAsSelector(...).String() does (requirements by key); "" when it selects all."""
     if not isinstance(selector, dict):
         return ""
     if kind == "ReplicationController":
-        return ",".join(f"{k}={v}" for k, v in sorted(selector.items()))
-    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
-    for expr in selector.get("matchExpressions") or []:
-        op, key, values = expr.get("operator"), expr.get("key"), ",".join(sorted(expr.get("values") or []))
-        parts.append(
-            {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": key}.get(
-                op, f"!{key}"
-            )
-        )
-    return ",".join(sorted(parts))
+        return format_labels(selector, empty="")
+    return format_label_selector(selector, empty="")
 
 
 def to_scale(body: dict) -> dict:

@@ -6,7 +6,7 @@ from cluster.apiserver.errors import Cause
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.validation import container, metadata, resource_list
-from scheduler.engine.labels import SelectorError, label_selector
+from k8s.labels import SelectorError, label_selector
 
 _RESTART = ("Always", "OnFailure", "Never")
 _DNS = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")

@@ -24,9 +24,9 @@ from cluster.kubeapi.describe_parts import (
     volumes,
 )
 from cluster.kubeapi.humanize import human_duration, parse_time
-from cluster.kubeapi.quantities import format_quantity
 from cluster.kubeapi.tables import node_roles
 from cluster.kubeapi.tabwriter import tabwrite
+from k8s.quantities import format_quantity
 
 
 def _time(value: str | None) -> str:

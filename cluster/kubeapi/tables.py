@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from cluster.apiserver.kinds import kind_info
 from cluster.kubeapi.humanize import human_duration, since
 from cluster.kubeapi.podstatus import pod_summary
-from cluster.kubeapi.selectors import format_label_selector, format_labels
+from k8s.selectors import format_label_selector, format_labels
 
 _NAME = ("Name", "string", "name", 0)
 _AGE = ("Age", "string", "", 0)

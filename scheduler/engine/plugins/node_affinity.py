@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from k8s.labels import SelectorError
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
@@ -26,7 +27,6 @@ from scheduler.engine.framework import (
     skip,
     unresolvable,
 )
-from scheduler.engine.labels import SelectorError
 from scheduler.engine.node_selector import NodeSelector, ParsedTerm, is_empty_term, parse_term
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.plugins import node_affinity_why as explain
