@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from datetime import UTC, datetime
 
 from cluster.apiserver.kinds import kind_info
+from k8s import clock
 from k8s.quantity import QuantityError, parse_quantity
 
 # DefaultTolerationSeconds admission: pods ride out a short node outage before eviction.
@@ -31,7 +31,7 @@ _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # utilrand's alphabet: no vo
 
 
 def now_rfc3339() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_uid() -> str:
