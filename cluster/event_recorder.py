@@ -67,8 +67,11 @@ def record(
     component: str,
     host: str = "",
     field_path: str = "",
+    related: dict | None = None,
+    action: str = "",
 ) -> None:
-    """Queue an Event about `obj`; `flush` writes it."""
+    """Queue an Event about `obj`; `flush` writes it. `related` is a second object the event
+    concerns (the preemptor of a Preempted victim) and `action` what was done ("Preempting")."""
     ref = involved(obj, field_path)
     now = now_rfc3339()
     source = {"component": component, "host": host} if host else {"component": component}
@@ -91,6 +94,10 @@ def record(
         "reportingComponent": component,
         "reportingInstance": host,
     }
+    if related is not None:
+        body["related"] = involved(related)
+    if action:
+        body["action"] = action
     if event_correlator.spam_filtered(cluster.name, body):
         return
     combined = event_correlator.aggregate(cluster.name, body)

@@ -145,4 +145,16 @@ def ui_strings() -> dict[str, str]:
         # phase (the picker marks unscheduled pods)
         "phase_Pending": _("Pending"),
         "request_failed": _("The request failed"),
+        # scheduling queue and preemption
+        "queue": _("Scheduling queue"),
+        "queue_backoff": _("backoff %(seconds)s s, %(left)s s left"),
+        "queue_rejectors": _("rejected by"),
+        "queue_woken_by": _("woken by"),
+        "preemption": _("Preemption"),
+        "preemption_nominated": _("nominated node"),
+        "preemption_decided_by": _("decided by"),
+        "preemption_victims": _("victims"),
+        "preemption_victim": _("victim"),
+        "preemption_reprieved": _("reprieved"),
+        "preemption_not_candidate": _("not a candidate"),
     }

@@ -225,6 +225,7 @@ class BenchResult:
     plugin_seconds: dict[str, float] = field(default_factory=dict)
     gc_settings: str = ""  # the garbage collector's settings while timing
     render_ms: float = 0.0  # rendering the last decision in full (Decision.to_json)
+    preempting_ms: list[float] = field(default_factory=list)  # each preemptor: both its cycles
 
     @property
     def pods_per_second(self) -> float:
@@ -264,6 +265,63 @@ def instrument(profile: Profile, totals: dict[str, float]) -> None:
             setattr(plugin, point, _timed(getattr(plugin, point), totals, name))
 
 
+PREEMPTOR_PRIORITY = 1000
+PREEMPTOR_EVERY = 10  # one pod in ten must preempt
+
+
+FILLER_MILLI_CPU = 2000
+
+
+def fill_for_preemption(nodes: list[dict], pod_count: int) -> list[dict]:
+    """Priority-0 filler pods (2 cpus each) on every node big enough, leaving free_milli_cpu()
+    for the ordinary pods: a preemptor asks for more than that, so it fits nowhere unless a
+    filler or two (and maybe some ordinary pods) go, and what it frees it takes itself."""
+    free = free_milli_cpu(len(nodes), pod_count)
+    fillers = []
+    for node in nodes:
+        name = node["metadata"]["name"]
+        left = int(node["status"]["allocatable"]["cpu"]) * 1000 - free
+        index = 0
+        while left > 0:
+            cpu = min(FILLER_MILLI_CPU, left)
+            left -= cpu
+            index += 1
+            container = {
+                "name": "fill",
+                "image": "busybox:1.36",
+                "resources": {"requests": {"cpu": f"{cpu}m"}},
+            }
+            fillers.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {
+                        "name": f"filler-{name}-{index}",
+                        "namespace": "batch",
+                        "labels": {"app": "filler"},
+                    },
+                    "spec": {"nodeName": name, "priority": 0, "containers": [container]},
+                }
+            )
+    return fillers
+
+
+def free_milli_cpu(node_count: int, pod_count: int) -> int:
+    """Room left per node for the ordinary pods (about 600m each, 90% of the pods)."""
+    return max(2000, -(-pod_count * 9 * 600 // (10 * node_count)))
+
+
+def make_preemptor(pod: dict, node_count: int, pod_count: int) -> dict:
+    """An ordinary generated pod turned into one that must preempt: high priority, and more cpu
+    than any node has free."""
+    spec = pod["spec"]
+    spec["priority"] = PREEMPTOR_PRIORITY
+    cpu = f"{free_milli_cpu(node_count, pod_count) + 500}m"
+    spec["containers"][0]["resources"]["requests"]["cpu"] = cpu
+    spec.pop("initContainers", None)
+    return pod
+
+
 def run(
     node_count: int,
     pod_count: int,
@@ -271,6 +329,7 @@ def run(
     bound_per_node: int = 2,
     per_plugin: bool = False,
     gc_tuned: bool = True,
+    preemption: bool = False,
 ) -> BenchResult:
     """Schedule `pod_count` generated pods one after another and keep every decision.
 
@@ -286,6 +345,8 @@ def run(
         make_pod(-(i + 1), rng, node_name=nodes[i % node_count]["metadata"]["name"])
         for i in range(node_count * bound_per_node)
     ]
+    if preemption:
+        bound += fill_for_preemption(nodes, pod_count)
     snapshot = Snapshot.from_objects(nodes, bound)
     profile = default_profile()
     plugin_seconds: dict[str, float] = {}
@@ -295,6 +356,9 @@ def run(
     gc_settings = gc_tuning.tune_for_long_running() if gc_tuned else gc_tuning.settings()
     try:
         pods = [make_pod(i, rng) for i in range(pod_count)]
+        if preemption:
+            for index in range(PREEMPTOR_EVERY - 1, pod_count, PREEMPTOR_EVERY):
+                pods[index] = make_preemptor(pods[index], node_count, pod_count)
         result = _place(pods, snapshot, profile)
         if result.decisions:
             # The explanations are rendered on demand; measure what one full rendering costs.
@@ -314,13 +378,27 @@ def _place(pods: list[dict], snapshot: Snapshot, profile: Profile) -> BenchResul
     timings: list[float] = []
     placed = 0
     start, cpu_start = time.perf_counter(), time.process_time()
+    preempting: list[float] = []
     for pod in pods:
         began = time.perf_counter()
         decision = schedule(pod, snapshot, profile)
+        nominated = decision.preemption.nominated_node if decision.preemption else None
+        if nominated:
+            # The victims go; the next attempt finds the nominated node free and takes it.
+            decisions.append(decision)
+            for victim in decision.preemption.victims:
+                snapshot.remove_pod(victim)
+            retry = {**pod, "status": {"nominatedNodeName": nominated}}
+            decision = schedule(retry, snapshot, profile)
         if decision.selected is not None:
             snapshot.add_pod(decision.pod.bound_to(decision.selected))
             placed += 1
-        timings.append((time.perf_counter() - began) * 1000)
+        elapsed = (time.perf_counter() - began) * 1000
+        timings.append(elapsed)
+        if nominated:
+            preempting.append(elapsed)
         decisions.append(decision)  # every node's full explanation is kept
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    return BenchResult(len(snapshot), len(pods), placed, seconds, timings, decisions, cpu)
+    result = BenchResult(len(snapshot), len(pods), placed, seconds, timings, decisions, cpu)
+    result.preempting_ms = preempting
+    return result

@@ -5,15 +5,18 @@ Every problem becomes one InputError naming the file, the document, the line and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from k8s.labels import label_key_error, label_value_error
 from k8s.quantity import QuantityError, parse_quantity
 from kubesim.yamldocs import Document, YamlError, format_path, load_documents
 from scheduler.engine.config import ConfigError, profile_from_config
+from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import Profile
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
+API_VERSIONS = {"PodDisruptionBudget": "policy/v1"}
 
 
 class InputError(Exception):
@@ -72,9 +75,11 @@ def _check_object(path: Path, document: Document, where: tuple, obj: object, kin
         raise _fail(path, document, where, (), "expected a Kubernetes object (a mapping)")
     kind = obj.get("kind")
     if kind not in kinds:
-        raise _fail(path, document, where, ("kind",), f"expected {' or '.join(kinds)}, got {kind!r}")
-    if obj.get("apiVersion", "v1") != "v1":
-        raise _fail(path, document, where, ("apiVersion",), f"{kind} is in apiVersion v1")
+        wanted = " or ".join(kinds) if len(kinds) < 3 else f"{', '.join(kinds[:-1])} or {kinds[-1]}"
+        raise _fail(path, document, where, ("kind",), f"expected {wanted}, got {kind!r}")
+    api_version = API_VERSIONS.get(kind, "v1")
+    if obj.get("apiVersion", api_version) != api_version:
+        raise _fail(path, document, where, ("apiVersion",), f"{kind} is in apiVersion {api_version}")
     meta = obj.get("metadata")
     if not isinstance(meta, dict) or not isinstance(meta.get("name"), str) or not meta["name"]:
         raise _fail(path, document, where, ("metadata", "name"), "required")
@@ -109,16 +114,39 @@ def _quantities(obj: dict):
         yield ("spec", "overhead", name), quantity
 
 
-def load_cluster(path: Path) -> tuple[list[dict], list[dict]]:
-    nodes, pods = [], []
+@dataclass(slots=True)
+class ClusterInput:
+    nodes: list[dict]
+    pods: list[dict]
+    pdbs: list[PodDisruptionBudget]
+
+    @property
+    def nominated(self) -> list[tuple[dict, str]]:
+        """Pending pods that carry status.nominatedNodeName: they hold room on that node."""
+        return [
+            (pod, (pod.get("status") or {})["nominatedNodeName"])
+            for pod in self.pods
+            if not (pod.get("spec") or {}).get("nodeName")
+            and (pod.get("status") or {}).get("nominatedNodeName")
+        ]
+
+
+def load_cluster(path: Path) -> ClusterInput:
+    nodes, pods, pdbs = [], [], []
     for document, where, obj in _expand_lists(path, _read(path)):
-        checked = _check_object(path, document, where, obj, ("Node", "Pod"))
-        (nodes if checked["kind"] == "Node" else pods).append(checked)
+        checked = _check_object(path, document, where, obj, ("Node", "Pod", "PodDisruptionBudget"))
+        if checked["kind"] == "PodDisruptionBudget":
+            status = checked.get("status") or {}
+            if not isinstance(status.get("disruptionsAllowed", 0), int):
+                raise _fail(path, document, where, ("status", "disruptionsAllowed"), "must be an integer")
+            pdbs.append(PodDisruptionBudget.of(checked))
+        else:
+            (nodes if checked["kind"] == "Node" else pods).append(checked)
     names = [node["metadata"]["name"] for node in nodes]
     if len(set(names)) != len(names):
         duplicate = next(name for name in names if names.count(name) > 1)
         raise InputError(path, f"Node {duplicate!r} is defined twice")
-    return nodes, pods
+    return ClusterInput(nodes, pods, pdbs)
 
 
 def load_pod(path: Path) -> dict:

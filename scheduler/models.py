@@ -23,6 +23,9 @@ class SchedulingAttempt(models.Model):
     revision = models.BigIntegerField()  # the cluster revision the scheduler's snapshot reflected
     nodes = models.PositiveIntegerField()  # how many nodes the cycle considered
     decision = models.JSONField()  # scheduler.engine.compact form; to_json() expands it
+    # Where the pod went after this attempt (queue, backoff, rejecting plugins, the events that
+    # would retry it) and what had woken it for this attempt.
+    queue = models.JSONField(default=dict, blank=True)
     trace = models.ForeignKey(FlowTrace, null=True, blank=True, on_delete=models.SET_NULL)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -44,5 +47,6 @@ class SchedulingAttempt(models.Model):
             "nodes": self.nodes,
             "trace": self.trace_id,
             "createdAt": self.created_at.isoformat(),
+            "queue": self.queue,
             "decision": expand(self.decision),
         }

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+NO_VICTIMS_TEXT = {
+    "en": "No preemption victims found for incoming pod (no pod of lower priority there)",
+    "zh": "No preemption victims found for incoming pod（该节点上没有更低优先级的 Pod）",
+}
 MARK = {"Success": "✓", "Skip": "–", "Unschedulable": "✗", "UnschedulableAndUnresolvable": "✗"}
 
 
@@ -22,7 +26,17 @@ def render(result: dict, lang: str = "en") -> str:
     lines = [f"Pod {result['pod']}", ""]
     lines += _filter_section(result, nodes, lang)
     lines += _score_section(result, nodes, lang)
+    if result.get("nominatedFirst"):
+        lines += [
+            f"Nominated node {result['selected']} passes every filter: it is taken without scoring "
+            "(kube-scheduler evaluates a pod's status.nominatedNodeName first).",
+            "",
+        ]
+    if result.get("preemption"):
+        lines += preemption_section(result["preemption"], lang)
     lines.append(f"Selected node: {result['selected'] or '(none)'}")
+    if result.get("nominatedNode"):
+        lines.append(f"Nominated node: {result['nominatedNode']} (status.nominatedNodeName)")
     if result["message"]:
         lines += ["", "Events (as kubectl describe pod shows them):"]
         lines.append(f"  Warning  FailedScheduling  default-scheduler  {result['message']}")
@@ -99,5 +113,46 @@ def _score_section(result: dict, nodes: list[str], lang: str) -> list[str]:
     tie = result["tie"]
     if tie["mattered"]:
         lines += ["", f"  Tie at the top between {', '.join(tie['nodes'])}: {tie['why'][lang]}"]
+    lines.append("")
+    return lines
+
+
+def preemption_section(preemption: dict, lang: str = "en") -> list[str]:
+    """DefaultPreemption (PostFilter): each candidate node's victims and reprieves, and the pick."""
+    lines = ["Preemption (DefaultPreemption PostFilter):"]
+    if not preemption["eligible"]:
+        lines += [f"  {preemption['message']}", ""]
+        return lines
+    lines.append(
+        f"  {preemption['potentialNodes']} node(s) failed with Unschedulable (preemption may help); "
+        f"dry run from offset {preemption['offset']}, wanting {preemption['wantedCandidates']} candidate(s)."
+    )
+    for run in [*preemption["candidates"], *preemption["nodes"].values()]:
+        if run["candidate"]:
+            head = f"candidate, {len(run['victims'])} victim(s), {run['numPDBViolations']} PDB violation(s)"
+        elif run["dropped"]:
+            head = "could make room, but enough candidates of its kind were already found"
+        else:
+            head = f"not a candidate: {', '.join(run['reasons'])}"
+        lines.append(f"  {run['node']}: {head}")
+        if run["why"] and not run["candidate"]:
+            lines.append(f"      why: {run['why'][lang]}")
+        for step in run["steps"]:
+            mark = "✗ victim   " if step["result"] == "victim" else "✓ reprieved"
+            lines.append(f"      {mark} {step['pod']} (priority {step['priority']}): {step['why'][lang]}")
+    if preemption.get("noVictims"):
+        lines.append(f"  {', '.join(preemption['noVictims'])}: not a candidate: {NO_VICTIMS_TEXT[lang]}")
+    for criterion in preemption["criteria"]:
+        scores = ", ".join(f"{node}={score}" for node, score in criterion["scores"].items())
+        lines.append(f"  {criterion['criterion']}: {scores} → kept {', '.join(criterion['kept'])}")
+    if preemption["nominatedNode"]:
+        lines.append(
+            f"  Nominated {preemption['nominatedNode']}, decided by {preemption['decidedBy']}: "
+            f"{preemption['decidedByWhy'][lang]}"
+        )
+        victims = ", ".join(v["pod"] for v in preemption["victims"])
+        lines.append(f"  Victims to evict: {victims}")
+    else:
+        lines.append(f"  {preemption['message']}")
     lines.append("")
     return lines

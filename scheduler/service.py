@@ -29,8 +29,9 @@ from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
+from scheduler.engine.queueing_hints import ADD, DELETE, POD, ClusterEvent, node_events, pod_events
 from scheduler.models import SchedulingAttempt
-from scheduler.queue import QueuedPod, SchedulingQueue
+from scheduler.queue import QueuedPod, SchedulingQueue, describe_entry
 
 MERGE_PATCH = "application/merge-patch+json"
 
@@ -63,18 +64,11 @@ def _is_terminal(pod: dict) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-def _could_help(old: dict | None, new: dict) -> bool:
-    """A node change that might make an unschedulable pod fit (kube-scheduler's queueing hints)."""
-    if old is None:
-        return True
-    old_meta, new_meta = old.get("metadata") or {}, new.get("metadata") or {}
-    old_spec, new_spec = old.get("spec") or {}, new.get("spec") or {}
-    return (
-        old_meta.get("labels") != new_meta.get("labels")
-        or old_spec.get("taints") != new_spec.get("taints")
-        or bool(old_spec.get("unschedulable")) != bool(new_spec.get("unschedulable"))
-        or (old.get("status") or {}).get("allocatable") != (new.get("status") or {}).get("allocatable")
-    )
+PREEMPTION_CONDITION_MESSAGE = f"{DEFAULT_SCHEDULER_NAME}: preempting to accommodate a higher priority pod"
+
+
+def _nominated_node_of(pod: dict) -> str:
+    return (pod.get("status") or {}).get("nominatedNodeName") or ""
 
 
 class Scheduler:
@@ -96,6 +90,8 @@ class Scheduler:
         self.snapshot = Snapshot()
         self.bound: dict[tuple[str, str], PodInfo] = {}
         self.queue = SchedulingQueue()
+        # Pending pods nominated to a node (status.nominatedNodeName): upstream's PodNominator.
+        self.nominated: dict[tuple[str, str], tuple[PodInfo, str]] = {}
         self.profile = None  # built on first use: plugins load once per scheduler
         # Attempts of the current pass, written in one batch when the queue is drained.
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
@@ -149,26 +145,40 @@ class Scheduler:
         if delta.kind == "Node":
             if delta.type == "DELETED":
                 self.snapshot.remove_node(delta.key[1])
+                events = node_events(delta.old or delta.obj, None)
             else:
                 self.snapshot.upsert_node(delta.obj)
-                if _could_help(delta.old, delta.obj):
-                    self.queue.move_all()
+                events = node_events(delta.old, delta.obj)
+            for event in events:
+                self.queue.on_event(event)
             return
         key, pod = delta.key, delta.obj
         node = (pod.get("spec") or {}).get("nodeName")
         if delta.type == "DELETED" or (node and _is_terminal(pod)):
             self.queue.remove(key)
+            self.nominated.pop(key, None)
             if key in self.bound:
                 self.snapshot.remove_pod(self.bound.pop(key))
-                self.queue.move_all()  # freed resources, ports or spread: others may fit now
+            # Freed resources, ports or spread: the hints of the waiting pods' rejectors decide.
+            self.queue.on_event(ClusterEvent(POD, DELETE, pod, None))
             return
         if node:
             self.queue.remove(key)
+            self.nominated.pop(key, None)
+            known = self.bound.get(key)
             self._account_bound(key, pod, node)
+            events = [ClusterEvent(POD, ADD, None, pod)] if known is None else pod_events(known.pod, pod)
+            for event in events:
+                self.queue.on_event(event)
         elif (
             (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
         ) == DEFAULT_SCHEDULER_NAME:
             self.queue.add(pod, delta.trace_id)
+            nominated = _nominated_node_of(pod)
+            if nominated:
+                self.nominated[key] = (PodInfo.of(pod), nominated)
+            else:
+                self.nominated.pop(key, None)
 
     def _observe_workload(self, delta: Delta) -> None:
         key = (delta.kind, *delta.key)
@@ -182,8 +192,8 @@ class Scheduler:
     def _account_bound(self, key: tuple[str, str], pod: dict, node: str) -> None:
         known = self.bound.get(key)
         if known is not None:
-            if known.node_name == node and known.labels == ((pod.get("metadata") or {}).get("labels") or {}):
-                return  # our own assumption, confirmed by the watch
+            if known.node_name == node and _preemption_facts(known.pod) == _preemption_facts(pod):
+                return  # our own assumption confirmed by the watch, or a change no plugin reads
             self.snapshot.remove_pod(known)
         self.bound[key] = self.snapshot.add_pod(pod)
 
@@ -192,22 +202,31 @@ class Scheduler:
         trace_id = entry.trace_id
         await gate.before_step(self.cluster_name, trace_id, 9)
         pod = entry.pod
+        # Other pods nominated to a node hold their room there (upstream's addNominatedPods).
+        nominated = [(info, node) for key, (info, node) in self.nominated.items() if key != entry.key]
         # CPU-bound and pure: for a big cluster off the event loop so websockets stay responsive
         # (nothing else touches this snapshot while the cycle runs); a classroom's few nodes take
         # less time than the trip to a thread and back.
         self.profile = self.profile or default_profile()
         if len(self.snapshot) <= INLINE_MAX_NODES:
-            decision = schedule(pod, self.snapshot, self.profile)
+            decision = schedule(pod, self.snapshot, self.profile, nominated=nominated)
         else:
-            decision = await asyncio.to_thread(schedule, pod, self.snapshot, self.profile)
+            decision = await asyncio.to_thread(
+                schedule, pod, self.snapshot, self.profile, nominated=nominated
+            )
         revision = self.informer.revision or 0
+        woken_by, previous_message = entry.woken_by, entry.last_message
         if decision.selected is None:
-            await db(self._unschedulable)(entry, decision, revision)
-            self.queue.park(entry, decision.message or "")
+            self.queue.park(entry, decision.message or "", decision.rejecting_plugins())
+            queue = {**describe_entry(entry), "wokenBy": woken_by}
+            cleared = await db(self._unschedulable)(entry, decision, revision, queue, previous_message)
+            self._after_preemption(entry, decision, cleared)
             return
         self.queue.done(entry)
+        self.nominated.pop(entry.key, None)
         node = decision.selected
-        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, _assigned(pod, node))
+        queue = {"queue": "bound", "attempts": entry.attempts + 1, "wokenBy": woken_by}
+        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, _assigned(pod, node), queue)
         if await gate.is_open(self.cluster_name, trace_id):
             # Nobody could see steps 9–11 apart. A small cluster's attempts (cheap to explain) go
             # in the same trip to the database thread, ahead of the binding.
@@ -222,19 +241,54 @@ class Scheduler:
         if bound:
             assumed = copy.deepcopy(pod)
             assumed["spec"]["nodeName"] = node
+            known = self.bound.get(entry.key)
             self._account_bound(entry.key, assumed, node)
+            if known is None:
+                self.queue.on_event(ClusterEvent(POD, ADD, None, assumed))
+
+    def _after_preemption(self, entry: QueuedPod, decision, cleared: list[tuple[str, str]]) -> None:
+        """Keep the nominator in step with what the failed cycle wrote to the API."""
+        preemption = decision.preemption
+        if preemption is None or not preemption.eligible:
+            return
+        node = preemption.nominated_node
+        # A copy: the informer's object stays as the API served it.
+        status = {k: v for k, v in (entry.pod.get("status") or {}).items() if k != "nominatedNodeName"}
+        if node:
+            status["nominatedNodeName"] = node
+        entry.pod, entry._info = {**entry.pod, "status": status}, None
+        if node:
+            self.nominated[entry.key] = (PodInfo.of(entry.pod), node)
+        else:
+            self.nominated.pop(entry.key, None)
+        for key in cleared:
+            info_node = self.nominated.pop(key, None)
+            if info_node is not None:
+                why = {
+                    "en": f"Its nomination to {info_node[1]} was cleared: a higher-priority pod "
+                    "preempted there.",
+                    "zh": f"它对 {info_node[1]} 的提名被清除：更高优先级的 Pod 在该节点上发起了抢占。",
+                }
+                self.queue.activate(
+                    key, {"plugin": "DefaultPreemption", "event": "nomination cleared", "why": why}
+                )
 
     def _actor(self, trace_id: str | None) -> Actor:
         return Actor("scheduler", DEFAULT_SCHEDULER_NAME, FlowTrace(pk=trace_id) if trace_id else None)
 
-    def _attempt(self, entry: QueuedPod, decision, revision: int, result: str, message: str) -> None:
+    def _attempt(
+        self, entry: QueuedPod, decision, revision: int, result: str, message: str, queue: dict
+    ) -> None:
+        """Keep the attempt for the next batch; `queue` is where the pod went after it and what
+        had woken it for this attempt."""
         meta = entry.pod["metadata"]
         attempt = SchedulingAttempt(
             cluster=self.cluster,
             namespace=meta.get("namespace", ""),
             pod=meta["name"],
             pod_uid=meta.get("uid", ""),
-            attempt=entry.attempts + 1,
+            attempt=queue.get("attempts") or entry.attempts + 1,
+            queue=queue,
             result=result,
             node=decision.selected or "",
             message=message,
@@ -273,9 +327,15 @@ class Scheduler:
         )
         return True
 
-    def _unschedulable(self, entry: QueuedPod, decision, revision: int) -> None:
+    def _unschedulable(
+        self, entry: QueuedPod, decision, revision: int, queue: dict, previous_message: str
+    ) -> list[tuple[str, str]]:
+        """handleSchedulingFailure: the attempt, the FailedScheduling event, PodScheduled=False and
+        the nomination; then, when a node was nominated, the preemption's API calls (in v1.33 the
+        SchedulerAsyncPreemption gate is on: they run after the cycle, outside it). Returns the
+        lower-priority pods whose nomination to that node was cleared."""
         message = decision.message or ""
-        self._attempt(entry, decision, revision, SchedulingAttempt.UNSCHEDULABLE, message)
+        self._attempt(entry, decision, revision, SchedulingAttempt.UNSCHEDULABLE, message, queue)
         actor = self._actor(entry.trace_id)
         pod = entry.pod
         event_recorder.record(
@@ -287,34 +347,127 @@ class Scheduler:
             type_="Warning",
             component=DEFAULT_SCHEDULER_NAME,
         )
-        self._set_unschedulable_condition(pod, message, actor)
-        if entry.trace_id and message != entry.last_message:
+        preemption = decision.preemption
+        nomination: str | bool | None = False  # False: leave status.nominatedNodeName as it is
+        if preemption is not None and preemption.eligible:
+            nomination = preemption.nominated_node  # None clears a stale nomination
+        self._set_unschedulable_condition(pod, message, actor, nomination)
+        if entry.trace_id and message != previous_message:
             en, zh = texts.unschedulable(pod, message)
             record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod))
+        if preemption is None or not preemption.nominated_node:
+            return []
+        return self._preempt(pod, preemption, actor)
 
-    def _set_unschedulable_condition(self, pod: dict, message: str, actor: Actor) -> None:
-        """kube-scheduler reports the reason on the pod: PodScheduled=False, Unschedulable, the message."""
-        current = {c.get("type"): c for c in (pod.get("status") or {}).get("conditions") or []}
-        existing = current.get("PodScheduled")
-        if existing and existing.get("reason") == "Unschedulable" and existing.get("message") == message:
-            return
-        condition = {
-            "type": "PodScheduled",
-            "status": "False",
-            "lastProbeTime": None,
-            "lastTransitionTime": now_rfc3339(),
-            "reason": "Unschedulable",
-            "message": message,
-        }
-        others = [c for t, c in current.items() if t != "PodScheduled"]
+    def _preempt(self, preemptor: dict, preemption, actor: Actor) -> list[tuple[str, str]]:
+        """prepareCandidate: each victim gets DisruptionTarget=True and is deleted, with the
+        Preempted event; lower-priority pods nominated to the node lose their nomination."""
+        node = preemption.nominated_node
+        uid = (preemptor.get("metadata") or {}).get("uid", "")
+        for victim in preemption.victims:
+            try:
+                current = api.get(self.cluster, "Pod", victim.namespace, victim.name)
+            except ApiError:
+                continue  # already gone
+            if (current.get("metadata") or {}).get("deletionTimestamp"):
+                continue  # graceful deletion already started
+            self._mark_disruption_target(current, actor)
+            try:
+                # Not under the preemptor's trace: the victim's deletion (and a controller's
+                # replacement of it) belongs to the victim's own story.
+                api.delete(self.cluster, "Pod", victim.namespace, victim.name, self._actor(None))
+            except ApiError:
+                continue
+            event_recorder.record(
+                self.cluster,
+                current,
+                "Preempted",
+                f"Preempted by pod {uid} on node {node}",
+                actor,
+                component=DEFAULT_SCHEDULER_NAME,
+                related=preemptor,
+                action="Preempting",
+            )
+        priority = int((preemptor.get("spec") or {}).get("priority") or 0)
+        cleared = []
+        for key, (info, nominated_node) in list(self.nominated.items()):
+            if nominated_node != node or info.priority >= priority or key == _key(preemptor):
+                continue
+            patch = {"status": {"nominatedNodeName": None}}
+            try:
+                api.patch(self.cluster, "Pod", key[0], key[1], patch, MERGE_PATCH, actor, "status")
+            except ApiError:
+                continue
+            cleared.append(key)
+        return cleared
+
+    def _mark_disruption_target(self, pod: dict, actor: Actor) -> None:
+        conditions = [
+            c
+            for c in (pod.get("status") or {}).get("conditions") or []
+            if c.get("type") != "DisruptionTarget"
+        ]
+        conditions.append(
+            {
+                "type": "DisruptionTarget",
+                "status": "True",
+                "lastProbeTime": None,
+                "lastTransitionTime": now_rfc3339(),
+                "reason": "PreemptionByScheduler",
+                "message": PREEMPTION_CONDITION_MESSAGE,
+            }
+        )
         meta = pod["metadata"]
-        patch = {"status": {"conditions": [*others, condition]}}
+        patch = {"status": {"conditions": conditions}}
         try:
             api.patch(
                 self.cluster, "Pod", meta.get("namespace"), meta["name"], patch, MERGE_PATCH, actor, "status"
             )
         except ApiError:
             return
+
+    def _set_unschedulable_condition(
+        self, pod: dict, message: str, actor: Actor, nomination: str | bool | None = False
+    ) -> None:
+        """kube-scheduler reports the reason on the pod: PodScheduled=False, Unschedulable, the
+        message; and, after preemption, status.nominatedNodeName (set, or cleared with None)."""
+        status = pod.get("status") or {}
+        current = {c.get("type"): c for c in status.get("conditions") or []}
+        existing = current.get("PodScheduled")
+        same_condition = (
+            existing and existing.get("reason") == "Unschedulable" and existing.get("message") == message
+        )
+        nomination_changed = nomination is not False and (nomination or "") != (
+            status.get("nominatedNodeName") or ""
+        )
+        if same_condition and not nomination_changed:
+            return
+        patch: dict = {"status": {}}
+        if not same_condition:
+            condition = {
+                "type": "PodScheduled",
+                "status": "False",
+                "lastProbeTime": None,
+                "lastTransitionTime": now_rfc3339(),
+                "reason": "Unschedulable",
+                "message": message,
+            }
+            others = [c for t, c in current.items() if t != "PodScheduled"]
+            patch["status"]["conditions"] = [*others, condition]
+        if nomination_changed:
+            patch["status"]["nominatedNodeName"] = nomination or None
+        meta = pod["metadata"]
+        try:
+            api.patch(
+                self.cluster, "Pod", meta.get("namespace"), meta["name"], patch, MERGE_PATCH, actor, "status"
+            )
+        except ApiError:
+            return
+
+    def describe_queue(self, namespace: str, name: str) -> dict | None:
+        """The pod's place in the scheduling queue (None when it is not queued)."""
+        entry = self.queue.entries.get((namespace, name))
+        return None if entry is None else describe_entry(entry)
 
 
 def attempts(cluster: Cluster, namespace: str, pod: str, limit: int | None = 20) -> list[dict]:
@@ -325,6 +478,7 @@ def attempts(cluster: Cluster, namespace: str, pod: str, limit: int | None = 20)
 
 ATTEMPT_COLUMNS = (
     "cluster_id",
+    "queue",
     "namespace",
     "pod",
     "pod_uid",
@@ -355,7 +509,9 @@ def _insert_attempts(explained: list[tuple[SchedulingAttempt, str]]) -> None:
     params = []
     for attempt, text in explained:
         attempt.created_at = now
-        params.append([*(getattr(attempt, c) for c in ATTEMPT_COLUMNS), rows.json_param(text), created])
+        values = [getattr(attempt, c) for c in ATTEMPT_COLUMNS]
+        values[1] = rows.json_param(json.dumps(attempt.queue, ensure_ascii=False))
+        params.append([*values, rows.json_param(text), created])
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", params)
 
@@ -363,6 +519,19 @@ def _insert_attempts(explained: list[tuple[SchedulingAttempt, str]]) -> None:
 def _assigned(pod: dict, node: str) -> str:
     meta = pod["metadata"]
     return f"Successfully assigned {meta.get('namespace', 'default')}/{meta['name']} to {node}"
+
+
+def _preemption_facts(pod: dict) -> tuple:
+    """What of a bound pod the snapshot must follow besides its node: the labels (filters and
+    scores read them), and the start time and deletion that preemption reads (the kubelet sets
+    status.startTime after the binding)."""
+    meta, status = pod.get("metadata") or {}, pod.get("status") or {}
+    return (meta.get("labels") or {}, status.get("startTime"), meta.get("deletionTimestamp"))
+
+
+def _key(pod: dict) -> tuple[str, str]:
+    meta = pod.get("metadata") or {}
+    return meta.get("namespace", ""), meta.get("name", "")
 
 
 def _obj(pod: dict) -> tuple[str, str, str]:

@@ -129,7 +129,8 @@ def test_text_output_shows_the_matrices_and_the_message():
         ),
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\n---\nkind: Service\nmetadata: {name: s}\n"},
-            "cluster.yaml: document 2 (line 4): kind: expected Node or Pod, got 'Service'",
+            "cluster.yaml: document 2 (line 4): "
+            "kind: expected Node, Pod or PodDisruptionBudget, got 'Service'",
         ),
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    cpu: 1K\n"},
@@ -156,3 +157,98 @@ def test_an_unknown_config_field_is_named():
     assert "profiles[0].pluginConfig[0].args.scoringStrategy.tpye: unknown field" in done.stderr
     assert "(line 9)" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def preemption_json(pod: str) -> dict:
+    done = explain(
+        "--cluster",
+        str(FIXTURES / "preemption-cluster.yaml"),
+        "--pod",
+        str(FIXTURES / pod),
+        "--output",
+        "json",
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_preemption_nominates_the_node_whose_victims_violate_no_pdb():
+    result = preemption_json("pod-high.yaml")
+    assert result["selected"] is None
+    # A successful preemption adds no clause to FailedScheduling.
+    assert result["message"] == "0/2 nodes are available: 2 Insufficient cpu."
+    preemption = result["preemption"]
+    assert result["nominatedNode"] == preemption["nominatedNode"] == "node2"
+    assert preemption["decidedBy"] == "minNumPDBViolations"
+    assert [v["pod"] for v in preemption["victims"]] == ["default/low-2"]
+    node1 = next(c for c in preemption["candidates"] if c["node"] == "node1")
+    # low-1 is evicted (and its PDB allows no disruption); mid-1 is reprieved.
+    assert [(s["pod"], s["result"], s["violatesPDB"]) for s in node1["steps"]] == [
+        ("default/low-1", "victim", True),
+        ("default/mid-1", "reprieved", False),
+    ]
+    assert preemption["criteria"][0] == {
+        **preemption["criteria"][0],
+        "scores": {"node1": -1, "node2": 0},
+        "kept": ["node2"],
+    }
+
+
+def test_preemption_policy_never_is_not_eligible():
+    result = preemption_json("pod-high-never.yaml")
+    assert result["preemption"]["eligible"] is False
+    assert result["nominatedNode"] is None
+    assert result["message"] == (
+        "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never."
+    )
+
+
+def test_preemption_that_cannot_make_room_names_each_nodes_reason():
+    result = preemption_json("pod-huge.yaml")
+    # node1: even without low-1 and mid-1 there are only 2 cpus; node2 likewise.
+    assert result["message"] == (
+        "0/2 nodes are available: 2 Insufficient cpu. "
+        "preemption: 0/2 nodes are available: 2 Insufficient cpu."
+    )
+    nodes = result["preemption"]["nodes"]
+    assert nodes["node1"]["reasons"] == ["Insufficient cpu"] and not nodes["node1"]["candidate"]
+
+
+def test_preemption_text_output_walks_victim_by_victim():
+    done = explain(
+        "--cluster", str(FIXTURES / "preemption-cluster.yaml"), "--pod", str(FIXTURES / "pod-high.yaml")
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Preemption (DefaultPreemption PostFilter):" in done.stdout
+    assert "✗ victim    default/low-1 (priority 0)" in done.stdout
+    assert "✓ reprieved default/mid-1 (priority 500)" in done.stdout
+    assert "Nominated node2, decided by minNumPDBViolations" in done.stdout
+    assert "Nominated node: node2 (status.nominatedNodeName)" in done.stdout
+
+
+def test_a_pdb_with_the_wrong_api_version_is_an_input_error(tmp_path):
+    bad = tmp_path / "cluster.yaml"
+    bad.write_text(
+        "apiVersion: v1\nkind: PodDisruptionBudget\nmetadata: {name: x}\nspec: {}\n", encoding="utf-8"
+    )
+    done = explain("--cluster", str(bad), "--pod", str(FIXTURES / "pod-high.yaml"))
+    assert done.returncode == 2
+    assert "apiVersion: PodDisruptionBudget is in apiVersion policy/v1" in done.stderr
+
+
+def test_equal_priority_nodes_are_named_once_under_no_victims(tmp_path):
+    huge = tmp_path / "pod.yaml"
+    huge.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: huge}\nspec:\n  containers:\n"
+        "  - {name: c, image: nginx, resources: {requests: {cpu: 4500m}}}\n",
+        encoding="utf-8",
+    )
+    done = explain("--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(huge), "--output", "json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["message"].endswith(
+        "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
+        "2 No preemption victims found for incoming pod."
+    )
+    assert result["preemption"]["noVictims"] == ["node1", "node2"]
+    assert result["preemption"]["nodes"] == {} and result["preemption"]["candidates"] == []

@@ -16,6 +16,7 @@ from cluster.apiserver import rows
 from cluster.apiserver.kinds import workload_kinds
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.models import Cluster, FlowStep, FlowTrace
+from scheduler import queue_view
 
 RECENT_TRACES = 10
 STEP_FIELDS = ("id", *STEP_COLUMNS)
@@ -57,6 +58,8 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "traces": _traces(cluster),
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
+        # Pending pods' places in the scheduling queue, from their latest attempts.
+        "scheduling": queue_view.pending(cluster),
     }
     return state, objects
 

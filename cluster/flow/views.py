@@ -18,6 +18,7 @@ from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
+from scheduler import queue_view
 from scheduler.service import attempts
 
 
@@ -139,4 +140,8 @@ def trace_view(request: HttpRequest, cluster: str, trace: str) -> JsonResponse:
 def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str) -> JsonResponse:
     """The pod's scheduling attempts, newest first, each with the engine's full explanation."""
     found = _cluster(request, cluster)
-    return JsonResponse({"namespace": namespace, "pod": pod, "attempts": attempts(found, namespace, pod)})
+    tried = attempts(found, namespace, pod)
+    # "queue": where the pod waits now (queue, backoff, rejecting plugins, what would retry it).
+    return JsonResponse(
+        {"namespace": namespace, "pod": pod, "queue": queue_view.for_pod(tried), "attempts": tried}
+    )

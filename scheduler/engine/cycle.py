@@ -12,7 +12,7 @@ from itertools import filterfalse, repeat
 from operator import attrgetter, itemgetter, mul
 
 from scheduler.engine.decision import Decision
-from scheduler.engine.fit_error import fit_error_message, preemption_message
+from scheduler.engine.fit_error import fit_error_message
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     MIN_NODE_SCORE,
@@ -24,6 +24,7 @@ from scheduler.engine.framework import (
     Why,
 )
 from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.preemption import PodDisruptionBudget, preempt
 from scheduler.engine.profile import Profile, default_profile
 from scheduler.engine.snapshot import Snapshot
 
@@ -42,8 +43,15 @@ def schedule(
     score_all_nodes: bool = False,
     tie_break: str = "deterministic",
     seed: int | None = None,
+    nominated: Sequence[tuple[dict | PodInfo, str]] = (),
+    pdbs: Sequence[PodDisruptionBudget] = (),
 ) -> Decision:
-    """Explain where `pod` goes. `score_all_nodes` scores every node, as upstream's plugin tests do."""
+    """Explain where `pod` goes. `score_all_nodes` scores every node, as upstream's plugin tests do.
+
+    `nominated` are other pending pods with the node each is nominated to: those of equal or
+    higher priority count on their node while filtering (upstream's addNominatedPods). `pdbs`
+    are the PodDisruptionBudgets preemption respects.
+    """
     profile = profile or default_profile()
     pod_info = pod if isinstance(pod, PodInfo) else PodInfo.of(pod)
     nodes = snapshot.nodes
@@ -55,7 +63,27 @@ def schedule(
         tie_break=tie_break,
     )
     state = CycleState(snapshot.nodes_version)
-    _run_filters(decision, state, pod_info, snapshot)
+    counted = _add_nominated(decision, pod_info, snapshot, nominated) if nominated else ()
+    try:
+        _run_filters(decision, state, pod_info, snapshot)
+        if decision.error is None and not decision.feasible and profile.post_filter:
+            statuses = decision.first_failure
+            # Deterministic by default; --tie-break random also draws upstream's random offset.
+            rng = random.Random(seed) if tie_break == "random" else None
+            decision.preemption = preempt(profile, pod_info, snapshot, statuses, pdbs, rng=rng)
+    finally:
+        for info in counted:
+            snapshot.remove_pod(info)
+    nominated_node = _nominated_node(pod_info)
+    if (
+        nominated_node
+        and decision.error is None
+        and nominated_node in decision.feasible
+        and not score_all_nodes
+    ):
+        # evaluateNominatedNode: a pod whose nominated node passes every filter goes there, unscored.
+        decision.selected, decision.tied, decision.nominated_first = nominated_node, (nominated_node,), True
+        return decision
     if decision.error is None and (decision.feasible or score_all_nodes):
         _run_scores(decision, state, pod_info, snapshot, score_all_nodes)
     if decision.error is not None:
@@ -63,8 +91,26 @@ def schedule(
     elif decision.feasible:
         _select_host(decision, tie_break, seed)
     else:
-        decision.message = _failure_message(decision, pod_info, len(nodes))
+        decision.message = _failure_message(decision, len(nodes))
     return decision
+
+
+def _nominated_node(pod: PodInfo) -> str:
+    return (pod.pod.get("status") or {}).get("nominatedNodeName") or ""
+
+
+def _add_nominated(
+    decision: Decision, pod: PodInfo, snapshot: Snapshot, nominated: Sequence[tuple[dict | PodInfo, str]]
+) -> list[PodInfo]:
+    """Count the nominated pods of equal or higher priority on their nodes for this cycle's filters."""
+    counted: list[PodInfo] = []
+    for other, node in nominated:
+        info = other if isinstance(other, PodInfo) else PodInfo.of(other)
+        if info.key == pod.key or info.priority < pod.priority or snapshot.get(node) is None:
+            continue
+        counted.append(snapshot.add_pod(info.bound_to(node)))
+        decision.nominated_pods += ((info.key, node),)
+    return counted
 
 
 def _failed(status: object) -> bool:
@@ -263,16 +309,16 @@ def _select_host(decision: Decision, tie_break: str, seed: int | None) -> None:
         decision.selected = min(decision.tied)
 
 
-def _failure_message(decision: Decision, pod: PodInfo, num_nodes: int) -> str:
+def _failure_message(decision: Decision, num_nodes: int) -> str:
     statuses = [decision.first_failure[name] for name in decision.node_names]
-    policy = (pod.pod.get("spec") or {}).get("preemptionPolicy") or "PreemptLowerPriority"
-    postfilter = preemption_message(num_nodes, statuses, policy)
     rejection = decision.prefilter_rejection
+    preemption = decision.preemption
     return fit_error_message(
         num_nodes,
         statuses,
         prefilter_message=rejection.message() if rejection is not None else "",
-        postfilter_message=postfilter,
+        # A nomination is a successful PostFilter: it adds nothing to the message.
+        postfilter_message=preemption.message if preemption is not None else "",
     )
 
 

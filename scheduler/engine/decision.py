@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from scheduler.engine.framework import SUCCESS, Plugin, ScoreColumn, Status, Why
 from scheduler.engine.legacy import legacy_names
 from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.preemption import Preemption
 
 TIE_RULES = {
     "deterministic": Why(
@@ -56,6 +57,11 @@ class Decision:
     tie_break: str = "deterministic"
     message: str | None = None
     error: str | None = None  # a plugin error that failed the cycle, worded as kube-scheduler words it
+    preemption: Preemption | None = None  # DefaultPreemption's PostFilter, when no node was feasible
+    nominated_first: bool = False  # the pod's nominated node passed every filter and was taken unscored
+    # (pod, node) of the nominated pods counted in the filters; a tuple, not a list: kept decisions
+    # pile up and the garbage collector scans every list they hold.
+    nominated_pods: tuple[tuple[str, str], ...] = ()
     _first_failure: dict[str, Status] | None = field(default=None, repr=False)
     _totals: dict[str, int] | None = field(default=None, repr=False)
 
@@ -87,6 +93,15 @@ class Decision:
                 first.update(self.absent_nodes)
                 self._first_failure = first
         return self._first_failure
+
+    def rejecting_plugins(self) -> frozenset[str]:
+        """The plugins that rejected the pod, as upstream's UnschedulablePlugins: each failing node's
+        first failure (where upstream's evaluation stopped), or the PreFilter that rejected it."""
+        if self.error is not None:
+            return frozenset()
+        if self.prefilter_rejection is not None:
+            return frozenset((self.prefilter_rejection.plugin,))
+        return frozenset(status.plugin for status in self.first_failure.values() if status.plugin)
 
     # -- per node ------------------------------------------------------------------------------
     def filter_status(self, plugin: str, node: str) -> Status:
@@ -178,6 +193,10 @@ class Decision:
                 name: status.why.as_dict() if status.why else None
                 for name, status in self.skipped_scores.items()
             },
+            "nominatedNode": self.preemption.nominated_node if self.preemption else None,
+            "preemption": self.preemption.to_json() if self.preemption else None,
+            "nominatedFirst": self.nominated_first,
+            "nominatedPods": [{"pod": pod, "node": node} for pod, node in self.nominated_pods],
             "tie": {
                 "nodes": list(self.tied),
                 "rule": self.tie_break,

@@ -98,11 +98,14 @@ class CycleState(dict):
     (None otherwise): see NodesMemo.
     """
 
-    __slots__ = ("nodes_version",)
+    __slots__ = ("explain", "nodes_version")
 
-    def __init__(self, nodes_version: object | None = None) -> None:
+    def __init__(self, nodes_version: object | None = None, explain: bool = True) -> None:
         super().__init__()
         self.nodes_version = nodes_version
+        # False when only the verdict and the reasons count (preemption's dry runs): a plugin may
+        # then leave out the plain-language why.
+        self.explain = explain
 
 
 class NodesMemo:

@@ -31,6 +31,7 @@ class Profile:
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
     filters: list[Plugin] = field(default_factory=list)
     scorers: list[tuple[Plugin, int]] = field(default_factory=list)
+    post_filter: bool = True  # DefaultPreemption, upstream's only in-tree PostFilter
 
     @classmethod
     def build(

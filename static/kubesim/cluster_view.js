@@ -1,7 +1,7 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, clear, h, KINDS, t } from "./dom.js";
+import { $, BASE, clear, h, KINDS, pick, request, t } from "./dom.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podDisplayState, podRequests } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
@@ -248,9 +248,28 @@ export class ClusterView {
       const cond = ((pod.status || {}).conditions || []).find((c) => c.type === "PodScheduled" && c.status === "False");
       const reason = cond && cond.message ? cond.message : t("waiting_scheduler");
       const chip = this.podChip(pod);
-      list.append(h("div", { class: "lane-pod" }, chip, h("span", { class: "lane-reason", title: reason, text: reason })));
+      const row = h("div", { class: "lane-pod" }, chip, h("span", { class: "lane-reason", title: reason, text: reason }));
+      const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
+      const queue = this.store.scheduling.get(key);
+      if (queue) row.append(queueLine(queue));
+      if (cond && cond.message && !(queue && queue.message === cond.message)) this.refreshQueue(key, cond.message);
+      list.append(row);
     }
     lane.append(list);
+  }
+
+  // The pod's queue facts come with its attempts; fetch them again when its condition changes.
+  async refreshQueue(key, message) {
+    this.queueFetches = this.queueFetches || new Set();
+    if (this.queueFetches.has(key)) return;
+    this.queueFetches.add(key);
+    const [namespace, name] = key.split("/");
+    const result = await request(`${BASE}/scheduling/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`);
+    this.queueFetches.delete(key);
+    if (!result.ok || !result.data.queue) return;
+    this.store.scheduling.set(key, { ...result.data.queue, message });
+    this.dirtyPending = true;
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
   }
 
   renderWorkloads() {
@@ -273,6 +292,15 @@ export class ClusterView {
       h("span", { class: "wl-count", text: `${ready}/${want}` }));
     })));
   }
+}
+
+function queueLine(queue) {
+  const parts = [queue.queue];
+  if (queue.backoffSeconds) parts.push(t("queue_backoff", { seconds: queue.backoffSeconds, left: queue.backoffLeftSeconds ?? 0 }));
+  if (queue.rejectors && queue.rejectors.length) parts.push(`${t("queue_rejectors")} ${queue.rejectors.join(", ")}`);
+  const retry = pick(queue.retryText);
+  return h("span", { class: "lane-queue", title: retry }, h("span", { class: "lane-queue-name", text: parts.join(" · ") }),
+    h("span", { class: "lane-queue-retry", text: retry }));
 }
 
 function bar(label, used, total, text) {

@@ -100,7 +100,46 @@ export class SchedulerView {
     const attempt = this.attempts[this.attempt];
     const d = attempt.decision;
     const nodes = Object.keys(d.nodes || {});
-    body.append(this.summary(d, attempt), this.filterMatrix(d, nodes), this.scoreMatrix(d, nodes));
+    body.append(this.summary(d, attempt), this.queueBlock(attempt), this.filterMatrix(d, nodes), this.scoreMatrix(d, nodes));
+    if (d.preemption) body.append(this.preemptionBlock(d.preemption));
+  }
+
+  // Where the pod went after this attempt, and what had woken it for it.
+  queueBlock(attempt) {
+    const queue = attempt.queue || {};
+    const box = h("section", { class: "sched-queue" }, h("h4", { text: t("queue") }));
+    if (!queue.queue) return box;
+    const facts = [queue.queue];
+    if (queue.backoffSeconds) facts.push(t("queue_backoff", { seconds: queue.backoffSeconds, left: queue.backoffLeftSeconds ?? 0 }));
+    if ((queue.rejectors || []).length) facts.push(`${t("queue_rejectors")} ${queue.rejectors.join(", ")}`);
+    box.append(h("p", { class: "sched-queue-facts", text: facts.join(" · ") }));
+    if (queue.retryText) box.append(h("p", { class: "sched-queue-retry", text: pick(queue.retryText) }));
+    if (queue.wokenBy) box.append(h("p", { class: "sched-queue-woken" }, h("strong", { text: `${t("queue_woken_by")}: ` }), pick(queue.wokenBy.why)));
+    return box;
+  }
+
+  // DefaultPreemption: each dry-run node's victims and reprieves, and the rule that chose the node.
+  preemptionBlock(p) {
+    const box = h("section", { class: "sched-preemption" }, h("h4", { text: t("preemption") }));
+    if (p.message) box.append(h("p", { class: "sched-preemption-msg", text: p.message }));
+    if (p.nominatedNode) {
+      box.append(h("p", null, h("strong", { text: `${t("preemption_nominated")}: ${p.nominatedNode}` }),
+        ` — ${t("preemption_decided_by")} ${p.decidedBy}: ${pick(p.decidedByWhy)}`));
+      box.append(h("p", { text: `${t("preemption_victims")}: ${(p.victims || []).map((v) => `${v.pod} (${v.priority})`).join(", ")}` }));
+    }
+    const runs = [...(p.candidates || []), ...Object.values(p.nodes || {})];
+    box.append(h("ul", { class: "sched-preemption-nodes" }, runs.map((run) => h("li", { "data-node": run.node },
+      h("strong", { text: run.node }),
+      run.candidate ? "" : ` — ${t("preemption_not_candidate")}: ${(run.reasons || []).join(", ") || pick(run.why)}`,
+      h("ul", null, (run.steps || []).map((step) => h("li", { class: step.result === "victim" ? "is-victim" : "is-reprieved" },
+        `${step.result === "victim" ? "✗" : "✓"} ${step.pod} (${step.priority}) — ${t(step.result === "victim" ? "preemption_victim" : "preemption_reprieved")}: ${pick(step.why)}`)))))));
+    if ((p.noVictims || []).length) {
+      box.append(h("p", { class: "sched-preemption-novictims", text: `${p.noVictims.join(", ")} — ${t("preemption_not_candidate")}: No preemption victims found for incoming pod` }));
+    }
+    for (const c of p.criteria || []) {
+      box.append(h("p", { class: "sched-preemption-criterion", text: `${c.criterion}: ${Object.entries(c.scores).map(([n, v]) => `${n}=${v}`).join(", ")} → ${c.kept.join(", ")}` }));
+    }
+    return box;
   }
 
   summary(d, attempt) {

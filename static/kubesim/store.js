@@ -22,6 +22,7 @@ export class Store {
     this.revision = 0;
     this.nodes = new Map();
     this.pods = new Map();
+    this.scheduling = new Map();
     this.workloads = new Map(); // "Kind/ns/name" -> object
     this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
     this.paceMs = 600;
@@ -42,6 +43,8 @@ export class Store {
     this.revision = snap.revision || 0;
     this.nodes = new Map((snap.nodes || []).map((n) => [n.metadata.name, n]));
     this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
+    // Pending pods' places in the scheduling queue ("namespace/name" → queue facts).
+    this.scheduling = new Map(Object.entries(snap.scheduling || {}));
     this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
     this.traces = new Map();
     for (const trace of snap.traces || []) this.addTrace(trace);

@@ -66,3 +66,19 @@ def test_a_private_cluster_is_hidden(demo, client):
     Cluster.objects.filter(pk=demo.pk).update(public=False)
     assert Client().get("/clusters/demo/snapshot").status_code == 404
     assert client.get("/clusters/demo/snapshot").status_code == 200  # the teacher sees every cluster
+
+
+def test_the_scheduling_endpoint_and_the_snapshot_say_where_a_pending_pod_waits(demo, client):
+    drive()
+    api.create(demo, example("pod-nodeselector.yaml"), KUBECTL)
+    drive()
+    queue = client.get("/clusters/demo/scheduling/default/pod-example").json()["queue"]
+    assert queue["queue"] == "unschedulablePods"
+    assert queue["rejectors"] == ["NodeAffinity", "TaintToleration"]
+    assert queue["backoffSeconds"] == 1.0 and 0 <= queue["backoffLeftSeconds"] <= 1.0
+    assert 0 < queue["flushInSeconds"] <= 300
+    assert queue["retryText"]["en"].startswith("Will be retried when a node matching the pod's node selector")
+    assert queue["retryText"]["zh"].startswith("将在以下情况重试")
+    state = client.get("/clusters/demo/snapshot").json()
+    assert state["scheduling"]["default/pod-example"]["rejectors"] == ["NodeAffinity", "TaintToleration"]
+    assert state["scheduling"]["default/pod-example"]["message"] == queue["message"]

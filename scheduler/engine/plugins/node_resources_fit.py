@@ -127,6 +127,8 @@ class NodeResourcesFit(Plugin):
             or (storage and storage > free[3])
             or (scalars and _short_scalar(n, scalars))
         ]
+        if not state.explain:
+            return {node.name: _terse_failure(node, req) for node in failing}
         return {node.name: self._failure(state, pod, node, req) for node in failing}
 
     def _failure(self, state: CycleState, pod: PodInfo, node: NodeInfo, req: FitRequest) -> Status:
@@ -184,6 +186,22 @@ class NodeResourcesFit(Plugin):
             f"{strategy} —— {zh}。请求量 = 节点上已有 Pod + 本 Pod；未写 cpu/memory 请求的容器在打分时按 "
             f"100m/200Mi 计。得分 {raw} × 权重 {weight} = {raw * weight}。",
         )
+
+
+def _terse_failure(node: NodeInfo, req: FitRequest) -> Status:
+    """The failure's reasons alone, in the same order as _failure's."""
+    alloc, used = node.allocatable, node.requested
+    reasons = [TOO_MANY_PODS] if len(node.pods) >= alloc.allowed_pod_number else []
+    checks = [
+        (CPU, req.cpu, alloc.milli_cpu, used.milli_cpu),
+        (MEMORY, req.memory, alloc.memory, used.memory),
+        (EPHEMERAL_STORAGE, req.ephemeral_storage, alloc.ephemeral_storage, used.ephemeral_storage),
+    ]
+    checks += [
+        (name, amount, alloc.scalars.get(name, 0), used.scalars.get(name, 0)) for name, amount in req.scalars
+    ]
+    reasons += [f"Insufficient {name}" for name, amount, a, u in checks if amount and amount > a - u]
+    return unschedulable(NAME, reasons)
 
 
 def _short_scalar(node: NodeInfo, scalars: tuple[tuple[str, int], ...]) -> bool:

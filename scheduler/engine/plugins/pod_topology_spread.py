@@ -24,6 +24,7 @@ from typing import Any
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     CycleState,
+    NodesMemo,
     Plugin,
     ScoreColumn,
     Status,
@@ -148,7 +149,9 @@ class PodTopologySpread(Plugin):
             return status
         if not constraints:
             return _SKIPPED_FILTER
-        state[_PREFILTER] = _FilterState(constraints, _count_domains(constraints, pod, nodes, snapshot))
+        state[_PREFILTER] = _FilterState(
+            constraints, _count_domains(constraints, pod, nodes, snapshot, state)
+        )
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
@@ -312,10 +315,45 @@ def _eligibility(constraints: list[SpreadConstraint], pod: PodInfo):
     return eligible
 
 
+# Per pod: each constraint's eligible nodes with every topology key. They depend on the nodes
+# alone, so while the snapshot's nodes stay the same (preemption's dry runs re-run this PreFilter
+# for every pod they take away or put back) they are worked out once.
+_DOMAIN_MEMBERS = NodesMemo()
+
+
+def _members(constraints: list[SpreadConstraint], pod: PodInfo, nodes: Sequence[NodeInfo]) -> list:
+    keys = [c.topology_key for c in constraints]
+    candidates = [node for node in nodes if all(key in node.labels for key in keys)]
+    eligible = _eligibility(constraints, pod)
+    found = []
+    for index in range(len(constraints)):
+        members = candidates if eligible is None else [node for node in candidates if eligible(index, node)]
+        found.append((members, {node.name for node in members}))
+    return found
+
+
 def _count_domains(
-    constraints: list[SpreadConstraint], pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
+    constraints: list[SpreadConstraint],
+    pod: PodInfo,
+    nodes: Sequence[NodeInfo],
+    snapshot: Any,
+    state: CycleState | None = None,
 ):
     """calPreFilterState: matching pods per domain, over the nodes that carry every topology key."""
+    if state is not None and state.nodes_version is not None:
+        counts = []
+        for c, (members, names) in zip(
+            constraints,
+            _DOMAIN_MEMBERS.get(state, pod, lambda: _members(constraints, pod, nodes)),
+            strict=True,
+        ):
+            key = c.topology_key
+            domain = dict.fromkeys([node.labels[key] for node in members], 0)
+            for node, count in matching_per_node(snapshot, c, pod.namespace).values():
+                if node.name in names:
+                    domain[node.labels[key]] += count
+            counts.append(domain)
+        return counts
     keys = [c.topology_key for c in constraints]
     if len(keys) == 1:
         key = keys[0]

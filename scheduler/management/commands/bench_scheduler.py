@@ -24,13 +24,28 @@ class Command(BaseCommand):
             "serve and controlplane (the default), or CPython's defaults",
         )
         parser.add_argument(
+            "--preemption",
+            action="store_true",
+            help="fill the nodes with priority-0 pods and make one pod in ten a priority-1000 pod that "
+            "fits nowhere without preempting (its time includes the retry that binds it)",
+        )
+        parser.add_argument(
             "--per-plugin",
             action="store_true",
             help="also print each plugin's share of the time (the timing wrappers slow the run down)",
         )
 
-    def handle(self, *args, nodes: int, pods: int, seed: int, per_plugin: bool, gc: str, **options):
-        result = run(nodes, pods, seed=seed, per_plugin=per_plugin, gc_tuned=gc == "long-running")
+    def handle(
+        self, *args, nodes: int, pods: int, seed: int, per_plugin: bool, gc: str, preemption: bool, **options
+    ):
+        result = run(
+            nodes,
+            pods,
+            seed=seed,
+            per_plugin=per_plugin,
+            gc_tuned=gc == "long-running",
+            preemption=preemption,
+        )
         per_cpu_second = result.pods / (result.cpu_seconds or 1e-9)
         self.stdout.write(
             f"nodes={result.nodes} pods={result.pods} placed={result.placed} "
@@ -39,6 +54,16 @@ class Command(BaseCommand):
             f"explanations kept={len(result.decisions)} "
             f"(cpu={result.cpu_seconds:.2f}s: {per_cpu_second:.0f} pods per cpu-second)"
         )
+        if preemption:
+            times = sorted(result.preempting_ms)
+            if times:
+                median = times[len(times) // 2]
+                self.stdout.write(
+                    f"preempted: {len(times)} pods nominated, victims evicted and bound; per preemptor "
+                    f"p50={median:.2f}ms max={times[-1]:.2f}ms"
+                )
+            else:
+                self.stdout.write("preempted: no pod found victims")
         if gc == "long-running":
             note = "kubesim.gc_tuning, for serve and controlplane; --gc default for CPython's defaults"
         else:

@@ -24,7 +24,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--cluster", required=True, type=Path, help="Nodes and Pods (multi-doc or v1 List)"
+            "--cluster",
+            required=True,
+            type=Path,
+            help="Nodes, Pods (spec.priority honoured) and PodDisruptionBudgets (multi-doc or v1 List)",
         )
         parser.add_argument("--pod", required=True, type=Path, help="the Pod to place")
         parser.add_argument("--config", type=Path, help="a KubeSchedulerConfiguration (v1)")
@@ -42,7 +45,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            nodes, pods = load_cluster(options["cluster"])
+            cluster = load_cluster(options["cluster"])
             pod = load_pod(options["pod"])
             profile = load_profile(options["config"])
         except InputError as err:
@@ -50,11 +53,13 @@ class Command(BaseCommand):
             sys.exit(2)
         decision = schedule(
             pod,
-            Snapshot.from_objects(nodes, pods),
+            Snapshot.from_objects(cluster.nodes, cluster.pods),
             profile,
             score_all_nodes=options["score_all_nodes"],
             tie_break=options["tie_break"],
             seed=options["seed"],
+            nominated=cluster.nominated,
+            pdbs=cluster.pdbs,
         )
         result = decision.to_json()
         if options["output"] == "json":
