@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from k8s.labels import SelectorError, label_selector
 from scheduler.engine.framework import CycleState, PreFilterResult, Why
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins.volume_restrictions import _disks, conflicts
+from scheduler.engine.plugins.volumerestrictions.volume_restrictions import _disks, conflicts
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.registry import new_plugin
 

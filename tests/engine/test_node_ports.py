@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code
-from scheduler.engine.plugins.node_ports import ERR_REASON, NodePorts
+from scheduler.engine.plugins.nodeports.node_ports import ERR_REASON, NodePorts
 from tests.engine.builders import container, make_node, make_pod, run_filter
 
 

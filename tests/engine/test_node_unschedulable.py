@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code
-from scheduler.engine.plugins.node_unschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable
+from scheduler.engine.plugins.nodeunschedulable.node_unschedulable import (
+    ERR_REASON_UNSCHEDULABLE,
+    NodeUnschedulable,
+)
 from tests.engine.builders import make_node, make_pod, run_filter
 
 UNSCHEDULABLE_KEY = "node.kubernetes.io/unschedulable"

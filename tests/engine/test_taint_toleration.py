@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code, CycleState
-from scheduler.engine.plugins.taint_toleration import TaintToleration
+from scheduler.engine.plugins.tainttoleration.taint_toleration import TaintToleration
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile
 from scheduler.engine.snapshot import Snapshot

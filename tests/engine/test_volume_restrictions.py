@@ -9,7 +9,10 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code, CycleState
-from scheduler.engine.plugins.volume_restrictions import ERR_REASON_DISK_CONFLICT, VolumeRestrictions
+from scheduler.engine.plugins.volumerestrictions.volume_restrictions import (
+    ERR_REASON_DISK_CONFLICT,
+    VolumeRestrictions,
+)
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.snapshot import Snapshot
 from tests.engine.builders import make_node, make_pod, run_filter

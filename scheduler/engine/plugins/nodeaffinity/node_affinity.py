@@ -29,8 +29,8 @@ from scheduler.engine.framework import (
 )
 from scheduler.engine.node_selector import NodeSelector, ParsedTerm, is_empty_term, parse_term
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins import node_affinity_why as explain
-from scheduler.engine.plugins.node_affinity_why import REQUIRED, REQUIRED_PATH
+from scheduler.engine.plugins.nodeaffinity import why as explain
+from scheduler.engine.plugins.nodeaffinity.why import REQUIRED, REQUIRED_PATH
 from scheduler.engine.podinfo import PodInfo
 
 NAME = "NodeAffinity"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from k8s.labels import Matcher, match_everything, match_nothing
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins.topology import (
+from scheduler.engine.plugins.helper.topology import (
     SelectorParseError,
     describe_selector,
     parse_selector,

@@ -17,7 +17,7 @@ from k8s.labels import label_key_error
 from k8s.quantity import parse_quantity
 from scheduler.engine.framework import CycleState, Plugin, ScoreColumn, Status, Why, unschedulable
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins import resource_scoring as rs
+from scheduler.engine.plugins.noderesources import resource_allocation as rs
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_extended_resource
 
