@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from django.conf import settings
 from django.db.models import Count
 
+from cluster.apiserver import admission
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import KINDS, kind_info
 from cluster.models import ApiObject
@@ -109,6 +110,4 @@ def counts(cluster) -> dict[str, int]:
 
 
 def install() -> None:
-    from cluster.apiserver import admission
-
     admission.register(admit)

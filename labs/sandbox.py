@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, reset_order
 from cluster.models import Cluster
+from cluster.ratelimit import WRITES
 from labs.labmodel import Lab
 from labs.models import ClassSession, StepProgress, Student
 
@@ -92,8 +93,6 @@ def clear(cluster: Cluster) -> None:
 
 def reset(student: Student, lab: Lab) -> None:
     """Back to the lab's starting state and its first step."""
-    from cluster.ratelimit import WRITES
-
     cluster = student.sandbox
     clear(cluster)
     build(cluster, lab)
@@ -109,8 +108,6 @@ def reset(student: Student, lab: Lab) -> None:
 def remove(student: Student) -> None:
     """The teacher removes a student: the sandbox (its objects, its control plane: the supervisor
     stops campaigning for a cluster that is gone), the throwaway user, and so the session."""
-    from cluster.ratelimit import WRITES
-
     cluster = student.sandbox
     user = student.user
     with transaction.atomic():

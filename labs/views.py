@@ -19,6 +19,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cluster.ratelimit import RateLimiter
+from dashboard.views import page_context
 from labs import sandbox
 from labs.catalog import lab_of
 from labs.models import ClassSession, Student
@@ -80,8 +81,6 @@ def student_page(request: HttpRequest) -> HttpResponse:
     student = current_student(request)
     if student is None or student.sandbox is None:
         return redirect(reverse("labs:join"))
-    from dashboard.views import page_context
-
     context = {**page_context(request, student.sandbox), "student": student}
     return render(request, "labs/student.html", context)
 
