@@ -16,6 +16,7 @@ import contextlib
 import logging
 
 from cluster import broadcast, event_recorder, leader
+from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
 from cluster.controllers.manager import ControllerManager
 from cluster.informer import db, reset_connection
 from cluster.kubelet.kubelet import KubeletManager
@@ -38,6 +39,7 @@ class ControlPlane:
         self.controller_manager = ControllerManager(cluster_name)
         self.scheduler = Scheduler(cluster_name)
         self.kubelets = KubeletManager(cluster_name)
+        self.garbage_collector = GarbageCollector(cluster_name)
         self.tasks: list[asyncio.Task] = []
         self.listening = False
 
@@ -55,6 +57,8 @@ class ControlPlane:
                 worked = await component.step() or worked
             while await db(event_recorder.flush)(self.cluster_name):
                 worked = True
+            if not worked and await db(self.garbage_collector.sweep)():
+                worked = True  # a quiet round: collect, and go round again if it changed anything
             if self.kubelets.workers:
                 await self.kubelets.idle()
                 worked = True
@@ -72,6 +76,7 @@ class ControlPlane:
             )
         self.tasks.append(asyncio.create_task(self._leases()))
         self.tasks.append(asyncio.create_task(self._write_events()))
+        self.tasks.append(asyncio.create_task(self._collect_garbage()))
         broadcast.bind_loop()
         broadcast.listen(self.cluster_name)
         self.listening = True
@@ -139,6 +144,18 @@ class ControlPlane:
                     await db(reset_connection)()
         finally:
             waiter.close()
+
+    async def _collect_garbage(self) -> None:
+        """Heal what a crash left (orphans, traces of objects that are gone), then keep sweeping."""
+        collector, first = self.garbage_collector, True
+        while True:
+            try:
+                await db(collector.heal if first else collector.sweep)()
+                first = False
+            except Exception:
+                logger.exception("the garbage collector of %s failed a sweep", self.cluster_name)
+                await db(reset_connection)()
+            await asyncio.sleep(SWEEP_SECONDS)
 
     async def _leases(self) -> None:
         """Node heartbeats: each node's Lease every 10 s, its status every 5 minutes (as upstream).

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import yaml
 
 MAX_DOCUMENTS = 500
-MAX_DEPTH = 64
+MAX_DEPTH = 100
 
 
 class YamlError(ValueError):
@@ -59,7 +59,7 @@ def format_path(path: tuple) -> str:
 
 def _construct(node: yaml.Node, path: tuple, lines: dict, depth: int) -> object:
     if depth > MAX_DEPTH:
-        raise YamlError("nesting is too deep", node.start_mark.line + 1)
+        raise YamlError(f"nesting is too deep (more than {MAX_DEPTH} levels)", node.start_mark.line + 1)
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         result: dict = {}
@@ -113,6 +113,8 @@ def load_documents(text: str) -> list[Document]:
         raise YamlError(str(err.problem or err), mark.line + 1 if mark else None, len(documents)) from None
     except yaml.YAMLError as err:
         raise YamlError(str(err), None, len(documents)) from None
+    except RecursionError:  # PyYAML composes nested nodes recursively, before _construct counts
+        raise YamlError(f"nesting is too deep (more than {MAX_DEPTH} levels)", None, len(documents)) from None
     except YamlError as err:
         err.document = len(documents)
         raise

@@ -23,6 +23,8 @@ from cluster.api.paths import Target
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import bad_request, method_not_allowed
 from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
+from cluster.apiserver.scale import SCALE
+from cluster.apiserver.typecheck import check_body, check_patched
 from cluster.models import Cluster
 
 
@@ -79,6 +81,7 @@ def _respond(data: dict, warnings: list[str], status: int = 200) -> HttpResponse
 def _body_for(request: HttpRequest, target: Target) -> tuple[dict, list[str]]:
     """The POST/PUT body with path namespace and name checked, unknown fields dropped, and warnings."""
     obj = parse_object(request, (target.info.api_version, target.info.kind))
+    check_body(target.info, obj)  # wrong JSON types answer 400 before anything reads them
     warnings = strict.check(request, target.info.kind, target.info.version, obj)
     obj.setdefault("kind", target.info.kind)
     obj.setdefault("apiVersion", target.info.api_version)
@@ -113,6 +116,7 @@ def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
     actor = actor_for(request)
     if target.subresource == "scale":
         scale = parse_object(request, ("autoscaling/v1", "Scale"))
+        check_body(SCALE, scale)
         replicas = (scale.get("spec") or {}).get("replicas")
         rv = (scale.get("metadata") or {}).get("resourceVersion")
         args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
@@ -130,8 +134,12 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
     if target.subresource == "scale":
         current = api.get_scale(cluster, kind, ns, name)
         patched = apply_patch(current, body, content_type, "Scale")
+        check_patched(SCALE, name, patched)
         replicas = (patched.get("spec") or {}).get("replicas")
+        # A precondition only when the patch itself set one: as upstream, a patch applies to the
+        # latest object (the controller's status writes must not make a scale-down a conflict).
         rv = (patched.get("metadata") or {}).get("resourceVersion")
+        rv = rv if rv != current["metadata"].get("resourceVersion") else None
         return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))
     warnings = strict.check(request, kind, target.info.version, body, patch=True)
     sub = target.subresource or None

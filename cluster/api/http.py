@@ -9,6 +9,7 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse
 
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.decoding import load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, too_large
 from cluster.apiserver.patch import load_apply_body
 from cluster.kubeapi.negotiation import unsupported_body
@@ -48,13 +49,8 @@ def read_body(request: HttpRequest) -> bytes:
 
 
 def decode_json(raw: bytes) -> object:
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise bad_request("the request body is not valid UTF-8") from None
-    except json.JSONDecodeError as err:
-        message = f"error decoding JSON: {err.msg} at line {err.lineno}, column {err.colno}"
-        raise bad_request(message) from None
+    """Strict UTF-8, at most MAX_DEPTH levels, then JSON: a 400 Status for anything else."""
+    return load_json(raw)
 
 
 def decode_protobuf(raw: bytes, api_version: str, kind: str) -> dict:
@@ -84,10 +80,7 @@ def parse_object(request: HttpRequest, into: tuple[str, str] = ("", "")) -> dict
     elif kind == PROTOBUF:
         data = decode_protobuf(raw, *into)
     elif kind in YAML_TYPES:
-        try:
-            data = load_apply_body(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise bad_request("the request body is not valid UTF-8") from None
+        data = load_apply_body(text_of(raw))
     else:
         raise unsupported(kind)
     if not isinstance(data, dict):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import Target, resolve
+from cluster.api.readers import reading
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.kubelet.logs import read_log
@@ -68,10 +68,12 @@ def _still_there(cluster: Cluster, target: Target, request: HttpRequest) -> str 
 async def _follow(cluster: Cluster, target: Target, request: HttpRequest, first: str):
     """Stream what is there, then each new line as the container writes it, until the pod is gone."""
     yield first.encode()
-    seen = await sync_to_async(_still_there)(cluster, target, request)
+    # Read-only, off the request's thread (whose connection was closed when the stream began).
+    read = reading(_still_there)
+    seen = await read(cluster, target, request)
     while seen is not None:
         await asyncio.sleep(FOLLOW_POLL_SECONDS)
-        text = await sync_to_async(_still_there)(cluster, target, request)
+        text = await read(cluster, target, request)
         if text is None:
             return
         if text.startswith(seen) and len(text) > len(seen):

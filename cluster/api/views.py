@@ -24,6 +24,7 @@ from cluster.api.logs import follow_response
 from cluster.api.paths import Target, resolve
 from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
+from cluster.apiserver.decoding import text_of
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
 from cluster.kubeapi.negotiation import protobuf_only
 
@@ -88,11 +89,7 @@ def _apply(request: HttpRequest, cluster_name: str) -> HttpResponse:
             "",
         ):
             raise bad_request("POST /apply takes YAML (Content-Type: application/yaml)")
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise bad_request("the request body is not valid UTF-8") from None
-        result = api.apply_manifests(cluster, text, actor_for(request))
+        result = api.apply_manifests(cluster, text_of(raw), actor_for(request))
         return json_response(result)
     except ApiError as err:
         return error_response(err)

@@ -11,7 +11,6 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from cluster import broadcast
@@ -19,6 +18,7 @@ from cluster.api import negotiate
 from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import resolve
+from cluster.api.readers import reading
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, Gone, bad_request
 from cluster.apiserver.fields import FieldRequirement, fields_match, parse_field_selector
@@ -29,6 +29,9 @@ from cluster.models import Cluster
 POLL_SECONDS = 0.2  # without cluster.broadcast's nudges
 NUDGE_FALLBACK_SECONDS = 1.0  # with nudges: read the log on each nudge, and at least this often
 BOOKMARK_SECONDS = 10.0
+# Without bookmarks, a quiet watch writes a newline this often (JSON decoders skip whitespace): a
+# proxy sees traffic, and a client that went away is noticed when the write fails.
+KEEPALIVE_SECONDS = 10.0
 BATCH = 500
 
 
@@ -156,6 +159,7 @@ def _bookmark(watch: Watch, revision: int) -> dict:
 async def _stream(watch: Watch):
     loop = asyncio.get_running_loop()
     deadline = loop.time() + watch.timeout if watch.timeout else None
+    yield b""  # the status line and headers go out now, not with the first event
     for obj in watch.initial or ():
         yield _line(watch, "ADDED", obj)
     last, last_mark = watch.revision, loop.time()
@@ -165,15 +169,20 @@ async def _stream(watch: Watch):
         while True:
             try:
                 # Read-only: off the shared thread that serializes the ORM writes.
-                events, last, more = await sync_to_async(_poll, thread_sensitive=False)(watch, last)
+                events, last, more = await reading(_poll)(watch, last)
             except ApiError as err:
                 yield _line(watch, "ERROR", err.status())
                 return
             for kind, obj in events:
                 yield _line(watch, kind, obj)
             now = loop.time()
+            if events and not watch.bookmarks:
+                last_mark = now  # an event is as good as a keep-alive
             if watch.bookmarks and now - last_mark >= BOOKMARK_SECONDS:
                 yield _line(watch, "BOOKMARK", _bookmark(watch, last))
+                last_mark = now
+            elif not watch.bookmarks and now - last_mark >= KEEPALIVE_SECONDS:
+                yield b"\n"
                 last_mark = now
             period = POLL_SECONDS if waiter is None else NUDGE_FALLBACK_SECONDS
             wait = period if deadline is None else min(period, deadline - now)

@@ -6,7 +6,6 @@ import json
 import re
 
 from cluster.apiserver.errors import Cause
-from k8s.labels import label_key_error, label_value_error
 
 _DNS_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", re.ASCII)
 _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*", re.ASCII)
@@ -20,6 +19,12 @@ DNS_SUBDOMAIN_MSG = (
     "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
     r"validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 )
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]", re.ASCII)
+QUALIFIED_NAME_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character"
+)
+LABEL_VALUE_MSG = "a valid label must be an empty string or " + QUALIFIED_NAME_MSG.replace("must ", "", 1)
 _KEY_NAME_EXAMPLES = (
     " (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
@@ -90,16 +95,20 @@ class FieldErrors:
         if not _DNS_SUBDOMAIN.fullmatch(value):
             self.invalid(path, value, DNS_SUBDOMAIN_MSG)
 
-    def label_key(self, path: str, key: object) -> None:
+    def label_key(self, path: str, key: object, lowercase: bool = False) -> None:
+        """ValidateLabelName (IsQualifiedName); annotations check the key lowercased, as upstream."""
         if not isinstance(key, str):
             self.invalid(path, key, "must be a string")
             return
-        if err := label_key_error(key):
-            if err.startswith("name part must consist"):
-                err += _KEY_NAME_EXAMPLES
-            elif err.startswith("prefix part must be a lowercase"):
-                err = "prefix part " + DNS_SUBDOMAIN_MSG
-            self.invalid(path, key, err)
+        for message in qualified_name_errors(key.lower() if lowercase else key):
+            self.invalid(path, key, message)
+
+    def label_value(self, path: str, value: object) -> None:
+        if not isinstance(value, str):
+            self.invalid(path, value, "must be a string")
+            return
+        for message in label_value_errors(value):
+            self.invalid(path, value, message)
 
     def labels(self, path: str, labels: object) -> None:
         """metav1validation.ValidateLabels: every key a qualified name, every value a label value."""
@@ -110,7 +119,53 @@ class FieldErrors:
             return
         for key, value in labels.items():
             self.label_key(path, key)
-            if not isinstance(value, str):
-                self.invalid(path, value, "must be a string")
-            elif err := label_value_error(value):
-                self.invalid(path, value, err + (_VALUE_EXAMPLES if err.startswith("a valid label") else ""))
+            self.label_value(path, value)
+
+    def too_long(self, path: str, limit: int) -> None:
+        self.causes.append(Cause("FieldValueTooLong", path, f"Too long: may not be more than {limit} bytes"))
+
+
+def qualified_name_errors(value: str) -> list[str]:
+    """validation.IsQualifiedName: an optional DNS-subdomain prefix and '/', then a name part."""
+    parts = value.split("/")
+    errors: list[str] = []
+    if len(parts) > 2:
+        return [
+            "a qualified name "
+            + QUALIFIED_NAME_MSG
+            + _KEY_NAME_EXAMPLES
+            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+        ]
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append("prefix part must be non-empty")
+        else:
+            errors.extend("prefix part " + message for message in dns_subdomain_errors(prefix))
+    if not name:
+        errors.append("name part must be non-empty")
+    elif len(name) > 63:
+        errors.append("name part must be no more than 63 characters")
+    if not _QUALIFIED_NAME.fullmatch(name):
+        errors.append("name part " + QUALIFIED_NAME_MSG + _KEY_NAME_EXAMPLES)
+    return errors
+
+
+def dns_subdomain_errors(value: str) -> list[str]:
+    errors = []
+    if len(value) > 253:
+        errors.append("must be no more than 253 characters")
+    if not _DNS_SUBDOMAIN.fullmatch(value):
+        errors.append(DNS_SUBDOMAIN_MSG)
+    return errors
+
+
+def label_value_errors(value: str) -> list[str]:
+    """validation.IsValidLabelValue (an empty value is valid)."""
+    errors = []
+    if len(value) > 63:
+        errors.append("must be no more than 63 characters")
+    if value and not _QUALIFIED_NAME.fullmatch(value):
+        errors.append(LABEL_VALUE_MSG + _VALUE_EXAMPLES)
+    return errors

@@ -13,7 +13,7 @@ import re
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, store
+from cluster.apiserver import defaults, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.apiserver.patch import merge_patch
@@ -81,6 +81,7 @@ def _removals(last: object, new: object) -> dict:
 
 def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
     info = check_kind(obj)
+    typecheck.check_body(info, obj)
     manifest = copy.deepcopy(obj)
     meta = manifest.setdefault("metadata", {})
     if info.namespaced and not meta.get("namespace"):
@@ -100,12 +101,14 @@ def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
 
 
 def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> list[dict]:
-    meta = (obj.get("metadata") or {}) if isinstance(obj, dict) else {}
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    meta = meta if isinstance(meta, dict) else {}
+    kind = obj.get("kind", "") if isinstance(obj, dict) else ""
     base = {
         "index": doc.index,
         "document": doc.index + 1,
-        "kind": obj.get("kind", "") if isinstance(obj, dict) else "",
-        "name": meta.get("name", ""),
+        "kind": kind if isinstance(kind, str) else "",
+        "name": meta["name"] if isinstance(meta.get("name"), str) else "",
         "reason": err.reason,
         "code": err.code,
     }

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-import json
 
+from cluster.apiserver.decoding import check_depth, load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, unsupported_media_type
 from cluster.kubeapi import json_patch, strategic_merge
 from kubesim.yamldocs import NotOneDocument, YamlError, load_one
@@ -40,17 +40,14 @@ def load_apply_body(text: str) -> object:
 
 
 def decode(body: bytes | str | dict | list, content_type: str) -> object:
+    """The patch document; 400 for bytes that are not UTF-8, nesting past MAX_DEPTH, bad syntax."""
     if isinstance(body, dict | list):
+        check_depth(body)
         return body
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
+    text = text_of(body)
     if content_type == APPLY:
         return load_apply_body(text)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise bad_request(
-            f"error decoding patch: {err.msg} at line {err.lineno}, column {err.colno}"
-        ) from None
+    return load_json(text, "patch")
 
 
 def apply_patch(original: dict, patch: object, content_type: str, kind: str) -> dict:

@@ -7,13 +7,15 @@ from django.db import transaction
 from cluster.apiserver import store
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, invalid, not_found
+from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import info_for
+from cluster.apiserver.validators import INT32_MAX
 from cluster.apiserver.writes import check_version, store_update
 from cluster.models import ApiObject, Cluster
 from k8s.selectors import format_label_selector, format_labels
 
-_SCALE_INFO = KindInfo(
+SCALE = KindInfo(
     kind="Scale", plural="scale", singular="scale", group="autoscaling", version="v1", namespaced=True
 )
 
@@ -79,8 +81,11 @@ def scale(
     """Set spec.replicas; returns the Scale. A negative or non-integer count gets 422."""
     info = _scalable(kind)
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-        message = f"Invalid value: {replicas}: must be greater than or equal to 0"
-        raise invalid(_SCALE_INFO, name, [Cause("FieldValueInvalid", "spec.replicas", message)])
+        message = f"Invalid value: {go_value(replicas)}: must be greater than or equal to 0"
+        raise invalid(SCALE, name, [Cause("FieldValueInvalid", "spec.replicas", message)])
+    if replicas > INT32_MAX:
+        message = f"Invalid value: {replicas}: must be less than or equal to {INT32_MAX}"
+        raise invalid(SCALE, name, [Cause("FieldValueInvalid", "spec.replicas", message)])
     with transaction.atomic():
         locked = store.lock(cluster)
         row = store.find(locked, kind, namespace or "default", name)

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, store
+from cluster.apiserver import cascade, defaults, store, typecheck
 from cluster.apiserver.actor import Actor
-from cluster.apiserver.errors import ApiError, Gone, not_found
+from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
+from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
 from cluster.apiserver.manifests import apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
 from cluster.apiserver.reads import check_kind, get, info_for, list_objects
 from cluster.apiserver.scale import get_scale, scale
 from cluster.apiserver.writes import check_version, create, locked_row, store_update
-from cluster.models import ApiObject, Cluster, WatchEvent
+from cluster.models import Cluster, WatchEvent
 
 __all__ = [
     "Actor",
@@ -37,6 +38,12 @@ __all__ = [
 ]
 
 
+# DeleteOptions, as a refused propagationPolicy names it.
+DELETE_OPTIONS = KindInfo(
+    kind="DeleteOptions", plural="", singular="", group="meta.k8s.io", version="v1", namespaced=False
+)
+
+
 def _ns(info: KindInfo, namespace: str | None) -> str:
     return (namespace or "default") if info.namespaced else ""
 
@@ -44,6 +51,7 @@ def _ns(info: KindInfo, namespace: str | None) -> str:
 def update(cluster: Cluster, obj: dict, actor: Actor, subresource: str | None = None) -> dict:
     """PUT: replace the object; a stale metadata.resourceVersion gets 409 Conflict."""
     info = check_kind(obj)
+    typecheck.check_body(info, obj)
     meta = obj.get("metadata") or {}
     name, namespace = meta.get("name") or "", _ns(info, meta.get("namespace"))
     with transaction.atomic():
@@ -81,30 +89,11 @@ def patch(
         if row is None:
             raise not_found(info, name)
         patched = apply_patch(store.clone(row.body), decoded, media, kind)
+        typecheck.check_patched(info, name, patched)
         check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
         result = store_update(locked, info, row, patched, actor, subresource, "patch")
     cluster.revision = locked.revision
     return result
-
-
-def _delete_row(locked: Cluster, row: ApiObject, actor: Actor, orphan: bool) -> dict:
-    body = store.clone(row.body)
-    dependents = list(ApiObject.objects.filter(cluster=locked, owner_uid=row.uid).exclude(pk=row.pk))
-    if row.kind == "Namespace":  # the namespace controller empties a deleted namespace
-        dependents += ApiObject.objects.filter(cluster=locked, namespace=row.name).exclude(owner_uid__gt="")
-    store.write(locked, "delete", row.kind, body, row, actor)
-    collector = Actor("controller-manager", "garbage collector", actor.trace)
-    for dependent in dependents:
-        if orphan:
-            child = store.clone(dependent.body)
-            refs = child["metadata"].get("ownerReferences") or []
-            child["metadata"]["ownerReferences"] = [r for r in refs if r.get("uid") != row.uid] or None
-            if child["metadata"]["ownerReferences"] is None:
-                del child["metadata"]["ownerReferences"]
-            store.write(locked, "update", dependent.kind, child, dependent, collector)
-        else:
-            _delete_row(locked, dependent, collector, orphan=False)
-    return body
 
 
 def delete(
@@ -117,16 +106,21 @@ def delete(
     resource_version: str | None = None,
 ) -> dict:
     """DELETE: the object as it was removed (with its final resourceVersion); dependents follow
-    (Background/Foreground) or lose their ownerReference (Orphan), as the garbage collector does."""
+    (Background/Foreground) or lose their ownerReference (Orphan), as `cascade` defines."""
     info = info_for(kind)
     namespace = _ns(info, namespace)
     if kind == "Namespace" and name in BUILTIN_NAMESPACES:
         message = f'namespaces "{name}" is forbidden: this namespace may not be deleted'
         raise ApiError(403, "Forbidden", message, {"name": name, "kind": "namespaces"})
+    if propagation not in cascade.PROPAGATION_POLICIES:
+        supported = ", ".join(f'"{p}"' for p in ("Foreground", "Background", "Orphan"))
+        message = f"Unsupported value: {go_value(propagation)}: supported values: {supported}"
+        cause = Cause("FieldValueNotSupported", "propagationPolicy", message)
+        raise invalid(DELETE_OPTIONS, "", [cause])
     with transaction.atomic():
         locked, row = locked_row(cluster, info, namespace, name)
         check_version(info, name, resource_version, row)
-        body = _delete_row(locked, row, actor, orphan=propagation == "Orphan")
+        body = cascade.delete(locked, row, actor, propagation)
     cluster.revision = locked.revision
     return body
 

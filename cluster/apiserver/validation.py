@@ -10,6 +10,7 @@ import re
 from cluster.apiserver.fielderrors import FieldErrors
 from k8s.quantity import QuantityError, parse_quantity
 
+TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)  # bytes, keys and values of one object together
 _QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 # distribution/reference's grammar, which the kubelet applies before pulling (InvalidImageName).
 _IMAGE_REF = re.compile(
@@ -60,10 +61,21 @@ def metadata(errors: FieldErrors, meta: object, namespaced: bool, name_check: st
     errors.labels("metadata.labels", meta.get("labels"))
     annotations = meta.get("annotations")
     if annotations is not None and _is_map(errors, "metadata.annotations", annotations):
-        for key, value in annotations.items():
-            errors.label_key("metadata.annotations", key)
-            if not isinstance(value, str):
-                errors.invalid(f"metadata.annotations[{key}]", value, "must be a string")
+        annotations_(errors, annotations)
+
+
+def annotations_(errors: FieldErrors, annotations: dict) -> None:
+    """ValidateAnnotations: keys are qualified names (case ignored); keys and values together
+    take at most TotalAnnotationSizeLimitB bytes."""
+    size = 0
+    for key, value in annotations.items():
+        errors.label_key("metadata.annotations", key, lowercase=True)
+        if not isinstance(value, str):
+            errors.invalid(f"metadata.annotations[{key}]", value, "must be a string")
+            continue
+        size += len(str(key).encode()) + len(value.encode())
+    if size > TOTAL_ANNOTATION_SIZE_LIMIT:
+        errors.too_long("metadata.annotations", TOTAL_ANNOTATION_SIZE_LIMIT)
 
 
 def quantity(errors: FieldErrors, path: str, value: object) -> object | None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cluster.apiserver.errors import Cause
-from cluster.apiserver.fielderrors import FieldErrors
+from cluster.apiserver.fielderrors import FieldErrors, label_value_errors
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.validation import container, metadata, resource_list
 from k8s.labels import SelectorError, label_selector
@@ -34,6 +34,9 @@ def _tolerations(errors: FieldErrors, path: str, tolerations: object) -> None:
         if t.get("key"):
             errors.label_key(f"{where}.key", t["key"])
         operator = t.get("operator") or "Equal"
+        if operator == "Equal" and isinstance(t.get("value"), str) and label_value_errors(t["value"]):
+            # validateTolerations reports a bad value on the operator's path, as upstream does.
+            errors.invalid(f"{where}.operator", t["value"], ";".join(label_value_errors(t["value"])))
         if operator not in ("Equal", "Exists"):
             errors.not_supported(f"{where}.operator", operator, ("Equal", "Exists"))
         elif operator == "Exists" and t.get("value"):
@@ -100,10 +103,18 @@ def _pod_spec_changed(old: dict, new: dict) -> bool:
     return strip(old) != strip(new) or not kept
 
 
+INT32_MAX = 2**31 - 1
+
+
 def _replicas(errors: FieldErrors, spec: dict) -> None:
+    """ValidateNonnegativeField on an int32: below 0 or above 2147483647 is 422 Invalid."""
     replicas = spec.get("replicas")
-    if replicas is not None and (not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0):
+    if replicas is None:
+        return
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")
+    elif replicas > INT32_MAX:
+        errors.invalid("spec.replicas", replicas, f"must be less than or equal to {INT32_MAX}")
 
 
 def _template_labels(template: dict) -> dict:
@@ -190,6 +201,9 @@ def _node(errors: FieldErrors, obj: dict, old: dict | None) -> None:
                 errors.required(f"{where}.key")
             else:
                 errors.label_key(f"{where}.key", taint["key"])
+            value = taint.get("value")
+            if isinstance(value, str) and label_value_errors(value):
+                errors.invalid(f"{where}.value", value, ";".join(label_value_errors(value)))
             if taint.get("effect") not in _EFFECTS:
                 errors.not_supported(f"{where}.effect", taint.get("effect", ""), _EFFECTS)
             pair = (taint.get("key"), taint.get("effect"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, store
+from cluster.apiserver import defaults, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
@@ -21,6 +21,7 @@ from cluster.models import ApiObject, Cluster
 def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
     """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken."""
     info = check_kind(obj)
+    typecheck.check_body(info, obj)
     body = store.clone(obj)
     body["apiVersion"] = info.api_version
     defaults.on_create(body, info.namespaced)

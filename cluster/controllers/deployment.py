@@ -10,12 +10,16 @@ import copy
 import json
 import math
 
+from django.db import transaction
+
 from cluster import event_recorder
 from cluster.apiserver import service as api
+from cluster.apiserver import store
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.controllers import texts
 from cluster.controllers.host import ControllerHost
+from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import ALPHANUMS, MERGE_PATCH, owner_reference
 from cluster.flow import gate
 from cluster.flow.recorder import record_step, skip_steps
@@ -213,7 +217,10 @@ class DeploymentController:
             },
         }
         try:
-            created = api.create(self.cm.cluster, body, actor)
+            with transaction.atomic():  # no ReplicaSet for a Deployment deleted meanwhile
+                if live_owner(store.lock(self.cm.cluster), deployment) is None:
+                    return None
+                created = api.create(self.cm.cluster, body, actor)
         except ApiError:
             return None
         self.cm.assume(created)

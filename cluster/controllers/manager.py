@@ -6,6 +6,7 @@ the pods it creates land through the API server, which records steps 7 and 8.
 
 from __future__ import annotations
 
+from cluster import broadcast
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import workload_kinds
 from cluster.controllers.deployment import DeploymentController
@@ -18,6 +19,7 @@ from cluster.models import Cluster, FlowStep, FlowTrace
 
 WORKLOADS = workload_kinds()  # each has its controller below
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
+_ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1}
 
 
 class ControllerManager:
@@ -54,7 +56,8 @@ class ControllerManager:
         if not self.dirty:
             return bool(deltas) or self.informer.behind
         dirty, self.dirty = self.dirty, {}
-        for (kind, namespace, name), trace_id in dirty.items():
+        # Owners before what they own: a Deployment's scale-down reaches its ReplicaSet first.
+        for (kind, namespace, name), trace_id in sorted(dirty.items(), key=lambda item: _ORDER[item[0][0]]):
             obj = self.informer.get(kind, namespace, name)
             if obj is not None:
                 await self.controllers[kind].sync(obj, trace_id)
@@ -76,6 +79,15 @@ class ControllerManager:
         ref = controller_ref(delta.obj)
         if delta.kind == "ReplicaSet" and ref is not None and ref.get("kind") == "Deployment":
             self._mark(("Deployment", delta.key[0], ref["name"]), delta.trace_id)
+
+    def workloads_changed(self) -> bool:
+        """A workload was written since the informer last read (a scale, an edit, a deletion): a
+        long creation yields to it, so the manager reads and acts on it first."""
+        return broadcast.latest_revision_of(self.cluster_name, WORKLOADS) > (self.informer.revision or 0)
+
+    def requeue(self, kind: str, namespace: str, name: str, trace_id: str | None) -> None:
+        """Sync this owner again on the next pass (it has more to do than one sync does)."""
+        self._mark((kind, namespace, name), trace_id)
 
     def _mark(self, key: OwnerKey, trace_id: str | None) -> None:
         if trace_id is not None or key not in self.dirty:

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import copy
 
+from django.db import transaction
+
 from cluster import event_recorder
 from cluster.apiserver import service as api
+from cluster.apiserver import store
 from cluster.apiserver.errors import ApiError
 from cluster.controllers import texts
 from cluster.controllers.host import ControllerHost
+from cluster.controllers.owned import active_pods, live_owner, wanted_replicas
 from cluster.controllers.pods import (
     MERGE_PATCH,
     deletion_rank,
@@ -31,8 +35,10 @@ from cluster.models import FlowTrace
 # Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
 # turns while a large scale-up is still being created.
 MAX_BATCH = 32
-# At most this many creates per sync, as upstream's burstReplicas: an RC of 10^9 replicas asks
-# for pods a burst at a time (each failing against the quota ends the burst), not 10^9 at once.
+# Pods created by one sync at most (the upstream controller's burstReplicas): an RC of 10^9
+# replicas asks for pods a burst at a time (each failing against the quota ends the burst). The
+# pods it created mark it for another sync as their events arrive, which goes on from there; a
+# burst that failed creates nothing, so nothing spins until something changes.
 BURST_REPLICAS = 500
 
 
@@ -71,8 +77,7 @@ class ReplicationManager:
         if diff > 0:
             await self._create_pods(owner, trace_id, diff)
         elif diff < 0:
-            for pod in sorted(pods, key=deletion_rank)[:-diff]:
-                await db(self._delete_pod)(owner, pod, trace_id)
+            await self._delete_pods(owner, sorted(pods, key=deletion_rank)[:-diff], trace_id)
         if steps and diff <= 0:
             en, zh = texts.no_new_pod(self.title, diff)
             await db(skip_steps)(FlowTrace(pk=trace_id), range(7, 14), en, zh, obj=_ref(owner))
@@ -89,50 +94,90 @@ class ReplicationManager:
         self.cm.stepped.add(trace_id)
 
     async def _create_pods(self, owner: dict, trace_id: str | None, count: int) -> None:
-        """Create `count` pods in batches growing 1, 2, 4, … (the upstream controller's slow start).
-        At pace 0 a batch is one hop to the database thread; with a pace or in step mode each pod
-        waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate."""
+        """Create up to `count` pods in batches growing 1, 2, 4, … (the upstream controller's slow
+        start). Each batch re-reads the owner under the cluster lock and creates only what it still
+        wants, so a scale-down, a change or a deletion stops the creation at the next batch. At
+        pace 0 a batch is one hop to the database thread; with a pace or in step mode each pod
+        waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate and,
+        as upstream, the rest of the batches are skipped until the next sync."""
         batch = 1
         count = min(count, BURST_REPLICAS)
         while count > 0:
             size = min(batch, count, MAX_BATCH)
             if await gate.is_open(self.cm.cluster_name, trace_id):
-                created = await db(self._create_batch)(owner, trace_id, size)
+                made = await db(self._create_batch)(owner, trace_id, size)
             else:
-                created = True
+                made = 0
                 for _ in range(size):
                     await gate.before_step(self.cm.cluster_name, trace_id, 7)
-                    if not await db(self._create_pod)(owner, trace_id):
-                        created = False
+                    if not await db(self._create_batch)(owner, trace_id, 1):
                         break
-            if not created:
-                return  # as upstream's slowStartBatch: after a failed create, skip the rest
+                    made += 1
+            if made < size:
+                return  # scaled down, changed, deleted or failing: the next sync decides
             count -= size
             batch *= 2
+            if count > 0 and self.cm.workloads_changed():
+                meta = owner["metadata"]  # news about an owner: read it first, then carry on
+                self.cm.requeue(self.kind, meta.get("namespace", ""), meta["name"], trace_id)
+                return
+
+    async def _delete_pods(self, owner: dict, pods: list[dict], trace_id: str | None) -> None:
+        for start in range(0, len(pods), MAX_BATCH):
+            if not await db(self._delete_batch)(owner, pods[start : start + MAX_BATCH], trace_id):
+                return
 
     # -- database thread ---------------------------------------------------------------------
-    def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> bool:
-        return all(self._create_pod(owner, trace_id) for _ in range(size))
+    def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> int:
+        """Create at most `size` pods, as many as the owner's live row still wants; returns how many."""
+        with transaction.atomic():
+            locked = store.lock(self.cm.cluster)
+            current = live_owner(locked, owner)
+            if current is None:
+                return 0
+            room = wanted_replicas(current) - active_pods(locked, current["metadata"]["uid"])
+            made = []
+            for _ in range(min(size, room)):
+                pod = self._create_pod(current, trace_id)
+                if pod is None:
+                    break
+                made.append(pod)
+        # Committed: only now does the informer assume them (a rollback would leave phantoms).
+        actor = self.cm.actor(trace_id, self.title)
+        for pod in made:
+            self.cm.assume_pod(pod)
+            message = f"Created pod: {pod['metadata']['name']}"
+            event_recorder.record(
+                self.cm.cluster, current, "SuccessfulCreate", message, actor, component=self.event_component
+            )
+        return len(made)
 
-    def _create_pod(self, owner: dict, trace_id: str | None) -> bool:
+    def _delete_batch(self, owner: dict, pods: list[dict], trace_id: str | None) -> int:
+        """Delete the surplus among `pods` that the owner's live row still does not want."""
+        with transaction.atomic():
+            locked = store.lock(self.cm.cluster)
+            current = live_owner(locked, owner)
+            if current is None:
+                return 0  # deleted: the cascade took the pods
+            surplus = active_pods(locked, current["metadata"]["uid"]) - wanted_replicas(current)
+            for pod in pods[: max(surplus, 0)]:
+                self._delete_pod(current, pod, trace_id)
+        return max(surplus, 0)
+
+    def _create_pod(self, owner: dict, trace_id: str | None) -> dict | None:
+        """One pod from the template (inside the batch's transaction); None when it failed."""
         template = (owner.get("spec") or {}).get("template") or {}
         actor = self.cm.actor(trace_id, self.title)
         for _attempt in range(5):
             name = f"{owner['metadata']['name']}-{random_suffix()}"
             try:
-                pod = api.create(self.cm.cluster, pod_from_template(owner, template, name), actor)
+                return api.create(self.cm.cluster, pod_from_template(owner, template, name), actor)
             except ApiError as error:
                 if error.code == 409:
                     continue  # the random name is taken: draw another, as generateName does
                 self._failed_create(owner, error, actor)
-                return False
-            self.cm.assume_pod(pod)
-            message = f"Created pod: {name}"
-            event_recorder.record(
-                self.cm.cluster, owner, "SuccessfulCreate", message, actor, component=self.event_component
-            )
-            return True
-        return False
+                return None
+        return None
 
     def _failed_create(self, owner: dict, error: ApiError, actor) -> None:
         event_recorder.record(

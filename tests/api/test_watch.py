@@ -119,8 +119,20 @@ async def test_watch_stays_open_without_timeout(async_client):
     await setup()
     response = await async_client.get(f"{PODS}?watch=1&resourceVersion=2")
     stream = response.streaming_content.__aiter__()
+    # An empty first chunk sends the status line and headers at once; then nothing until an event.
+    assert await asyncio.wait_for(stream.__anext__(), 1.0) == b""
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(stream.__anext__(), 1.0)
+
+
+async def test_quiet_watch_without_bookmarks_sends_keepalive_newlines(async_client, monkeypatch):
+    from cluster.api import watch
+
+    monkeypatch.setattr(watch, "KEEPALIVE_SECONDS", 0.0)
+    await setup()
+    response = await async_client.get(f"{PODS}?watch=1&resourceVersion=2&timeoutSeconds=1")
+    chunks = [chunk async for chunk in response.streaming_content]
+    assert chunks[0] == b"" and b"\n" in chunks and set(chunks) <= {b"", b"\n"}
 
 
 async def test_object_leaving_the_selector_arrives_as_deleted(async_client):

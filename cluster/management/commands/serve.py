@@ -16,13 +16,13 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from daphne.endpoints import build_endpoint_description_strings
 from daphne.server import Server
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from cluster.management.commands.kubeconfig import write
 from cluster.models import Cluster
+from kubesim import listening
 from kubesim.gc_tuning import tune_for_long_running
 
 
@@ -50,21 +50,28 @@ class Command(BaseCommand):
         if not Cluster.objects.exists():
             call_command("loaddemo", stdout=self.stdout)
         self.port = port
-        ready = None if no_control_plane else self._start_control_plane
-        endpoints = build_endpoint_description_strings(host=host, port=port)
+        self.control_plane = not no_control_plane
+        endpoints = listening.endpoints(host, port)
         served = f"http://{host}:{port}/"
         if api_port:
-            endpoints.append(tls_endpoint(host, api_port))
+            endpoints.append(f"{tls_endpoint(host, api_port)}:backlog={socket.SOMAXCONN}")
             served += f" and https://{host}:{api_port}/ (the API server, TLS)"
         self.stdout.write(f"KubeSim serving on {served} ({tune_for_long_running()})")
         if api_port:
             self._print_teacher_access(host, port, api_port)
-        Server(
+        self.server = Server(
             application=application,
             endpoints=endpoints,
             signal_handlers=True,
-            ready_callable=ready,
-        ).run()
+            ready_callable=self._ready,
+        )
+        self.server.run()
+
+    def _ready(self) -> None:
+        """Daphne listens: slow request heads get their deadline; the control plane starts."""
+        listening.guard(self.server.http_factory)
+        if self.control_plane:
+            self._start_control_plane()
 
     def _print_teacher_access(self, host: str, port: int, api_port: int) -> None:
         """The presenter link (it signs the browser in as the teacher) and the demo's kubeconfig."""

@@ -1,0 +1,86 @@
+"""The garbage collector: dependents whose owner no longer exists are deleted (or orphaned).
+
+Kubernetes' garbage collector watches every object's ownerReferences and deletes a dependent once
+none of its owners exists. KubeSim's API server already cascades a DELETE in the same transaction
+(`cluster/apiserver/cascade.py`), so the collector is the safety net for everything else: a pod a
+controller created while its owner was being deleted by another process, or the leftovers of a
+process killed (`kill -9`) halfway through. It sweeps at start-up and then every SWEEP_SECONDS:
+one query finds the rows whose controller owner uid names no live object, and each is judged under
+the cluster lock by `cascade.collect` (the one definition of how deletion cascades).
+
+At start-up it also ends the traces left running for an object that is gone, so the flow panel
+does not show a trace stuck "running" forever after a crash.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Subquery
+from django.utils import timezone
+
+from cluster.apiserver import cascade, store
+from cluster.apiserver.actor import Actor
+from cluster.models import ApiObject, Cluster, FlowTrace
+
+SWEEP_SECONDS = 1.0
+BATCH = 200  # dependents judged per transaction, so a large sweep never holds the lock long
+ACTOR = Actor("controller-manager", "garbage collector")
+
+
+class GarbageCollector:
+    component = "garbage-collector"
+
+    def __init__(self, cluster_name: str) -> None:
+        self.cluster_name = cluster_name
+        self.swept_at: int | None = None  # the revision the last sweep saw: nothing new, no query
+
+    def _cluster(self) -> Cluster | None:
+        return Cluster.objects.filter(name=self.cluster_name).first()
+
+    def dangling(self, cluster: Cluster, limit: int = BATCH) -> list[tuple[str, str, str]]:
+        """(kind, namespace, name) of objects whose controller owner uid names no live object."""
+        rows = ApiObject.objects.filter(cluster_id=cluster.pk)
+        return list(
+            rows.exclude(owner_uid="")
+            .exclude(owner_uid__in=Subquery(rows.values("uid")))
+            .values_list("kind", "namespace", "name")[:limit]
+        )
+
+    def sweep(self) -> int:
+        """Collect every dangling dependent (database thread); returns how many were changed."""
+        cluster = self._cluster()
+        if cluster is None or cluster.revision == self.swept_at:
+            return 0
+        changed = 0
+        while found := self.dangling(cluster):
+            before = changed
+            with transaction.atomic():
+                locked = store.lock(cluster)
+                for kind, namespace, name in found:
+                    row = store.find(locked, kind, namespace, name)
+                    if row is not None and cascade.collect(locked, row, ACTOR) != "kept":
+                        changed += 1
+            cluster.revision = locked.revision
+            if len(found) < BATCH or changed == before:
+                break
+        self.swept_at = cluster.revision
+        return changed
+
+    def heal(self) -> int:
+        """At start-up: sweep, and end the traces still running for an object that is gone."""
+        changed = self.sweep()
+        cluster = self._cluster()
+        if cluster is None:
+            return changed
+        running = FlowTrace.objects.filter(cluster=cluster, finished_at=None)
+        live = set(
+            ApiObject.objects.filter(cluster=cluster).values_list("kind", "namespace", "name").iterator()
+        )
+        gone = [
+            pk
+            for pk, kind, namespace, name in running.values_list("pk", "kind", "namespace", "name")
+            if (kind, namespace, name) not in live
+        ]
+        if gone:
+            FlowTrace.objects.filter(pk__in=gone).update(finished_at=timezone.now())
+        return changed + len(gone)

@@ -1,0 +1,1 @@
+"""Hostile clients against a live server: `manage.py bench_abuse` and the robustness tests."""

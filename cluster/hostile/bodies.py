@@ -1,0 +1,119 @@
+"""Valid objects of every kind, and the same objects with one field of the wrong JSON type.
+
+The fields come from the API server's own type table (`cluster.apiserver.typecheck`), so every
+field of every kind is covered, at every depth, without a hand-written list to fall behind.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Iterator
+
+from cluster.apiserver.typecheck import field_specs
+
+CONTAINER = {"name": "c", "image": "nginx:1.25"}
+TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [CONTAINER]}}
+
+
+def valid(kind: str, name: str) -> dict:
+    """A valid object of `kind` named `name` (namespaced kinds in "default")."""
+    meta = {"name": name, "labels": {"app": "x"}}
+    apps = {"replicas": 0, "selector": {"matchLabels": {"app": "x"}}, "template": TEMPLATE}
+    bodies = {
+        "Pod": {"apiVersion": "v1", "spec": {"containers": [CONTAINER]}},
+        "Node": {"apiVersion": "v1", "spec": {}},
+        "ReplicationController": {
+            "apiVersion": "v1",
+            "spec": {"replicas": 0, "selector": {"app": "x"}, "template": TEMPLATE},
+        },
+        "ReplicaSet": {"apiVersion": "apps/v1", "spec": apps},
+        "Deployment": {"apiVersion": "apps/v1", "spec": apps},
+        "Namespace": {"apiVersion": "v1"},
+        "Event": {
+            "apiVersion": "v1",
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": "p"},
+            "reason": "Test",
+            "message": "m",
+        },
+        "Lease": {"apiVersion": "coordination.k8s.io/v1", "spec": {"holderIdentity": "h"}},
+    }
+    return copy.deepcopy({"kind": kind, "metadata": meta, **bodies[kind]})
+
+
+KINDS = ("Pod", "Node", "ReplicationController", "ReplicaSet", "Deployment", "Namespace", "Event", "Lease")
+Path = tuple  # of str (fields) and int (list indexes)
+
+
+def field_paths(type_name: str, prefix: Path = (), depth: int = 0) -> Iterator[tuple[Path, str]]:
+    """Every (path, type spec) of `type_name`'s fields, lists entered at index 0, maps at key "k"."""
+    for field, spec in (field_specs(type_name) or {}).items():
+        yield from _spec_paths((*prefix, field), spec, depth)
+
+
+def _spec_paths(path: Path, spec: str, depth: int) -> Iterator[tuple[Path, str]]:
+    yield path, spec
+    if depth > 12:
+        return
+    if spec.startswith("["):
+        yield from _spec_paths((*path, 0), spec[1:-1], depth + 1)
+    elif spec.startswith("{"):
+        yield from _spec_paths((*path, "k"), spec[1:-1], depth + 1)
+    elif field_specs(spec):
+        yield from field_paths(spec, path, depth + 1)
+
+
+def wrong_values(spec: str) -> list[object]:
+    """JSON values that are not of the type `spec` names (null is never wrong: it means "unset")."""
+    if spec.startswith("["):
+        return [7, "text", {"a": 1}, True]
+    if spec in ("string", "Time"):
+        return [7, ["a"], {"a": "b"}, False, 1.5]
+    if spec == "integer":
+        return ["seven", 1.5, [1], {"a": 1}, True]
+    if spec == "boolean":
+        return ["true", 1, [True], {"a": True}]
+    if spec == "Quantity":
+        return [True, ["1"], {"a": "1"}]
+    if spec == "IntOrString":
+        return [True, 1.5, [1], {"a": 1}]
+    return [7, "text", ["a"], True]  # objects, maps and named types
+
+
+def put(obj: dict, path: Path, value: object) -> dict:
+    """`obj` with `value` at `path`, creating the objects and lists on the way."""
+    target: object = obj
+    for part, following in itertools.pairwise(path):
+        empty: object = [] if isinstance(following, int) else {}
+        if isinstance(part, int):
+            assert isinstance(target, list)
+            while len(target) <= part:
+                target.append(copy.deepcopy(empty))
+            if not isinstance(target[part], list | dict):
+                target[part] = copy.deepcopy(empty)
+            target = target[part]
+        else:
+            assert isinstance(target, dict)
+            if not isinstance(target.get(part), list | dict):
+                target[part] = copy.deepcopy(empty)
+            target = target[part]
+    last = path[-1]
+    if isinstance(last, int):
+        assert isinstance(target, list)
+        while len(target) <= last:
+            target.append(None)
+    target[last] = value  # type: ignore[index]
+    return obj
+
+
+def wrong_bodies(kind: str, name: str) -> Iterator[tuple[Path, object, dict]]:
+    """(path, wrong value, object) for every field of `kind`, each wrong value in turn."""
+    for path, spec in field_paths(kind):
+        if path in (("kind",), ("apiVersion",)):
+            continue  # these decide the kind itself: another check answers them (400 too)
+        for value in wrong_values(spec):
+            yield path, value, put(valid(kind, name), path, copy.deepcopy(value))
+
+
+def dotted(path: Path) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in path).lstrip(".")
