@@ -7,8 +7,6 @@ continue, pace, step_mode (docs/architecture.md rule 5).
 
 from __future__ import annotations
 
-import json
-
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
@@ -23,8 +21,9 @@ from cluster.sinks import RESYNC, Client, client_for
 MAX_FRAME = 1_000_000
 
 
-def _snapshot(cluster: Cluster) -> dict:
-    return leader.with_leader(snapshot.build(cluster), cluster)
+def _snapshot_text(cluster: Cluster) -> tuple[str, int, int]:
+    """The snapshot as JSON text (objects spliced in as stored), with its revision and step id."""
+    return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster))
 
 
 def _visible_cluster(name: str, scope: dict) -> Cluster | None:
@@ -63,12 +62,16 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def _send_snapshot(self) -> None:
         """Send a snapshot; the hub holds this client's messages meanwhile, then sends the newer."""
         self.client.pause()
-        state = await database_sync_to_async(_snapshot)(self.cluster)
-        text = json.dumps(state)
         # Daphne refuses frames over 1 MiB: a big cluster's snapshot is fetched over HTTP instead
-        # (GET /clusters/<c>/snapshot); the events still start from this snapshot's position.
+        # (GET /clusters/<c>/snapshot); the events still start from this snapshot's position. A
+        # cluster whose objects alone pass the limit is told so at once, without building it.
+        if await database_sync_to_async(snapshot.objects_bytes)(self.cluster) > MAX_FRAME:
+            revision, step_id = await database_sync_to_async(snapshot.position)(self.cluster)
+            text = RESYNC
+        else:
+            text, revision, step_id = await database_sync_to_async(_snapshot_text)(self.cluster)
         await self.send(text_data=text if len(text) <= MAX_FRAME else RESYNC)
-        self.client.start(state["revision"], state["step_id"])
+        self.client.start(revision, step_id)
 
     async def disconnect(self, code: int) -> None:
         if self.client is not None:

@@ -24,6 +24,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import step_message
 from cluster.informer import db, reset_connection
+from cluster.kubeapi.podstatus import status_text
 from cluster.models import Cluster, FlowStep
 from cluster.sinks import RESYNC, Batch, Client, Message
 
@@ -167,6 +168,8 @@ class Hub:
                 "kind": event.kind,
                 "object": event.object,
             }
+            if event.kind == "Pod":
+                payload["pod_status"] = status_text(event.object)
             self.prev_revision = event.revision
             out.append(Message(json.dumps(payload), revision=event.revision))
         return out

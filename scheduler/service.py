@@ -20,7 +20,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
-from cluster.flow import gate
+from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowTrace
@@ -200,6 +200,8 @@ class Scheduler:
     # -- one scheduling cycle ------------------------------------------------------------------
     async def schedule_one(self, entry: QueuedPod) -> None:
         trace_id = entry.trace_id
+        if trace_id is not None and not await gate.is_open(self.cluster_name, trace_id):
+            await self._deliver_create_event(entry)
         await gate.before_step(self.cluster_name, trace_id, 9)
         pod = entry.pod
         # Other pods nominated to a node hold their room there (upstream's addNominatedPods).
@@ -272,6 +274,15 @@ class Scheduler:
                 self.queue.activate(
                     key, {"plugin": "DefaultPreemption", "event": "nomination cleared", "why": why}
                 )
+
+    async def _deliver_create_event(self, entry: QueuedPod) -> None:
+        """Step 8, with a pace or in step mode: the pod's Create event reaches the scheduler."""
+        meta = entry.pod["metadata"]
+        revision = await db(podevent.pending)(entry.trace_id, meta.get("namespace") or "", meta["name"])
+        if revision is None:
+            return
+        await gate.before_step(self.cluster_name, entry.trace_id, 8)
+        await db(podevent.record)(entry.trace_id, entry.pod, revision)
 
     def _actor(self, trace_id: str | None) -> Actor:
         return Actor("scheduler", DEFAULT_SCHEDULER_NAME, FlowTrace(pk=trace_id) if trace_id else None)

@@ -56,6 +56,13 @@ def _statements(vendor: str) -> dict[str, str]:
             "ORDER BY revision"
         ),
         "bodies": f"SELECT body FROM {obj} WHERE cluster_id = %s AND kind = %s ORDER BY namespace, name",
+        # etcd's compaction: superseded entries and deletions at or below the revision go; the
+        # newest entry of every live key stays.
+        "compact": (
+            f"DELETE FROM {event} WHERE cluster_id = %s AND revision <= %s AND (type = 'DELETED' OR "
+            f"revision NOT IN (SELECT MAX(revision) FROM {event} WHERE cluster_id = %s AND revision <= %s "
+            "GROUP BY kind, namespace, name))"
+        ),
         "event": (
             f"INSERT INTO {event} (cluster_id, revision, type, kind, namespace, name, object, trace_id, "
             "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -181,6 +188,11 @@ def revisions(cluster_id: int) -> tuple[int, int]:
         return cursor.fetchone() or (0, 0)
 
 
+def compact_log(cluster_id: int, revision: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql("compact"), [cluster_id, revision, cluster_id, revision])
+
+
 def compacted(cluster_id: int) -> int:
     with connection.cursor() as cursor:
         cursor.execute(sql("compacted"), [cluster_id])
@@ -229,6 +241,19 @@ def log(
         event._state.db = connection.alias
         events.append(event)
     return events
+
+
+def bodies_length(cluster_id: int, kinds: tuple[str, ...]) -> int:
+    """The total length of the stored JSON of every object of `kinds`."""
+    length = "OCTET_LENGTH(body::text)" if connection.vendor == "postgresql" else "LENGTH(body)"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT SUM({length}) FROM {_table(ApiObject)} WHERE cluster_id = %s "
+            f"AND kind IN ({', '.join(['%s'] * len(kinds))})",
+            [cluster_id, *kinds],
+        )
+        found = cursor.fetchone()
+    return int(found[0] or 0) if found else 0
 
 
 def bodies(cluster_id: int, kind: str) -> list[str]:

@@ -128,12 +128,16 @@ def write(
 
 
 def _compact(cluster: Cluster) -> None:
-    """Keep the newest log_keep() entries; compact in batches so most writes skip this."""
+    """Keep the newest log_keep() entries; compact in batches so most writes skip this.
+
+    As etcd's compaction does, the newest entry of each key at or below the compacted revision
+    stays (unless it is a deletion), so the cluster at any revision from there on can still be
+    read back (cluster/apiserver/history.py)."""
     keep = log_keep()
     if cluster.revision - cluster.compacted_revision <= keep + max(1, keep // 10):
         return
     compacted = cluster.revision - keep
-    WatchEvent.objects.filter(cluster=cluster, revision__lte=compacted).delete()
+    rows.compact_log(cluster.pk, compacted)
     Cluster.objects.filter(pk=cluster.pk).update(compacted_revision=compacted)
     cluster.compacted_revision = compacted
 

@@ -8,12 +8,15 @@ cluster really is in the state between two steps (a pod written but not yet boun
 yet started) and every API read shows that state.
 
 - pace: sleep `cluster.pace_ms` before each step (0 = as fast as possible);
-- step mode: wait until the trace holds a permit; "next" adds one, "continue" leaves step mode.
+- step mode: wait until the trace holds a permit; "next" adds one (exactly one step of that
+  trace happens), "continue" lets the traces in flight run to their end at the pace while step
+  mode stays on for the next ones; switching step mode off lets everything go at the pace.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -28,6 +31,8 @@ from cluster.models import Cluster, FlowTrace
 POLL_SECONDS = 0.5
 SETTINGS_TTL = 0.5
 PERMITS = broadcast.Signal()
+# "continue" gives a trace this many permits: it then runs to its end at the pace.
+RUN_TO_END = 1 << 30
 
 
 @dataclass(slots=True)
@@ -76,7 +81,9 @@ async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, ste
     settings = await flow_settings(name)
     if settings.step_mode:
         with broadcast.waiting(name):
-            await _wait_for_permit(name, trace_id)
+            paced = await _wait_for_permit(name, trace_id, step)
+            if paced and settings.pace_ms:
+                await asyncio.sleep(settings.pace_ms / 1000)
     elif settings.pace_ms:
         with broadcast.waiting(name):
             await asyncio.sleep(settings.pace_ms / 1000)
@@ -88,6 +95,12 @@ async def is_open(cluster: Cluster | str, trace: FlowTrace | str | None) -> bool
     if _trace_id(trace) is None:
         return True
     settings = await flow_settings(_name(cluster))
+    return not settings.step_mode and not settings.pace_ms
+
+
+def is_open_now(cluster_name: str) -> bool:
+    """`is_open` for a trace, from synchronous code (the API server's write)."""
+    settings = read_settings(cluster_name)
     return not settings.step_mode and not settings.pace_ms
 
 
@@ -103,21 +116,43 @@ def _cached(cluster_name: str) -> FlowSettings | None:
     return None
 
 
-async def _wait_for_permit(cluster_name: str, trace_id: str) -> None:
+# Who waits at the gate for each trace in this process: (step, ticket). A trace with several pods
+# has several components waiting at once (the controller to create the next pod, the scheduler
+# and kubelets for the earlier ones); a permit goes to the lowest step, first come first served,
+# so the chains move in order (7, 7, 8, 8, …) and one "next" is exactly one step.
+_queues: dict[str, list[tuple[int, int]]] = {}
+_tickets = itertools.count()
+
+
+async def _wait_for_permit(cluster_name: str, trace_id: str, step: int) -> bool:
+    """Wait for "next" (False) or for "continue" / step mode off (True: the step keeps the pace)."""
+    ticket = (step, next(_tickets))
+    queue = _queues.setdefault(trace_id, [])
+    queue.append(ticket)
     waiter = PERMITS.subscribe(cluster_name)
     try:
         while True:
-            if await db(_take_permit)(trace_id):
-                return
+            if min(queue) == ticket:
+                taken = await db(_take_permit)(trace_id)
+                if taken:
+                    return taken == "run"
             if not (await db(read_settings)(cluster_name)).step_mode:
-                return
+                return True
             await waiter.wait(POLL_SECONDS)
     finally:
         waiter.close()
+        queue.remove(ticket)
+        if not queue:
+            _queues.pop(trace_id, None)
+        PERMITS.fire(cluster_name)  # the next in line may hold a permit already
 
 
-def _take_permit(trace_id: str) -> bool:
-    return FlowTrace.objects.filter(pk=trace_id, permits__gt=0).update(permits=F("permits") - 1) == 1
+def _take_permit(trace_id: str) -> str:
+    """ "run" for a trace told to continue, "one" for a permit taken, "" for none."""
+    traces = FlowTrace.objects.filter(pk=trace_id)
+    if traces.filter(permits__gte=RUN_TO_END).exists():
+        return "run"
+    return "one" if traces.filter(permits__gt=0).update(permits=F("permits") - 1) == 1 else ""
 
 
 def _after_commit(cluster_name: str) -> None:
@@ -140,7 +175,16 @@ def release_next(cluster_name: str, trace_id: str | None = None) -> str | None:
 
 
 def continue_all(cluster_name: str) -> None:
-    """ "continue": leave step mode; every waiting step goes ahead at the cluster's pace."""
+    """ "continue": the traces in flight run to their end at the cluster's pace; step mode stays
+    as the teacher set it, so the next trace waits for "next" again."""
+    with transaction.atomic():
+        unfinished = FlowTrace.objects.filter(cluster__name=cluster_name, finished_at=None)
+        unfinished.update(permits=RUN_TO_END)
+        transaction.on_commit(lambda: _after_commit(cluster_name))
+
+
+def leave_step_mode(cluster_name: str) -> None:
+    """Step mode off: every waiting step goes ahead at the cluster's pace."""
     with transaction.atomic():
         Cluster.objects.filter(name=cluster_name).update(step_mode=False)
         FlowTrace.objects.filter(cluster__name=cluster_name, permits__gt=0).update(permits=0)
@@ -149,7 +193,7 @@ def continue_all(cluster_name: str) -> None:
 
 def set_step_mode(cluster_name: str, on: bool) -> None:
     if not on:
-        continue_all(cluster_name)
+        leave_step_mode(cluster_name)
         return
     with transaction.atomic():
         Cluster.objects.filter(name=cluster_name).update(step_mode=True)

@@ -9,7 +9,7 @@ kubelet's status lands), because those are writes it performs.
 from __future__ import annotations
 
 from cluster.apiserver.kinds import workload_kinds
-from cluster.flow import texts
+from cluster.flow import gate, texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -32,7 +32,10 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
     if actor.client == "controller-manager" and event.type == "ADDED":
         stored, sent = texts.pod_stored(pod, event)
         revision = event.revision
-        specs = [StepSpec(7, *stored, obj, revision=revision), StepSpec(8, *sent, obj, revision=revision)]
+        specs = [StepSpec(7, *stored, obj, revision=revision)]
+        # With a pace or in step mode, step 8 is a step of its own (cluster/flow/podevent.py).
+        if gate.is_open_now(cluster.name):
+            specs.append(StepSpec(8, *sent, obj, revision=revision))
         record_steps(trace, specs, cluster)
     elif actor.client == "scheduler" and verb == "bind":
         node = (pod.get("spec") or {}).get("nodeName", "")

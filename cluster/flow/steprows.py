@@ -52,9 +52,9 @@ def _statements(vendor: str) -> dict[str, str]:
         "seq": f"SELECT MAX(seq) FROM {step} WHERE trace_id = %s",
         "insert": f"INSERT INTO {step} ({columns}) VALUES ({placeholders})",
         "counts": (
-            "SELECT SUM(CASE WHEN step = 8 THEN 1 ELSE 0 END), "
+            "SELECT SUM(CASE WHEN step = 7 THEN 1 ELSE 0 END), "
             "SUM(CASE WHEN step = 13 THEN 1 ELSE 0 END), SUM(CASE WHEN step = 6 THEN 1 ELSE 0 END) "
-            f"FROM {step} WHERE trace_id = %s AND seq > %s AND seq <= %s AND step IN (6, 8, 13)"
+            f"FROM {step} WHERE trace_id = %s AND seq > %s AND seq <= %s AND step IN (6, 7, 13)"
         ),
         "finish": f"UPDATE {trace} SET finished_at = %s WHERE id = %s",
     }
@@ -109,7 +109,7 @@ TALLIES_KEPT = 1000
 
 
 def mark_finished_when_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> None:
-    """A trace is complete when every pod it created (step 8) reached step 13.
+    """A trace is complete when every pod it created (step 7, written with the pod) reached step 13.
 
     `committed_seq` is the trace's last seq before this transaction's `new_steps`. A pod that
     finishes before its sibling is even created can mark the trace complete early; the sibling's
@@ -122,7 +122,7 @@ def mark_finished_when_complete(trace_id: str, committed_seq: int, new_steps: li
         if len(_tallies) >= TALLIES_KEPT:
             _tallies.clear()
         _tallies[trace_id] = (committed_seq, created, done, decided)
-    created += new_steps.count(8)
+    created += new_steps.count(7)
     done += new_steps.count(13)
     decided += new_steps.count(6)
     if decided and done >= created > 0:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cluster import leader
 from cluster.access import get_cluster
 from cluster.api.http import error_response
-from cluster.apiserver.errors import ApiError
+from cluster.apiserver.errors import ApiError, bad_request
 from cluster.flow import gate, snapshot
 from cluster.flow.recorder import trace_json
 from cluster.flow.steps import STEPS
@@ -73,8 +73,24 @@ def _settings(cluster: Cluster) -> JsonResponse:
 @refusals
 def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
+    if "revision" in request.GET:
+        return _snapshot_at(found, request.GET["revision"])
     text = snapshot.build_text(found, leader.with_leader({}, found))
     return HttpResponse(text.encode(), content_type="application/json")
+
+
+def _snapshot_at(cluster: Cluster, value: str) -> JsonResponse:
+    """?revision=N: the cluster as it was at revision N (replay), or a Status saying why not."""
+    try:
+        revision = int(value)
+        if revision < 0:
+            raise ValueError
+        return JsonResponse(snapshot.build_at(cluster, revision))
+    except ValueError:
+        error = bad_request(f"revision must be a non-negative integer, not {value!r}")
+    except ApiError as raised:
+        error = raised
+    return JsonResponse(error.status(), status=error.code)
 
 
 @require_GET

@@ -114,3 +114,8 @@ def pod_summary(pod: dict) -> PodSummary:
     elif deleting and phase not in ("Succeeded", "Failed"):
         summary.reason = "Terminating"
     return summary
+
+
+def status_text(pod: dict) -> str:
+    """kubectl's STATUS column for the pod (what `get pods` prints), for the dashboard's cards."""
+    return pod_summary(pod).reason

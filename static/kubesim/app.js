@@ -41,7 +41,7 @@ function inspectObject(kind, namespace, name) {
   inspect.open(kind, namespace, name);
 }
 
-new ClusterView(store, {
+const clusterView = new ClusterView(store, {
   onPod(pod, anchor) {
     const ns = pod.metadata.namespace || "default";
     const key = `${ns}/${pod.metadata.name}`;
@@ -66,7 +66,7 @@ new ClusterView(store, {
     ]);
   },
 });
-const flow = new FlowView(store, live);
+const flow = new FlowView(store, live, clusterView);
 new YamlView();
 new ConsoleView(store, { openScheduler });
 
@@ -100,15 +100,28 @@ $("kubectl-copy").addEventListener("click", async (event) => {
   }
 });
 
+// Fields that take typed text keep their keys; every other control (the step-mode switch, the
+// pace slider, a button, a tab, a picker) lets the shortcuts through.
+const TEXT_INPUTS = new Set(["text", "search", "url", "email", "password", "number", "tel", "date", "datetime-local", "month", "time", "week"]);
+function takesText(target) {
+  if (!(target instanceof Element)) return false;
+  if (target.closest("textarea, [contenteditable=''], [contenteditable='true'], dialog[open]")) return true;
+  return target instanceof HTMLInputElement && TEXT_INPUTS.has(target.type);
+}
+
 document.addEventListener("keydown", (event) => {
-  const target = event.target;
-  if (event.ctrlKey || event.metaKey || event.altKey) return;
-  if (target.closest("input, textarea, select, dialog, [contenteditable]")) return;
+  if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+  if (takesText(event.target)) return;
   const key = event.key.toLowerCase();
+  let handled = true;
   if (key === "n") flow.next();
   else if (key === "r") flow.startReplay();
   else if (key === "p") setPresenter(!document.body.classList.contains("presenter"));
+  else if (key === "escape" && flow.replay) flow.stopReplay();
   else if (["1", "2", "3", "4"].includes(key)) selectTab(TABS[Number(key) - 1], true);
+  else handled = false;
+  // The key is used up: a digit that opens the console must not be typed into it too.
+  if (handled) event.preventDefault();
 });
 
 wireAccess();

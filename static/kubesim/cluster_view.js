@@ -2,7 +2,8 @@
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
 import { $, BASE, clear, h, KINDS, pick, request, t } from "./dom.js";
-import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podDisplayState, podRequests } from "./quantity.js";
+import { icon } from "./icons.js";
+import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podRequests } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SYSTEM_LABEL = /^(kubernetes\.io\/(os|arch)|beta\.kubernetes\.io\/)/;
@@ -12,7 +13,8 @@ const MAX_IMAGES = 3;
 
 export class ClusterView {
   constructor(store, hooks) {
-    this.store = store;
+    this.store = store; // what the cards show: the live store, or the cluster at a past revision
+    this.live = store;
     this.hooks = hooks; // {onPod(pod, anchor), onNodeMenu(node, anchor), onWorkload(w, anchor)}
     this.cards = new Map();
     this.dirtyNodes = new Set();
@@ -26,7 +28,28 @@ export class ClusterView {
     store.subscribe((change) => this.onChange(change));
   }
 
+  // Replay: draw the cluster as it was (a Store loaded from GET …/snapshot?revision=N), then live.
+  showPast(past) {
+    this.store = past;
+    $("past-badge").hidden = false;
+    $("past-badge").textContent = t("as_at_revision", { rev: past.revision });
+    this.redrawAll();
+  }
+
+  showLive() {
+    $("past-badge").hidden = true;
+    if (this.store === this.live) return;
+    this.store = this.live;
+    this.redrawAll();
+  }
+
+  redrawAll() {
+    this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = true;
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+  }
+
   onChange(change) {
+    if (this.store !== this.live) return; // replaying: the live changes are drawn on the way back
     if (change.type === "snapshot") {
       this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = true;
     } else if (change.type === "object") {
@@ -115,15 +138,14 @@ export class ClusterView {
         h("span", { class: "node-icon", "aria-hidden": "true" }),
         h("h3", { class: "node-name", text: name }),
         controlPlane ? h("span", { class: "badge badge-role", text: t("control_plane") }) : null,
-        spec.unschedulable ? h("span", { class: "badge badge-cordon", text: `⛔ ${t("cordoned")}` }) : null,
+        spec.unschedulable ? h("span", { class: "badge badge-cordon" }, icon("no-entry"), ` ${t("cordoned")}`) : null,
         notReady ? h("span", { class: "badge badge-bad", text: t("not_ready") }) : null,
         h("button", {
           type: "button",
           class: "icon-btn node-menu",
           "aria-label": `${t("node_actions")}: ${name}`,
-          text: "⋯",
           onclick: (event) => this.hooks.onNodeMenu(node, event.currentTarget),
-        }),
+        }, icon("more")),
       ),
       this.labelChips(labels),
       this.taintChips(spec.taints || []),
@@ -156,7 +178,7 @@ export class ClusterView {
       { class: "chips" },
       taints.map((taint) => {
         const text = `${taint.key}${taint.value ? `=${taint.value}` : ""}:${taint.effect}`;
-        return h("span", { class: "chip chip-taint", title: `taint ${text}`, text: `☍ ${text}` });
+        return h("span", { class: "chip chip-taint", title: `taint ${text}` }, icon("taint"), ` ${text}`);
       }),
     );
   }
@@ -195,7 +217,7 @@ export class ClusterView {
   }
 
   podChip(pod) {
-    const state = podDisplayState(pod);
+    const state = this.store.podStatusOf(pod); // kubectl's STATUS, computed by the server
     const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
     const isNew = !this.seenPods.has(key) && this.painted;
     const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew;

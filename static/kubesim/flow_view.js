@@ -1,8 +1,15 @@
 // The flow panel: the diagram, the caption of the current step, the 13-step list (both
-// languages), pace, step mode with Next/Continue, replay, and the trace picker.
+// languages), pace, step mode with Next/Continue, replay (with the cluster as it was), and the
+// trace picker.
+//
+// One trace at a time: the picked one, or the newest. Inside a trace that creates several pods,
+// the view follows one pod's chain (7–13) until it ends; the other pods and traces show as counts
+// beside the step each one is at, so the highlight only ever moves forward.
 
-import { $, BOOT, LANG, clear, h, t } from "./dom.js";
+import { $, BASE, BOOT, LANG, clear, h, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
+import { icon } from "./icons.js";
+import { Store } from "./store.js";
 
 const PAST_ARROWS = 3;
 const collator = new Intl.Collator(undefined, { numeric: true });
@@ -18,18 +25,39 @@ function stepText(step, field) {
   return value || "";
 }
 
+function isFinished(trace) {
+  return Boolean(trace && (trace.finished_at || trace.finished));
+}
+
+function objectId(step) {
+  const obj = step.object || {};
+  return `${obj.kind || ""}/${obj.namespace || ""}/${obj.name || ""}`;
+}
+
+function isPodStep(trace, step) {
+  const obj = step.object || {};
+  return obj.kind === "Pod" && !(trace.kind === "Pod" && obj.name === trace.name);
+}
+
+// A pod's chain has ended when it reached step 13 (done or skipped).
+function chainEnded(steps) {
+  return steps.some((step) => step.step >= 13);
+}
+
 export class FlowView {
-  constructor(store, live) {
+  constructor(store, live, cluster) {
     this.store = store;
     this.live = live;
+    this.cluster = cluster; // the ClusterView, shown at a past revision while replaying
     this.diagram = new FlowDiagram($("flow-diagram"));
-    this.selected = ""; // "" follows the newest trace
-    this.replay = null; // {trace, index, timer}
+    this.selected = ""; // "" follows
+    this.pods = new Map(); // trace id -> the pod whose chain is followed in it
+    this.replay = null; // {trace, steps, index, timer, playing}
+    this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
     this.frame = 0;
     this.buildLegend();
     this.bindControls();
     store.subscribe((change) => {
-      if (change.type === "step" && this.selected === "" && !this.replay) this.following = change.trace;
       if (["snapshot", "step", "settings"].includes(change.type) || change.kind === "Node") this.schedule();
     });
   }
@@ -44,13 +72,14 @@ export class FlowView {
     for (const step of BOOT.steps) {
       const primary = LANG === "zh" ? step.zh : step.en;
       const secondary = LANG === "zh" ? step.en : step.zh;
-      const item = h("li", { class: "step is-todo", "data-step": String(step.step) },
+      const item = h("li", { class: "step is-todo", "data-step": String(step.step), title: `${step.step}. ${primary} · ${secondary}` },
         h("span", { class: "step-num", text: String(step.step) }),
         h("span", { class: "step-body" },
-          h("span", { class: "step-title", text: primary }),
-          h("span", { class: "step-alt", lang: LANG === "zh" ? "en" : "zh-Hans", text: secondary }),
+          h("span", { class: "step-line" },
+            h("span", { class: "step-title", text: primary }),
+            h("span", { class: "step-alt", lang: LANG === "zh" ? "en" : "zh-Hans", text: secondary })),
           h("span", { class: "step-note" })),
-        h("span", { class: "step-count" }));
+        h("span", { class: "step-count" }, h("span", { class: "step-times" }), h("span", { class: "step-others" })));
       this.items.set(step.step, item);
       list.append(item);
     }
@@ -71,13 +100,11 @@ export class FlowView {
       this.schedule();
     });
     $("next-step").addEventListener("click", () => this.next());
-    $("continue").addEventListener("click", () => {
-      this.live.send({ action: "continue" });
-      this.store.stepMode = false;
-      $("step-mode").checked = false;
-      this.schedule();
-    });
+    // Continue: the traces in flight run to their end at the pace; step mode stays as it is.
+    $("continue").addEventListener("click", () => this.live.send({ action: "continue" }));
     $("replay").addEventListener("click", () => this.startReplay());
+    $("replay-exit").addEventListener("click", () => this.stopReplay());
+    $("replay-scrub").addEventListener("input", (event) => this.seek(Number(event.target.value)));
     $("trace-select").addEventListener("change", (event) => {
       this.selected = event.target.value;
       this.stopReplay();
@@ -88,38 +115,138 @@ export class FlowView {
 
   next() {
     const trace = this.currentTrace();
-    if (trace && this.store.stepMode) this.live.send({ action: "next", trace: trace.id });
+    if (trace && this.store.stepMode && !isFinished(trace)) this.live.send({ action: "next", trace: trace.id });
   }
 
+  // The picked trace, else the newest one: a trace that steps elsewhere meanwhile shows as a count
+  // beside its step, it does not take the view over.
   currentTrace() {
-    if (this.selected) return this.store.traces.get(this.selected) || null;
-    if (this.following && this.store.traces.has(this.following)) return this.store.traces.get(this.following);
+    const traces = this.store.traces;
+    if (this.selected) return traces.get(this.selected) || null;
     let newest = null;
-    for (const trace of this.store.traces.values()) newest = trace;
+    for (const trace of traces.values()) newest = trace;
     return newest;
   }
 
-  startReplay() {
-    const trace = this.currentTrace();
+  // The steps of `trace` the view follows: the trace's own, and one pod's chain.
+  lane(trace) {
+    const pods = new Map(); // pod id -> its steps, in order of first appearance
+    const own = [];
+    for (const step of trace.steps) {
+      if (!isPodStep(trace, step)) own.push(step);
+      else {
+        const id = objectId(step);
+        if (!pods.has(id)) pods.set(id, []);
+        pods.get(id).push(step);
+      }
+    }
+    let followed = this.pods.get(trace.id);
+    if (!pods.has(followed) || chainEnded(pods.get(followed))) {
+      // Keep a pod until its chain ends; then the earliest one whose chain has not.
+      const next = [...pods.keys()].find((id) => !chainEnded(pods.get(id)));
+      if (next) followed = next;
+      else if (!pods.has(followed)) followed = [...pods.keys()].pop();
+      this.pods.set(trace.id, followed);
+    }
+    const mine = followed ? pods.get(followed) : [];
+    const steps = [...own, ...mine].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    const others = new Map(); // step -> how many other pods (and traces) are at it
+    for (const [id, chain] of pods) {
+      if (id === followed || chainEnded(chain)) continue;
+      const at = chain[chain.length - 1].step;
+      others.set(at, (others.get(at) || 0) + 1);
+    }
+    for (const other of this.store.traces.values()) {
+      if (other === trace || isFinished(other) || !other.steps.length) continue;
+      const at = other.steps[other.steps.length - 1].step;
+      others.set(at, (others.get(at) || 0) + 1);
+    }
+    return { steps, others };
+  }
+
+  // ---- replay: the trace's steps again, with the cluster as it was at each step's revision ----
+  async startReplay() {
+    let trace = this.currentTrace();
     if (!trace || !trace.steps.length) return;
-    this.stopReplay();
-    const delay = Math.max(450, Math.min(this.store.paceMs || 600, 1500));
-    this.replay = { trace: trace.id, index: 0, timer: 0 };
+    this.stopReplay(false);
+    if ((trace.steps_total || 0) > trace.steps.length) {
+      // The snapshot carried the first and the newest steps of this long trace: fetch them all.
+      const result = await request(`${BASE}/traces/${encodeURIComponent(trace.id)}`);
+      if (result.ok && typeof result.data === "object") {
+        this.store.addTrace({ ...trace, ...result.data, steps_total: result.data.steps.length });
+        trace = this.store.traces.get(trace.id);
+      }
+    }
+    const { steps } = this.lane(trace);
+    this.replay = { trace: trace.id, steps, index: 0, timer: 0, playing: true };
+    document.body.classList.add("is-replaying");
+    $("flow-panel").classList.add("is-replaying");
+    $("replay-bar").hidden = false;
+    const scrub = $("replay-scrub");
+    scrub.max = String(steps.length - 1);
+    scrub.value = "0";
+    const delay = Math.max(600, Math.min(this.store.paceMs || 900, 1500));
     const tick = () => {
-      this.render();
-      if (this.replay.index >= trace.steps.length - 1) {
-        this.replay.timer = setTimeout(() => { this.replay = null; this.render(); }, delay * 2);
+      if (!this.replay) return;
+      this.showReplayStep();
+      if (this.replay.index >= this.replay.steps.length - 1) {
+        this.replay.playing = false;
         return;
       }
-      this.replay.index += 1;
-      this.replay.timer = setTimeout(tick, delay);
+      this.replay.timer = setTimeout(() => {
+        if (!this.replay || !this.replay.playing) return;
+        this.replay.index += 1;
+        tick();
+      }, delay);
     };
     tick();
   }
 
-  stopReplay() {
-    if (this.replay) clearTimeout(this.replay.timer);
+  seek(index) {
+    if (!this.replay) return;
+    clearTimeout(this.replay.timer);
+    this.replay.playing = false;
+    this.replay.index = Math.max(0, Math.min(index, this.replay.steps.length - 1));
+    this.showReplayStep();
+  }
+
+  async showReplayStep() {
+    const replay = this.replay;
+    const step = replay.steps[replay.index];
+    $("replay-scrub").value = String(replay.index);
+    $("replay-label").textContent = `${t("replaying")} · ${replay.index + 1}/${replay.steps.length}`;
+    $("replay-rev").textContent = step.revision ? `rev ${step.revision}` : "";
+    this.render();
+    const past = step.revision ? await this.clusterAt(step.revision) : null;
+    if (this.replay !== replay || replay.steps[replay.index] !== step) return; // moved on meanwhile
+    $("replay-note").hidden = past !== null;
+    if (past) this.cluster.showPast(past);
+  }
+
+  // The cluster at `revision`, read back from the server's event log (null once compacted away).
+  async clusterAt(revision) {
+    if (this.past.has(revision)) return this.past.get(revision);
+    const result = await request(`${BASE}/snapshot?revision=${revision}`);
+    let past = null;
+    if (result.ok && typeof result.data === "object") {
+      past = new Store();
+      past.loadSnapshot(result.data);
+    }
+    if (result.ok || result.status === 410) this.past.set(revision, past);
+    while (this.past.size > 200) this.past.delete(this.past.keys().next().value);
+    return past;
+  }
+
+  stopReplay(redraw = true) {
+    if (!this.replay) return;
+    clearTimeout(this.replay.timer);
     this.replay = null;
+    document.body.classList.remove("is-replaying");
+    $("flow-panel").classList.remove("is-replaying");
+    $("replay-bar").hidden = true;
+    $("replay-note").hidden = true;
+    this.cluster.showLive();
+    if (redraw) this.schedule();
   }
 
   render() {
@@ -131,20 +258,25 @@ export class FlowView {
       $("pace").dispatchEvent(new Event("input"));
     }
     $("step-mode").checked = this.store.stepMode;
-    const trace = this.currentTrace();
-    const steps = trace ? (this.replay ? trace.steps.slice(0, this.replay.index + 1) : trace.steps) : [];
-    const finished = Boolean(trace && (trace.finished_at || trace.finished));
+    const replaying = this.replay ? this.store.traces.get(this.replay.trace) : null;
+    const trace = replaying || this.currentTrace();
+    let steps = [];
+    let others = new Map();
+    if (this.replay) steps = this.replay.steps.slice(0, this.replay.index + 1);
+    else if (trace) ({ steps, others } = this.lane(trace));
+    const finished = isFinished(trace);
     $("next-step").disabled = !(this.store.stepMode && trace && !finished);
     $("continue").disabled = !this.store.stepMode;
     $("replay").disabled = !(trace && trace.steps.length);
     // Redraw (and so re-animate) only when the step shown changes, not on every node heartbeat.
-    const shown = [trace ? trace.id : "", steps.length, this.replay ? this.replay.index : -1,
-      this.store.stepMode, finished, this.diagram.nodesKey].join("|");
+    const last = steps[steps.length - 1];
+    const shown = [trace ? trace.id : "", steps.length, last ? `${last.seq}:${last.step}` : "", this.replay ? this.replay.index : -1,
+      this.store.stepMode, finished, this.diagram.nodesKey, [...others].join(",")].join("|");
     if (shown === this.shown) return;
     this.shown = shown;
     this.renderDiagram(steps);
     this.renderCaption(trace, steps, finished);
-    this.renderList(steps);
+    this.renderList(steps, others);
   }
 
   renderPicker() {
@@ -185,14 +317,15 @@ export class FlowView {
         h("span", { class: "caption-num", text: String(step.step) }),
         h("div", { class: "caption-text" },
           h("div", { class: "caption-title" }, title, step.skipped ? h("span", { class: "badge badge-skip", text: t("skipped") }) : null),
-          detail ? h("div", { class: "caption-detail", text: detail }) : null,
+          detail ? h("div", { class: "caption-detail", text: detail, title: detail }) : null,
           h("div", { class: "caption-meta", text: `${who}${step.revision ? ` · rev ${step.revision}` : ""}` }))),
     );
-    if (this.replay) box.append(h("div", { class: "caption-flag", text: `${t("replaying")} · ${this.replay.index + 1}/${trace.steps.length}` }));
-    else if (this.store.stepMode && !finished) box.append(h("div", { class: "caption-flag caption-wait", text: `⏸ ${t("waiting_next")}` }));
+    if (!this.replay && this.store.stepMode && !finished) {
+      box.append(h("div", { class: "caption-flag caption-wait" }, icon("pause"), ` ${t("waiting_next")}`));
+    }
   }
 
-  renderList(steps) {
+  renderList(steps, others) {
     const done = new Map();
     const skipped = new Map();
     for (const step of steps) {
@@ -209,10 +342,16 @@ export class FlowView {
       item.className = `step ${state}`;
       // A run of steps skipped for one reason states it once.
       const note = skipped.has(number) && !done.has(number) ? skipped.get(number) : "";
-      item.querySelector(".step-note").textContent = !note ? "" : note === previousNote ? `${t("skipped")} ↑` : `${t("skipped")}: ${note}`;
+      const noteBox = item.querySelector(".step-note");
+      noteBox.textContent = !note ? "" : note === previousNote ? `${t("skipped")} ↑` : `${t("skipped")}: ${note}`;
+      noteBox.title = note;
       previousNote = note;
       const count = done.get(number) || 0;
-      item.querySelector(".step-count").textContent = count > 1 ? `×${count}` : "";
+      item.querySelector(".step-times").textContent = count > 1 ? `×${count}` : "";
+      const elsewhere = others.get(number) || 0;
+      const badge = item.querySelector(".step-others");
+      badge.textContent = elsewhere ? `+${elsewhere}` : "";
+      badge.title = elsewhere ? t("others_here", { n: elsewhere }) : "";
       if (number === current) item.setAttribute("aria-current", "step");
       else item.removeAttribute("aria-current");
     }

@@ -57,18 +57,6 @@ export function formatImageSize(bytes) {
 }
 
 // What kubectl's STATUS column says, which is also what the colour means.
-export function podDisplayState(pod) {
-  if (pod.metadata.deletionTimestamp) return "Terminating";
-  const status = pod.status || {};
-  const phase = status.phase || "Pending";
-  for (const cs of status.containerStatuses || []) {
-    const waiting = (cs.state || {}).waiting;
-    if (waiting && waiting.reason) return waiting.reason;
-  }
-  if (phase === "Pending" && pod.spec && pod.spec.nodeName) return "ContainerCreating";
-  return phase;
-}
-
 export function phaseClass(state) {
   if (["Pending", "Running", "Succeeded", "Failed", "ContainerCreating", "Terminating"].includes(state)) return state;
   if (/Err|BackOff|Crash|Invalid/.test(state)) return "Failed";

@@ -150,8 +150,14 @@ export class SchedulerView {
       const rows = [["Type", "Reason", "Age", "From", "Message"], ["----", "------", "----", "----", "-------"],
         ["Warning", "FailedScheduling", when ? age(when) : "0s", "default-scheduler", d.message]];
       const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)) + 2);
-      const text = ["Events:", ...rows.map((r) => `  ${r.slice(0, 4).map((c, i) => c.padEnd(widths[i])).join("")}${r[4]}`)].join("\n");
-      box.append(h("div", { class: "sched-msg-title", text: t("failed_message") }), h("pre", { class: "sched-msg", text }));
+      // kubectl's text, character for character, laid out as a grid whose Message column wraps
+      // (the hidden newlines keep the text as kubectl prints it, for copy and for readers).
+      const cells = [h("span", { class: "ev-all", text: "Events:" }), h("span", { class: "ev-nl", text: "\n" })];
+      rows.forEach((row, r) => {
+        row.slice(0, 4).forEach((cell, i) => cells.push(h("span", { class: i ? "ev-cell" : "ev-cell ev-first", text: `${i ? "" : "  "}${cell.padEnd(widths[i])}` })));
+        cells.push(h("span", { class: r < 2 ? "ev-msg ev-head" : "ev-msg", text: row[4] }), h("span", { class: "ev-nl", text: "\n" }));
+      });
+      box.append(h("div", { class: "sched-msg-title", text: t("failed_message") }), h("div", { class: "sched-msg", role: "log" }, cells));
     }
     const tie = d.tie || {};
     if (tie.mattered) {

@@ -11,10 +11,27 @@ function objectKey(obj) {
 }
 
 // As the recorder decides it: replicas decided (step 6, done or skipped) and every pod created
-// (step 8) has reached step 13.
-function isComplete(steps) {
-  const count = (n) => steps.filter((s) => s.step === n).length;
-  return count(6) > 0 && count(8) > 0 && count(13) >= count(8);
+// (step 7, written with the pod) has reached step 13. Counted as steps arrive: a trace of a
+// thousand replicas has thousands of steps.
+function isComplete(trace) {
+  const count = trace.counts;
+  return count[6] > 0 && count[7] > 0 && count[13] >= count[7];
+}
+
+function tally(trace, step) {
+  trace.seen.add(`${step.seq}:${step.step}`);
+  if (step.step === 6 || step.step === 7 || step.step === 13) trace.counts[step.step] += 1;
+}
+
+function withTally(trace) {
+  trace.seen = new Set();
+  trace.counts = { 6: 0, 7: 0, 13: 0 };
+  for (const step of trace.steps) tally(trace, step);
+  // A long trace comes with some of its steps only: the server counted them all.
+  if ((trace.steps_total || 0) > trace.steps.length && trace.step_counts) {
+    for (const n of [6, 7, 13]) trace.counts[n] = trace.step_counts[n] || 0;
+  }
+  return trace;
 }
 
 export class Store {
@@ -22,6 +39,7 @@ export class Store {
     this.revision = 0;
     this.nodes = new Map();
     this.pods = new Map();
+    this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
     this.scheduling = new Map();
     this.workloads = new Map(); // "Kind/ns/name" -> object
     this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
@@ -43,6 +61,7 @@ export class Store {
     this.revision = snap.revision || 0;
     this.nodes = new Map((snap.nodes || []).map((n) => [n.metadata.name, n]));
     this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
+    this.podStatus = new Map(Object.entries(snap.pod_status || {}));
     // Pending pods' places in the scheduling queue ("namespace/name" → queue facts).
     this.scheduling = new Map(Object.entries(snap.scheduling || {}));
     this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
@@ -56,7 +75,7 @@ export class Store {
 
   addTrace(trace) {
     const steps = (trace.steps || []).slice().sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-    this.traces.set(trace.id, { ...trace, steps });
+    this.traces.set(trace.id, withTally({ ...trace, steps }));
     this.trimTraces();
   }
 
@@ -84,6 +103,10 @@ export class Store {
       const before = map.get(key);
       if (action === "deleted") map.delete(key);
       else map.set(key, { ...obj, kind });
+      if (kind === "Pod") {
+        if (action === "deleted") this.podStatus.delete(key);
+        else if (msg.pod_status !== undefined) this.podStatus.set(key, msg.pod_status);
+      }
       this.emit({ type: "object", kind, key, action, before, object: obj });
     } else {
       this.emit({ type: "revision" });
@@ -100,16 +123,22 @@ export class Store {
     let trace = this.traces.get(msg.trace);
     if (!trace) {
       const obj = msg.object || {};
-      trace = { id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, steps: [] };
+      trace = withTally({ id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, steps: [] });
       this.traces.set(msg.trace, trace);
       this.trimTraces();
     }
     const seq = msg.seq ?? trace.steps.length;
-    if (!trace.steps.some((step) => (step.seq ?? -1) === seq && step.step === msg.step)) {
-      trace.steps.push({ ...msg, seq });
+    if (!trace.seen.has(`${seq}:${msg.step}`)) {
+      const step = { ...msg, seq };
+      trace.steps.push(step);
+      tally(trace, step);
     }
-    if (!trace.finished_at && isComplete(trace.steps)) trace.finished_at = msg.ts || new Date().toISOString();
+    if (!trace.finished_at && isComplete(trace)) trace.finished_at = msg.ts || new Date().toISOString();
     this.emit({ type: "step", trace: trace.id, step: msg });
+  }
+
+  podStatusOf(pod) {
+    return this.podStatus.get(podKey(pod)) ?? ((pod.status || {}).phase || "Pending");
   }
 
   // Requested vs allocatable for one node: what the capacity bars show.

@@ -65,6 +65,23 @@ def _manage(env: dict, *args: str) -> None:
     subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env=env, check=True, capture_output=True)
 
 
+# The environment of each live server, by URL: tests that need a fixture object in its database
+# (a class session) run a management command against it (`manage_live`).
+LIVE_ENVS: dict[str, dict] = {}
+
+
+def manage_live(url: str, *args: str) -> str:
+    found = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=REPO,
+        env=LIVE_ENVS[url],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return found.stdout
+
+
 # Package scope: the sync Playwright below keeps an event loop running in the main thread while it
 # lives, so it must be gone before later packages' tests call asyncio.run().
 @pytest.fixture(scope="package")
@@ -88,6 +105,7 @@ def live_server_url(tmp_path_factory) -> Iterator[str]:
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
+    LIVE_ENVS[url] = env
     try:
         _wait_until_up(f"{url}/clusters/demo/", server)
         yield url

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from tests.auth import teacher_headers
+
 TIMEOUT_MS = 20_000
 
 
@@ -67,3 +69,16 @@ def console(page, command: str, expect: str | None = None) -> str:
 
 def pod_chip(page, node: str, pod: str):
     return page.locator(f'.node-card[data-node="{node}"] .pod[data-pod="default/{pod}"]')
+
+
+def api_write(page, method: str, path: str, body: dict | None = None) -> dict:
+    """Every write these tests make through the HTTP API goes through here, as the teacher (the
+    one place that gives them the rights a write needs)."""
+    response = page.request.fetch(
+        f"{page.base_url}{path}",
+        method=method,
+        data=json.dumps(body) if body is not None else None,
+        headers={"Content-Type": "application/json", "X-KubeSim-Client": "kubectl", **teacher_headers()},
+    )
+    assert response.ok, f"{method} {path}: {response.status} {response.text()}"
+    return response.json()

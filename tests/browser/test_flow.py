@@ -85,6 +85,7 @@ def test_step_mode_next_advances_exactly_one_step_and_shows_the_state_between(pa
         assert steps_of(messages, "step-web")[-1]["step"] in (10, 11)
         page.click("#continue")
         page.wait_for_selector(f'{bound}[data-state="Running"]', timeout=TIMEOUT_MS)
+        assert page.locator("#step-mode").is_checked()  # Continue finishes the trace, step mode stays
     finally:
         if page.locator("#step-mode").is_checked():
-            page.click("#continue")
+            page.uncheck("#step-mode", force=True)

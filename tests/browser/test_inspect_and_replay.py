@@ -50,10 +50,10 @@ def test_replay_walks_a_finished_trace_again_and_the_picker_selects_a_trace(page
     )
     page.wait_for_function("() => document.querySelector('.caption-num').textContent === '13'")
     page.click("#replay")
-    page.wait_for_selector(".caption-flag", timeout=TIMEOUT_MS)
-    assert page.locator(".caption-flag").text_content().startswith("Replaying · 1/")
+    page.wait_for_selector("#replay-bar:not([hidden])", timeout=TIMEOUT_MS)
+    assert page.locator("#replay-label").text_content().startswith("Replaying · 1/")
     page.wait_for_function(
-        "() => /Replaying · [2-9]/.test(document.querySelector('.caption-flag')?.textContent || '')",
+        "() => /Replaying · [2-9]/.test(document.getElementById('replay-label').textContent)",
         timeout=TIMEOUT_MS,
     )
     options = page.locator("#trace-select option")

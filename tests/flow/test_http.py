@@ -6,6 +6,7 @@ from django.test import Client
 
 from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.flow import gate
 from cluster.models import Cluster, FlowTrace
 from tests.flow.support import KUBECTL, example
 
@@ -55,7 +56,10 @@ def test_pace_step_mode_next_and_continue_over_http(demo, client):
     trace = FlowTrace.objects.get(cluster=demo)
     assert client.post("/clusters/demo/flow/next", {"trace": trace.pk}).json() == {"trace": trace.pk}
     assert FlowTrace.objects.get(pk=trace.pk).permits == 1
-    assert client.post("/clusters/demo/flow/continue").json() == {"pace_ms": 250, "step_mode": False}
+    # Continue: the trace in flight runs to its end; step mode stays on for the next one.
+    assert client.post("/clusters/demo/flow/continue").json() == {"pace_ms": 250, "step_mode": True}
+    assert FlowTrace.objects.get(pk=trace.pk).permits == gate.RUN_TO_END
+    assert client.post("/clusters/demo/flow/step_mode", {"on": "false"}).json()["step_mode"] is False
     assert FlowTrace.objects.get(pk=trace.pk).permits == 0
     assert client.post("/clusters/demo/flow/pace", {"pace_ms": "fast"}).status_code == 400
     assert client.get(f"/clusters/demo/traces/{trace.pk}").json()["steps"][0]["step"] == 1
@@ -66,6 +70,27 @@ def test_a_private_cluster_is_hidden(demo, client):
     Cluster.objects.filter(pk=demo.pk).update(public=False)
     assert Client().get("/clusters/demo/snapshot").status_code == 404
     assert client.get("/clusters/demo/snapshot").status_code == 200  # the teacher sees every cluster
+
+
+def test_the_snapshot_at_a_revision_shows_the_cluster_as_it_was(demo, client, settings):
+    before = Cluster.objects.get(pk=demo.pk).revision
+    api.create(demo, example("pod-nodename.yaml"), KUBECTL)
+    created = Cluster.objects.get(pk=demo.pk).revision
+    api.delete(demo, "Pod", "default", "pod-example", KUBECTL)
+    then = client.get(f"/clusters/demo/snapshot?revision={created}").json()
+    assert then["historical"] is True and then["revision"] == created
+    assert [p["metadata"]["name"] for p in then["pods"]] == ["pod-example"]
+    assert then["pod_status"] == {"default/pod-example": "Pending"}
+    assert {n["metadata"]["name"] for n in then["nodes"]} == {"master", "node1", "node2"}
+    assert client.get(f"/clusters/demo/snapshot?revision={before}").json()["pods"] == []
+    assert client.get("/clusters/demo/snapshot").json()["pods"] == []
+    for bad in ("x", "-1"):
+        answer = client.get(f"/clusters/demo/snapshot?revision={bad}")
+        assert (answer.status_code, answer.json()["kind"], answer.json()["code"]) == (400, "Status", 400)
+    assert client.get("/clusters/demo/snapshot?revision=999999").status_code == 400
+    Cluster.objects.filter(pk=demo.pk).update(compacted_revision=created)
+    gone = client.get(f"/clusters/demo/snapshot?revision={before}")
+    assert (gone.status_code, gone.json()["reason"]) == (410, "Expired")
 
 
 def test_the_scheduling_endpoint_and_the_snapshot_say_where_a_pending_pod_waits(demo, client):

@@ -205,7 +205,7 @@ def integrity_problems(conn, cluster: str) -> list[str]:
     [(cluster_id, revision, compacted)] = query(
         conn, "SELECT id, revision, compacted_revision FROM cluster_cluster WHERE name = %s", (cluster,)
     )
-    revisions = [row[0] for row in query(conn, LOG, (cluster_id,))]
+    revisions = [row[0] for row in query(conn, LOG, (cluster_id, compacted))]
     problems = []
     if revisions and revisions != list(range(revisions[0], revision + 1)):
         problems.append(f"the log is not gapless up to revision {revision}")
@@ -214,7 +214,8 @@ def integrity_problems(conn, cluster: str) -> list[str]:
     return problems
 
 
-LOG = "SELECT revision FROM cluster_watchevent WHERE cluster_id = %s ORDER BY revision"
+# Above the compacted revision (below it, compaction keeps each key's newest entry, as etcd does).
+LOG = "SELECT revision FROM cluster_watchevent WHERE cluster_id = %s AND revision > %s ORDER BY revision"
 OBJECTS_WITHOUT_LOG_ENTRY = """
 SELECT o.kind, o.namespace, o.name, o.resource_version FROM cluster_apiobject o
 WHERE o.cluster_id = %s AND o.resource_version > %s AND NOT EXISTS (

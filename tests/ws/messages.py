@@ -61,6 +61,7 @@ SCHEMAS: dict[str, dict] = {
         "nodes": [dict],
         "pods": [dict],
         "workloads": [dict],
+        "pod_status": dict,  # "namespace/name" -> kubectl's STATUS column
     },
     "object.added": OBJECT_EVENT,
     "object.modified": OBJECT_EVENT,

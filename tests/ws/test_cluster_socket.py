@@ -196,3 +196,23 @@ async def test_an_unknown_cluster_is_refused(demo):
     connected, _ = await communicator.connect()
     assert not connected
     await communicator.disconnect()
+
+
+async def test_a_cluster_too_big_for_one_frame_is_told_to_resync_and_gets_the_events_after(demo, monkeypatch):
+    from cluster import consumers
+
+    monkeypatch.setattr(consumers, "MAX_FRAME", 1000)  # the demo's three nodes are bigger than this
+    communicator = WebsocketCommunicator(application, "/ws/clusters/demo/", headers=ORIGIN)
+    connected, _ = await communicator.connect()
+    assert connected
+    try:
+        assert await communicator.receive_json_from(timeout=5) == {"type": "resync"}
+        revision = (await database_sync_to_async(snapshot.position)(demo))[0]
+        await create(demo, example("pod-nodename.yaml"))
+        messages = await drain(communicator)
+        added = [m for m in messages if m["type"] == "object.added" and m["kind"] == "Pod"]
+        assert [m["revision"] for m in added] == [revision + 1]
+        assert added[0]["pod_status"] == "Pending"  # kubectl's STATUS, computed by the server
+        assert steps_of(messages)[0]["step"] == 1
+    finally:
+        await communicator.disconnect()

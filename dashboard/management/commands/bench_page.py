@@ -1,0 +1,270 @@
+"""Measure the dashboard in a real browser on a 100-node / 1,000-pod cluster.
+
+It starts `manage.py serve` on a throwaway SQLite database (pace 0), builds the cluster through
+the API (N nodes, an RC of P replicas, all Running), then drives Debian's Chromium with
+Playwright and prints:
+
+- first contentful paint and the time until every node card is drawn (the page's own
+  `kubesim-cluster-painted` mark), over several fresh loads: median, min and max;
+- the snapshot's size (bytes of GET …/snapshot);
+- the gaps between animation frames while a second RC of --burst replicas is created and runs
+  (p50, p99, max): how smooth the page stays while a thousand pods arrive.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+CLUSTER = "bench"
+
+# Frame timestamps gathered by the page from now on (requestAnimationFrame callbacks).
+FRAME_PROBE = """() => {
+  window.__frames = [];
+  const tick = (t) => { window.__frames.push(t); if (!window.__stopFrames) requestAnimationFrame(tick); };
+  window.__stopFrames = false;
+  requestAnimationFrame(tick);
+}"""
+
+LOAD_FIGURES = """() => {
+  const fcp = performance.getEntriesByName("first-contentful-paint")[0];
+  const painted = performance.getEntriesByName("kubesim-cluster-painted")[0];
+  const snap = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/snapshot"));
+  return {fcp: fcp ? fcp.startTime : null, painted: painted ? painted.startTime : null,
+          snapshot: snap ? snap.responseEnd : null, cards: document.querySelectorAll(".node-card").length};
+}"""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def _rc(name: str, replicas: int) -> dict:
+    labels = {"app": name}
+    return {
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": labels,
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
+            },
+        },
+    }
+
+
+class Server:
+    """`manage.py serve` on a throwaway SQLite database holding one generated cluster."""
+
+    def __init__(self, nodes: int) -> None:
+        self.dir = tempfile.TemporaryDirectory(prefix="kubesim-bench-page-")
+        self.port = _free_port()
+        self.nodes = nodes
+        self.env = {
+            **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
+            "KUBESIM_SQLITE_PATH": str(Path(self.dir.name) / "db.sqlite3"),
+            "KUBESIM_PACE_MS": "0",
+        }
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def __enter__(self) -> Server:
+        manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
+        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True)
+        create = f"from cluster.demo import create_many; create_many({CLUSTER!r}, {self.nodes}, pace_ms=0)"
+        subprocess.run([*manage, "shell", "-c", create], env=self.env, check=True)
+        self.process = subprocess.Popen(
+            [*manage, "serve", "--port", str(self.port)],
+            env=self.env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                self.get(f"/clusters/{CLUSTER}/snapshot")
+                return self
+            except OSError:
+                time.sleep(0.3)
+        self.__exit__()
+        raise CommandError("the server did not start")
+
+    def __exit__(self, *exc) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        self.dir.cleanup()
+
+    def get(self, path: str) -> bytes:
+        with urllib.request.urlopen(f"{self.url}{path}", timeout=60) as response:
+            return response.read()
+
+    # Every write the benchmark makes goes through here (one place to add credentials).
+    def create(self, path: str, body: dict) -> None:
+        request = urllib.request.Request(f"{self.url}{path}", data=json.dumps(body).encode(), method="POST")
+        request.add_header("Content-Type", "application/json")
+        request.add_header("User-Agent", "kubesim-bench-page")
+        with urllib.request.urlopen(request, timeout=60):
+            pass
+
+    def create_rc(self, name: str, replicas: int) -> None:
+        path = f"/clusters/{CLUSTER}/api/v1/namespaces/default/replicationcontrollers"
+        self.create(path, _rc(name, replicas))
+
+    def running(self, app: str) -> int:
+        path = f"/clusters/{CLUSTER}/api/v1/namespaces/default/pods?labelSelector=app%3D{app}"
+        pods = json.loads(self.get(path))["items"]
+        return sum(1 for pod in pods if (pod.get("status") or {}).get("phase") == "Running")
+
+    def wait_running(self, app: str, count: int, timeout: float) -> float:
+        started = time.monotonic()
+        while time.monotonic() - started < timeout:
+            if self.running(app) >= count:
+                return time.monotonic() - started
+            time.sleep(0.5)
+        raise CommandError(f"{count} pods of app={app} were not Running within {timeout:.0f}s")
+
+
+class Command(BaseCommand):
+    help = "Measure first paint, node cards drawn, snapshot bytes and frame gaps on a big cluster."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--nodes", type=int, default=100)
+        parser.add_argument("--pods", type=int, default=1000, help="replicas Running before the loads")
+        parser.add_argument("--burst", type=int, default=1000, help="replicas of the RC timed")
+        parser.add_argument("--loads", type=int, default=5, help="fresh page loads to time")
+        parser.add_argument("--width", type=int, default=1600)
+        parser.add_argument("--height", type=int, default=1000)
+        parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+
+    def handle(self, *args, nodes, pods, burst, loads, width, height, **options):
+        if not CHROMIUM.exists():
+            raise CommandError(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError as error:
+            raise CommandError("playwright is not installed (pip install -r requirements-dev.txt)") from error
+        with Server(nodes) as server, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
+            try:
+                result = self._measure(server, browser, nodes, pods, burst, loads, (width, height))
+            finally:
+                browser.close()
+        if options["json"]:
+            self.stdout.write(json.dumps(result))
+            return
+        load = result["load"]
+        self.stdout.write(
+            f"{nodes} nodes, {pods} pods, {loads} loads at {width}x{height}:\n"
+            f"  first contentful paint  median {load['fcp_ms'][0]:.0f} ms"
+            f" (min {load['fcp_ms'][1]:.0f}, max {load['fcp_ms'][2]:.0f})\n"
+            f"  every node card drawn   median {load['cards_ms'][0]:.0f} ms"
+            f" (min {load['cards_ms'][1]:.0f}, max {load['cards_ms'][2]:.0f})\n"
+            f"  snapshot                {result['snapshot_bytes']:,} bytes"
+            + (
+                f", received over HTTP at median {load['snapshot_ms'][0]:.0f} ms\n"
+                if load["snapshot_ms"]
+                else " (sent on the websocket)\n"
+            )
+            + f"  {burst}-replica burst ({result['burst_s']:.1f} s to Running): frame gaps"
+            f" p50 {result['frames']['p50_ms']:.1f} ms, p99 {result['frames']['p99_ms']:.1f} ms,"
+            f" max {result['frames']['max_ms']:.0f} ms over {result['frames']['count']} frames\n"
+        )
+
+    def _measure(self, server: Server, browser, nodes: int, pods: int, burst: int, loads: int, size) -> dict:
+        if pods:
+            server.create_rc("base", pods)
+            server.wait_running("base", pods, timeout=900)
+        snapshot = server.get(f"/clusters/{CLUSTER}/snapshot")
+        fcps, cards, received = [], [], []
+        for _ in range(loads):
+            figures = self._load(browser, server, nodes, size)
+            fcps.append(figures["fcp"])
+            cards.append(figures["painted"])
+            if figures["snapshot"] is not None:
+                received.append(figures["snapshot"])
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        page = context.new_page()
+        self._open(page, server, nodes)
+        page.evaluate(FRAME_PROBE)
+        started = time.monotonic()
+        server.create_rc("burst", burst)
+        server.wait_running("burst", burst, timeout=900)
+        burst_s = time.monotonic() - started
+        page.wait_for_timeout(500)  # the last events reach the page
+        frames = page.evaluate("() => { window.__stopFrames = true; return window.__frames; }")
+        context.close()
+        gaps = [b - a for a, b in itertools.pairwise(frames)]
+        return {
+            "nodes": nodes,
+            "pods": pods,
+            "load": {
+                "fcp_ms": _summary(fcps),
+                "cards_ms": _summary(cards),
+                "snapshot_ms": _summary(received) if received else None,
+            },
+            "snapshot_bytes": len(snapshot),
+            "burst_s": burst_s,
+            "frames": {
+                "count": len(gaps),
+                "p50_ms": _percentile(gaps, 0.5),
+                "p99_ms": _percentile(gaps, 0.99),
+                "max_ms": max(gaps) if gaps else float("nan"),
+            },
+        }
+
+    def _load(self, browser, server: Server, nodes: int, size) -> dict:
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        page = context.new_page()
+        self._open(page, server, nodes)
+        figures = page.evaluate(LOAD_FIGURES)
+        context.close()
+        if figures["cards"] < nodes or figures["painted"] is None:
+            raise CommandError(f"the page drew {figures['cards']} of {nodes} node cards")
+        return figures
+
+    def _open(self, page, server: Server, nodes: int) -> None:
+        page.goto(f"{server.url}/clusters/{CLUSTER}/")
+        page.wait_for_function(
+            "(n) => document.querySelectorAll('.node-card').length >= n"
+            " && performance.getEntriesByName('kubesim-cluster-painted').length > 0",
+            arg=nodes,
+            timeout=60_000,
+        )
+
+
+def _summary(values: list[float]) -> tuple[float, float, float]:
+    return statistics.median(values), min(values), max(values)
