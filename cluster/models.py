@@ -46,6 +46,9 @@ class FlowTrace(models.Model):
     client = models.CharField(max_length=200)  # who played kubectl's part: "kubectl", "web form", ...
     # Step mode: how many more steps the user has released with "next".
     permits = models.IntegerField(default=0)
+    # How many pods the controller decided to create (step 6): the trace is not complete before
+    # that many were created, even when the first ones already run.
+    expected_pods = models.IntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -72,6 +75,10 @@ class FlowStep(models.Model):
     object_name = models.CharField(max_length=253, blank=True)
     node = models.CharField(max_length=253, blank=True)
     revision = models.BigIntegerField(default=0)
+    # An ending entry (step 0): how the trace, or one pod of it, ended ("completed", "deleted",
+    # "failed"); `final` marks the trace's own ending. Numbered steps leave both empty.
+    ending = models.CharField(max_length=20, blank=True, default="")
+    final = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

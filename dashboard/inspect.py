@@ -22,10 +22,15 @@ def describe_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tup
 
 
 def events_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tuple[str, int]:
-    """`kubectl get events --field-selector involvedObject.kind=K,involvedObject.name=N`."""
+    """`kubectl get events --field-selector involvedObject.kind=K,involvedObject.name=N,
+    involvedObject.uid=U`: the events of this object, not of an earlier one with its name."""
     try:
         res = resource_for(kind)
+        obj = api.get(cluster, res.kind, namespace, name)
         selector = f"involvedObject.kind={res.kind},involvedObject.name={name}"
+        uid = obj["metadata"].get("uid")
+        if uid and res.kind != "Node":  # the kubelet names a node's events by the node's name
+            selector += f",involvedObject.uid={uid}"
         items, _revision = api.list_objects(
             cluster, "Event", namespace=namespace or None, field_selector=selector
         )

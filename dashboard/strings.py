@@ -93,6 +93,15 @@ def ui_strings() -> dict[str, str]:
         "as_at_revision": _("as it was at revision %(rev)s"),
         "finished": _("finished"),
         "running": _("running"),
+        # Translators: the caption's badge for a trace's ending entry (who ended it and why).
+        "ended": _("end"),
+        "ended_completed": _("finished"),
+        "ended_deleted": _("deleted"),
+        "ended_failed": _("failed"),
+        "created_then_deleted": _("created — then deleted by %(by)s"),
+        "waiting_cluster": _(
+            "Waiting for the cluster to change: no node fits this pod yet (Next cannot move it)"
+        ),
         "zone_master": _("master · control plane"),
         "zone_nodes": _("nodes"),
         "follow_latest": _("Latest (follow)"),

@@ -13,6 +13,7 @@ urlpatterns = [
     path("presenter/", views.presenter, name="presenter"),
     path("clusters/<slug:cluster>/", views.cluster_page, name="cluster"),
     path("clusters/<slug:cluster>/ui/console", views.console, name="console"),
+    path("clusters/<slug:cluster>/ui/files", views.save_file, name="save_file"),
     path(
         "clusters/<slug:cluster>/ui/describe/<str:kind>/<str:namespace>/<str:name>",
         views.describe,

@@ -26,6 +26,7 @@ from cluster.apiserver.kinds import page_kinds
 from cluster.models import Cluster
 from cluster.ratelimit import WRITES
 from dashboard.console import run_command
+from dashboard.console.workdir import Workdir
 from dashboard.inspect import describe_text, events_text
 from dashboard.strings import flow_steps, ui_strings
 
@@ -102,8 +103,22 @@ def console(request: HttpRequest, cluster: str) -> JsonResponse:
         return JsonResponse({"output": "error: the request body is not JSON", "exit_code": 1}, status=400)
     command = str(payload.get("command", ""))
     stdin = str(payload.get("stdin", ""))
-    result = run_command(obj, command, stdin, who=request)
+    result = run_command(obj, command, stdin, who=request, workdir=Workdir(request.session))
     return JsonResponse(result.as_dict())
+
+
+@require_POST
+def save_file(request: HttpRequest, cluster: str) -> JsonResponse:
+    """Keep an uploaded or saved file in this browser's console working directory."""
+    visible_cluster(request, cluster)
+    if len(request.body) > MAX_CONSOLE_BYTES:
+        return JsonResponse({"error": "input too large"}, status=413)
+    try:
+        payload = json.loads(request.body or b"{}")
+        name = Workdir(request.session).save(str(payload.get("name", "")), str(payload.get("text", "")))
+    except (ValueError, UnicodeDecodeError) as exc:
+        return JsonResponse({"error": str(exc)}, status=400)
+    return JsonResponse({"name": name})
 
 
 @require_GET

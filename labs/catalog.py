@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from functools import cache
 
 from labs.labmodel import Lab
 from labs.loader import bundled_paths, load_lab
@@ -47,3 +48,19 @@ def import_bundled() -> list[LabDefinition]:
             save_definition(row, source)
         rows.append(row)
     return rows
+
+
+def in_course_order(definitions) -> list[LabDefinition]:
+    """The bundled labs in the course's order (their files are numbered 01–09), then the
+    instructors' own labs by id."""
+    order = _bundled_order()
+    return sorted(definitions, key=lambda d: (order.get(d.slug, len(order)), d.slug))
+
+
+@cache
+def _bundled_order() -> dict[str, int]:
+    """Lab id -> its place in the course (the bundled files do not change while serving)."""
+    return {
+        load_lab(path.read_text(encoding="utf-8"), source=str(path)).id: index
+        for index, path in enumerate(bundled_paths())
+    }

@@ -99,7 +99,9 @@ def _record(
     """Store one evaluation unless a concurrent one got there first; (news, passed)."""
     with transaction.atomic():
         student = Student.objects.select_for_update().get(pk=student_id)
-        progress = StepProgress.objects.get(pk=progress_id)
+        progress = StepProgress.objects.filter(pk=progress_id).first()
+        if progress is None:
+            return False, False  # a reset removed this step's progress while it was being checked
         if progress.checked_revision >= revision and not explicit:
             return False, progress.passed_at is not None
         before = (progress.passed_at, progress.attempts, progress.last_failure)

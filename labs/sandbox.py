@@ -70,7 +70,8 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
         raise JoinError(_("Someone in this class already uses that name; please pick another.")) from None
     student.sandbox = new_sandbox(lab, user, sandbox_name(session))
     student.save(update_fields=["sandbox"])
-    StepProgress.objects.create(student=student, step_id=lab.steps[0].id, index=0)
+    # A check running while the sandbox was cleared may have created it again already.
+    StepProgress.objects.get_or_create(student=student, step_id=lab.steps[0].id, defaults={"index": 0})
     return student
 
 
@@ -102,7 +103,8 @@ def reset(student: Student, lab: Lab) -> None:
     student.action_mark = ""
     student.pushed_hint = {}
     student.save(update_fields=["current_step", "action_mark", "pushed_hint"])
-    StepProgress.objects.create(student=student, step_id=lab.steps[0].id, index=0)
+    # A check running while the sandbox was cleared may have created it again already.
+    StepProgress.objects.get_or_create(student=student, step_id=lab.steps[0].id, defaults={"index": 0})
 
 
 def remove(student: Student) -> None:

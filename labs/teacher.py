@@ -14,7 +14,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from labs import sandbox
-from labs.catalog import import_bundled, lab_of, save_definition
+from labs.catalog import import_bundled, in_course_order, lab_of, save_definition
 from labs.loader import LabValidationError, load_lab
 from labs.models import ClassSession, LabDefinition, StepProgress, Student
 from labs.progress import announce_students, notify, session_group
@@ -59,7 +59,7 @@ def home(request: HttpRequest) -> HttpResponse:
     if not LabDefinition.objects.exists():
         import_bundled()
     context = {
-        "labs": LabDefinition.objects.all(),
+        "labs": in_course_order(LabDefinition.objects.all()),
         "sessions": ClassSession.objects.filter(teacher=request.user).select_related("lab")[:20],
     }
     return render(request, "labs/manage.html", context)
@@ -120,10 +120,12 @@ def export(request: HttpRequest, slug: str) -> HttpResponse:
 def import_lab(request: HttpRequest) -> HttpResponse:
     upload = request.FILES.get("file")
     source = upload.read().decode("utf-8", "replace") if upload else request.POST.get("source", "")
-    definition = LabDefinition(created_by=request.user)
-    return render(
-        request, "labs/editor.html", {"definition": definition, "source": source, "errors": _errors(source)}
-    )
+    errors = _errors(source)
+    # A file exported from this site comes back as an update of its lab (same id); Save stores it.
+    existing = None if errors else LabDefinition.objects.filter(slug=load_lab(source).id).first()
+    definition = existing or LabDefinition(created_by=request.user)
+    context = {"definition": definition, "source": source, "errors": errors, "imported": True}
+    return render(request, "labs/editor.html", context)
 
 
 @staff_member_required

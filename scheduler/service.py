@@ -202,7 +202,10 @@ class Scheduler:
         trace_id = entry.trace_id
         if trace_id is not None and not await gate.is_open(self.cluster_name, trace_id):
             await self._deliver_create_event(entry)
-        await gate.before_step(self.cluster_name, trace_id, 9)
+        # A retry of a pod that waited for the cluster to change goes ahead at once: the change
+        # (a label, a freed node) moved it, and step mode's Next could not have (the page says so).
+        if not entry.attempts:
+            await gate.before_step(self.cluster_name, trace_id, 9)
         pod = entry.pod
         # Other pods nominated to a node hold their room there (upstream's addNominatedPods).
         nominated = [(info, node) for key, (info, node) in self.nominated.items() if key != entry.key]
@@ -365,7 +368,7 @@ class Scheduler:
         self._set_unschedulable_condition(pod, message, actor, nomination)
         if entry.trace_id and message != previous_message:
             en, zh = texts.unschedulable(pod, message)
-            record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod))
+            record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod), outcome="waiting")
         if preemption is None or not preemption.nominated_node:
             return []
         return self._preempt(pod, preemption, actor)

@@ -13,3 +13,7 @@ class Actor:
     detail: str = ""  # e.g. the User-Agent "kubectl/v1.33.1 (linux/amd64)", or "web form"
     trace: FlowTrace | None = None  # the trace this write belongs to (components pass their object's)
     node: str = ""  # the kubelet's node
+    # Who, in kubectl's words, and why: a controller that deletes a pod says so, and the pod's
+    # trace ends with it ("replicationcontroller/nginx", (english, chinese)).
+    by: str = ""
+    reason: tuple[str, str] | None = None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from cluster.apiserver import defaults, validators
 from cluster.apiserver.kinds import (
-    YAML_ONLY,
     KindInfo,
     Subresource,
     register,
@@ -17,7 +16,7 @@ from cluster.apiserver.kinds import (
     status_subresource,
 )
 from cluster.kubeapi import tables
-from cluster.kubeapi.describe import describe_node_of, describe_pod_of
+from cluster.kubeapi.describe import describer
 
 BUILTIN = (
     KindInfo(
@@ -48,7 +47,7 @@ BUILTIN = (
         defaults=defaults.POD,
         validate=validators.POD,
         table=tables.POD,
-        describe=describe_pod_of,
+        describe=describer("Pod"),
     ),
     KindInfo(
         kind="Node",
@@ -64,7 +63,7 @@ BUILTIN = (
         defaults=defaults.NODE,
         validate=validators.NODE,
         table=tables.NODE,
-        describe=describe_node_of,
+        describe=describer("Node"),
     ),
     KindInfo(
         kind="ReplicationController",
@@ -82,7 +81,7 @@ BUILTIN = (
         defaults=defaults.REPLICATION_CONTROLLER,
         validate=validators.REPLICATION_CONTROLLER,
         table=tables.REPLICATION_CONTROLLER,
-        describe=YAML_ONLY,
+        describe=describer("ReplicationController"),
     ),
     KindInfo(
         kind="ReplicaSet",
@@ -100,7 +99,7 @@ BUILTIN = (
         defaults=defaults.REPLICA_SET,
         validate=validators.APPS_WORKLOAD,
         table=tables.REPLICA_SET,
-        describe=YAML_ONLY,
+        describe=describer("ReplicaSet"),
     ),
     KindInfo(
         kind="Deployment",
@@ -117,7 +116,7 @@ BUILTIN = (
         defaults=defaults.DEPLOYMENT,
         validate=validators.APPS_WORKLOAD,
         table=tables.DEPLOYMENT,
-        describe=YAML_ONLY,
+        describe=describer("Deployment"),
     ),
     KindInfo(
         kind="Event",
@@ -145,7 +144,7 @@ BUILTIN = (
         defaults=defaults.no_defaults,
         validate=validators.metadata_only,
         table=tables.EVENT,
-        describe=YAML_ONLY,
+        describe=describer("Event"),
     ),
     KindInfo(
         kind="Namespace",
@@ -161,7 +160,7 @@ BUILTIN = (
         defaults=defaults.NAMESPACE,
         validate=validators.metadata_only,
         table=tables.NAMESPACE,
-        describe=YAML_ONLY,
+        describe=describer("Namespace"),
     ),
     KindInfo(
         kind="Lease",
@@ -178,7 +177,7 @@ BUILTIN = (
         defaults=defaults.no_defaults,
         validate=validators.metadata_only,
         table=tables.LEASE,
-        describe=YAML_ONLY,
+        describe=describer("Lease"),
     ),
 )
 

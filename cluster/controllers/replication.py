@@ -27,7 +27,8 @@ from cluster.controllers.pods import (
     pod_from_template,
     random_suffix,
 )
-from cluster.flow import gate
+from cluster.flow import endings, gate
+from cluster.flow import texts as flow_texts
 from cluster.flow.recorder import record_step, skip_steps
 from cluster.informer import db
 from cluster.models import FlowTrace
@@ -64,6 +65,7 @@ class ReplicationManager:
         ]
         if orphans and not meta.get("deletionTimestamp"):
             await db(self._adopt)(owner, orphans, trace_id)
+        adopted = {pod["metadata"]["name"] for pod in orphans}
         pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
         wanted = int((owner.get("spec") or {}).get("replicas", 1))
         diff = wanted - len(pods)
@@ -77,7 +79,15 @@ class ReplicationManager:
         if diff > 0:
             await self._create_pods(owner, trace_id, diff)
         elif diff < 0:
-            await self._delete_pods(owner, sorted(pods, key=deletion_rank)[:-diff], trace_id)
+            victims = sorted(pods, key=deletion_rank)[:-diff]
+            # Why each goes: its trace ends with it ("it matched selector app=nginx and ...").
+            reasons = {
+                p["metadata"]["name"]: texts.surplus_deleted(
+                    owner, p["metadata"]["name"], len(pods), wanted, p["metadata"]["name"] in adopted
+                )
+                for p in victims
+            }
+            await self._delete_pods(owner, victims, trace_id, reasons)
         if steps and diff <= 0:
             en, zh = texts.no_new_pod(self.title, diff)
             await db(skip_steps)(FlowTrace(pk=trace_id), range(7, 14), en, zh, obj=_ref(owner))
@@ -90,7 +100,7 @@ class ReplicationManager:
         await db(record_step)(trace_id, 5, detail_en=en, detail_zh=zh, obj=_ref(owner))
         await gate.before_step(cluster, trace_id, 6)
         en, zh = texts.replicas_decided(self.title, owner, have, wanted)
-        await db(record_step)(trace_id, 6, detail_en=en, detail_zh=zh, obj=_ref(owner))
+        await db(_record_step_6)(trace_id, en, zh, _ref(owner), max(0, wanted - have))
         self.cm.stepped.add(trace_id)
 
     async def _create_pods(self, owner: dict, trace_id: str | None, count: int) -> None:
@@ -122,9 +132,9 @@ class ReplicationManager:
                 self.cm.requeue(self.kind, meta.get("namespace", ""), meta["name"], trace_id)
                 return
 
-    async def _delete_pods(self, owner: dict, pods: list[dict], trace_id: str | None) -> None:
+    async def _delete_pods(self, owner: dict, pods: list[dict], trace_id: str | None, reasons: dict) -> None:
         for start in range(0, len(pods), MAX_BATCH):
-            if not await db(self._delete_batch)(owner, pods[start : start + MAX_BATCH], trace_id):
+            if not await db(self._delete_batch)(owner, pods[start : start + MAX_BATCH], trace_id, reasons):
                 return
 
     # -- database thread ---------------------------------------------------------------------
@@ -152,7 +162,7 @@ class ReplicationManager:
             )
         return len(made)
 
-    def _delete_batch(self, owner: dict, pods: list[dict], trace_id: str | None) -> int:
+    def _delete_batch(self, owner: dict, pods: list[dict], trace_id: str | None, reasons: dict) -> int:
         """Delete the surplus among `pods` that the owner's live row still does not want."""
         with transaction.atomic():
             locked = store.lock(self.cm.cluster)
@@ -161,7 +171,7 @@ class ReplicationManager:
                 return 0  # deleted: the cascade took the pods
             surplus = active_pods(locked, current["metadata"]["uid"]) - wanted_replicas(current)
             for pod in pods[: max(surplus, 0)]:
-                self._delete_pod(current, pod, trace_id)
+                self._delete_pod(current, pod, trace_id, reasons[pod["metadata"]["name"]])
         return max(surplus, 0)
 
     def _create_pod(self, owner: dict, trace_id: str | None) -> dict | None:
@@ -180,6 +190,10 @@ class ReplicationManager:
         return None
 
     def _failed_create(self, owner: dict, error: ApiError, actor) -> None:
+        if actor.trace is not None:
+            detail = flow_texts.failed_create(f"{owner['kind']} {owner['metadata']['name']}", error.message)
+            by = f"{owner['kind'].lower()}/{owner['metadata']['name']}"
+            endings.fail(actor.trace.pk, by, detail, _ref(owner))
         event_recorder.record(
             self.cm.cluster,
             owner,
@@ -205,8 +219,9 @@ class ReplicationManager:
                 continue  # deleted meanwhile
             self.cm.assume_pod(adopted)
 
-    def _delete_pod(self, owner: dict, pod: dict, trace_id: str | None) -> None:
+    def _delete_pod(self, owner: dict, pod: dict, trace_id: str | None, why: tuple[str, str]) -> None:
         actor = self.cm.actor(trace_id, self.title)
+        actor.by, actor.reason = f"{owner['kind'].lower()}/{owner['metadata']['name']}", why
         meta = pod["metadata"]
         try:
             api.delete(self.cm.cluster, "Pod", meta.get("namespace"), meta["name"], actor)
@@ -261,6 +276,13 @@ class ReplicationManager:
         except ApiError:
             return  # deleted meanwhile
         self.cm.assume(stored)
+
+
+def _record_step_6(trace_id: str, en: str, zh: str, obj: tuple[str, str, str], expected: int) -> None:
+    """Step 6, and how many pods it decided to create (the trace completes only when all were)."""
+    with transaction.atomic():
+        record_step(trace_id, 6, detail_en=en, detail_zh=zh, obj=obj)
+        FlowTrace.objects.filter(pk=trace_id).update(expected_pods=expected)
 
 
 def _ref(obj: dict) -> tuple[str, str, str]:

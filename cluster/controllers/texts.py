@@ -67,3 +67,19 @@ def rollout_decided(
         f"(revision {revision}); {moves}.",
         f"Deployment 控制器以 ReplicaSet {new_rs}（revision {revision}）调整 {what}；{moves}。",
     )
+
+
+def surplus_deleted(owner: dict, pod: str, have: int, wanted: int, adopted: bool) -> tuple[str, str]:
+    """Why a controller deleted a pod (the pod's trace ends with this)."""
+    kind, name = owner["kind"], owner["metadata"]["name"]
+    selector = ",".join(f"{k}={v}" for k, v in ((owner.get("spec") or {}).get("selector") or {}).items())
+    if adopted:
+        return (
+            f"{kind} {name} deleted {pod}: it matched selector {selector} and the controller already had "
+            f"{wanted} replicas",
+            f"{kind} {name} 删除了 {pod}：它匹配选择器 {selector}，而控制器已经有 {wanted} 个副本",
+        )
+    return (
+        f"{kind} {name} deleted {pod}: the controller had {have} replicas and spec.replicas is {wanted}",
+        f"{kind} {name} 删除了 {pod}：控制器有 {have} 个副本，而 spec.replicas 为 {wanted}",
+    )

@@ -9,7 +9,7 @@ kubelet's status lands), because those are writes it performs.
 from __future__ import annotations
 
 from cluster.apiserver.kinds import workload_kinds
-from cluster.flow import gate, texts
+from cluster.flow import endings, gate, texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -20,6 +20,8 @@ USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
 def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None:
     """Record this write's steps; return the trace the row carries from now on."""
     kind = row.kind
+    if verb == "delete" and getattr(row, "trace_id", None) and (kind == "Pod" or kind in workload_kinds()):
+        endings.object_deleted(cluster, row.trace_id, kind, row.namespace, row.name, actor, event.revision)
     if actor.client in USER_CLIENTS:
         if _starts_trace(kind, event):
             return _start(cluster, verb, row, event, actor)
@@ -46,10 +48,33 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
     elif actor.client == "kubelet" and verb == "status":
         en, zh = texts.status_stored(pod, event, actor.node)
         node = actor.node
+        outcome = "failed" if _failed(pod) else ""
         record_step(
-            trace, 13, detail_en=en, detail_zh=zh, obj=obj, node=node, revision=event.revision, locked=cluster
+            trace,
+            13,
+            detail_en=en,
+            detail_zh=zh,
+            obj=obj,
+            node=node,
+            revision=event.revision,
+            locked=cluster,
+            outcome=outcome,
         )
     return trace
+
+
+FAILED_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff"})
+
+
+def _failed(pod: dict) -> bool:
+    """The kubelet's report is a failure: the pod cannot run as it stands (it retries off-trace)."""
+    status = pod.get("status") or {}
+    if status.get("phase") == "Failed":
+        return True
+    for container in status.get("containerStatuses") or []:
+        if ((container.get("state") or {}).get("waiting") or {}).get("reason") in FAILED_REASONS:
+            return True
+    return False
 
 
 def _current_trace(row) -> FlowTrace | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from cluster import broadcast
-from cluster.flow import steprows
+from cluster.flow import endings, steprows
 from cluster.flow.steps import BY_NUMBER
 from cluster.models import Cluster, FlowStep, FlowTrace
 
@@ -47,6 +47,7 @@ class StepSpec:
     node: str = ""
     revision: int | None = None
     skipped: bool = False
+    outcome: str = ""  # step 13: "failed" when the kubelet reports a failure (the trace ends so)
 
 
 def record_step(
@@ -60,9 +61,10 @@ def record_step(
     revision: int | None = None,
     skipped: bool = False,
     locked: Cluster | None = None,
+    outcome: str = "",
 ) -> FlowStep:
     """Append step `step` to `trace` (see record_steps)."""
-    spec = StepSpec(step, detail_en, detail_zh, obj, node, revision, skipped)
+    spec = StepSpec(step, detail_en, detail_zh, obj, node, revision, skipped, outcome)
     return record_steps(trace, [spec], locked)[0]
 
 
@@ -90,9 +92,17 @@ def record_steps(
             _row(trace_id, own, seq + offset, spec, current if spec.revision is None else spec.revision)
             for offset, spec in enumerate(specs, start=1)
         ]
+        if any(spec.step == 13 for spec in specs) and steprows.is_complete(
+            trace_id, seq, [spec.step for spec in specs]
+        ):
+            last = max((i for i, spec in enumerate(specs) if spec.step == 13))
+            own = own or steprows.trace_object(trace_id)
+            ending = endings.after_status(
+                trace_id, seq + len(rows) + 1, own, specs[last], rows[last].revision
+            )
+            if ending is not None:
+                rows.append(ending)
         steprows.insert(rows)
-        if any(spec.step == 13 for spec in specs):
-            steprows.mark_finished_when_complete(trace_id, seq, [spec.step for spec in specs])
         cluster_name = locked.name if locked is not None else _cluster_name(cluster_id)
         # "New steps" news (revision None), also inside an API write: readers of steps (the hub)
         # look for it rather than for a new revision.
@@ -120,6 +130,9 @@ def _row(trace_id: str, own: tuple | None, seq: int, spec: StepSpec, revision: i
         object_name=name,
         node=spec.node,
         revision=revision,
+        # A step after which the trace waits for the cluster to change (no node fits): Next
+        # cannot move it, so the page says what it waits for.
+        ending="waiting" if spec.outcome == "waiting" else "",
     )
 
 
@@ -142,10 +155,11 @@ def skip_steps(
 
 
 def step_message(row: FlowStep, cluster_name: str) -> dict:
-    """A step as the websocket's `flow.step` message (docs/architecture.md, "Websocket"), in both
-    languages."""
-    return {
-        "type": "flow.step",
+    """A step as the websocket's `flow.step` message (docs/architecture.md, "Websocket"), both
+    languages included; an ending entry (step 0) as `flow.end`, with `outcome`, `by` and `final`
+    added."""
+    message = {
+        "type": "flow.end" if row.step == 0 else "flow.step",
         "cluster": cluster_name,
         "trace": row.trace_id,
         "seq": row.seq,
@@ -166,6 +180,11 @@ def step_message(row: FlowStep, cluster_name: str) -> dict:
         "ts": row.created_at.isoformat() if row.created_at else None,
         "id": row.pk,
     }
+    if row.step == 0:
+        message.update(outcome=row.ending, by=row.source, final=row.final)
+    else:
+        message["waiting"] = row.ending == "waiting"
+    return message
 
 
 def trace_json(trace: FlowTrace, cluster_name: str, steps: list[FlowStep] | None = None) -> dict:
@@ -181,4 +200,7 @@ def trace_json(trace: FlowTrace, cluster_name: str, steps: list[FlowStep] | None
         "finished_at": trace.finished_at.isoformat() if trace.finished_at else None,
         "permits": trace.permits,
         "steps": [step_message(step, cluster_name) for step in steps],
+        "ending": next(
+            (step_message(s, cluster_name) for s in reversed(steps) if s.step == 0 and s.final), None
+        ),
     }

@@ -160,6 +160,7 @@ def _traces(cluster: Cluster) -> list[dict]:
             "created_at": trace["created_at"].isoformat(),
             "finished_at": trace["finished_at"].isoformat() if trace["finished_at"] else None,
             "steps": steps[trace["id"]],
+            "ending": next((s for s in reversed(steps[trace["id"]]) if s["step"] == 0 and s["final"]), None),
         }
         for trace in reversed(traces)
     ]
@@ -168,8 +169,8 @@ def _traces(cluster: Cluster) -> list[dict]:
 def _message(step: dict, cluster_name: str) -> dict:
     """recorder.step_message, from plain values."""
     skipped = step["skipped"]
-    return {
-        "type": "flow.step",
+    message = {
+        "type": "flow.end" if step["step"] == 0 else "flow.step",
         "cluster": cluster_name,
         "trace": step["trace_id"],
         "seq": step["seq"],
@@ -194,3 +195,8 @@ def _message(step: dict, cluster_name: str) -> dict:
         "ts": step["created_at"].isoformat() if step["created_at"] else None,
         "id": step["id"],
     }
+    if step["step"] == 0:
+        message.update(outcome=step["ending"], by=step["source"], final=step["final"])
+    else:
+        message["waiting"] = step["ending"] == "waiting"
+    return message

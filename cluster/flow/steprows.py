@@ -30,6 +30,8 @@ STEP_COLUMNS = (
     "object_name",
     "node",
     "revision",
+    "ending",
+    "final",
     "created_at",
 )
 
@@ -53,10 +55,14 @@ def _statements(vendor: str) -> dict[str, str]:
         "insert": f"INSERT INTO {step} ({columns}) VALUES ({placeholders})",
         "counts": (
             "SELECT SUM(CASE WHEN step = 7 THEN 1 ELSE 0 END), "
-            "SUM(CASE WHEN step = 13 THEN 1 ELSE 0 END), SUM(CASE WHEN step = 6 THEN 1 ELSE 0 END) "
-            f"FROM {step} WHERE trace_id = %s AND seq > %s AND seq <= %s AND step IN (6, 7, 13)"
+            "SUM(CASE WHEN step = 13 THEN 1 ELSE 0 END), SUM(CASE WHEN step = 6 THEN 1 ELSE 0 END), "
+            "SUM(CASE WHEN step = 0 THEN 1 ELSE 0 END) "
+            f"FROM {step} WHERE trace_id = %s AND seq > %s AND seq <= %s AND step IN (0, 6, 7, 13)"
         ),
-        "finish": f"UPDATE {trace} SET finished_at = %s WHERE id = %s",
+        # Only the first ending counts: a trace ends once.
+        "finish": f"UPDATE {trace} SET finished_at = %s WHERE id = %s AND finished_at IS NULL",
+        "state": f"SELECT kind, namespace, name, finished_at FROM {trace} WHERE id = %s",
+        "expected": f"SELECT expected_pods FROM {trace} WHERE id = %s",
     }
 
 
@@ -101,31 +107,56 @@ def insert(steps: list[FlowStep]) -> None:
         cursor.executemany(_sql("insert"), params)
 
 
-# Per trace: (seq counted up to, steps 8, steps 13, steps 6) among committed rows. Rows are only
-# ever added, with seq handed out under the cluster lock, so counting the rows above the last seq
-# counted keeps this exact without re-reading a 7,000-step trace for each of its 1,000 pods.
-_tallies: dict[str, tuple[int, int, int, int]] = {}
+# Per trace: (seq counted up to, steps 8, steps 13, steps 6, pods ended early) among committed
+# rows. Rows are only ever added, with seq handed out under the cluster lock, so counting the rows
+# above the last seq counted keeps this exact without re-reading a 7,000-step trace for each of
+# its 1,000 pods.
+_tallies: dict[str, tuple[int, int, int, int, int]] = {}
+_expected: dict[str, int] = {}
 TALLIES_KEPT = 1000
 
 
-def mark_finished_when_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> None:
-    """A trace is complete when every pod it created (step 7, written with the pod) reached step 13.
+def trace_state(trace_id: str) -> tuple[str, str, str, object] | None:
+    """(kind, namespace, name, finished_at) of the trace, or None."""
+    return _one("state", [trace_id])
+
+
+def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool:
+    """A trace is complete when its replicas were decided (step 6, done or skipped) and every pod
+    it created (step 7, written with the pod) reached step 13 or ended early (deleted: an ending
+    entry, step 0).
 
     `committed_seq` is the trace's last seq before this transaction's `new_steps`. A pod that
-    finishes before its sibling is even created can mark the trace complete early; the sibling's
-    own step 13 then moves `finished_at` to the true end.
+    finishes before its sibling is even created can make the trace complete early; the sibling's
+    steps then follow the ending.
     """
-    counted, created, done, decided = _tallies.get(trace_id, (0, 0, 0, 0))
+    counted, created, done, decided, gone = _tallies.get(trace_id, (0, 0, 0, 0, 0))
     if committed_seq > counted:
         more = _one("counts", [trace_id, counted, committed_seq])
-        created, done, decided = (a + (b or 0) for a, b in zip((created, done, decided), more, strict=True))
+        created, done, decided, gone = (
+            a + (b or 0) for a, b in zip((created, done, decided, gone), more, strict=True)
+        )
         if len(_tallies) >= TALLIES_KEPT:
             _tallies.clear()
-        _tallies[trace_id] = (committed_seq, created, done, decided)
+        _tallies[trace_id] = (committed_seq, created, done, decided, gone)
     created += new_steps.count(7)
     done += new_steps.count(13)
     decided += new_steps.count(6)
-    if decided and done >= created > 0:
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
-        with connection.cursor() as cursor:
-            cursor.execute(_sql("finish"), [now, trace_id])
+    gone += new_steps.count(0)
+    if not decided or done + gone < created or created == 0:
+        return False
+    expected = _expected.get(trace_id)
+    if expected is None:
+        expected = (_one("expected", [trace_id]) or (0,))[0] or 0
+        if len(_expected) >= TALLIES_KEPT:
+            _expected.clear()
+        _expected[trace_id] = expected  # written with step 6, before any pod of the trace
+    return created >= expected
+
+
+def mark_finished(trace_id: str) -> bool:
+    """Stamp the trace's end; False when it had ended already."""
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(_sql("finish"), [now, trace_id])
+        return cursor.rowcount == 1

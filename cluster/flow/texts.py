@@ -163,3 +163,80 @@ def status_stored(pod: dict, event, node: str) -> tuple[str, str]:
         f"APIServer 将 {ref(pod)} 的状态（phase {shown}{where}）存入 etcd（revision {event.revision}），"
         f"并向 {node} 上的 kubelet 确认。",
     )
+
+
+# -- how a trace ends (its ending entry, step 0) ------------------------------------------------
+ENDING_TITLES = {
+    "completed": ("The trace reached its goal", "流程已完成"),
+    "failed": ("The trace ended in a failure", "流程以失败结束"),
+    "deleted": ("Deleted by {by}", "被 {by} 删除"),
+}
+
+
+def ending_title(outcome: str, by: str) -> tuple[str, str]:
+    en, zh = ENDING_TITLES[outcome]
+    return en.format(by=by), zh.format(by=by)
+
+
+def named(kind: str, namespace: str, name: str) -> str:
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
+def pod_reported(kind: str, namespace: str, name: str, node: str, failed: bool) -> tuple[str, str]:
+    what = named(kind, namespace, name)
+    if failed:
+        return (
+            f"{what} cannot start: the kubelet on {node} reported the failure (step 13) and keeps "
+            "retrying with back-off, outside this trace.",
+            f"{what} 无法启动：{node} 上的 kubelet 报告了失败（第 13 步），之后会按退避策略继续重试，"
+            "不再属于本流程。",
+        )
+    return (
+        f"{what} reached its goal: the kubelet on {node} reported its status (step 13).",
+        f"{what} 已完成：{node} 上的 kubelet 报告了它的状态（第 13 步）。",
+    )
+
+
+def pods_reported(kind: str, namespace: str, name: str, done: int, gone: int) -> tuple[str, str]:
+    what = named(kind, namespace, name)
+    early = f"; {gone} deleted before they started" if gone else ""
+    early_zh = f"；{gone} 个在启动前被删除" if gone else ""
+    return (
+        f"{what}'s trace reached its goal: every pod it created is accounted for ({done} reported by "
+        f"their kubelets{early}).",
+        f"{what} 的流程已完成：它创建的每个 Pod 都有了结果（{done} 个由 kubelet 报告状态{early_zh}）。",
+    )
+
+
+def nothing_to_do(kind: str, namespace: str, name: str, why_en: str, why_zh: str) -> tuple[str, str]:
+    what = named(kind, namespace, name)
+    return f"{what}'s trace ends after step 6. {why_en}", f"{what} 的流程在第 6 步后结束。{why_zh}"
+
+
+def deleted_by_user(client: str, client_zh: str, kind: str, namespace: str, name: str, at: int):
+    what = named(kind, namespace, name)
+    return (
+        f"{client} deleted {what} at step {at}, before it reached its goal; the rest of its steps "
+        "will not happen.",
+        f"{client_zh} 在第 {at} 步时删除了 {what}，它还没有完成；后面的步骤不会再发生。",
+    )
+
+
+def deleted_by_collector(owner: str, kind: str, namespace: str, name: str) -> tuple[str, str]:
+    what = named(kind, namespace, name)
+    return (
+        f"The garbage collector deleted {what}: its owner {owner} was deleted.",
+        f"垃圾回收器删除了 {what}：它的属主 {owner} 已被删除。",
+    )
+
+
+def deleted_by_other(by: str, kind: str, namespace: str, name: str) -> tuple[str, str]:
+    what = named(kind, namespace, name)
+    return f"{by} deleted {what} before it reached its goal.", f"{by} 在 {what} 完成前删除了它。"
+
+
+def failed_create(what: str, message: str) -> tuple[str, str]:
+    return (
+        f"{what} cannot create its pods: {message}",
+        f"{what} 无法创建 Pod：{message}",
+    )

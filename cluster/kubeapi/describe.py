@@ -8,8 +8,8 @@ and aligned by a copy of Go's tabwriter, so columns line up the same way.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Protocol
 
+from cluster.kubeapi import describe_workloads as workloads
 from cluster.kubeapi.describe_parts import (
     RFC1123Z,
     annotations_multiline,
@@ -166,38 +166,94 @@ def _go_time(value: str | None) -> str:
     return parsed.strftime(RFC1123Z) if parsed else "Mon, 01 Jan 0001 00:00:00 +0000"
 
 
-def _involves(event: dict, kind: str, name: str, namespace: str = "") -> bool:
+def _involves(event: dict, obj: dict) -> bool:
+    """searchEvents: the events whose involvedObject is this object, by kind, name, namespace and
+    uid, so an earlier object of the same name is not mixed in. The kubelet names a node's events
+    by the node's name as uid, and kubectl searches both."""
     ref = event.get("involvedObject") or {}
-    if ref.get("kind") != kind or ref.get("name") != name:
+    meta = obj.get("metadata") or {}
+    if ref.get("kind") != obj.get("kind") or ref.get("name") != meta.get("name"):
         return False
-    return not namespace or ref.get("namespace", namespace) == namespace
+    if (ref.get("namespace") or "") != (meta.get("namespace") or ""):
+        return False
+    uids = {meta.get("uid")} | ({meta.get("name")} if obj.get("kind") == "Node" else set())
+    return ref.get("uid") in uids
 
 
-class Reader(Protocol):
-    """What describe reads, through the API server: the caller binds it to one cluster."""
+def events_of(cluster, obj: dict) -> list[dict]:
+    from cluster.apiserver import service as api
 
-    def get(self, kind: str, namespace: str | None, name: str) -> dict:
-        """The object; raises the API server's NotFound error when there is none."""
-
-    def find(self, kind: str, namespace: str | None, name: str) -> dict | None:
-        """The object, or None when there is none."""
-
-    def list(self, kind: str, namespace: str | None, field_selector: str = "") -> list[dict]: ...
+    namespace = (obj.get("metadata") or {}).get("namespace") or None
+    events, _ = api.list_objects(cluster, "Event", namespace)
+    return [e for e in events if _involves(e, obj)]
 
 
-def describe_pod_of(read: Reader, namespace: str, name: str) -> str:
-    """The Pod describe hook: the pod and the events that involve it."""
-    pod = read.get("Pod", namespace or "default", name)
-    events = read.list("Event", pod["metadata"].get("namespace"))
-    return describe_pod(
-        pod, [e for e in events if _involves(e, "Pod", name, pod["metadata"].get("namespace", ""))]
-    )
+def describe(cluster, kind: str, namespace: str | None, name: str) -> str:
+    """Describe an object of `cluster` the way kubectl would, reading through the API server."""
+    from cluster.apiserver import service as api
+    from cluster.apiserver.errors import ApiError
+
+    if kind == "Pod":
+        pod = api.get(cluster, "Pod", namespace or "default", name)
+        return describe_pod(pod, events_of(cluster, pod))
+    if kind == "Node":
+        node = api.get(cluster, "Node", None, name)
+        pods, _ = api.list_objects(cluster, "Pod", None, field_selector=f"spec.nodeName={name}")
+        running = [p for p in pods if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+        try:
+            lease = api.get(cluster, "Lease", "kube-node-lease", name)
+        except ApiError:
+            lease = None
+        return describe_node(node, running, events_of(cluster, node), lease)
+    if kind in ("ReplicationController", "ReplicaSet"):
+        owner = api.get(cluster, kind, namespace or "default", name)
+        pods = _owned(cluster, "Pod", owner)
+        lines = (
+            workloads.describe_replication_controller(owner, pods)
+            if kind == "ReplicationController"
+            else workloads.describe_replica_set(owner, pods)
+        )
+        return _with_events(lines, events_of(cluster, owner), datetime.now(UTC))
+    if kind == "Deployment":
+        deployment = api.get(cluster, kind, namespace or "default", name)
+        sets = _owned(cluster, "ReplicaSet", deployment)
+        revision = _revision(deployment)
+        new = next((rs for rs in sets if revision and _revision(rs) == revision), None)
+        old = [rs for rs in sets if rs is not new and (rs.get("spec") or {}).get("replicas")]
+        lines = workloads.describe_deployment(deployment, old, new)
+        return _with_events(lines, events_of(cluster, deployment), datetime.now(UTC))
+    if kind == "Namespace":
+        return workloads.describe_namespace(api.get(cluster, "Namespace", None, name))
+    obj = api.get(cluster, kind, namespace, name)
+    return _with_events(workloads.describe_generic(obj), events_of(cluster, obj), datetime.now(UTC))
 
 
-def describe_node_of(read: Reader, namespace: str, name: str) -> str:
-    """The Node describe hook: the node, its non-terminated pods, its events and its lease."""
-    node = read.get("Node", None, name)
-    pods = read.list("Pod", None, field_selector=f"spec.nodeName={name}")
-    running = [p for p in pods if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
-    events = [e for e in read.list("Event", None) if _involves(e, "Node", name)]
-    return describe_node(node, running, events, read.find("Lease", "kube-node-lease", name))
+def _revision(obj: dict) -> str:
+    return ((obj.get("metadata") or {}).get("annotations") or {}).get("deployment.kubernetes.io/revision", "")
+
+
+def _owned(cluster, kind: str, owner: dict) -> list[dict]:
+    """The objects of `kind` the owner controls (getPodStatusForController filters by owner uid)."""
+    from cluster.apiserver import service as api
+
+    meta = owner["metadata"]
+    items, _ = api.list_objects(cluster, kind, meta.get("namespace"))
+    return [
+        item
+        for item in items
+        if any(
+            ref.get("uid") == meta.get("uid") and ref.get("controller")
+            for ref in (item.get("metadata") or {}).get("ownerReferences") or []
+        )
+    ]
+
+
+def describer(kind: str):
+    """The registry's describe hook for a built-in kind: kubectl's layout, read through `read`'s
+    cluster (dashboard.console.describe.ClusterReader)."""
+
+    def describe_hook(read, namespace: str, name: str) -> str:
+        return describe(read.cluster, kind, namespace, name)
+
+    describe_hook.__name__ = f"describe_{kind.lower()}"
+    return describe_hook

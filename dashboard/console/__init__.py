@@ -10,9 +10,10 @@ from __future__ import annotations
 from cluster.access import authorize
 from cluster.apiserver import service as api
 from cluster.models import Cluster
-from dashboard.console import reads, writes
+from dashboard.console import reads, shell, writes
 from dashboard.console.parser import UsageError, parse, resource_for
 from dashboard.console.result import ConsoleResult, server_error
+from dashboard.console.workdir import Workdir
 
 __all__ = ["ConsoleResult", "run_command", "server_error"]
 
@@ -45,19 +46,28 @@ def _authorize(who, cluster: Cluster, cmd) -> None:
     authorize(who, cluster, verb, resource, group=group, namespace=namespace)
 
 
-def run_command(cluster: Cluster, line: str, stdin: str = "", who=None) -> ConsoleResult:
+def run_command(
+    cluster: Cluster, line: str, stdin: str = "", who=None, workdir: Workdir | None = None
+) -> ConsoleResult:
     """Run one console line; `who` (the request) must be allowed to write for writing commands.
 
-    `who=None` is the server itself (a lab's self-test), which is not checked."""
+    `who=None` is the server itself (a lab's self-test), which is not checked. `workdir` holds the
+    files `-f FILE`, `ls` and `cat` see (the course's examples when None)."""
     handlers = reads.HANDLERS | writes.HANDLERS
+    workdir = workdir or Workdir()
     try:
         cmd = parse(line)
+        if cmd.flags.get("help"):
+            return ConsoleResult(shell.usage(cmd.verb))
+        if cmd.verb in shell.FILE_COMMANDS:
+            return shell.FILE_COMMANDS[cmd.verb](workdir, cmd)
         handler = handlers.get(cmd.verb)
         if handler is None:
             raise UsageError(
                 f'error: unknown command "{cmd.verb}" for "kubectl"\n'
                 "Run 'help' for the commands this console knows."
             )
+        stdin = shell.file_input(workdir, cmd, stdin)
         if cmd.verb in writes.HANDLERS and who is not None:  # None: a trusted server-side caller
             _authorize(who, cluster, cmd)
         return handler(cluster, cmd, stdin)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-from cluster.apiserver.kinds import KindInfo, by_name
+from cluster.apiserver.kinds import KindInfo, by_name, groups
 
 
 class UsageError(Exception):
@@ -42,7 +42,26 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "-c": ("container", True),
     "--container": ("container", True),
     "--no-headers": ("no_headers", False),
+    "-h": ("help", False),
+    "--help": ("help", False),
 }
+
+
+def all_category() -> list[Resource]:
+    """The kinds in the registry's "all" category, in discovery's order (groups as registered, the
+    core group first; by plural within a group), as kubectl expands `all`."""
+    return [
+        info
+        for members in groups().values()
+        for info in sorted(members, key=lambda info: info.plural)
+        if "all" in info.categories and info.console
+    ]
+
+
+def _expanded(name: str) -> list[Resource]:
+    if name.lower() == "all":
+        return all_category()
+    return [resource_for(name)]
 
 
 def resource_for(name: str) -> Resource:
@@ -122,7 +141,7 @@ def split_targets(args: list[str]) -> list[tuple[Resource, str | None]]:
             kind, name = arg.split("/", 1)
             pairs.append((resource_for(kind), name))
         return pairs
-    kinds = [resource_for(part) for part in args[0].split(",") if part]
+    kinds = [res for part in args[0].split(",") if part for res in _expanded(part)]
     names = args[1:]
     if not names:
         return [(res, None) for res in kinds]

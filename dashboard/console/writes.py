@@ -141,15 +141,21 @@ def scale(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     return ConsoleResult(f"{res.kubectl_prefix}/{name} scaled\n")
 
 
+def _source(cmd: CommandLine) -> str:
+    """What kubectl calls the input in its messages: the file's name, or STDIN for `-f -`."""
+    name = cmd.flag("filename")
+    return "STDIN" if name in ("", "-") else name
+
+
 def _documents(cmd: CommandLine, stdin: str) -> list:
     if not cmd.flag("filename"):
         raise UsageError("error: must specify one of -f and -k")
     if not stdin.strip():
-        raise UsageError("error: no objects passed to apply")
+        raise UsageError(f"error: no objects passed to {cmd.verb}")
     try:
         return load_documents(stdin)
     except YamlError as exc:
-        raise UsageError(f"error: error parsing STDIN: {exc}") from exc
+        raise UsageError(f"error: error parsing {_source(cmd)}: {exc}") from exc
 
 
 def _doc_target(doc) -> tuple:
@@ -163,7 +169,7 @@ def _doc_target(doc) -> tuple:
 def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     if cmd.flag("filename"):
         targets = [_doc_target(doc)[:3] for doc in _documents(cmd, stdin) if doc.data]
-        source = ' when deleting "STDIN"'
+        source = f' when deleting "{_source(cmd)}"'
     else:
         pairs = split_targets(cmd.args)
         if not pairs or any(name is None for _, name in pairs):
@@ -185,29 +191,39 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     return ConsoleResult("".join(out), code)
 
 
+def _created(res, namespace: str, name: str) -> dict:
+    """An object just created, for the page to report what happens to it next (its follow-up)."""
+    return {"kind": res.kind, "namespace": namespace, "name": name, "ref": f"{res.kubectl_prefix}/{name}"}
+
+
 def create(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
-    out, code = [], 0
+    out, code, created = [], 0, []
     for doc in _documents(cmd, stdin):
         if not doc.data:
             continue
-        res, _namespace, name, data = _doc_target(doc)
+        res, namespace, name, data = _doc_target(doc)
         try:
             api.create(cluster, data, actor())
             out.append(f"{res.kubectl_prefix}/{name} created\n")
+            created.append(_created(res, namespace, name))
         except api.ApiError as exc:
-            out.append(f'Error from server ({exc.reason}): error when creating "STDIN": {exc.message}\n')
+            out.append(
+                f'Error from server ({exc.reason}): error when creating "{_source(cmd)}": {exc.message}\n'
+            )
             code = 1
-    return ConsoleResult("".join(out), code)
+    return ConsoleResult("".join(out), code, {"created": created} if created else {})
 
 
 def apply(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     _documents(cmd, stdin)
     result = api.apply_manifests(cluster, stdin, actor())
-    lines = [
-        f"{resource_for(item['kind']).kubectl_prefix}/{item['name']} {item['action']}\n"
-        for item in result.get("objects", [])
-    ]
-    return ConsoleResult("".join(lines))
+    lines, created = [], []
+    for item in result.get("objects", []):
+        res = resource_for(item["kind"])
+        lines.append(f"{res.kubectl_prefix}/{item['name']} {item['action']}\n")
+        if item["action"] == "created":
+            created.append(_created(res, item.get("namespace") or "", item["name"]))
+    return ConsoleResult("".join(lines), 0, {"created": created} if created else {})
 
 
 HANDLERS = {

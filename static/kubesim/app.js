@@ -67,7 +67,7 @@ const clusterView = new ClusterView(store, {
   },
 });
 const flow = new FlowView(store, live, clusterView);
-new YamlView();
+new YamlView(store);
 new ConsoleView(store, { openScheduler });
 
 for (const tab of TABS) {

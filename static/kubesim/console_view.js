@@ -2,9 +2,10 @@
 // with history, tab completion of names, YAML pasted for apply/create/delete -f, and get -w.
 
 import { $, BASE, clear, h, KINDS, request, t } from "./dom.js";
+import { FollowUps } from "./followups.js";
 
-const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "explain-scheduling", "help", "clear"];
-const TYPES = ["pods", "nodes", "rc", "rs", "deploy", "events", "pod", "node", "replicationcontrollers", "replicasets", "deployments"];
+const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "explain-scheduling", "version", "ls", "cat", "help", "clear"];
+const TYPES = ["all", "pods", "nodes", "rc", "rs", "deploy", "events", "ns", "pod", "node", "replicationcontrollers", "replicasets", "deployments", "namespaces"];
 const HISTORY_KEY = "kubesim.console.history";
 const NEEDS_STDIN = /^(kubectl\s+)?(apply|create|delete)\b.*\s(-f|--filename)(\s+-|=-)?\s*$/;
 
@@ -19,7 +20,10 @@ export class ConsoleView {
     this.cursor = this.history.length;
     this.pendingCommand = "";
     this.watch = null;
+    this.files = [];
+    this.followUps = new FollowUps(store);
     this.print(t("console_hint"), "hint");
+    this.refreshFiles();
     $("console-form").addEventListener("submit", (event) => {
       event.preventDefault();
       this.submit();
@@ -74,10 +78,11 @@ export class ConsoleView {
     const line = this.input.value.trim();
     this.input.value = "";
     this.watch = null;
-    this.print(`$ kubectl ${line}`, "cmd");
+    // A leading "kubectl" is optional: the prompt shows it once.
+    const bare = line.replace(/^kubectl(\s+|$)/, "");
+    this.print(`$ kubectl ${bare}`, "cmd");
     if (!line) return;
     this.remember(line);
-    const bare = line.replace(/^kubectl\s+/, "");
     if (bare === "clear") {
       clear(this.out);
       return;
@@ -110,10 +115,12 @@ export class ConsoleView {
   }
 
   async run(command, stdin) {
+    const sent = Date.now();
     const result = await request(`${BASE}/ui/console`, { method: "POST", body: { command, stdin }, detail: "web console" });
     const data = typeof result.data === "object" ? result.data : { output: String(result.data), exit_code: 1 };
     this.print(data.output, data.exit_code ? "err" : "out");
     const ui = data.ui || {};
+    if (ui.created) this.followUps.watch(ui.created, sent, (text) => this.print(text, "hint"));
     if (ui.panel === "scheduler") this.hooks.openScheduler(`${ui.namespace}/${ui.pod}`);
     if (ui.watch) {
       this.watch = ui.watch;
@@ -137,9 +144,17 @@ export class ConsoleView {
       });
   }
 
+  // The working directory's files, for Tab after -f and after cat.
+  async refreshFiles() {
+    const result = await request(`${BASE}/ui/console`, { method: "POST", body: { command: "ls", stdin: "" }, detail: "web console" });
+    if (result.ok && typeof result.data === "object" && !result.data.exit_code) this.files = result.data.output.split("\n").filter(Boolean);
+  }
+
   candidates(tokens) {
     const words = tokens.slice(tokens[0] === "kubectl" ? 1 : 0);
     if (words.length <= 1) return VERBS;
+    const previous = words[words.length - 2];
+    if (["-f", "--filename"].includes(previous) || words[0] === "cat") return this.files;
     const verb = words[0];
     const pods = [...this.store.pods.values()].map((p) => p.metadata.name);
     const nodes = [...this.store.nodes.keys()];

@@ -39,9 +39,10 @@ function isPodStep(trace, step) {
   return obj.kind === "Pod" && !(trace.kind === "Pod" && obj.name === trace.name);
 }
 
-// A pod's chain has ended when it reached step 13 (done or skipped).
+// A pod's chain has ended when it reached step 13 (done or skipped) or its ending entry (step 0:
+// deleted before it started).
 function chainEnded(steps) {
-  return steps.some((step) => step.step >= 13);
+  return steps.some((step) => step.step >= 13 || step.step === 0);
 }
 
 export class FlowView {
@@ -265,31 +266,35 @@ export class FlowView {
     if (this.replay) steps = this.replay.steps.slice(0, this.replay.index + 1);
     else if (trace) ({ steps, others } = this.lane(trace));
     const finished = isFinished(trace);
-    $("next-step").disabled = !(this.store.stepMode && trace && !finished);
+    // A trace whose last step waits for the cluster to change (no node fits) cannot be stepped.
+    const lastStep = trace && trace.steps.length ? trace.steps[trace.steps.length - 1] : null;
+    const parked = Boolean(lastStep && lastStep.waiting);
+    $("next-step").disabled = !(this.store.stepMode && trace && !finished && !parked);
     $("continue").disabled = !this.store.stepMode;
     $("replay").disabled = !(trace && trace.steps.length);
     // Redraw (and so re-animate) only when the step shown changes, not on every node heartbeat.
     const last = steps[steps.length - 1];
     const shown = [trace ? trace.id : "", steps.length, last ? `${last.seq}:${last.step}` : "", this.replay ? this.replay.index : -1,
-      this.store.stepMode, finished, this.diagram.nodesKey, [...others].join(",")].join("|");
+      this.store.stepMode, finished, parked, this.diagram.nodesKey, [...others].join(",")].join("|");
     if (shown === this.shown) return;
     this.shown = shown;
     this.renderDiagram(steps);
-    this.renderCaption(trace, steps, finished);
+    this.renderCaption(trace, steps, finished || parked);
     this.renderList(steps, others);
   }
 
   renderPicker() {
     const select = $("trace-select");
     const traces = [...this.store.traces.values()].reverse();
-    const signature = traces.map((tr) => `${tr.id}:${tr.finished_at ? 1 : 0}`).join(",");
+    const signature = traces.map((tr) => `${tr.id}:${tr.finished_at ? 1 : 0}:${tr.ending ? tr.ending.outcome : ""}`).join(",");
     if (signature === this.pickerSignature) return;
     this.pickerSignature = signature;
     clear(select).append(h("option", { value: "", text: t("follow_latest") }));
     for (const trace of traces) {
       const what = `${trace.kind || ""} ${trace.namespace ? `${trace.namespace}/` : ""}${trace.name || ""}`.trim();
       const verb = trace.verb ? ` · ${trace.verb}` : "";
-      const label = `${what}${verb}${trace.client ? ` · ${trace.client}` : ""} (${trace.finished_at ? t("finished") : t("running")})`;
+      const state = trace.ending ? t(`ended_${trace.ending.outcome}`) : trace.finished_at ? t("finished") : t("running");
+      const label = `${what}${verb}${trace.client ? ` · ${trace.client}` : ""} (${state})`;
       select.append(h("option", { value: trace.id, text: label }));
     }
     select.value = this.store.traces.has(this.selected) ? this.selected : "";
@@ -313,14 +318,16 @@ export class FlowView {
     const obj = step.object || {};
     const who = [step.actor, step.node ? `@${step.node}` : "", obj.name ? `· ${obj.kind || ""} ${obj.name}` : ""].join(" ").trim();
     box.append(
-      h("div", { class: `caption${step.skipped ? " is-skipped" : ""}` },
-        h("span", { class: "caption-num", text: String(step.step) }),
+      h("div", { class: `caption${step.skipped ? " is-skipped" : ""}${step.step === 0 ? ` is-ending is-${step.outcome}` : ""}` },
+        h("span", { class: "caption-num", text: step.step === 0 ? t("ended") : String(step.step) }),
         h("div", { class: "caption-text" },
           h("div", { class: "caption-title" }, title, step.skipped ? h("span", { class: "badge badge-skip", text: t("skipped") }) : null),
           detail ? h("div", { class: "caption-detail", text: detail, title: detail }) : null,
           h("div", { class: "caption-meta", text: `${who}${step.revision ? ` · rev ${step.revision}` : ""}` }))),
     );
-    if (!this.replay && this.store.stepMode && !finished) {
+    if (!this.replay && step.waiting) {
+      box.append(h("div", { class: "caption-flag caption-parked", text: t("waiting_cluster") }));
+    } else if (!this.replay && this.store.stepMode && !finished) {
       box.append(h("div", { class: "caption-flag caption-wait" }, icon("pause"), ` ${t("waiting_next")}`));
     }
   }

@@ -81,7 +81,7 @@ export class Live {
 
   apply(msg) {
     if (msg.type.startsWith("object.")) this.store.applyObject(msg);
-    else if (msg.type === "flow.step") this.store.applyStep(msg);
+    else if (msg.type === "flow.step" || msg.type === "flow.end") this.store.applyStep(msg);
     else if (msg.type === "flow.settings") this.store.applySettings(msg);
   }
 
@@ -103,7 +103,7 @@ export class Live {
       this.setState("live");
     } finally {
       this.resyncing = false;
-      const newer = this.buffer.splice(0).filter((m) => m.type === "flow.step" || m.revision > this.store.revision);
+      const newer = this.buffer.splice(0).filter((m) => m.type.startsWith("flow.") || m.revision > this.store.revision);
       for (const msg of newer) this.apply(msg);
       this.showRevision();
     }

@@ -134,6 +134,11 @@ export class Store {
       tally(trace, step);
     }
     if (!trace.finished_at && isComplete(trace)) trace.finished_at = msg.ts || new Date().toISOString();
+    // The server says when a trace ends: its final ending entry (`flow.end`, step 0).
+    if (msg.type === "flow.end" && msg.final) {
+      trace.ending = msg;
+      trace.finished_at = trace.finished_at || msg.ts || new Date().toISOString();
+    }
     this.emit({ type: "step", trace: trace.id, step: msg });
   }
 

@@ -2,6 +2,7 @@
 // /clusters/<c>/apply (all or nothing) and shows each error at its line and field.
 
 import { $, BASE, BOOT, clear, h, request, t, toast } from "./dom.js";
+import { FollowUps } from "./followups.js";
 
 function errorsOf(data) {
   if (!data || typeof data !== "object") return [{ message: String(data || "") }];
@@ -13,7 +14,8 @@ function errorsOf(data) {
 }
 
 export class YamlView {
-  constructor() {
+  constructor(store) {
+    this.followUps = store ? new FollowUps(store) : null;
     this.text = $("yaml-text");
     this.gutter = $("yaml-gutter");
     this.errorLines = new Set();
@@ -60,7 +62,10 @@ export class YamlView {
 
   async load(file) {
     if (!file) return;
-    this.setText(await file.text());
+    const text = await file.text();
+    this.setText(text);
+    // The console's working directory keeps every uploaded file (`ls`, `apply -f NAME`).
+    request(`${BASE}/ui/files`, { method: "POST", body: { name: file.name, text } });
   }
 
   renderGutter() {
@@ -73,13 +78,16 @@ export class YamlView {
   }
 
   async apply() {
+    const sent = Date.now();
     const result = await request(`${BASE}/apply`, { method: "POST", body: this.text.value, type: "application/yaml", client: "upload", detail: "YAML upload form" });
     const box = clear($("yaml-result"));
     this.errorLines.clear();
     if (result.ok) {
       const items = (result.data && result.data.objects) || [];
-      box.append(h("div", { class: "result-ok" }, h("strong", { text: `✓ ${t("applied")}` }),
-        h("ul", null, items.map((item) => h("li", { text: `${(item.kind || "").toLowerCase()}/${item.name} ${item.action}` })))));
+      const list = h("ul", null, items.map((item) => h("li", { text: `${(item.kind || "").toLowerCase()}/${item.name} ${item.action}` })));
+      box.append(h("div", { class: "result-ok" }, h("strong", { text: `✓ ${t("applied")}` }), list));
+      const created = items.filter((item) => item.action === "created");
+      if (this.followUps) this.followUps.watch(created, sent, (text) => list.append(h("li", { class: "result-followup", text })));
       toast(`✓ ${t("applied")}`);
       this.renderGutter();
       return;

@@ -48,7 +48,7 @@ def test_replay_walks_a_finished_trace_again_and_the_picker_selects_a_trace(page
         '.node-card[data-node="node1"] .pod[data-pod="default/replay-web"][data-state="Running"]',
         timeout=TIMEOUT_MS,
     )
-    page.wait_for_function("() => document.querySelector('.caption-num').textContent === '13'")
+    page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
     page.click("#replay")
     page.wait_for_selector("#replay-bar:not([hidden])", timeout=TIMEOUT_MS)
     assert page.locator("#replay-label").text_content().startswith("Replaying · 1/")

@@ -128,3 +128,104 @@ def test_console_posts_need_the_csrf_token(demo):
         headers={"X-CSRFToken": token},
     )
     assert ok.status_code == 200
+
+
+# -- the whole course: files, help, version, get all, describe of every kind ------------------
+
+
+def test_the_working_directory_holds_the_examples_and_uploaded_files(demo):
+    client = Client()
+    listing = run("ls", client=client)["output"].split()
+    assert {"rc-nginx.yaml", "pod-nodename.yaml", "pod-nodeselector.yaml"} <= set(listing)
+    assert run("cat rc-nginx.yaml", client=client)["output"].startswith(
+        "apiVersion: v1\nkind: ReplicationController"
+    )
+    saved = client.post(
+        "/clusters/demo/ui/files",
+        json.dumps({"name": "C:\\fakepath\\mine.yaml", "text": RC}),
+        "application/json",
+    )
+    assert saved.json() == {"name": "mine.yaml"}
+    assert "mine.yaml" in run("ls", client=client)["output"].split()
+    assert "mine.yaml" not in run("ls")["output"].split()  # another browser's directory
+    assert run("cat nope.yaml", client=client) == {
+        "output": "cat: nope.yaml: No such file or directory\n",
+        "exit_code": 1,
+        "ui": {},
+    }
+    bad = client.post("/clusters/demo/ui/files", json.dumps({"name": "..", "text": ""}), "application/json")
+    assert bad.status_code == 400
+
+
+def test_apply_create_and_delete_take_files_from_the_working_directory(demo):
+    result = run("kubectl apply -f pod-nodeselector.yaml")
+    assert result["output"] == "pod/pod-example created\n"
+    assert result["ui"]["created"] == [
+        {"kind": "Pod", "namespace": "default", "name": "pod-example", "ref": "pod/pod-example"}
+    ]
+    assert run("apply -f pod-nodeselector.yaml")["output"] == "pod/pod-example unchanged\n"
+    again = run("create -f pod-nodeselector.yaml")
+    assert again["exit_code"] == 1
+    assert again["output"] == (
+        'Error from server (AlreadyExists): error when creating "pod-nodeselector.yaml": '
+        'pods "pod-example" already exists\n'
+    )
+    assert run("kubectl delete -f pod-nodeselector.yaml")["output"] == 'pod "pod-example" deleted\n'
+    assert run("apply -f missing.yaml") == {
+        "output": 'error: the path "missing.yaml" does not exist\n',
+        "exit_code": 1,
+        "ui": {},
+    }
+    assert run("delete -f -")["output"] == "error: no objects passed to delete\n"
+
+
+def test_every_command_has_kubectls_help_and_version_answers(demo):
+    for verb in ("get", "describe", "label", "apply", "create", "delete", "scale", "logs", "taint"):
+        text = run(f"kubectl {verb} --help")["output"]
+        assert "\nUsage:\n  kubectl " + verb in text and "\nExamples:\n" in text, verb
+    label = run("label --help")["output"]
+    assert label.startswith("Update the labels on a resource.")
+    assert "    --overwrite=false:\n\tIf true, allow labels to be overwritten" in label
+    assert run("version")["output"] == (
+        "Client Version: v1.33.1\nKustomize Version: v5.6.0\nServer Version: v1.33.1\n"
+    )
+
+
+def test_get_all_and_describe_rc_print_as_kubectl_does(demo):
+    run("apply -f -", RC)
+    everything = run("get all")["output"]
+    assert everything.startswith("NAME") and "replicationcontroller/nginx" in everything
+    described = run("describe rc nginx")["output"]
+    assert described.startswith("Name:         nginx\nNamespace:    default\nSelector:     app=nginx\n")
+    assert "Replicas:     0 current / 3 desired\n" in described and "Pod Template:\n" in described
+    assert "apiVersion" not in described  # not YAML
+    assert run("describe ns default")["output"].startswith("Name:         default\n")
+
+
+def test_describe_pod_shows_only_the_events_of_this_pod_not_an_earlier_one_with_its_name(demo):
+    from cluster import event_recorder
+    from tests.flow.support import KUBECTL, example
+
+    old = api.create(demo, example("pod-nodeselector.yaml"), KUBECTL)
+    event_recorder.record(demo, old, "Pulled", "from the pod before", KUBECTL, component="kubelet")
+    event_recorder.flush("demo")
+    api.delete(demo, "Pod", "default", "pod-example", KUBECTL)
+    new = api.create(demo, example("pod-nodeselector.yaml"), KUBECTL)
+    event_recorder.record(demo, new, "Seen", "from this pod", KUBECTL, component="kubelet")
+    event_recorder.flush("demo")
+    described = run("describe pod pod-example")["output"]
+    assert "from this pod" in described and "from the pod before" not in described
+    events = Client().get("/clusters/demo/ui/events/Pod/default/pod-example").content.decode()
+    assert "from this pod" in events and "from the pod before" not in events
+
+
+def test_a_viewer_without_write_rights_gets_the_apis_403_for_a_write(demo):
+    viewer = Client()  # not signed in: the page's rights are read-only
+    refused = run("label nodes node1 zz=cxk", client=viewer)
+    assert refused["exit_code"] == 1 and refused["output"].startswith("Error from server (Forbidden): ")
+    assert 'User "system:anonymous" cannot patch resource "nodes"' in refused["output"]
+    assert run("apply -f pod-nodeselector.yaml", client=viewer)["output"].startswith(
+        "Error from server (Forbidden): "
+    )
+    assert "zz" not in api.get(demo, "Node", "", "node1")["metadata"]["labels"]
+    assert run("get nodes", client=viewer)["exit_code"] == 0

@@ -20,8 +20,13 @@ def test_a_pod_with_node_name_runs_all_13_steps_with_controller_and_scheduler_sk
     drive()
     trace = FlowTrace.objects.get(cluster=demo, kind="Pod", name="pod-example")
     steps = list(trace.steps.order_by("seq"))
-    assert [s.step for s in steps] == list(range(1, 14))
+    assert [s.step for s in steps] == [*range(1, 14), 0]
     assert [s.step for s in steps if s.skipped] == [5, 6, 7, 8, 9, 10, 11]
+    ending = steps[-1]
+    assert (ending.ending, ending.final, ending.source) == ("completed", True, "kubelet/node1")
+    assert ending.detail_en == (
+        "Pod default/pod-example reached its goal: the kubelet on node1 reported its status (step 13)."
+    )
     assert "kubectl/v1.33.1" in steps[1].detail_en and steps[1].actor == "kubectl"
     assert "scheduler watches Pods, Nodes, ReplicationControllers and ReplicaSets" in steps[0].detail_en
     assert steps[11].node == "node1" and steps[12].node == "node1"

@@ -26,7 +26,16 @@ def test_the_snapshot_lists_nodes_pods_workloads_and_traces(demo, client):
     assert [n["metadata"]["name"] for n in state["nodes"]] == ["master", "node1", "node2"]
     assert len(state["pods"]) == 3 and [w["kind"] for w in state["workloads"]] == ["ReplicationController"]
     (trace,) = state["traces"]
-    assert trace["kind"] == "ReplicationController" and len(trace["steps"]) == 6 + 3 * 7
+    assert trace["kind"] == "ReplicationController" and len(trace["steps"]) == 6 + 3 * 7 + 1
+    ending = trace["ending"]
+    assert trace["steps"][-1] == ending and trace["finished_at"] is not None
+    assert (ending["type"], ending["step"], ending["outcome"], ending["final"]) == (
+        "flow.end",
+        0,
+        "completed",
+        True,
+    )
+    assert "3 reported by their kubelets" in ending["detail"]
     assert state["pace_ms"] == 0 and state["step_mode"] is False
 
 

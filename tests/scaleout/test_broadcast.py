@@ -14,7 +14,11 @@ PATH = "/ws/clusters/demo/"
 
 
 def _steps(messages: list[dict], trace: str) -> list[tuple[int, int]]:
-    return [(m["seq"], m["step"]) for m in messages if m.get("type") == "flow.step" and m["trace"] == trace]
+    return [
+        (m["seq"], m["step"])
+        for m in messages
+        if m.get("type") in ("flow.step", "flow.end") and m["trace"] == trace
+    ]
 
 
 def test_a_client_on_each_of_two_daphne_processes_gets_the_same_steps_in_the_same_order(scaled):

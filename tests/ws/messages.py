@@ -67,6 +67,7 @@ SCHEMAS: dict[str, dict] = {
     "object.modified": OBJECT_EVENT,
     "object.deleted": OBJECT_EVENT,
     "flow.step": STEP,
+    "flow.end": {**STEP, "outcome": str, "by": str, "final": bool},
     "flow.settings": {"type": str, "pace_ms": int, "step_mode": bool},
     "resync": {"type": str},
     "error": {"type": str, "message": str},

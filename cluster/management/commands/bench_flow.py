@@ -22,6 +22,7 @@ from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
 from cluster.sinks import InboxClient
 from kubesim.gc_tuning import tune_for_long_running
+from kubesim.throwaway_db import migrated_or_throwaway
 
 KUBECTL = Actor("kubectl", "kubesim bench_flow")
 
@@ -64,7 +65,12 @@ class Command(BaseCommand):
         parser.add_argument("--pods", type=int, default=40, help="bare pods timed one by one")
         parser.add_argument("--replicas", type=int, default=1000)
 
-    def handle(self, *args, nodes: int, pods: int, replicas: int, **options):
+    def handle(self, *args, **options):
+        # A fresh clone has no migrated database: then these run on a throwaway one of their own.
+        with migrated_or_throwaway(self.stdout):
+            return self._handle(*args, **options)
+
+    def _handle(self, *args, nodes: int, pods: int, replicas: int, **options):
         name = f"bench-{secrets.token_hex(3)}"
         cluster = create_many(name, nodes, pace_ms=0)
         # Measured as `serve` and `controlplane` run: with their long-running GC settings.

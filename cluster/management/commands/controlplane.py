@@ -16,6 +16,7 @@ import signal
 from django.core.management.base import BaseCommand
 
 from kubesim.gc_tuning import tune_for_long_running
+from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -25,6 +26,7 @@ class Command(BaseCommand):
         parser.add_argument("--identity", default=None, help="Lease holder identity (hostname_pid_id).")
 
     def handle(self, *args, identity: str | None, **options):
+        require_migrated()
         from cluster import leader
 
         me = identity or leader.identity()

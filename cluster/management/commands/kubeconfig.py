@@ -17,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from cluster import kubeconfig
 from cluster.access import presenter_token, sandbox_token
 from cluster.models import Cluster
+from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -32,6 +33,7 @@ class Command(BaseCommand):
         parser.add_argument("--output", help="file to write (default: standard output)")
 
     def handle(self, *args, cluster: str, host: str, port: int | None, anonymous: bool, output, **options):
+        require_migrated()
         found = Cluster._default_manager.filter(name=cluster).first()
         if found is None:
             raise CommandError(f'cluster "{cluster}" does not exist')

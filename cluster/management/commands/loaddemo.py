@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from cluster.demo import create_demo
 from cluster.models import Cluster
+from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -17,6 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--pace-ms", type=int, default=None)
 
     def handle(self, *args, name: str, pace_ms: int | None, **options):
+        require_migrated()
         if Cluster.objects.filter(name=name).exists():
             raise CommandError(f"cluster {name!r} already exists")
         pace = settings.KUBESIM_PACE_MS if pace_ms is None else pace_ms

@@ -24,6 +24,7 @@ from cluster.management.commands.kubeconfig import write
 from cluster.models import Cluster
 from kubesim import listening
 from kubesim.gc_tuning import tune_for_long_running
+from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -45,6 +46,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, host: str, port: int, api_port: int | None, no_control_plane: bool, **options):
+        require_migrated()
         from kubesim.asgi import application
 
         if not Cluster.objects.exists():

@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
 from cluster.apiserver import service as api
+from kubesim.throwaway_db import migrated_or_throwaway
 from labs import grader, sandbox
 from labs.catalog import lab_of, save_definition
 from labs.models import ClassSession, LabDefinition, Student
@@ -68,7 +69,12 @@ class Command(BaseCommand):
             "--warmup", type=float, default=5.0, help="seconds for the kubelets to register before the lesson"
         )
 
-    def handle(self, *args, students: int, nodes: int, warmup: float, **options) -> None:
+    def handle(self, *args, **options):
+        # A fresh clone has no migrated database: then these run on a throwaway one of their own.
+        with migrated_or_throwaway(self.stdout):
+            return self._handle(*args, **options)
+
+    def _handle(self, *args, students: int, nodes: int, warmup: float, **options) -> None:
         session, lab = self._session(nodes)
         started = time.perf_counter()
         people = [sandbox.join(session, f"student {i}", lab) for i in range(students)]

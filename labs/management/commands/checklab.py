@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from kubesim.throwaway_db import migrated_or_throwaway
 from labs.loader import LabValidationError, bundled_paths, load_lab_file
 from labs.selftest import self_test
 
@@ -16,7 +17,12 @@ class Command(BaseCommand):
         parser.add_argument("--all", action="store_true", help="check every bundled lab (labs/bundled/)")
         parser.add_argument("--no-selftest", action="store_true", help="only validate the files")
 
-    def handle(self, *args, paths: list[str], all: bool, no_selftest: bool, **options) -> None:
+    def handle(self, *args, **options):
+        # A fresh clone has no migrated database: then these run on a throwaway one of their own.
+        with migrated_or_throwaway(self.stdout):
+            return self._handle(*args, **options)
+
+    def _handle(self, *args, paths: list[str], all: bool, no_selftest: bool, **options) -> None:
         files = [*paths, *(str(p) for p in bundled_paths())] if all else paths
         if not files:
             raise CommandError("give lab files, or --all for the bundled labs")

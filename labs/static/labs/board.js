@@ -19,9 +19,10 @@ function action(label, path, confirmText) {
 function render(board) {
   const steps = board.lab.steps;
   const max = Math.max(1, ...board.histogram);
-  document.getElementById("histogram").replaceChildren(...board.histogram.map((n, i) => el("div", { class: "bar" },
-    el("span", { class: "fill", style: `height:${(100 * n) / max}%` }), el("span", { class: "n" }, n),
-    el("span", { class: "label" }, i < steps.length ? `${i + 1}. ${pick(steps[i])}` : t("Done", "完成")))));
+  // Its own class names: the dashboard's .bar styles would draw these as circles.
+  document.getElementById("histogram").replaceChildren(...board.histogram.map((n, i) => el("div", { class: "lab-hist-col" },
+    el("span", { class: "lab-hist-fill", style: `height:${(100 * n) / max}%` }), el("span", { class: "lab-hist-n" }, n),
+    el("span", { class: "lab-hist-label" }, i < steps.length ? `${i + 1}. ${pick(steps[i])}` : t("Done", "完成")))));
   document.getElementById("students").replaceChildren(...board.students.map((s) => el("tr", { class: s.done ? "done" : "" },
     el("td", {}, s.name),
     el("td", {}, s.done ? t("Done ✓", "完成 ✓") : `${s.step + 1}. ${pick(s.step_title)}`),

@@ -1,0 +1,69 @@
+"""What the console's shell adds around kubectl: its working directory (`ls`, `cat`, `-f FILE`),
+`--help` for every command (kubectl's own usage text), and `version`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cluster.kubeapi.resources import VERSION
+from dashboard.console.parser import CommandLine, UsageError
+from dashboard.console.result import ConsoleResult
+from dashboard.console.workdir import Workdir
+
+HELP_DIR = Path(__file__).resolve().parent / "help"
+# kubectl v1.33's client and the kustomize it embeds; the server is KubeSim's API server.
+CLIENT_VERSION = VERSION["gitVersion"]
+KUSTOMIZE_VERSION = "v5.6.0"
+
+
+def usage(verb: str) -> str:
+    """`kubectl VERB --help`: kubectl's own text, its options cut to those this console knows."""
+    path = HELP_DIR / f"{verb}.txt"
+    if not path.is_file():
+        from dashboard.console.reads import HELP
+
+        return HELP
+    return path.read_text(encoding="utf-8")
+
+
+def file_input(workdir: Workdir, cmd: CommandLine, stdin: str) -> str:
+    """`-f FILE`: the file's text from the working directory (`-f -` keeps what was pasted)."""
+    name = cmd.flag("filename")
+    if not name or name == "-":
+        return stdin
+    text = workdir.read(name)
+    if text is None:
+        raise UsageError(f'error: the path "{name}" does not exist')
+    return text
+
+
+def ls(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+    if cmd.args:
+        missing = [name for name in cmd.args if workdir.read(name) is None]
+        if missing:
+            text = "".join(f"ls: cannot access '{name}': No such file or directory\n" for name in missing)
+            return ConsoleResult(text, 2)
+        return ConsoleResult("".join(f"{name}\n" for name in cmd.args))
+    return ConsoleResult("".join(f"{name}\n" for name in workdir.names()))
+
+
+def cat(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+    out, code = [], 0
+    for name in cmd.args:
+        text = workdir.read(name)
+        if text is None:
+            out.append(f"cat: {name}: No such file or directory\n")
+            code = 1
+            continue
+        out.append(text if text.endswith("\n") or not text else text + "\n")
+    return ConsoleResult("".join(out), code)
+
+
+def version(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+    return ConsoleResult(
+        f"Client Version: {CLIENT_VERSION}\nKustomize Version: {KUSTOMIZE_VERSION}\n"
+        f"Server Version: {VERSION['gitVersion']}\n"
+    )
+
+
+FILE_COMMANDS = {"ls": ls, "cat": cat, "version": version}

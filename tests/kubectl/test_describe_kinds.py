@@ -1,0 +1,86 @@
+"""`describe` of workloads, namespaces and events: the console's text is real kubectl's."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from cluster.kubeapi.describe import _involves, _with_events
+from cluster.kubeapi.describe_workloads import (
+    describe_generic,
+    describe_namespace,
+    describe_replication_controller,
+)
+
+RC = """apiVersion: v1
+kind: ReplicationController
+metadata:
+  name: described
+spec:
+  replicas: 2
+  selector:
+    app: described
+  template:
+    metadata:
+      labels:
+        app: described
+    spec:
+      nodeSelector:
+        kubernetes.io/hostname: node1
+      containers:
+        - name: nginx
+          image: nginx:1.15
+          ports:
+            - containerPort: 80
+"""
+
+
+def without_ages(text: str) -> str:
+    return re.sub(r"\b\d+[smhdy]\d*[smhd]?\b", "AGE", text)
+
+
+def _wait_running(kubectl, selector: str, count: int) -> list[dict]:
+    for _ in range(100):
+        pods = json.loads(kubectl.ok("get", "pods", "-l", selector, "-o", "json"))["items"]
+        if len(pods) == count and all(p["status"].get("phase") == "Running" for p in pods):
+            return pods
+        time.sleep(0.2)
+    raise AssertionError(f"pods {selector} did not run")
+
+
+def test_describe_rc_is_kubectls_text(kubectl):
+    kubectl.ok("apply", "-f", "-", stdin=RC)
+    try:
+        pods = _wait_running(kubectl, "app=described", 2)
+        time.sleep(0.5)  # the RC's status catches up
+        out = kubectl.ok("describe", "rc", "described")
+        rc = json.loads(kubectl.ok("get", "rc", "described", "-o", "json"))
+        events = json.loads(kubectl.ok("get", "events", "-o", "json"))["items"]
+        ours = _with_events(
+            describe_replication_controller(rc, pods), [e for e in events if _involves(e, rc)], _now()
+        )
+        assert "Pods Status:  2 Running / 0 Waiting / 0 Succeeded / 0 Failed" in out
+        assert without_ages(out) == without_ages(ours)
+    finally:
+        kubectl.ok("delete", "rc", "described")
+
+
+def test_describe_namespace_and_an_event_are_kubectls_text(kubectl):
+    namespace = json.loads(kubectl.ok("get", "namespace", "default", "-o", "json"))
+    assert kubectl.ok("describe", "namespace", "default") == describe_namespace(namespace)
+    events = json.loads(kubectl.ok("get", "events", "-o", "json"))["items"]
+    if not events:
+        kubectl.ok("apply", "-f", "-", stdin=RC)
+        kubectl.ok("delete", "rc", "described")
+        events = json.loads(kubectl.ok("get", "events", "-o", "json"))["items"]
+    event = events[0]
+    out = kubectl.ok("describe", "event", event["metadata"]["name"])
+    ours = _with_events(describe_generic(event), [], _now())
+    assert out == ours
+
+
+def _now():
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)
