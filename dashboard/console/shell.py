@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cluster.kubeapi.resources import VERSION
 from dashboard.console.parser import CommandLine, UsageError
+from dashboard.console.reads import HELP
 from dashboard.console.result import ConsoleResult
 from dashboard.console.workdir import Workdir
 
@@ -20,8 +21,6 @@ def usage(verb: str) -> str:
     """`kubectl VERB --help`: kubectl's own text, its options cut to those this console knows."""
     path = HELP_DIR / f"{verb}.txt"
     if not path.is_file():
-        from dashboard.console.reads import HELP
-
         return HELP
     return path.read_text(encoding="utf-8")
 

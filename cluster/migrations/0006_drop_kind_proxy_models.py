@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cluster', '0004_cluster_policy'),
+        ('cluster', '0005_flowstep_ending'),
     ]
 
     operations = [
