@@ -19,7 +19,7 @@ import json
 import logging
 import time
 
-from cluster import broadcast, leader
+from cluster import broadcast, execsessions, leader
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import step_message
@@ -57,6 +57,7 @@ class Hub:
         self.news = -1  # broadcast.other_news() at the last read of steps and settings
         self.stale = True  # read everything on the next pump
         self.read_all_at = 0.0  # monotonic time of the last read of everything
+        self.exec_seq = 0  # the last exec session change sent
 
     async def join(self, client: Client) -> None:
         # Sockets connect in bursts: the first one starts the reader, the others wait for it.
@@ -84,6 +85,7 @@ class Hub:
         )
         self.step_id = latest.first() or 0
         self.settings = (self.cluster.pace_ms, self.cluster.step_mode)
+        self.exec_seq = execsessions.latest_seq(self.cluster)
         current = leader.current(self.cluster)
         self.leader = (current["holder"], current["transitions"]) if current else None
 
@@ -180,6 +182,9 @@ class Hub:
         for step in steps:
             self.step_id = step.pk
             out.append(Message(json.dumps(step_message(step, self.cluster_name)), step_id=step.pk))
+        for seq, session in execsessions.changed_since(self.cluster, self.exec_seq):
+            self.exec_seq = seq
+            out.append(Message(json.dumps({"type": "exec.session", "session": session})))
         settings = tuple(Cluster.objects.filter(pk=self.cluster.pk).values_list("pace_ms", "step_mode").get())
         if settings != self.settings:
             self.settings = settings

@@ -146,3 +146,48 @@ class WatchEvent(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["cluster", "revision"], name="watchevent_unique_revision")
         ]
+
+
+class ContainerLayer(models.Model):
+    """A container's writable layer: what commands run by `kubectl exec` wrote over the image.
+
+    Keyed by the runtime's container id, so a restarted container (a new id) starts clean, as
+    with Docker; shared by every process that serves an exec into it.
+    """
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="container_layers")
+    container_id = models.CharField(max_length=100)
+    files = models.JSONField(default=dict)  # path -> content
+    dirs = models.JSONField(default=list)
+    deleted = models.JSONField(default=list)  # whiteouts over the image's paths
+    kv = models.JSONField(default=dict)  # a redis container's keys (its memory)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["cluster", "container_id"], name="containerlayer_unique_id")
+        ]
+
+
+class ExecSession(models.Model):
+    """One `kubectl exec` into a pod: who, what, when, and how it ended (not one of the 13 steps)."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="exec_sessions")
+    # Handed out under the cluster row lock at open and again at close: readers see changes in order.
+    seq = models.BigIntegerField()
+    namespace = models.CharField(max_length=253)
+    pod = models.CharField(max_length=253)
+    container = models.CharField(max_length=253)
+    command = models.JSONField(default=list)
+    user = models.CharField(max_length=200)
+    client = models.CharField(max_length=40)  # kubectl / web / api
+    tty = models.BooleanField(default=False)
+    opened_at = models.DateTimeField(auto_now_add=True)
+    # Renewed by the serving process while the session is open: a session whose process died
+    # (no close was written) counts as ended once this is old.
+    seen_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    exit_code = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["cluster", "seq"])]

@@ -145,6 +145,11 @@ def ui_strings() -> dict[str, str]:
         "console_hint": _("Type a kubectl command (try: help). Tab completes, ↑/↓ recall history."),
         "paste_yaml": _("Paste the YAML below, then press Ctrl+Enter to run it (Esc cancels)."),
         "watching": _("Watching for changes (press Ctrl+C to stop)"),
+        # kubectl exec
+        "exec_inside": _("exec session open"),
+        "exec_open": _("open now"),
+        "exec_exited": _("exited with code"),
+        "exec_disconnected": _("ended: the client disconnected"),
         # inspector
         "describe": _("Describe"),
         "events": _("Events"),

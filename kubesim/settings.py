@@ -109,6 +109,8 @@ else:
 
 # The broadcast hub: bytes a websocket may have waiting before it is told to resync (cluster/sinks.py).
 KUBESIM_CLIENT_BACKLOG_BYTES = envint("KUBESIM_CLIENT_BACKLOG_BYTES", str(1 << 20))
+# kubectl exec: sessions one process serves at once (each runs its shell in a thread of its own).
+KUBESIM_EXEC_MAX_SESSIONS = envint("KUBESIM_EXEC_MAX_SESSIONS", "200")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -12,6 +12,7 @@ from django.views.decorators.csrf import csrf_exempt
 from cluster.access import get_cluster
 from cluster.api import handlers
 from cluster.api.clusters import find_cluster
+from cluster.api.exec_http import exec_response
 from cluster.api.http import (
     actor_for,
     error_response,
@@ -43,6 +44,8 @@ def verb_of(method: str, target: Target) -> str:
 def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> HttpResponse:
     try:
         target = resolve(group, version, rest)
+        if target.subresource == "exec":  # authorized as `create` on pods/exec, for GET and POST alike
+            return exec_response(request, cluster_name, target)
         cluster = find_cluster(request, cluster_name, verb_of(request.method or "", target), target)
         if protobuf_only(request.headers.get("Accept", "")):
             raise ApiError(

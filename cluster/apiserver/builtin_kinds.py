@@ -30,6 +30,7 @@ BUILTIN = (
         categories=("all",),
         subresources=(
             Subresource("binding", "Binding", ("create",)),
+            Subresource("exec", "PodExecOptions", ("create", "get")),
             Subresource("log", "Pod", ("get",)),
             status_subresource("Pod"),
         ),

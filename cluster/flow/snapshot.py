@@ -12,6 +12,7 @@ import json
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Max, Q
 
+from cluster import execsessions
 from cluster.apiserver import history, rows
 from cluster.apiserver.kinds import workload_kinds
 from cluster.flow.steprows import STEP_COLUMNS
@@ -100,6 +101,7 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
         "pod_status": pod_statuses(objects["pods"]),
+        "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.
         "scheduling": queue_view.pending(cluster),
     }

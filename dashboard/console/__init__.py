@@ -11,6 +11,7 @@ from cluster.access import authorize
 from cluster.apiserver import service as api
 from cluster.models import Cluster
 from dashboard.console import reads, shell, writes
+from dashboard.console.exec import exec_command
 from dashboard.console.parser import UsageError, parse, resource_for
 from dashboard.console.result import ConsoleResult, server_error
 from dashboard.console.workdir import Workdir
@@ -61,6 +62,8 @@ def run_command(
             return ConsoleResult(shell.usage(cmd.verb))
         if cmd.verb in shell.FILE_COMMANDS:
             return shell.FILE_COMMANDS[cmd.verb](workdir, cmd)
+        if cmd.verb == "exec":
+            return exec_command(cluster, cmd, stdin, who)
         handler = handlers.get(cmd.verb)
         if handler is None:
             raise UsageError(

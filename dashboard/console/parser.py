@@ -44,6 +44,13 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "--no-headers": ("no_headers", False),
     "-h": ("help", False),
     "--help": ("help", False),
+    # kubectl exec
+    "-i": ("stdin", False),
+    "--stdin": ("stdin", False),
+    "-t": ("tty", False),
+    "--tty": ("tty", False),
+    "-it": ("stdin_tty", False),
+    "-ti": ("stdin_tty", False),
 }
 
 
@@ -76,6 +83,7 @@ class CommandLine:
     verb: str
     args: list[str] = field(default_factory=list)
     flags: dict[str, str | bool] = field(default_factory=dict)
+    command: list[str] | None = None  # the words after `--` (kubectl exec's command), as typed
 
     def flag(self, name: str, default: str = "") -> str:
         value = self.flags.get(name, default)
@@ -87,6 +95,8 @@ class CommandLine:
 
 
 def _split_flag(token: str) -> tuple[str, str | None]:
+    if token in FLAGS:
+        return token, None
     if token.startswith("--") and "=" in token:
         name, value = token.split("=", 1)
         return name, value
@@ -107,6 +117,9 @@ def parse(line: str) -> CommandLine:
     cmd = CommandLine(verb=tokens[0])
     rest = iter(tokens[1:])
     for token in rest:
+        if token == "--":
+            cmd.command = list(rest)
+            break
         if token == "-" or not token.startswith("-"):
             cmd.args.append(token)
             continue

@@ -27,6 +27,7 @@ HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
  cordon     cordon node1 | uncordon node1
  taint      taint nodes node1 dedicated=gpu:NoSchedule | taint nodes node1 dedicated:NoSchedule-
  logs       logs <pod>
+ exec       exec <pod> -- hostname | exec -it <pod> -- bash   (exit or Ctrl+D leaves the shell)
  explain-scheduling <pod>   open the scheduler panel for a pod
  clear      clear the screen
 """

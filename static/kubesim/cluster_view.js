@@ -66,6 +66,11 @@ export class ClusterView {
       } else {
         this.dirtyWorkloads = true;
       }
+    } else if (change.type === "exec") {
+      const pod = this.store.pods.get(`${change.session.namespace}/${change.session.pod}`);
+      const node = pod && pod.spec && pod.spec.nodeName;
+      if (node) this.dirtyNodes.add(node);
+      else this.dirtyPending = true;
     } else {
       return;
     }
@@ -222,19 +227,24 @@ export class ClusterView {
     const isNew = !this.seenPods.has(key) && this.painted;
     const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew;
     this.seenPods.add(key);
+    // Who is inside: an open `kubectl exec` session shows on the card.
+    const inside = this.store.execsInto(key).filter((s) => !s.closed_at);
+    const insideTitle = inside.map((s) => `\n${t("exec_inside")}: kubectl exec ${s.tty ? "-it " : ""}${s.pod} -- ${s.command.join(" ")} (${s.user}, ${s.client})`).join("");
     return h(
       "button",
       {
         type: "button",
-        class: `pod phase-${phaseClass(state)}${changed ? " pod-changed" : ""}${isNew ? " pod-new" : ""}`,
+        class: `pod phase-${phaseClass(state)}${changed ? " pod-changed" : ""}${isNew ? " pod-new" : ""}${inside.length ? " has-exec" : ""}`,
         "data-pod": key,
         "data-state": state,
-        title: `${key} — ${state}`,
+        "data-exec": String(inside.length),
+        title: `${key} — ${state}${insideTitle}`,
         onclick: (event) => this.hooks.onPod(pod, event.currentTarget),
       },
       h("span", { class: "pod-dot", "aria-hidden": "true" }),
       h("span", { class: "pod-name", text: pod.metadata.name }),
       h("span", { class: "pod-state", text: state }), // kubectl's STATUS word, as students will see it
+      inside.length ? h("span", { class: "pod-exec", "aria-label": t("exec_inside"), text: `>_${inside.length > 1 ? ` ${inside.length}` : ""}` }) : null,
     );
   }
 

@@ -3,8 +3,9 @@
 
 import { $, BASE, clear, h, KINDS, request, t } from "./dom.js";
 import { FollowUps } from "./followups.js";
+import { ExecSession, statusText } from "./exec_session.js";
 
-const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "explain-scheduling", "version", "ls", "cat", "help", "clear"];
+const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "exec", "explain-scheduling", "version", "ls", "cat", "help", "clear"];
 const TYPES = ["all", "pods", "nodes", "rc", "rs", "deploy", "events", "ns", "pod", "node", "replicationcontrollers", "replicasets", "deployments", "namespaces"];
 const HISTORY_KEY = "kubesim.console.history";
 const NEEDS_STDIN = /^(kubectl\s+)?(apply|create|delete)\b.*\s(-f|--filename)(\s+-|=-)?\s*$/;
@@ -22,6 +23,7 @@ export class ConsoleView {
     this.watch = null;
     this.files = [];
     this.followUps = new FollowUps(store);
+    this.exec = null; // the open exec session: the input line goes to the container's shell
     this.print(t("console_hint"), "hint");
     this.refreshFiles();
     $("console-form").addEventListener("submit", (event) => {
@@ -51,6 +53,22 @@ export class ConsoleView {
   }
 
   onKey(event) {
+    if (this.exec && event.ctrlKey && (event.key === "c" || event.key === "d")) {
+      event.preventDefault();
+      if (event.key === "c") {
+        this.exec.session.interrupt();
+        this.input.value = "";
+      } else if (!this.input.value) this.exec.session.endOfInput();
+      return;
+    }
+    if (this.exec && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
+      // the shell's own history: lines typed in this session, not kubectl commands
+      event.preventDefault();
+      const exec = this.exec;
+      exec.cursor = Math.max(0, Math.min(exec.history.length, exec.cursor + (event.key === "ArrowUp" ? -1 : 1)));
+      this.input.value = exec.history[exec.cursor] || "";
+      return;
+    }
     if (event.key === "ArrowUp" || event.key === "ArrowDown") {
       event.preventDefault();
       this.cursor = Math.max(0, Math.min(this.history.length, this.cursor + (event.key === "ArrowUp" ? -1 : 1)));
@@ -75,6 +93,15 @@ export class ConsoleView {
   }
 
   submit() {
+    if (this.exec) {
+      const { session, screen, history } = this.exec;
+      if (this.input.value.trim()) history.push(this.input.value);
+      this.exec.cursor = history.length;
+      if (!session.tty) this.stream(screen, `${this.input.value}\n`); // no terminal echoes it
+      session.sendLine(this.input.value);
+      this.input.value = "";
+      return;
+    }
     const line = this.input.value.trim();
     this.input.value = "";
     this.watch = null;
@@ -121,11 +148,52 @@ export class ConsoleView {
     this.print(data.output, data.exit_code ? "err" : "out");
     const ui = data.ui || {};
     if (ui.created) this.followUps.watch(ui.created, sent, (text) => this.print(text, "hint"));
+    if (ui.exec) this.startExec(ui.exec);
     if (ui.panel === "scheduler") this.hooks.openScheduler(`${ui.namespace}/${ui.pod}`);
     if (ui.watch) {
       this.watch = ui.watch;
       this.print(t("watching"), "hint");
     }
+  }
+
+  // exec -it: the console becomes the session's terminal until the shell exits.
+  startExec(target) {
+    const screen = h("span", { class: "c-exec" });
+    this.out.append(screen);
+    const prompt = document.querySelector("#console-form .console-prompt");
+    const label = prompt.textContent;
+    prompt.textContent = "";
+    prompt.hidden = true;
+    const session = new ExecSession(target.path, {
+      tty: target.tty,
+      onText: (text) => this.stream(screen, text),
+      onEnd: (status) => {
+        this.exec = null;
+        prompt.textContent = label;
+        prompt.hidden = false;
+        this.print(statusText(status), "err");
+        this.input.focus();
+      },
+    });
+    this.exec = { session, target, screen, history: [], cursor: 0 };
+    this.input.focus();
+  }
+
+  // Terminal output into one element: CR LF is a newline, "\b \b" erases what the shell echoed,
+  // `clear`'s erase-screen empties it and other escape sequences are dropped.
+  stream(screen, text) {
+    let content = screen.textContent;
+    if (text.includes("\u001b[2J")) {
+      content = "";
+      text = text.slice(text.lastIndexOf("\u001b[2J"));
+    }
+    text = text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, "");
+    for (const char of text) {
+      if (char === "\b") content = content.slice(0, -1);
+      else if (char !== "\r") content += char;
+    }
+    screen.textContent = content;
+    this.out.scrollTop = this.out.scrollHeight;
   }
 
   // get -w: print the server's row for each change of a watched object, as kubectl does.
@@ -159,7 +227,7 @@ export class ConsoleView {
     const pods = [...this.store.pods.values()].map((p) => p.metadata.name);
     const nodes = [...this.store.nodes.keys()];
     if (["cordon", "uncordon"].includes(verb)) return nodes;
-    if (["logs", "explain-scheduling"].includes(verb)) return pods;
+    if (["logs", "exec", "explain-scheduling"].includes(verb)) return pods;
     if (words.length === 2) return TYPES;
     const type = words[1];
     if (/^(no|nodes?)$/.test(type)) return nodes;

@@ -59,7 +59,7 @@ export class FlowView {
     this.buildLegend();
     this.bindControls();
     store.subscribe((change) => {
-      if (["snapshot", "step", "settings"].includes(change.type) || change.kind === "Node") this.schedule();
+      if (["snapshot", "step", "settings", "exec"].includes(change.type) || change.kind === "Node") this.schedule();
     });
   }
 
@@ -273,6 +273,7 @@ export class FlowView {
     $("continue").disabled = !this.store.stepMode;
     $("replay").disabled = !(trace && trace.steps.length);
     // Redraw (and so re-animate) only when the step shown changes, not on every node heartbeat.
+    this.renderExecStory(trace);
     const last = steps[steps.length - 1];
     const shown = [trace ? trace.id : "", steps.length, last ? `${last.seq}:${last.step}` : "", this.replay ? this.replay.index : -1,
       this.store.stepMode, finished, parked, this.diagram.nodesKey, [...others].join(",")].join("|");
@@ -281,6 +282,34 @@ export class FlowView {
     this.renderDiagram(steps);
     this.renderCaption(trace, steps, finished || parked);
     this.renderList(steps, others);
+  }
+
+  // The pod's story goes on after step 13: every `kubectl exec` into the trace's pods, listed
+  // apart from the steps (an exec changes no object and wakes no controller).
+  renderExecStory(trace) {
+    const pods = new Set();
+    if (trace && trace.kind === "Pod") pods.add(`${trace.namespace || "default"}/${trace.name}`);
+    for (const step of trace ? trace.steps : []) {
+      const obj = step.object || {};
+      if (obj.kind === "Pod" && obj.name) pods.add(`${obj.namespace || "default"}/${obj.name}`);
+    }
+    const sessions = [...pods].flatMap((key) => this.store.execsInto(key)).sort((a, b) => a.id - b.id);
+    const signature = sessions.map((s) => `${s.id}:${s.closed_at || ""}`).join(",");
+    if (signature === this.execSignature) return;
+    this.execSignature = signature;
+    $("exec-story").hidden = !sessions.length;
+    const list = clear($("exec-story-list"));
+    for (const s of sessions) {
+      const time = (s.opened_at || "").slice(11, 19);
+      const line = `kubectl exec ${s.tty ? "-it " : ""}${s.pod} -c ${s.container} -- ${s.command.join(" ")}`;
+      let state = t("exec_open");
+      if (s.closed_at) state = s.exit_code === null ? t("exec_disconnected") : `${t("exec_exited")} ${s.exit_code}`;
+      list.append(h("li", { class: `exec-item${s.closed_at ? "" : " is-open"}` },
+        h("span", { class: "exec-time", text: time }),
+        h("code", { class: "exec-cmd", text: line }),
+        h("span", { class: "exec-who", text: `${s.client} · ${s.user}` }),
+        h("span", { class: "exec-state", text: state })));
+    }
   }
 
   renderPicker() {

@@ -46,6 +46,7 @@ export class Store {
     this.paceMs = 600;
     this.stepMode = false;
     this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
+    this.execSessions = new Map(); // id -> kubectl exec session (open, or closed recently)
     this.listeners = new Set();
   }
 
@@ -70,6 +71,7 @@ export class Store {
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
     if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
     if (snap.leader !== undefined) this.leader = snap.leader;
+    this.execSessions = new Map((snap.exec_sessions || []).map((s) => [s.id, s]));
     this.emit({ type: "snapshot" });
   }
 
@@ -144,6 +146,18 @@ export class Store {
 
   podStatusOf(pod) {
     return this.podStatus.get(podKey(pod)) ?? ((pod.status || {}).phase || "Pending");
+  }
+
+  applyExecSession(msg) {
+    const session = msg.session;
+    this.execSessions.set(session.id, session);
+    while (this.execSessions.size > 50) this.execSessions.delete(this.execSessions.keys().next().value);
+    this.emit({ type: "exec", session });
+  }
+
+  // The exec sessions into one pod ("ns/name"), oldest first; open ones have no closed_at.
+  execsInto(key) {
+    return [...this.execSessions.values()].filter((s) => `${s.namespace}/${s.pod}` === key);
   }
 
   // Requested vs allocatable for one node: what the capacity bars show.

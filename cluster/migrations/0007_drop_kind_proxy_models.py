@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cluster', '0005_flowstep_ending'),
+        ('cluster', '0006_exec_sessions_and_container_layers'),
     ]
 
     operations = [

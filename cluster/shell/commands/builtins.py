@@ -1,0 +1,133 @@
+"""Builtins of bash, dash and busybox ash: they run inside the shell, whatever $PATH holds."""
+
+from __future__ import annotations
+
+from cluster.shell.filesystem import FsError
+from cluster.shell.interpreter import ExitShell
+
+
+def _cd(sh, argv, io) -> int:
+    target = argv[1] if len(argv) > 1 else sh.env.get("HOME", "/root")
+    if target == "-":
+        target = sh.env.get("OLDPWD", sh.cwd)
+    path = sh.fs.resolve(sh.cwd, target)
+    if not sh.fs.is_dir(path):
+        reason = "Not a directory" if sh.fs.exists(path) else "No such file or directory"
+        if sh.style == "bash":
+            io.write_err(f"{sh.name}: cd: {target}: {reason}\n")
+        elif sh.style == "dash":
+            io.write_err(sh.error(f"cd: can't cd to {target}"))
+        else:
+            io.write_err(sh.error(f"cd: can't cd to {target}: {reason}"))
+        return 1 if sh.style != "dash" else 2
+    sh.env["OLDPWD"], sh.cwd = sh.cwd, path
+    sh.env["PWD"] = path
+    return 0
+
+
+def _exit(sh, argv, io) -> int:
+    status = sh.status
+    if len(argv) > 1:
+        try:
+            status = int(argv[1]) & 0xFF
+        except ValueError:
+            io.write_err(sh.error(f"exit: {argv[1]}: numeric argument required"))
+            status = 2
+    raise ExitShell(status)
+
+
+def _export(sh, argv, io) -> int:
+    for arg in argv[1:]:
+        name, sep, value = arg.partition("=")
+        if sep:
+            sh.env[name] = value
+    if len(argv) == 1:
+        io.write_out("".join(f'declare -x {k}="{v}"\n' for k, v in sorted(sh.env.items())))
+    return 0
+
+
+def _unset(sh, argv, io) -> int:
+    for name in argv[1:]:
+        sh.env.pop(name, None)
+    return 0
+
+
+def _pwd(sh, argv, io) -> int:
+    io.write_out(sh.cwd + "\n")
+    return 0
+
+
+def _echo(sh, argv, io) -> int:
+    args = argv[1:]
+    newline, escapes = True, False
+    while args and args[0] in ("-n", "-e", "-ne", "-en"):
+        newline = newline and "n" not in args[0]
+        escapes = escapes or "e" in args[0]
+        args = args[1:]
+    text = " ".join(args)
+    if escapes:
+        text = text.replace("\\n", "\n").replace("\\t", "\t")
+    io.write_out(text + ("\n" if newline else ""))
+    return 0
+
+
+def _true(sh, argv, io) -> int:
+    return 0
+
+
+def _false(sh, argv, io) -> int:
+    return 1
+
+
+def _type(sh, argv, io) -> int:
+    status = 0
+    for name in argv[1:]:
+        if name in BUILTINS:
+            io.write_out(f"{name} is a shell builtin\n")
+            continue
+        found = sh.fs.find_program(name, sh.env.get("PATH", ""))
+        if found:
+            io.write_out(f"{name} is {found}\n")
+        else:
+            io.write_err(f"{sh.name}: type: {name}: not found\n")
+            status = 1
+    return status
+
+
+MAX_SOURCE_DEPTH = 16
+
+
+def _source(sh, argv, io) -> int:
+    if len(argv) < 2:
+        return 0
+    if sh.source_depth >= MAX_SOURCE_DEPTH:
+        io.write_err(sh.error(f"{argv[1]}: too many levels of nested sourcing"))
+        return 1
+    try:
+        script = sh.fs.read(sh.fs.resolve(sh.cwd, argv[1]))
+    except FsError as exc:
+        io.write_err(sh.error(f"{argv[1]}: {exc}"))
+        return 1
+    sh.source_depth += 1
+    try:
+        for line in script.splitlines():
+            sh.run(line, io)
+    finally:
+        sh.source_depth -= 1
+    return sh.status
+
+
+BUILTINS = {
+    "cd": _cd,
+    "exit": _exit,
+    "export": _export,
+    "unset": _unset,
+    "pwd": _pwd,
+    "echo": _echo,
+    "true": _true,
+    "false": _false,
+    ":": _true,
+    "type": _type,
+    "source": _source,
+    ".": _source,
+}

@@ -1,0 +1,160 @@
+"""The container's file view: the image's layers, its writable overlay and the files the kubelet
+mounts (/etc/hostname, /etc/hosts, /etc/resolv.conf)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from cluster.shell import overlay
+from cluster.shell.context import ContainerContext
+from cluster.shell.overlay import Overlay
+from cluster.shell.rootfs import Tree, rootfs_for
+
+
+class FsError(Exception):
+    """An errno-style failure; the message is strerror (`No such file or directory`)."""
+
+
+NOENT = "No such file or directory"
+ISDIR = "Is a directory"
+NOTDIR = "Not a directory"
+EXISTS = "File exists"
+NOTEMPTY = "Directory not empty"
+
+
+class FileSystem:
+    def __init__(self, ctx: ContainerContext) -> None:
+        self.tree: Tree = rootfs_for(ctx.image)
+        self.ctx = ctx
+        self.layer: Overlay = overlay.load(ctx.cluster, ctx.container_id)
+        self.saved = self.layer.snapshot()
+        self.mounted = {
+            "/etc/hostname": ctx.hostname + "\n",
+            "/etc/hosts": ctx.hosts_file(),
+            "/etc/resolv.conf": ctx.resolv_conf(),
+        }
+
+    def reload(self) -> None:
+        """Another session may have written to the container since: read its layer again."""
+        self.layer = overlay.load(self.ctx.cluster, self.ctx.container_id)
+        self.saved = self.layer.snapshot()
+
+    def save(self) -> None:
+        if self.layer.snapshot() != self.saved:
+            overlay.save(self.ctx.cluster, self.ctx.container_id, self.layer)
+            self.saved = self.layer.snapshot()
+
+    @staticmethod
+    def resolve(cwd: str, path: str) -> str:
+        return posixpath.normpath(posixpath.join(cwd, path)) if path else cwd
+
+    def _gone(self, path: str) -> bool:
+        while path != "/":
+            if path in self.layer.deleted:
+                return True
+            path = posixpath.dirname(path)
+        return False
+
+    def is_dir(self, path: str) -> bool:
+        if path in self.layer.dirs:
+            return True
+        return path in self.tree.dirs and not self._gone(path)
+
+    def is_file(self, path: str) -> bool:
+        if path in self.layer.files:
+            return True
+        if self._gone(path):
+            return False
+        return path in self.tree.files or path in self.tree.links or path in self.mounted
+
+    def exists(self, path: str) -> bool:
+        return self.is_dir(path) or self.is_file(path)
+
+    def link_target(self, path: str) -> str | None:
+        return None if path in self.layer.files or self._gone(path) else self.tree.links.get(path)
+
+    def read(self, path: str) -> str:
+        if self.is_dir(path):
+            raise FsError(ISDIR)
+        if path in self.layer.files:
+            return self.layer.files[path]
+        if not self.is_file(path):
+            raise FsError(NOENT)
+        if path in self.mounted:
+            return self.mounted[path]
+        if path in self.tree.links:
+            return ""  # /dev/stdout: the container's log, not a file
+        return self.tree.files[path]
+
+    def write(self, path: str, content: str, append: bool = False) -> None:
+        parent = posixpath.dirname(path)
+        if not self.is_dir(parent):
+            raise FsError(NOENT if not self.exists(parent) else NOTDIR)
+        if self.is_dir(path):
+            raise FsError(ISDIR)
+        before = self.read(path) if append and self.is_file(path) else ""
+        self.layer.files[path] = before + content
+        self.layer.deleted.discard(path)
+
+    def mkdir(self, path: str) -> None:
+        if self.exists(path):
+            raise FsError(EXISTS)
+        if not self.is_dir(posixpath.dirname(path)):
+            raise FsError(NOENT)
+        self.layer.dirs.add(path)
+        self.layer.deleted.discard(path)
+
+    def listdir(self, path: str) -> list[str]:
+        if not self.is_dir(path):
+            raise FsError(NOTDIR if self.exists(path) else NOENT)
+        prefix = path.rstrip("/") + "/"
+        names = set()
+        candidates = [
+            *self.tree.dirs,
+            *self.tree.files,
+            *self.tree.links,
+            *self.mounted,
+            *self.layer.dirs,
+            *self.layer.files,
+        ]
+        for candidate in candidates:
+            if candidate != path and candidate.startswith(prefix) and self.exists(candidate):
+                names.add(candidate[len(prefix) :].split("/", 1)[0])
+        return sorted(names)
+
+    def remove(self, path: str, recursive: bool = False) -> None:
+        if not self.exists(path):
+            raise FsError(NOENT)
+        if self.is_dir(path):
+            if not recursive:
+                raise FsError(ISDIR)
+            for child in self.listdir(path):
+                self.remove(posixpath.join(path, child), recursive=True)
+            self.layer.dirs.discard(path)
+        self.layer.files.pop(path, None)
+        if path in self.tree.dirs or path in self.tree.files or path in self.tree.links:
+            self.layer.deleted.add(path)
+
+    def rmdir(self, path: str) -> None:
+        if not self.is_dir(path):
+            raise FsError(NOTDIR if self.exists(path) else NOENT)
+        if self.listdir(path):
+            raise FsError(NOTEMPTY)
+        self.remove(path, recursive=True)
+
+    def size(self, path: str) -> int:
+        if self.is_dir(path):
+            return 4096
+        if self.link_target(path):
+            return len(self.link_target(path))
+        return len(self.read(path).encode())
+
+    def find_program(self, name: str, path_var: str) -> str | None:
+        """$PATH lookup as execvp does it; a name with a slash is taken as a path."""
+        if "/" in name:
+            return name if self.is_file(name) else None
+        for directory in path_var.split(":"):
+            candidate = posixpath.join(directory or ".", name)
+            if self.is_file(candidate):
+                return candidate
+        return None

@@ -1,0 +1,331 @@
+"""Run parsed command lines: expansion, pipes, `;` `&&` `||`, redirections, builtins, programs."""
+
+from __future__ import annotations
+
+import contextlib
+import fnmatch
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from cluster.shell.arithmetic import BadExpression, evaluate
+from cluster.shell.context import ContainerContext
+from cluster.shell.filesystem import FileSystem, FsError
+from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word, parse
+
+
+class ExpansionError(Exception):
+    """A word that cannot be expanded (`$((1/0))`): the command does not run, status 1."""
+
+
+class ExitShell(Exception):
+    def __init__(self, status: int) -> None:
+        self.status = status
+
+
+@dataclass(slots=True)
+class IO:
+    """A program's standard streams: stdin read whole on demand, output appended."""
+
+    read_stdin: Callable[[], str]
+    write_out: Callable[[str], None]
+    write_err: Callable[[str], None]
+
+
+def _no_input() -> str:
+    return ""
+
+
+class Shell:
+    """One shell process (`bash`, `sh`) in a container: variables, working directory, last status."""
+
+    def __init__(self, ctx: ContainerContext, fs: FileSystem, name: str = "sh") -> None:
+        self.ctx, self.fs, self.name = ctx, fs, name
+        self.env: dict[str, str] = dict(ctx.environment())
+        self.cwd = ctx.profile.workdir
+        self.env["PWD"] = self.cwd
+        self.status = 0
+        self.style = "bash" if name == "bash" else ctx.profile.base.shell_style
+        self.line_number = 1
+        self.source_depth = 0
+
+    # -- messages as each shell words them -------------------------------------------------
+    def not_found(self, program: str) -> str:
+        if self.style == "bash":
+            return f"{self.name}: {program}: command not found\n"
+        if self.style == "dash":
+            return f"{self.name}: {self.line_number}: {program}: not found\n"
+        return f"{self.name}: {program}: not found\n"
+
+    def error(self, text: str) -> str:
+        if self.style == "dash":
+            return f"{self.name}: {self.line_number}: {text}\n"
+        return f"{self.name}: {text}\n"
+
+    def syntax_error(self, message: str, source: str = "-c") -> str:
+        if self.style == "bash":
+            return f"{self.name}: {source}: line {self.line_number}: {message}\n"
+        return f"{self.name}: {self.line_number}: Syntax error: {message}\n"
+
+    # -- running ----------------------------------------------------------------------------
+    def run(self, text: str, io: IO) -> int:
+        """Run one command line; raises ExitShell on `exit`."""
+        try:
+            lists = parse(text)
+        except ShellSyntaxError as exc:
+            io.write_err(self.syntax_error(str(exc)))
+            self.status = 2
+            return 2
+        for and_or in lists:
+            self._run_and_or(and_or, io)
+        return self.status
+
+    def _run_and_or(self, and_or: AndOr, io: IO) -> None:
+        self.status = self._run_pipeline(and_or.first.commands, io)
+        for operator, pipeline in and_or.rest:
+            if (operator == "&&") == (self.status == 0):
+                self.status = self._run_pipeline(pipeline.commands, io)
+
+    def _run_pipeline(self, commands: list[Command], io: IO) -> int:
+        status = 0
+        read_stdin = io.read_stdin
+        for index, command in enumerate(commands):
+            last = index == len(commands) - 1
+            captured: list[str] = []
+            out = io.write_out if last else captured.append
+            status = self._run_command(command, IO(read_stdin, out, io.write_err))
+            if not last:
+                text = "".join(captured)
+                read_stdin = lambda text=text: text  # noqa: E731
+        return status
+
+    def _run_command(self, command: Command, io: IO) -> int:
+        words = list(command.words)
+        assignments: dict[str, str] = {}
+        argv: list[str] = []
+        try:
+            while words and _assignment(words[0]):
+                first = words.pop(0)
+                name, _, rest = first.parts[0][1].partition("=")
+                assignments[name] = "".join(self.expand(Word([("bare", rest), *first.parts[1:]])))
+            for word in words:
+                argv += self.expand(word)
+        except ExpansionError as exc:
+            io.write_err(self.error(str(exc)))
+            return 1
+        io = self._redirected(command, io)
+        if io is None:
+            return 1
+        if not argv:
+            self.env.update(assignments)  # `X=1`: a shell variable
+            return 0
+        if not assignments:
+            return self.execute(argv, io)
+        saved = self.env  # `X=1 cmd`: in cmd's environment only
+        self.env = {**saved, **assignments}
+        try:
+            return self.execute(argv, io)
+        finally:
+            self.env = saved
+
+    def _redirected(self, command: Command, io: IO) -> IO | None:
+        out, err, read_stdin = io.write_out, io.write_err, io.read_stdin
+        for operator, target in command.redirects:
+            if operator == "2>&1":
+                err = out
+                continue
+            if operator in ("1>&2", ">&2"):
+                out = err
+                continue
+            path = " ".join(self.expand(target)) if target is not None else ""
+            full = self.fs.resolve(self.cwd, path)
+            if operator == "<":
+                try:
+                    text = self.fs.read(full)
+                except FsError as exc:
+                    io.write_err(
+                        self.error(
+                            f"{path}: {exc}" if self.style != "dash" else f"cannot open {path}: No such file"
+                        )
+                    )
+                    return None
+                read_stdin = lambda text=text: text  # noqa: E731
+                continue
+            if path in ("/dev/null",):
+                sink = _discard
+            elif path in ("/dev/stdout",):
+                sink = io.write_out
+            elif path in ("/dev/stderr",):
+                sink = io.write_err
+            else:
+                try:
+                    self.fs.write(full, "", append=operator == ">>")
+                except FsError as exc:
+                    io.write_err(
+                        self.error(
+                            f"{path}: {exc}" if self.style != "dash" else f"cannot create {path}: {exc}"
+                        )
+                    )
+                    return None
+                sink = self._file_sink(full)
+            if operator == "2>":
+                err = sink
+            else:
+                out = sink
+        return IO(read_stdin, out, err)
+
+    def _file_sink(self, path: str) -> Callable[[str], None]:
+        def write(text: str) -> None:
+            self.fs.write(path, text, append=True)
+
+        return write
+
+    def execute(self, argv: list[str], io: IO) -> int:
+        from cluster.shell.commands import BUILTINS, PROGRAMS, not_simulated
+
+        name = argv[0]
+        builtin = BUILTINS.get(name)
+        if builtin is not None:
+            return builtin(self, argv, io)
+        program = self.fs.find_program(name, self.env.get("PATH", ""))
+        if program is None:
+            if "/" in name:
+                io.write_err(
+                    self.error(f"{name}: No such file or directory")
+                    if self.style != "dash"
+                    else self.not_found(name)
+                )
+                return 127
+            io.write_err(self.not_found(name))
+            return 127
+        implementation = PROGRAMS.get(posixpath.basename(program), not_simulated)
+        return implementation(self, argv, io)
+
+    # -- expansion --------------------------------------------------------------------------
+    def variable(self, name: str) -> str:
+        if name == "?":
+            return str(self.status)
+        if name == "$":
+            return "1"
+        if name == "0":
+            return self.name
+        if name == "#":
+            return "0"
+        return self.env.get(name, "")
+
+    def _expand_text(self, text: str) -> str:
+        out, i = [], 0
+        while i < len(text):
+            char = text[i]
+            if char != "$" or i + 1 >= len(text):
+                out.append(char)
+                i += 1
+                continue
+            nxt = text[i + 1]
+            if nxt == "{":
+                end = text.find("}", i)
+                if end == -1:
+                    out.append(text[i:])
+                    break
+                inner = text[i + 2 : end]
+                name, sep, default = inner.partition(":-")
+                value = self.variable(name)
+                out.append(value if value or not sep else default)
+                i = end + 1
+            elif nxt in "?$#0":
+                out.append(self.variable(nxt))
+                i += 2
+            elif nxt.isalpha() or nxt == "_":
+                j = i + 1
+                while j < len(text) and (text[j].isalnum() or text[j] == "_"):
+                    j += 1
+                out.append(self.variable(text[i + 1 : j]))
+                i = j
+            else:
+                out.append(char)
+                i += 1
+        return "".join(out)
+
+    def substitute(self, script: str) -> str:
+        """$(...): run in a subshell, its output without trailing newlines."""
+        sub = Shell(self.ctx, self.fs, self.name)
+        sub.env, sub.cwd, sub.status = dict(self.env), self.cwd, self.status
+        captured: list[str] = []
+        with contextlib.suppress(ExitShell):
+            sub.run(script, IO(_no_input, captured.append, lambda _text: None))
+        return "".join(captured).rstrip("\n")
+
+    def arithmetic(self, expression: str) -> str:
+        """$((…)): integers, + - * / % and parentheses, variables by name (unset is 0)."""
+        try:
+            return str(evaluate(self._expand_text(expression), self.env))
+        except BadExpression as exc:
+            raise ExpansionError(f"{expression.strip()}: {exc}") from None
+
+    def expand(self, word: Word) -> list[str]:
+        """One word -> its fields: variables, $(...), field splitting and globbing of bare parts."""
+        fields: list[str] = [""]
+        quoted = False
+        glob = False
+        for kind, text in word.parts:
+            if kind == "lit":
+                fields[-1] += text
+                quoted = True
+            elif kind == "dq":
+                fields[-1] += self._expand_text(text)
+                quoted = True
+            else:
+                if kind == "sub":
+                    value = self.substitute(text)
+                elif kind == "arith":
+                    value = self.arithmetic(text)
+                else:
+                    value = self._expand_text(text)
+                if kind == "bare" and text.startswith("~") and fields == [""]:
+                    value = self.env.get("HOME", "/root") + value[1:]
+                if kind == "bare" and any(c in text for c in "*?["):
+                    glob = True
+                pieces = value.split()
+                if not pieces:
+                    continue
+                if value[:1].isspace():
+                    fields.append("")
+                fields[-1] += pieces[0]
+                for piece in pieces[1:]:
+                    fields.append(piece)
+                if value[-1:].isspace():
+                    fields.append("")
+        fields = [f for f in fields if f] or ([""] if quoted else [])
+        if glob:
+            fields = [m for f in fields for m in (self._glob(f) or [f])]
+        return fields
+
+    def _glob(self, pattern: str) -> list[str]:
+        directory, _, base = pattern.rpartition("/")
+        root = (
+            self.fs.resolve(self.cwd, directory or ".") if directory or not pattern.startswith("/") else "/"
+        )
+        if pattern.startswith("/") and not directory:
+            root = "/"
+        try:
+            names = self.fs.listdir(root)
+        except FsError:
+            return []
+        matched = [
+            n
+            for n in names
+            if fnmatch.fnmatchcase(n, base) and (base.startswith(".") or not n.startswith("."))
+        ]
+        prefix = f"{directory}/" if directory or pattern.startswith("/") else ""
+        return [prefix + n for n in matched]
+
+
+def _assignment(word: Word) -> bool:
+    """NAME=value, the name unquoted at the start of the word."""
+    kind, text = word.parts[0]
+    name, sep, _ = text.partition("=")
+    return kind == "bare" and bool(sep) and name.isidentifier()
+
+
+def _discard(_text: str) -> None:
+    return None

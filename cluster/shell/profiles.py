@@ -1,0 +1,419 @@
+"""What each image of the kubelet's catalog holds: its base OS, programs, environment,
+working directory, processes and server (as the official images' Dockerfiles build them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+from cluster.kubelet.images import split_reference
+from cluster.shell.images_files import httpd_files, nginx_files, redis_files
+
+_COREUTILS = (
+    "cat",
+    "chgrp",
+    "chmod",
+    "chown",
+    "cp",
+    "date",
+    "dd",
+    "df",
+    "echo",
+    "false",
+    "ln",
+    "ls",
+    "mkdir",
+    "mv",
+    "pwd",
+    "readlink",
+    "rm",
+    "rmdir",
+    "sleep",
+    "stty",
+    "sync",
+    "touch",
+    "true",
+    "uname",
+    "bash",
+    "sh",
+    "grep",
+    "sed",
+    "hostname",
+)
+_USR_COREUTILS = (
+    "basename",
+    "cut",
+    "dirname",
+    "du",
+    "env",
+    "expr",
+    "head",
+    "id",
+    "nproc",
+    "printenv",
+    "printf",
+    "seq",
+    "sort",
+    "tail",
+    "tee",
+    "test",
+    "tr",
+    "tty",
+    "uniq",
+    "wc",
+    "whoami",
+    "xargs",
+    "find",
+)
+# Busybox images have one binary; these applets are links to it.
+_BUSYBOX_BIN = (
+    "busybox",
+    "cat",
+    "chmod",
+    "cp",
+    "date",
+    "dd",
+    "df",
+    "echo",
+    "false",
+    "grep",
+    "hostname",
+    "ln",
+    "ls",
+    "mkdir",
+    "mv",
+    "ping",
+    "ps",
+    "pwd",
+    "rm",
+    "rmdir",
+    "sed",
+    "sh",
+    "sleep",
+    "touch",
+    "true",
+    "uname",
+)
+_BUSYBOX_USR_BIN = (
+    "basename",
+    "cut",
+    "dirname",
+    "du",
+    "env",
+    "expr",
+    "find",
+    "head",
+    "id",
+    "nproc",
+    "printenv",
+    "printf",
+    "seq",
+    "sort",
+    "tail",
+    "tee",
+    "test",
+    "top",
+    "tr",
+    "tty",
+    "uniq",
+    "uptime",
+    "vi",
+    "wc",
+    "wget",
+    "whoami",
+    "xargs",
+    "nslookup",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Base:
+    """A base OS layer: its release file and the programs in $PATH (program -> directory)."""
+
+    name: str
+    os_release: str
+    binaries: dict[str, str]
+    shell_style: str  # "dash": `sh: 1: foo: not found`; "ash": `sh: foo: not found`; "bash"
+
+    @property
+    def busybox(self) -> bool:
+        return self.shell_style == "ash"
+
+
+def _gnu(*extra: str) -> dict[str, str]:
+    binaries = {b: "/bin" for b in _COREUTILS} | {b: "/usr/bin" for b in _USR_COREUTILS}
+    return binaries | {b: "/usr/bin" for b in extra}
+
+
+def _busybox(*extra: str) -> dict[str, str]:
+    binaries = {b: "/bin" for b in _BUSYBOX_BIN} | {b: "/usr/bin" for b in _BUSYBOX_USR_BIN}
+    return binaries | {b: "/usr/bin" for b in extra}
+
+
+DEBIAN_RELEASE = """PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"
+NAME="Debian GNU/Linux"
+VERSION_ID="12"
+VERSION="12 (bookworm)"
+VERSION_CODENAME=bookworm
+ID=debian
+HOME_URL="https://www.debian.org/"
+SUPPORT_URL="https://www.debian.org/support"
+BUG_REPORT_URL="https://bugs.debian.org/"
+"""
+UBUNTU_RELEASE = """PRETTY_NAME="Ubuntu 24.04.1 LTS"
+NAME="Ubuntu"
+VERSION_ID="24.04"
+VERSION="24.04.1 LTS (Noble Numbat)"
+VERSION_CODENAME=noble
+ID=ubuntu
+ID_LIKE=debian
+HOME_URL="https://www.ubuntu.com/"
+SUPPORT_URL="https://help.ubuntu.com/"
+BUG_REPORT_URL="https://bugs.launchpad.net/ubuntu/"
+UBUNTU_CODENAME=noble
+"""
+CENTOS_RELEASE = """NAME="CentOS Linux"
+VERSION="7 (Core)"
+ID="centos"
+ID_LIKE="rhel fedora"
+VERSION_ID="7"
+PRETTY_NAME="CentOS Linux 7 (Core)"
+ANSI_COLOR="0;31"
+CPE_NAME="cpe:/o:centos:centos:7"
+HOME_URL="https://www.centos.org/"
+BUG_REPORT_URL="https://bugs.centos.org/"
+"""
+ORACLE_RELEASE = """NAME="Oracle Linux Server"
+VERSION="9.4"
+ID="ol"
+ID_LIKE="fedora"
+VERSION_ID="9.4"
+PLATFORM_ID="platform:el9"
+PRETTY_NAME="Oracle Linux Server 9.4"
+ANSI_COLOR="0;31"
+HOME_URL="https://linux.oracle.com/"
+"""
+ALPINE_RELEASE = """NAME="Alpine Linux"
+ID=alpine
+VERSION_ID=3.20.3
+PRETTY_NAME="Alpine Linux v3.20"
+HOME_URL="https://alpinelinux.org/"
+BUG_REPORT_URL="https://gitlab.alpinelinux.org/alpine/aports/-/issues"
+"""
+
+_APT = ("apt", "apt-get", "dpkg", "which", "clear")
+DEBIAN = Base("debian", DEBIAN_RELEASE, _gnu(*_APT), "dash")
+UBUNTU = Base("ubuntu", UBUNTU_RELEASE, _gnu(*_APT, "ps", "top", "free"), "dash")
+CENTOS = Base(
+    "centos", CENTOS_RELEASE, _gnu("ps", "top", "free", "curl", "yum", "rpm", "which", "clear"), "bash"
+)
+ORACLE = Base("oracle", ORACLE_RELEASE, _gnu("microdnf", "rpm"), "bash")
+ALPINE = Base("alpine", ALPINE_RELEASE, _busybox("apk", "which", "clear"), "ash")
+BUSYBOX = Base("busybox", "", _busybox("which", "clear"), "ash")
+
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+@dataclass(frozen=True, slots=True)
+class Process:
+    pid: int
+    user: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One image as a container sees it."""
+
+    family: str  # nginx, httpd, redis, mysql, tomcat, python, busybox, alpine, centos, ubuntu, pause
+    version: str  # the software's version for this tag (nginx 1.25.5)
+    base: Base
+    binaries: dict[str, str]  # the image's own programs -> directory, on top of the base's
+    env: tuple[tuple[str, str], ...]  # the image's ENV lines, in Dockerfile order
+    workdir: str = "/"
+    processes: tuple[Process, ...] = ()
+    port: int = 0  # the server it listens on (0: none)
+    files: dict[str, str] = field(default_factory=dict)  # path -> content (the image's own files)
+
+    def all_binaries(self) -> dict[str, str]:
+        return {**self.base.binaries, **self.binaries}
+
+    @property
+    def path(self) -> str:
+        return dict(self.env).get("PATH", DEFAULT_PATH)
+
+
+_NGINX_VERSIONS = {
+    "1.14": "1.14.2",
+    "1.15": "1.15.12",
+    "1.16": "1.16.1",
+    "1.19": "1.19.10",
+    "1.21": "1.21.6",
+    "1.25": "1.25.5",
+    "1.27": "1.27.3",
+}
+_REDIS_VERSIONS = {"5": "5.0.14", "6": "6.2.16", "7": "7.2.5"}
+_MYSQL_VERSIONS = {"5.7": "5.7.44", "8.0": "8.0.39"}
+_TOMCAT_VERSIONS = {"8": "8.5.100", "9": "9.0.93"}
+
+
+def _version(table: dict[str, str], tag: str, latest: str) -> str:
+    return table.get(tag.removesuffix("-alpine"), latest)
+
+
+def _nginx(tag: str) -> Profile:
+    version = _version(_NGINX_VERSIONS, tag, "1.27.3")
+    alpine = "alpine" in tag
+    env = (
+        ("PATH", DEFAULT_PATH),
+        ("NGINX_VERSION", version),
+        ("NJS_VERSION", "0.8.7"),
+        ("PKG_RELEASE", "1" if alpine else "1~bookworm"),
+    )
+    processes = (
+        Process(1, "root", "nginx: master process nginx -g daemon off;"),
+        Process(29, "nginx", "nginx: worker process"),
+        Process(30, "nginx", "nginx: worker process"),
+    )
+    programs = {"nginx": "/usr/sbin", "curl": "/usr/bin"}
+    return Profile(
+        "nginx",
+        version,
+        ALPINE if alpine else DEBIAN,
+        programs,
+        env,
+        "/",
+        processes,
+        80,
+        nginx_files(version, entrypoint=not tag.startswith(("1.14", "1.15", "1.16"))),
+    )
+
+
+def _httpd(tag: str) -> Profile:
+    env = (
+        ("PATH", "/usr/local/apache2/bin:" + DEFAULT_PATH),
+        ("HTTPD_PREFIX", "/usr/local/apache2"),
+        ("HTTPD_VERSION", "2.4.62"),
+    )
+    processes = (
+        Process(1, "root", "httpd -DFOREGROUND"),
+        *(Process(pid, "www-data", "httpd -DFOREGROUND") for pid in (8, 9, 10)),
+    )
+    programs = {"httpd": "/usr/local/apache2/bin", "apachectl": "/usr/local/apache2/bin"}
+    base = ALPINE if tag == "alpine" else DEBIAN
+    return Profile("httpd", "2.4.62", base, programs, env, "/usr/local/apache2", processes, 80, httpd_files())
+
+
+def _redis(tag: str) -> Profile:
+    version = _version(_REDIS_VERSIONS, tag, "7.2.5")
+    env = (
+        ("PATH", DEFAULT_PATH),
+        ("REDIS_VERSION", version),
+        ("REDIS_DOWNLOAD_URL", f"http://download.redis.io/releases/redis-{version}.tar.gz"),
+    )
+    programs = {
+        "redis-server": "/usr/local/bin",
+        "redis-cli": "/usr/local/bin",
+        "redis-benchmark": "/usr/local/bin",
+        "docker-entrypoint.sh": "/usr/local/bin",
+    }
+    processes = (Process(1, "redis", "redis-server *:6379"),)
+    base = ALPINE if tag == "alpine" else DEBIAN
+    return Profile("redis", version, base, programs, env, "/data", processes, 6379, redis_files())
+
+
+def _mysql(tag: str) -> Profile:
+    version = _version(_MYSQL_VERSIONS, tag, "9.1.0")
+    env = (
+        ("PATH", DEFAULT_PATH),
+        ("GOSU_VERSION", "1.17"),
+        ("MYSQL_MAJOR", version.rsplit(".", 1)[0]),
+        ("MYSQL_VERSION", f"{version}-1.el9"),
+        ("MYSQL_SHELL_VERSION", f"{version}-1.el9"),
+    )
+    programs = {
+        "mysqld": "/usr/sbin",
+        "mysql": "/usr/bin",
+        "mysqladmin": "/usr/bin",
+        "docker-entrypoint.sh": "/usr/local/bin",
+    }
+    processes = (Process(1, "mysql", "mysqld"),)
+    return Profile("mysql", version, ORACLE, programs, env, "/", processes, 3306, {})
+
+
+def _tomcat(tag: str) -> Profile:
+    version = _version(_TOMCAT_VERSIONS, tag, "9.0.93")
+    env = (
+        ("PATH", "/usr/local/tomcat/bin:/opt/java/openjdk/bin:" + DEFAULT_PATH),
+        ("JAVA_HOME", "/opt/java/openjdk"),
+        ("LANG", "en_US.UTF-8"),
+        ("JAVA_VERSION", "jdk-21.0.4+7"),
+        ("CATALINA_HOME", "/usr/local/tomcat"),
+        ("TOMCAT_MAJOR", version.split(".")[0]),
+        ("TOMCAT_VERSION", version),
+    )
+    programs = {
+        "catalina.sh": "/usr/local/tomcat/bin",
+        "version.sh": "/usr/local/tomcat/bin",
+        "java": "/opt/java/openjdk/bin",
+        "curl": "/usr/bin",
+        "ps": "/usr/bin",
+    }
+    processes = (
+        Process(
+            1,
+            "root",
+            "/opt/java/openjdk/bin/java -Dcatalina.home=/usr/local/tomcat "
+            "org.apache.catalina.startup.Bootstrap start",
+        ),
+    )
+    return Profile("tomcat", version, UBUNTU, programs, env, "/usr/local/tomcat", processes, 8080, {})
+
+
+def _python(tag: str) -> Profile:
+    env = (
+        ("PATH", DEFAULT_PATH),
+        ("LANG", "C.UTF-8"),
+        ("GPG_KEY", "7169605F62C751356D054A26A821E680E5FA6305"),
+        ("PYTHON_VERSION", "3.12.7"),
+    )
+    programs = {"python": "/usr/local/bin", "python3": "/usr/local/bin", "pip": "/usr/local/bin"}
+    if not tag.endswith("slim"):
+        programs |= {"curl": "/usr/bin", "wget": "/usr/bin", "ps": "/bin"}
+    processes = (Process(1, "root", "python3"),)
+    return Profile("python", "3.12.7", DEBIAN, programs, env, "/", processes)
+
+
+def _plain(repository: str, tag: str) -> Profile:
+    """busybox, alpine, centos, ubuntu: a base OS whose default command is a shell."""
+    base = {"busybox": BUSYBOX, "alpine": ALPINE, "centos": CENTOS, "ubuntu": UBUNTU}[repository]
+    command = "/bin/bash" if base.shell_style != "ash" else "sh"
+    version = {"busybox": "1.36.1", "alpine": "3.20.3", "centos": "7.9.2009", "ubuntu": "24.04.1"}[repository]
+    return Profile(
+        repository, version, base, {}, (("PATH", DEFAULT_PATH),), "/", (Process(1, "root", command),)
+    )
+
+
+_BUILDERS = {
+    "nginx": _nginx,
+    "httpd": _httpd,
+    "redis": _redis,
+    "mysql": _mysql,
+    "tomcat": _tomcat,
+    "python": _python,
+}
+
+
+# pause and the control plane's images are distroless: one program, no shell, no tools.
+DISTROLESS = Profile("distroless", "", Base("distroless", "", {}, "ash"), {}, (("PATH", DEFAULT_PATH),))
+
+
+@cache
+def profile_for(image: str) -> Profile:
+    """The profile of an image reference (`nginx:1.25`, `docker.io/library/busybox`)."""
+    repository, tag = split_reference(image)
+    if repository in _BUILDERS:
+        return _BUILDERS[repository](tag)
+    if repository in ("busybox", "alpine", "centos", "ubuntu"):
+        return _plain(repository, tag)
+    return DISTROLESS

@@ -1,0 +1,134 @@
+"""One `docker exec` in a simulated container: find the program, then run it, a script or an
+interactive shell, and return the exit status the runtime would report."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+
+from cluster.shell.commands import PROGRAMS, not_simulated
+from cluster.shell.commands.shells import run_shell_program
+from cluster.shell.context import ContainerContext
+from cluster.shell.filesystem import FileSystem
+from cluster.shell.interpreter import IO, ExitShell, Shell
+from cluster.shell.streams import InputStream, Killed
+from cluster.shell.terminal import INTERRUPT, LineReader, crlf
+
+STDOUT, STDERR = 1, 2
+SHELLS = ("sh", "bash", "ash")
+
+Write = Callable[[int, str], None]
+
+
+def runtime_not_found(program: str) -> str:
+    """Docker's answer when the program is not in the image (runc's exec error)."""
+    if "/" in program:
+        detail = f"stat {program}: no such file or directory"
+    else:
+        detail = "executable file not found in $PATH"
+    return (
+        "OCI runtime exec failed: exec failed: unable to start container process: "
+        f'exec: "{program}": {detail}: unknown'
+    )
+
+
+def prompt(shell: Shell) -> str:
+    home = shell.env.get("HOME", "/root")
+    where = (
+        "~" + shell.cwd[len(home) :] if shell.cwd == home or shell.cwd.startswith(home + "/") else shell.cwd
+    )
+    if shell.style == "bash":
+        return f"root@{shell.ctx.hostname}:{where}# "
+    if shell.style == "ash":
+        return f"{where} # "
+    return "# "
+
+
+def _streams(ctx: ContainerContext, stdin: InputStream, write: Write) -> IO:
+    if ctx.tty:  # one stream, terminal newlines
+        return IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
+    return IO(
+        lambda: stdin.read_all().decode("utf-8", "replace"),
+        lambda text: write(STDOUT, text),
+        lambda text: write(STDERR, text),
+    )
+
+
+def run_exec(ctx: ContainerContext, argv: list[str], stdin: InputStream, write: Write) -> int:
+    """Run argv in the container; returns the exit status. Raises Closed if the caller left."""
+    fs = FileSystem(ctx)
+    path_var = dict(ctx.environment()).get("PATH", "")
+    program = fs.find_program(argv[0], path_var) if argv else None
+    if program is None:
+        message = runtime_not_found(argv[0] if argv else "")
+        write(STDOUT, message + ("\r\n" if ctx.tty else "\n"))
+        return 127
+    try:
+        return _run_program(ctx, fs, argv, posixpath.basename(program), stdin, write)
+    except Killed as killed:
+        return killed.status
+    finally:
+        fs.save()
+
+
+def _run_program(ctx: ContainerContext, fs: FileSystem, argv: list[str], name: str, stdin, write) -> int:
+    io = _streams(ctx, stdin, write)
+    if name in SHELLS:
+        if ctx.tty and len(argv) == 1:
+            return interactive(Shell(ctx, fs, name), stdin, write)
+        if not ctx.tty and len(argv) == 1:
+            return _script_from_stdin(Shell(ctx, fs, name), stdin, io)
+        return run_shell_program(ctx, fs, [name, *argv[1:]], io)
+    shell = Shell(ctx, fs, "sh")
+    try:
+        return PROGRAMS.get(name, not_simulated)(shell, argv, io)
+    except ExitShell as done:
+        return done.status
+
+
+def _script_from_stdin(shell: Shell, stdin: InputStream, io: IO) -> int:
+    """`echo hostname | kubectl exec -i POD -- sh`: each line runs as it arrives."""
+    quiet = IO(lambda: "", io.write_out, io.write_err)
+    number = 0
+    try:
+        while (line := stdin.read_line()) is not None:
+            number += 1
+            shell.line_number = number
+            shell.fs.reload()
+            try:
+                shell.run(line.decode("utf-8", "replace").rstrip("\r\n"), quiet)
+            finally:
+                shell.fs.save()
+    except ExitShell as done:
+        return done.status
+    return shell.status
+
+
+def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
+    """A shell on a terminal: prompt, read a line (echoed and edited), run it, until exit or Ctrl+D."""
+    reader = LineReader(stdin, lambda text: write(STDOUT, text), editing=shell.style != "dash")
+    io = IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
+    number = 0
+    while True:
+        write(STDOUT, prompt(shell))
+        line = reader.read_line()  # raises Closed when the caller leaves
+        if line is INTERRUPT:
+            shell.status = 130
+            continue
+        if line is None:
+            if shell.style == "bash":
+                write(STDOUT, "exit\r\n")
+            else:
+                write(STDOUT, "\r\n")
+            return shell.status
+        number += 1
+        shell.line_number = number
+        shell.fs.reload()
+        try:
+            shell.run(line, io)
+        except ExitShell as done:
+            if shell.style == "bash":
+                write(STDOUT, "exit\r\n")
+            return done.status
+        finally:
+            shell.fs.save()
