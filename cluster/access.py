@@ -29,7 +29,9 @@ from django.conf import settings
 
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
+from cluster.quota import policy
 from cluster.ratelimit import WRITES
+from kubesim import state
 
 ANONYMOUS = "system:anonymous"
 READ_VERBS = frozenset({"get", "list", "watch"})
@@ -62,8 +64,6 @@ _presenter_cache: tuple[tuple[str, float], str] = (("", 0.0), "")
 def presenter_token() -> str:
     """The presenter token from the state directory, re-read when the file changes (rotation)."""
     global _presenter_cache
-    from kubesim import state
-
     path = state.state_dir() / state.PRESENTER_TOKEN_FILE
     try:
         mtime = os.stat(path).st_mtime
@@ -270,8 +270,6 @@ def check_csrf(request) -> None:
 def limit_rate(caller: Caller, cluster: Cluster) -> None:
     if caller.teacher:
         return
-    from cluster.quota import policy
-
     quota = policy(cluster)
     seconds = WRITES.retry_after((cluster.pk, caller.rate_key()), quota.writes, quota.window)
     if seconds:

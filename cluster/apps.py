@@ -6,7 +6,12 @@ class ClusterConfig(AppConfig):
     verbose_name = "Simulated cluster"
 
     def ready(self) -> None:
-        # Every cluster's quota is an admission function of the API server (idempotent).
+        # Every cluster's quota is an admission function of the API server, and the flow records
+        # each write's steps through the store's write hook (both idempotent). Imported here: the
+        # app registry must be ready before models are imported.
         from cluster import quota
+        from cluster.apiserver import store
+        from cluster.flow import hooks
 
         quota.install()
+        store.set_write_hook(hooks.on_write)

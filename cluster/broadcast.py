@@ -1,7 +1,7 @@
 """Nudges after commit ("cluster C has news") and the per-process hub that fans changes out.
 
 A nudge carries no data: whoever wakes reads the event log (and new flow steps) itself, so a
-lost nudge loses nothing (DESIGN.md rule 2). Inside one process a nudge is a thread-safe wake-up
+lost nudge loses nothing (docs/architecture.md rule 2). Inside one process a nudge is a thread-safe wake-up
 of asyncio events; across processes (REDIS_URL set) it is also a channel-layer group message: each process
 subscribes once per cluster (`listen`), whatever number of sockets and components it serves.
 """

@@ -2,7 +2,7 @@
 
 Thin: access check, join the hub, send the snapshot, then the hub writes every newer message to
 this socket (cluster/sinks.py); ORM work runs in database_sync_to_async. Client actions: next,
-continue, pace, step_mode (issue 3 §6).
+continue, pace, step_mode (docs/architecture.md rule 5).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from django.conf import settings
 
 from cluster.access import Caller, presenter_token, sandbox_token
 from cluster.models import Cluster
+from kubesim import tls
 
 
 def api_server(host: str, cluster: str, port: int | None = None) -> str:
@@ -33,8 +34,6 @@ def token_for(caller: Caller, cluster: Cluster) -> str:
 
 
 def build(cluster: Cluster, server: str, token: str) -> dict:
-    from kubesim import tls
-
     ca = tls.ensure(settings.ALLOWED_HOSTS).ca_pem()
     name = f"kubesim-{cluster.name}"
     user: dict = {"token": token} if token else {}

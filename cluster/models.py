@@ -1,16 +1,12 @@
 """Cluster state: Kubernetes objects stored as their JSON, an etcd-like event log, and flow traces.
 
-Only `cluster.apiserver` writes these rows (DESIGN.md rule 1).
+Only `cluster.apiserver` writes these rows (docs/architecture.md rule 1).
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-
-# Kinds the simulated API server serves, with their API group/version and scope.
-NAMESPACED_KINDS = ("Pod", "ReplicationController", "ReplicaSet", "Deployment", "Event", "Lease")
-CLUSTER_KINDS = ("Node", "Namespace")
 
 
 class Cluster(models.Model):
@@ -117,57 +113,6 @@ class ApiObject(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.namespace}/{self.name}" if self.namespace else f"{self.kind} {self.name}"
-
-
-class KindManager(models.Manager):
-    def __init__(self, kind: str) -> None:
-        super().__init__()
-        self.kind = kind
-
-    def get_queryset(self):
-        return super().get_queryset().filter(kind=self.kind)
-
-
-class Node(ApiObject):
-    objects = KindManager("Node")
-
-    class Meta:
-        proxy = True
-
-
-class Pod(ApiObject):
-    objects = KindManager("Pod")
-
-    class Meta:
-        proxy = True
-
-
-class ReplicationController(ApiObject):
-    objects = KindManager("ReplicationController")
-
-    class Meta:
-        proxy = True
-
-
-class ReplicaSet(ApiObject):
-    objects = KindManager("ReplicaSet")
-
-    class Meta:
-        proxy = True
-
-
-class Deployment(ApiObject):
-    objects = KindManager("Deployment")
-
-    class Meta:
-        proxy = True
-
-
-class Event(ApiObject):
-    objects = KindManager("Event")
-
-    class Meta:
-        proxy = True
 
 
 class Label(models.Model):

@@ -16,9 +16,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 
 from django.conf import settings
+from django.db.models import Count
 
+from cluster.apiserver import admission
 from cluster.apiserver.errors import ApiError
-from cluster.apiserver.kinds import kind_info
+from cluster.apiserver.kinds import KINDS, kind_info
 from cluster.models import ApiObject
 
 UNCOUNTED = ("Event", "Lease")
@@ -102,16 +104,10 @@ def admit(cluster, verb: str, kind: str, body: dict, actor) -> None:
 def counts(cluster) -> dict[str, int]:
     """Stored objects per counted kind, in one query over the (cluster, kind, …) index: Events
     and Leases, the numerous ones, are never scanned."""
-    from django.db.models import Count
-
-    from cluster.apiserver.kinds import KINDS
-
     counted = [kind for kind in KINDS if kind not in UNCOUNTED]
     rows = ApiObject.objects.filter(cluster=cluster, kind__in=counted).values("kind").annotate(n=Count("id"))
     return {row["kind"]: row["n"] for row in rows}
 
 
 def install() -> None:
-    from cluster.apiserver import admission
-
     admission.register(admit)

@@ -1,20 +1,14 @@
-"""Describe and Events text for the inspector, exactly as kubectl prints them (F's code)."""
+"""Describe and Events text for the inspector, exactly as kubectl prints them."""
 
 from __future__ import annotations
 
 from cluster.apiserver import service as api
 from cluster.kubeapi import tables
-from cluster.kubeapi.describe import describe
 from cluster.models import Cluster
-from dashboard.console import server_error
+from dashboard.console.describe import describe_object
 from dashboard.console.parser import UsageError, resource_for
 from dashboard.console.printer import table_rows, tabwrite
-
-
-def describe_object(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
-    """kubectl describe, in kubectl's layout (kinds without a describer of their own, such as
-    Events, as kubectl's generic describer prints them)."""
-    return describe(cluster, kind, namespace, name)
+from dashboard.console.result import server_error
 
 
 def describe_text(cluster: Cluster, kind: str, namespace: str, name: str) -> tuple[str, int]:

@@ -1,24 +1,30 @@
 """The classroom dashboard: one page per cluster, plus the server side of its panels.
 
 The page itself is static HTML + ES modules; live state arrives over the websocket and the REST
-API (D1/D2). The few endpoints here render text the way kubectl prints it (the web console, the
-Describe and Events views), reusing F's table and describe code.
+API (cluster.api, cluster.flow). The few endpoints here render text the way kubectl prints it
+(the web console, the Describe and Events views), reusing cluster.kubeapi's table and describe
+code.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 from pathlib import Path
 
+from django.contrib.auth import login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
-from cluster.access import caller_of, get_cluster, may_write
+from cluster.access import caller_of, get_cluster, may_write, presenter_token, presenter_user
 from cluster.apiserver.errors import ApiError
+from cluster.apiserver.kinds import page_kinds
 from cluster.models import Cluster
+from cluster.ratelimit import WRITES
 from dashboard.console import run_command
 from dashboard.console.workdir import Workdir
 from dashboard.inspect import describe_text, events_text
@@ -60,6 +66,7 @@ def page_context(request: HttpRequest, cluster: Cluster) -> dict:
         "examples": examples(),
         "steps": flow_steps(),
         "strings": ui_strings(),
+        "kinds": page_kinds(),
         "access": {
             "user": caller.name,
             "teacher": caller.teacher,
@@ -135,14 +142,6 @@ def presenter(request: HttpRequest) -> HttpResponse:
     Like a notebook server's token link: the token is checked once, the session remembers the
     teacher, and the redirect drops the token from the address bar.
     """
-    import hmac
-
-    from django.contrib.auth import login
-    from django.utils.http import url_has_allowed_host_and_scheme
-
-    from cluster.access import presenter_token, presenter_user
-    from cluster.ratelimit import WRITES
-
     token = request.GET.get("token", "")
     client = ("presenter-link", request.META.get("REMOTE_ADDR", ""))
     if WRITES.retry_after(client, 10, 60.0) or not hmac.compare_digest(

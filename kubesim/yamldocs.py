@@ -121,3 +121,15 @@ def load_documents(text: str) -> list[Document]:
     finally:
         loader.dispose()
     return documents
+
+
+class NotOneDocument(YamlError):
+    """Well-formed YAML, but not exactly one document."""
+
+
+def load_one(text: str) -> object:
+    """One YAML (or JSON) document's data; YamlError when malformed, NotOneDocument when not one."""
+    documents = load_documents(text)
+    if len(documents) != 1:
+        raise NotOneDocument(f"expected one YAML document, found {len(documents)}")
+    return documents[0].data

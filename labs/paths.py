@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from scheduler.engine.labels import label_key_error, label_value_error
+from k8s.labels import label_key_error, label_value_error
 
 _NAME = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]*")
 _INDEX = re.compile(r"\[(\d+)\]")

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from django.db.models import Max
+
+from cluster.models import FlowStep
 from labs.labmodel import Text
 from labs.paths import parse_path, resolve
+from scheduler.engine.compact import expand
+from scheduler.models import SchedulingAttempt
 
 
 def waiting_reason(pod: dict) -> str:
@@ -126,9 +131,6 @@ def event_expectation(params: dict) -> Text:
 
 def latest_attempt(cluster, namespace: str, pod: str) -> dict | None:
     """The explanation (Decision.to_json()) of the scheduler's newest attempt for the pod."""
-    from scheduler.engine.compact import expand
-    from scheduler.models import SchedulingAttempt
-
     attempts = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
     stored = attempts.order_by("-created_at", "-pk").values_list("decision", flat=True).first()
     return None if stored is None else expand(stored)
@@ -136,10 +138,6 @@ def latest_attempt(cluster, namespace: str, pod: str) -> dict | None:
 
 def flow_reached(cluster, kind: str, namespace: str, name: str) -> int:
     """The highest step recorded (not skipped) by any trace about this object."""
-    from django.db.models import Max
-
-    from cluster.models import FlowStep
-
     namespace = "" if kind == "Node" else namespace
     result = FlowStep.objects.filter(
         trace__cluster=cluster, trace__kind=kind, trace__namespace=namespace, trace__name=name, skipped=False

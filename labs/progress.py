@@ -129,3 +129,10 @@ def notify(student: Student) -> None:
         return
     async_to_sync(layer.group_send)(student_group(student.pk), {"type": "lab.changed"})
     async_to_sync(layer.group_send)(session_group(student.session_id), {"type": "lab.changed"})
+
+
+def announce_students(session) -> None:
+    """Tell the session's teacher board that its list of students changed."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(session_group(session.pk), {"type": "students.changed"})

@@ -16,14 +16,13 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from cluster.apiserver import service as api
-from cluster.apiserver.kinds import BUILTIN_NAMESPACES
+from cluster.apiserver.kinds import BUILTIN_NAMESPACES, reset_order
 from cluster.models import Cluster
+from cluster.ratelimit import WRITES
 from labs.labmodel import Lab
 from labs.models import ClassSession, StepProgress, Student
 
 SETUP = api.Actor(client="api", detail="lab starting state")
-# Deleted in this order so that no controller recreates what we just removed.
-RESET_ORDER = ("Deployment", "ReplicaSet", "ReplicationController", "Pod", "Event", "Node", "Namespace")
 MAX_NAME = 40
 
 
@@ -79,7 +78,8 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
 def clear(cluster: Cluster) -> None:
     """Delete every object of the cluster through the API server."""
     actor = api.Actor(client="api", detail="lab reset")
-    for kind in RESET_ORDER:
+    # Owners before what they own, so that no controller recreates what was just removed.
+    for kind in reset_order():
         items, _ = api.list_objects(cluster, kind)
         for item in items:
             meta = item["metadata"]
@@ -94,8 +94,6 @@ def clear(cluster: Cluster) -> None:
 
 def reset(student: Student, lab: Lab) -> None:
     """Back to the lab's starting state and its first step."""
-    from cluster.ratelimit import WRITES
-
     cluster = student.sandbox
     clear(cluster)
     build(cluster, lab)
@@ -112,8 +110,6 @@ def reset(student: Student, lab: Lab) -> None:
 def remove(student: Student) -> None:
     """The teacher removes a student: the sandbox (its objects, its control plane: the supervisor
     stops campaigning for a cluster that is gone), the throwaway user, and so the session."""
-    from cluster.ratelimit import WRITES
-
     cluster = student.sandbox
     user = student.user
     with transaction.atomic():

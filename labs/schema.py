@@ -10,12 +10,16 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from cluster.apiserver import kinds
 from kubesim.yamldocs import Document, YamlError, load_documents
 from labs import vocabulary as v
 from labs.labmodel import Text
 from labs.paths import PathError, label_error, parse_path, selector_error
 
-MANIFEST_KINDS = ("Pod", "Node", "ReplicationController", "ReplicaSet", "Deployment", "Namespace")
+
+def manifest_kinds() -> tuple[str, ...]:
+    """The kinds a lab's manifests may create: the registry's, as registered now."""
+    return kinds.lab_manifest_kinds()
 
 
 @dataclass(slots=True)
@@ -103,10 +107,12 @@ class Reader:
             if key not in data:
                 self.errors.append(LabError(here, f"missing required key {key!r}", offset + doc.line))
         kind = data.get("kind")
-        if kind is not None and kind not in MANIFEST_KINDS:
+        if kind is not None and kind not in manifest_kinds():
             line = offset + doc.line_of(("kind",))
             self.errors.append(
-                LabError(here, f"kind {kind!r} is not served (use one of {', '.join(MANIFEST_KINDS)})", line)
+                LabError(
+                    here, f"kind {kind!r} is not served (use one of {', '.join(manifest_kinds())})", line
+                )
             )
         meta = data.get("metadata")
         if isinstance(meta, dict) and not isinstance(meta.get("name"), str):
@@ -139,7 +145,7 @@ def type_problem(value: object, kind: str) -> str | None:
         v.SELECTOR: lambda: selector_error(value),
         v.LABEL: lambda: label_error(value),
         v.KIND: lambda: (
-            None if value in v.KINDS else f"{value!r} is not a kind checks know ({', '.join(v.KINDS)})"
+            None if value in v.kinds() else f"{value!r} is not a kind checks know ({', '.join(v.kinds())})"
         ),
         v.PHASE: lambda: (
             None if value in v.PHASES else f"{value!r} is not a pod phase ({', '.join(v.PHASES)})"

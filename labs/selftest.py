@@ -1,8 +1,8 @@
 """The self-test of a lab: each step's checks fail before its solution and pass after it.
 
 A fresh private cluster is built from the lab's starting state; the embedded control plane runs
-in-process until it is idle (D2's deterministic driver) after the setup and after each solution,
-so the result does not depend on timing. Errors carry the same locations as the loader's.
+in-process until it is idle (the control plane's deterministic driver) after the setup and after
+each solution, so the result does not depend on timing. Errors carry the same locations as the loader's.
 """
 
 from __future__ import annotations
@@ -14,7 +14,10 @@ from dataclasses import dataclass, field
 from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
+from cluster.controlplane import forget as drop
+from cluster.controlplane import run_until_idle
 from cluster.models import Cluster
+from dashboard.console import run_command
 from labs.checks import run_step
 from labs.labmodel import Lab, Solution
 from labs.sandbox import build
@@ -37,8 +40,6 @@ class SelfTestReport:
 
 
 async def _settle(cluster_name: str) -> None:
-    from cluster.controlplane import run_until_idle
-
     plane = await run_until_idle(cluster_name)
     # A pod that a change could help waits out its backoff (1 s, doubling) before the scheduler
     # retries it, as kube-scheduler's backoff queue does: wait for it, then settle again.
@@ -67,15 +68,11 @@ def settle(cluster: Cluster, seconds: float = SETTLE_SECONDS) -> None:
 
 
 def forget(cluster: Cluster) -> None:
-    from cluster.controlplane import forget as drop
-
     drop(cluster.name)
 
 
 def apply_solution(cluster: Cluster, solution: Solution) -> list[str]:
     """Run the solution's console commands, then apply its manifests; the problems, if any."""
-    from dashboard.console import run_command
-
     problems = []
     for command in solution.commands:
         result = run_command(cluster, command)

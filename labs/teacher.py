@@ -17,7 +17,7 @@ from labs import sandbox
 from labs.catalog import import_bundled, in_course_order, lab_of, save_definition
 from labs.loader import LabValidationError, load_lab
 from labs.models import ClassSession, LabDefinition, StepProgress, Student
-from labs.progress import notify, session_group
+from labs.progress import announce_students, notify, session_group
 from labs.selftest import self_test
 from labs.state import board_state
 
@@ -218,14 +218,8 @@ def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResp
     student = _student(session, student_id)
     name = student.display_name
     sandbox.remove(student)
-    _announce_students(session)
+    announce_students(session)
     return JsonResponse({"removed": name})
-
-
-def _announce_students(session: ClassSession) -> None:
-    from labs.views import _announce
-
-    _announce(session)
 
 
 @staff_member_required

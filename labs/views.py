@@ -19,10 +19,11 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cluster.ratelimit import RateLimiter
+from dashboard.views import page_context
 from labs import sandbox
 from labs.catalog import lab_of
 from labs.models import ClassSession, Student
-from labs.progress import evaluate
+from labs.progress import announce_students, evaluate
 from labs.state import student_state
 
 MAX_ANSWER = 500
@@ -67,22 +68,11 @@ def join(request: HttpRequest) -> HttpResponse:
                 error = str(exc)
             else:
                 login(request, student.user, backend="django.contrib.auth.backends.ModelBackend")
-                _announce(session)
+                announce_students(session)
                 return redirect(reverse("labs:student"))
     return render(
         request, "labs/join.html", {"error": error, "code": code, "name": name}, status=400 if error else 200
     )
-
-
-def _announce(session: ClassSession) -> None:
-    from asgiref.sync import async_to_sync
-    from channels.layers import get_channel_layer
-
-    from labs.progress import session_group
-
-    layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(session_group(session.pk), {"type": "students.changed"})
 
 
 @require_GET
@@ -91,8 +81,6 @@ def student_page(request: HttpRequest) -> HttpResponse:
     student = current_student(request)
     if student is None or student.sandbox is None:
         return redirect(reverse("labs:join"))
-    from dashboard.views import page_context
-
     context = {**page_context(request, student.sandbox), "student": student}
     return render(request, "labs/student.html", context)
 

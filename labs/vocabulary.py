@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from cluster.apiserver.kinds import lab_check_kinds
+
 # Value kinds a parameter can take; the loader checks each one (see loader._check_value).
 STR = "string"
 INT = "integer"
@@ -24,7 +26,6 @@ KIND = "kind"
 PHASE = "phase"
 EFFECT = "effect"
 
-KINDS = ("Pod", "Node", "ReplicationController", "ReplicaSet", "Deployment", "Event", "Namespace")
 PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
@@ -83,3 +84,8 @@ SPECS: dict[str, CheckSpec] = {
 }
 
 LEVELS = ("beginner", "intermediate", "advanced")
+
+
+def kinds() -> tuple[str, ...]:
+    """The kinds checks may name: the registry's, as registered now."""
+    return lab_check_kinds()

@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from k8s.labels import label_key_error, label_value_error
+from k8s.quantity import QuantityError, parse_quantity
 from kubesim.yamldocs import Document, YamlError, format_path, load_documents
 from scheduler.engine.config import ConfigError, profile_from_config
-from scheduler.engine.labels import label_key_error, label_value_error
 from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import Profile
-from scheduler.engine.quantity import QuantityError, parse_quantity
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
 API_VERSIONS = {"PodDisruptionBudget": "policy/v1"}

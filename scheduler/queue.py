@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import time
 from dataclasses import dataclass, field
 
+from k8s import clock
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.queueing_hints import ClusterEvent, pod_events, retry_when, wake
 
@@ -140,7 +140,7 @@ class SchedulingQueue:
     ) -> None:
         """The cycle found no node: to unschedulablePods with its rejecting plugins (backoffQ when
         none rejected it, as after an error)."""
-        now = time.monotonic() if now is None else now
+        now = clock.monotonic() if now is None else now
         entry.attempts += 1
         entry.last_message = message
         entry.backoff_until = now + backoff_duration(entry.attempts)
@@ -172,7 +172,7 @@ class SchedulingQueue:
         return True
 
     def _requeue(self, entry: QueuedPod, now: float | None) -> None:
-        now = time.monotonic() if now is None else now
+        now = clock.monotonic() if now is None else now
         if entry.backoff_until > now:
             self._to_backoff(entry)
         else:
@@ -187,7 +187,7 @@ class SchedulingQueue:
 
     def flush(self, now: float | None = None) -> None:
         """backoffQ pods whose backoff expired go to activeQ; pods unschedulable for 5 minutes move on."""
-        now = time.monotonic() if now is None else now
+        now = clock.monotonic() if now is None else now
         for key in [k for k in self.backoff if self.entries[k].backoff_until <= now]:
             self._push(self.entries[key])
         for key in list(self.unschedulable):
@@ -200,7 +200,7 @@ class SchedulingQueue:
         """Seconds until a pod in backoffQ is due: now for one an event moved there (popped when
         activeQ is empty), else the first backoff end; None when none waits there. (The 5-minute
         flush needs no wake-up of its own: the scheduler's loop polls far more often.)"""
-        now = time.monotonic() if now is None else now
+        now = clock.monotonic() if now is None else now
         if any(self.entries[k].rejectors for k in self.backoff):
             return 0.0
         times = [self.entries[k].backoff_until for k in self.backoff]
@@ -225,7 +225,7 @@ FLUSH_WHY = {
 
 
 def describe_entry(entry: QueuedPod, now: float | None = None) -> dict:
-    now = time.monotonic() if now is None else now
+    now = clock.monotonic() if now is None else now
     left = max(0.0, entry.backoff_until - now)
     result = {
         "queue": entry.queue or "inFlight",

@@ -36,7 +36,9 @@ from scheduler.queue import QueuedPod, SchedulingQueue, describe_entry
 MERGE_PATCH = "application/merge-patch+json"
 
 
-WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet")
+# The owners kube-scheduler's default spreading (SelectorSpread's "default" constraints) looks at:
+# ReplicationControllers and ReplicaSets, not every workload kind (docs/scheduler.md).
+SPREADING_OWNER_KINDS = ("ReplicationController", "ReplicaSet")
 
 
 # Clusters up to this many nodes are scheduled on the event loop (the demo's 3 nodes: 0.1 ms, and
@@ -79,7 +81,7 @@ class Scheduler:
         self.informer = Informer(
             cluster_name,
             self.component,
-            ("Node", "Pod", *WORKLOAD_KINDS),
+            ("Node", "Pod", *SPREADING_OWNER_KINDS),
             "Pods, Nodes, ReplicationControllers and ReplicaSets",
             "",
         )
@@ -137,7 +139,7 @@ class Scheduler:
 
     # -- the snapshot and the queue follow the watch ------------------------------------------
     def _observe(self, delta: Delta) -> None:
-        if delta.kind in WORKLOAD_KINDS:
+        if delta.kind in SPREADING_OWNER_KINDS:
             self._observe_workload(delta)
             return
         if delta.kind == "Node":

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from k8s import clock
+
 # The tests' own state directory (presenter token, CA, kubeconfigs), inherited by every server they
 # start, so a test run never touches the checkout's `.kubesim/` that `make run` uses.
 _STATE = tempfile.mkdtemp(prefix="kubesim-test-state-")
@@ -52,3 +54,12 @@ def _fresh_rate_limits():
     WRITES._times.clear()
     JOINS._times.clear()
     yield
+
+
+@pytest.fixture
+def fake_clock():
+    """The cluster's clock, moved by the test (`fake_clock.advance(seconds)`) instead of sleeping."""
+    fake = clock.FakeClock()
+    previous = clock.use(fake)
+    yield fake
+    clock.use(previous)

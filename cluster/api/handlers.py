@@ -18,7 +18,8 @@ from cluster.api.http import (
     read_body,
     unsupported,
 )
-from cluster.api.paths import SUBRESOURCES, Target
+from cluster.api.logs import log_response
+from cluster.api.paths import Target
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import bad_request, method_not_allowed
 from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
@@ -184,7 +185,7 @@ def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespons
 
 def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     method = request.method or "GET"
-    if target.subresource and method not in SUBRESOURCES[target.info.kind][target.subresource]:
+    if target.subresource and method not in target.info.subresource(target.subresource).methods:
         raise method_not_allowed(method)
     if not target.name:
         if method == "GET":
@@ -193,8 +194,6 @@ def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResp
             return _create(request, cluster, target)
         raise method_not_allowed(method)
     if target.subresource == "log":
-        from cluster.api.logs import log_response
-
         return log_response(request, cluster, target)
     if target.subresource == "binding":
         return _bind(request, cluster, target)

@@ -10,8 +10,9 @@ from django.http import HttpRequest, HttpResponse
 
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.decoding import load_json, text_of
-from cluster.apiserver.errors import ApiError, bad_request, too_large, unsupported_media_type
-from cluster.apiserver.manifests import load_one
+from cluster.apiserver.errors import ApiError, bad_request, too_large
+from cluster.apiserver.patch import load_apply_body
+from cluster.kubeapi.negotiation import unsupported_body
 from cluster.protobuf import codec
 
 JSON = "application/json"
@@ -79,7 +80,7 @@ def parse_object(request: HttpRequest, into: tuple[str, str] = ("", "")) -> dict
     elif kind == PROTOBUF:
         data = decode_protobuf(raw, *into)
     elif kind in YAML_TYPES:
-        data = load_one(text_of(raw))
+        data = load_apply_body(text_of(raw))
     else:
         raise unsupported(kind)
     if not isinstance(data, dict):
@@ -88,11 +89,7 @@ def parse_object(request: HttpRequest, into: tuple[str, str] = ("", "")) -> dict
 
 
 def unsupported(content_type: str, patch: bool = False) -> ApiError:
-    """415, worded by F's negotiation (it tells the student the `kubectl apply` way) when installed."""
-    try:
-        from cluster.kubeapi.negotiation import unsupported_body
-    except ImportError:
-        return unsupported_media_type(content_type)
+    """415, worded as the real API server words it (it tells the student the `kubectl apply` way)."""
     status = unsupported_body(content_type, patch=patch) or {}
     return ApiError(415, "UnsupportedMediaType", status.get("message") or content_type)
 

@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import importlib
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import Target, resolve
 from cluster.api.readers import reading
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request
+from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
 
 FOLLOW_POLL_SECONDS = 0.5
-
-
-def _reader():
-    """D2's cluster.kubelet.logs.read_log when the kubelet is installed, else None."""
-    try:
-        return importlib.import_module("cluster.kubelet.logs").read_log
-    except (ImportError, AttributeError):
-        return None
 
 
 def _container(pod: dict, wanted: str) -> str:
@@ -42,10 +35,7 @@ def _container(pod: dict, wanted: str) -> str:
 def _read(cluster: Cluster, target: Target, request: HttpRequest, tail: int | None) -> str:
     pod = api.get(cluster, "Pod", target.namespace, target.name)
     container = _container(pod, request.GET.get("container", ""))
-    reader = _reader()
-    if reader is None:
-        return ""
-    return reader(cluster, target.namespace, target.name, container, tail, flag(request, "timestamps"))
+    return read_log(cluster, target.namespace, target.name, container, tail, flag(request, "timestamps"))
 
 
 def _tail(request: HttpRequest) -> int | None:
@@ -62,8 +52,6 @@ def log_response(request: HttpRequest, cluster: Cluster, target: Target) -> Http
 
 
 def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str):
-    from cluster.api.views import find_cluster
-
     target = resolve(group, version, rest)
     cluster = find_cluster(request, cluster_name, "get", target)
     first = _read(cluster, target, request, _tail(request))

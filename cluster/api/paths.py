@@ -7,21 +7,6 @@ from dataclasses import dataclass
 from cluster.apiserver.errors import no_such_resource
 from cluster.apiserver.kinds import KindInfo, by_resource
 
-# Subresources each kind serves, and the verbs they take.
-SUBRESOURCES: dict[str, dict[str, tuple[str, ...]]] = {
-    "Pod": {
-        "binding": ("POST",),
-        "status": ("GET", "PUT", "PATCH"),
-        "log": ("GET",),
-        "exec": ("GET", "POST"),
-    },
-    "Node": {"status": ("GET", "PUT", "PATCH")},
-    "Namespace": {"status": ("GET", "PUT", "PATCH")},
-    "ReplicationController": {"status": ("GET", "PUT", "PATCH"), "scale": ("GET", "PUT", "PATCH")},
-    "ReplicaSet": {"status": ("GET", "PUT", "PATCH"), "scale": ("GET", "PUT", "PATCH")},
-    "Deployment": {"status": ("GET", "PUT", "PATCH"), "scale": ("GET", "PUT", "PATCH")},
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Target:
@@ -44,7 +29,7 @@ def resolve(group: str, version: str, rest: str) -> Target:
         raise no_such_resource()
     name = parts[1] if len(parts) > 1 else ""
     sub = parts[2] if len(parts) > 2 else ""
-    if sub and sub not in SUBRESOURCES.get(info.kind, {}):
+    if sub and info.subresource(sub) is None:
         raise no_such_resource()
     if info.namespaced and name and not namespace:
         raise no_such_resource()

@@ -32,7 +32,14 @@ SELF_REVIEW_RULES = [
 def _access_review(request: HttpRequest, cluster, review: dict) -> dict:
     spec = review.get("spec") if isinstance(review.get("spec"), dict) else {}
     resource, non_resource = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
-    info = KindInfo("SelfSubjectAccessReview", AUTHORIZATION, "v1", "selfsubjectaccessreviews", "", False)
+    info = KindInfo(
+        kind="SelfSubjectAccessReview",
+        plural="selfsubjectaccessreviews",
+        singular="",
+        group=AUTHORIZATION,
+        version="v1",
+        namespaced=False,
+    )
     if resource and non_resource:
         message = 'Invalid value: "null": cannot be specified in combination with resourceAttributes'
         raise invalid(info, "", [Cause("FieldValueInvalid", "spec.nonResourceAttributes", message)])

@@ -1,4 +1,4 @@
-"""?fieldValidation=Strict|Warn|Ignore: unknown fields, judged by F's OpenAPI schemas when installed.
+"""?fieldValidation=Strict|Warn|Ignore: unknown fields, judged by cluster.kubeapi.openapi's schemas.
 
 Strict (kubectl's default) answers 400; Warn adds a Warning header per field; either way the
 unknown fields are dropped before storing, as the real API server does.
@@ -6,21 +6,14 @@ unknown fields are dropped before storing, as the real API server does.
 
 from __future__ import annotations
 
-import importlib
 import re
 
 from django.http import HttpRequest
 
 from cluster.apiserver.errors import bad_request
+from cluster.kubeapi import openapi
 
 _PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
-
-
-def _openapi():
-    try:
-        return importlib.import_module("cluster.kubeapi.openapi")
-    except ImportError:
-        return None
 
 
 def _drop(obj: object, path: str) -> None:
@@ -38,17 +31,16 @@ def _drop(obj: object, path: str) -> None:
 
 def check(request: HttpRequest, kind: str, version: str, obj: object, patch: bool = False) -> list[str]:
     """Drop unknown fields from `obj`; 400 under Strict; returns Warning header values under Warn."""
-    module = _openapi()
     mode = request.GET.get("fieldValidation", "Warn")
-    if module is None or mode == "Ignore" or not isinstance(obj, dict):
+    if mode == "Ignore" or not isinstance(obj, dict):
         return []
-    unknown = module.strict_decode(kind, obj)
+    unknown = openapi.strict_decode(kind, obj)
     if not unknown:
         return []
     if mode == "Strict":
         if patch:
             raise bad_request("strict decoding error: " + ", ".join(f'unknown field "{p}"' for p in unknown))
-        raise bad_request(module.strict_error_message(kind, version, unknown))
+        raise bad_request(openapi.strict_error_message(kind, version, unknown))
     for path in unknown:
         _drop(obj, path)
     return [f'299 - "unknown field \\"{path}\\""' for path in unknown]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from importlib.util import find_spec
-
 from django.urls import include, path, re_path
 
 from cluster.api import reviews, views
@@ -23,8 +21,6 @@ urlpatterns = [
     re_path(CLUSTER + r"api/v1/(?P<rest>.+)$", views.core),
     re_path(CLUSTER + r"apis/(?P<group>[^/]+)/(?P<version>v[^/]+)/(?P<rest>.+)$", views.grouped),
     path("clusters/<slug:cluster>/apply", views.apply),
+    # The flow's endpoints (snapshot, flow/next, traces, scheduling) live beside the API.
+    path("clusters/<slug:cluster>/", include("cluster.flow.urls")),
 ]
-
-# D2's flow endpoints (snapshot, flow/next, traces, scheduling) live beside the API.
-if find_spec("cluster.flow.urls") is not None:
-    urlpatterns.append(path("clusters/<slug:cluster>/", include("cluster.flow.urls")))

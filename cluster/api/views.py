@@ -11,6 +11,8 @@ from django.views.decorators.csrf import csrf_exempt
 
 from cluster.access import get_cluster
 from cluster.api import handlers
+from cluster.api.clusters import find_cluster
+from cluster.api.exec_http import exec_response
 from cluster.api.http import (
     actor_for,
     error_response,
@@ -19,13 +21,13 @@ from cluster.api.http import (
     media_type,
     read_body,
 )
+from cluster.api.logs import follow_response
 from cluster.api.paths import Target, resolve
 from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
 from cluster.apiserver.decoding import text_of
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
 from cluster.kubeapi.negotiation import protobuf_only
-from cluster.models import Cluster
 
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}
 
@@ -39,27 +41,10 @@ def verb_of(method: str, target: Target) -> str:
     return _VERBS.get(method, method.lower())
 
 
-def find_cluster(request: HttpRequest, name: str, verb: str, target: Target) -> Cluster:
-    """The cluster if the caller may `verb` the target there (cluster.access: 404/403/401/429)."""
-    resource = target.info.plural + (f"/{target.subresource}" if target.subresource else "")
-    object_name = "" if verb == "create" and not target.subresource else target.name
-    return get_cluster(
-        request,
-        name,
-        verb=verb,
-        resource=resource,
-        group=target.info.group,
-        namespace=target.namespace,
-        name=object_name,
-    )
-
-
 def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> HttpResponse:
     try:
         target = resolve(group, version, rest)
         if target.subresource == "exec":  # authorized as `create` on pods/exec, for GET and POST alike
-            from cluster.api.exec_http import exec_response
-
             return exec_response(request, cluster_name, target)
         cluster = find_cluster(request, cluster_name, verb_of(request.method or "", target), target)
         if protobuf_only(request.headers.get("Accept", "")):
@@ -77,8 +62,6 @@ def _route(request: HttpRequest, cluster: str, group: str, version: str, rest: s
     if request.method == "GET" and flag(request, "watch"):
         return watch_response(request, cluster, group, version, rest)
     if request.method == "GET" and rest.rstrip("/").endswith("/log") and flag(request, "follow"):
-        from cluster.api.logs import follow_response
-
         return follow_response(request, cluster, group, version, rest)
     return _serve(request, cluster, group, version, rest)
 

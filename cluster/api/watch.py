@@ -1,6 +1,6 @@
 """?watch=1: newline-delimited watch events streamed from the cluster's event log.
 
-The stream reads the log itself (list-watch is real, DESIGN.md rule 2): a nudge from
+The stream reads the log itself (docs/architecture.md rule 2): a nudge from
 cluster.broadcast only wakes it early; without one it polls every POLL_SECONDS. It never ends on
 its own unless the client asked for timeoutSeconds.
 """
@@ -15,6 +15,7 @@ from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from cluster import broadcast
 from cluster.api import negotiate
+from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import resolve
 from cluster.api.readers import reading
@@ -80,8 +81,6 @@ def _number(request: HttpRequest, name: str) -> int | None:
 
 
 def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> Watch:
-    from cluster.api.views import find_cluster
-
     target = resolve(group, version, rest)
     if target.subresource:
         raise bad_request("watch is not supported on subresources")

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import secrets
 import uuid
-from datetime import UTC, datetime
 
-from scheduler.engine.quantity import QuantityError, parse_quantity
+from cluster.apiserver.kinds import kind_info
+from k8s import clock
+from k8s.quantity import QuantityError, parse_quantity
 
 # DefaultTolerationSeconds admission: pods ride out a short node outage before eviction.
 _DEFAULT_TOLERATIONS = (
@@ -30,7 +31,7 @@ _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # utilrand's alphabet: no vo
 
 
 def now_rfc3339() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def new_uid() -> str:
@@ -190,22 +191,24 @@ def _node(obj: dict) -> None:
     obj.setdefault("status", {})
 
 
-_BY_KIND = {
-    "Pod": _pod,
-    "ReplicationController": _replication_controller,
-    "ReplicaSet": _replica_set,
-    "Deployment": _deployment,
-    "Namespace": _namespace,
-    "Node": _node,
-}
-WORKLOADS = ("ReplicationController", "ReplicaSet", "Deployment")
+def no_defaults(obj: dict) -> None:
+    """The defaults hook of a kind the server fills in nothing for (Event, Lease)."""
+
+
+# The built-in kinds' defaults hooks (registered in cluster/apiserver/builtin_kinds.py).
+POD = _pod
+REPLICATION_CONTROLLER = _replication_controller
+REPLICA_SET = _replica_set
+DEPLOYMENT = _deployment
+NAMESPACE = _namespace
+NODE = _node
 
 
 def kind_defaults(obj: dict) -> None:
     """The kind's spec/status defaults; safe to run on a manifest before comparing with the stored one."""
-    apply = _BY_KIND.get(obj.get("kind", ""))
-    if apply is not None:
-        apply(obj)
+    info = kind_info(obj.get("kind", ""))
+    if info is not None and info.defaults is not None:
+        info.defaults(obj)
 
 
 def on_create(obj: dict, namespaced: bool) -> None:
@@ -220,7 +223,8 @@ def on_create(obj: dict, namespaced: bool) -> None:
         meta["name"] = generated_name(meta["generateName"])
     meta["uid"] = new_uid()
     meta["creationTimestamp"] = now_rfc3339()
-    if obj.get("kind") in WORKLOADS:
+    info = kind_info(obj.get("kind", ""))
+    if info is not None and info.workload:
         meta["generation"] = 1
     for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
         meta.pop(key, None)

@@ -7,38 +7,10 @@ from dataclasses import dataclass
 from django.db.models import QuerySet
 
 from cluster.apiserver.errors import bad_request
+from cluster.apiserver.kinds import kind_info
 
 _COMMON = ("metadata.name", "metadata.namespace")
-# The field labels each kind's API server supports (pkg/registry/*/strategy.go ToSelectableFields).
-SUPPORTED: dict[str, tuple[str, ...]] = {
-    "Pod": (
-        "spec.nodeName",
-        "spec.restartPolicy",
-        "spec.schedulerName",
-        "spec.serviceAccountName",
-        "spec.hostNetwork",
-        "status.phase",
-        "status.podIP",
-        "status.nominatedNodeName",
-    ),
-    "Node": ("spec.unschedulable",),
-    "Event": (
-        "involvedObject.kind",
-        "involvedObject.namespace",
-        "involvedObject.name",
-        "involvedObject.uid",
-        "involvedObject.apiVersion",
-        "involvedObject.resourceVersion",
-        "involvedObject.fieldPath",
-        "reason",
-        "reportingComponent",
-        "source",
-        "type",
-    ),
-    "ReplicationController": ("status.replicas",),
-    "ReplicaSet": ("status.replicas",),
-    "Namespace": ("status.phase",),
-}
+# Each kind's own field labels are its registry entry's field_selectors.
 # Fields that are indexed columns of ApiObject, per kind.
 _COLUMNS = {"metadata.name": "name", "metadata.namespace": "namespace"}
 _POD_COLUMNS = {"spec.nodeName": "node_name", "status.phase": "phase"}
@@ -94,7 +66,8 @@ def parse_field_selector(kind: str, text: str) -> list[FieldRequirement]:
             raise bad_request(f"invalid selector: '{text}'; can't understand '{term}'")
         field, _, value = term.partition(op)
         field = field.strip()
-        if field not in _COMMON and field not in SUPPORTED.get(kind, ()):
+        info = kind_info(kind)
+        if field not in _COMMON and field not in (info.field_selectors if info else ()):
             raise bad_request(f"field label not supported: {field}")
         result.append(FieldRequirement(field, op != "!=", _unescape(value)))
     return result

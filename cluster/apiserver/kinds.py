@@ -1,80 +1,162 @@
-"""The kinds this API server serves: group, version, resource name and scope."""
+"""The kind registry: every fact about a kind, written once.
+
+Discovery, OpenAPI, the REST router's subresources, the console's resource names, the flow
+snapshot, the labs' manifest kinds, check vocabulary and reset order, and the page's kind list
+are all read from here (docs/adding-a-kind.md is the checklist for a new kind).
+
+This module imports nothing of the project, so any module may import it. The built-in kinds,
+with their hooks (defaults, validation, table, describe), are registered by
+`cluster.apiserver.builtin_kinds`, which the `cluster.apiserver` package imports first.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+
+# REST verb -> the HTTP methods that carry it on a subresource path.
+_HTTP = {"get": ("GET",), "update": ("PUT",), "patch": ("PATCH",), "create": ("POST",)}
 
 
 @dataclass(frozen=True, slots=True)
+class Subresource:
+    name: str  # the path segment: status, scale, log, binding, exec, ...
+    kind: str  # the kind discovery names for it: Pod, Scale, Binding, ...
+    verbs: tuple[str, ...]
+    group: str = ""
+    version: str = "v1"
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The HTTP methods the router accepts on this subresource, in verb order."""
+        return tuple(m for verb in self.verbs for m in _HTTP.get(verb, ()))
+
+
+def status_subresource(kind: str, group: str = "") -> Subresource:
+    """PUT on the object keeps the stored status; status is written through this path."""
+    return Subresource("status", kind, ("get", "patch", "update"), group)
+
+
+def scale_subresource() -> Subresource:
+    return Subresource("scale", "Scale", ("get", "patch", "update"), "autoscaling")
+
+
+# `describe` value of a kind whose describe output is its stored YAML, as the console shows it.
+YAML_ONLY = "yaml-only"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KindInfo:
     kind: str
-    group: str  # "" for the core group
-    version: str
     plural: str
     singular: str
+    group: str  # "" for the core group
+    version: str
     namespaced: bool
     short_names: tuple[str, ...] = ()
-    has_status: bool = False  # a status subresource: PUT on the object keeps the stored status
-    has_scale: bool = False
+    categories: tuple[str, ...] = ()  # "all": listed by `kubectl get all`
+    subresources: tuple[Subresource, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
+    # The kind's own fieldSelector labels besides metadata.name/namespace, as its upstream
+    # strategy's ToSelectableFields lists them.
+    field_selectors: tuple[str, ...] = ()
+    # A controller-managed owner of pods: generation starts at 1, the flow snapshot and the page
+    # list it under workloads, the controller manager watches it.
+    workload: bool = False
+    console: bool = True  # the web console's `get`/`describe` know its names
+    lab_manifest: bool = True  # a lab's manifests may create it
+    lab_check: bool = True  # a lab's checks may name it
+    # Lab sandbox resets delete kinds in ascending rank, owners before what they own, so that no
+    # controller recreates what was just removed; None: a reset leaves it alone.
+    reset_rank: int | None = 50
+    # Hooks. defaults(obj) fills server-side defaults in place; validate(errors, obj, old) adds
+    # field errors; table is a kubeapi.tables.TableSpec; describe(reader, namespace, name) -> text
+    # or YAML_ONLY. A registered kind sets all four (a no-op counts, but must be said).
+    defaults: Callable[[dict], None] | None = None
+    validate: Callable[[Any, dict, dict | None], None] | None = None
+    table: Any = None
+    describe: Callable[[Any, str, str], str] | str | None = None
 
     @property
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
+
+    group_version = api_version
+
+    @property
+    def scope(self) -> str:
+        return "Namespaced" if self.namespaced else "Cluster"
 
     @property
     def qualified(self) -> str:
         """The resource as error messages name it: "pods", "deployments.apps"."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
+    @property
+    def kubectl_prefix(self) -> str:
+        """The name kubectl prints before a slash: `pod`, `replicaset.apps`."""
+        return f"{self.singular}.{self.group}" if self.group else self.singular
 
-KINDS: dict[str, KindInfo] = {
-    info.kind: info
-    for info in (
-        KindInfo("Pod", "", "v1", "pods", "pod", True, ("po",), has_status=True),
-        KindInfo("Node", "", "v1", "nodes", "node", False, ("no",), has_status=True),
-        KindInfo(
-            "ReplicationController",
-            "",
-            "v1",
-            "replicationcontrollers",
-            "replicationcontroller",
-            True,
-            ("rc",),
-            has_status=True,
-            has_scale=True,
-        ),
-        KindInfo("Event", "", "v1", "events", "event", True, ("ev",)),
-        KindInfo("Namespace", "", "v1", "namespaces", "namespace", False, ("ns",), has_status=True),
-        KindInfo(
-            "ReplicaSet",
-            "apps",
-            "v1",
-            "replicasets",
-            "replicaset",
-            True,
-            ("rs",),
-            has_status=True,
-            has_scale=True,
-        ),
-        KindInfo(
-            "Deployment",
-            "apps",
-            "v1",
-            "deployments",
-            "deployment",
-            True,
-            ("deploy",),
-            has_status=True,
-            has_scale=True,
-        ),
-        KindInfo("Lease", "coordination.k8s.io", "v1", "leases", "lease", True),
-    )
-}
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name kubectl resolves to this kind: plural, singular, short names, kind, plural.group."""
+        qualified = (f"{self.plural}.{self.group}", f"{self.singular}.{self.group}") if self.group else ()
+        return (self.plural, self.singular, *self.short_names, self.kind.lower(), *qualified)
 
-BY_RESOURCE: dict[tuple[str, str], KindInfo] = {(info.group, info.plural): info for info in KINDS.values()}
+    def subresource(self, name: str) -> Subresource | None:
+        return next((s for s in self.subresources if s.name == name), None)
+
+    @property
+    def has_status(self) -> bool:
+        return self.subresource("status") is not None
+
+    @property
+    def has_scale(self) -> bool:
+        return self.subresource("scale") is not None
+
+
+# Registration order is discovery's order of groups ("" first) and of kinds within a group.
+KINDS: dict[str, KindInfo] = {}
+BY_RESOURCE: dict[tuple[str, str], KindInfo] = {}
 
 # Namespaces every cluster has, as `kubectl get ns` shows on a fresh cluster.
 BUILTIN_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+
+
+class RegistryError(ValueError):
+    pass
+
+
+# Bumped by every (un)registration: caches of documents derived from the registry key on it.
+_generation = 0
+
+
+def generation() -> int:
+    return _generation
+
+
+def register(info: KindInfo) -> KindInfo:
+    """Serve `info` from now on; every view of the registry sees it at once."""
+    if info.kind in KINDS or (info.group, info.plural) in BY_RESOURCE:
+        raise RegistryError(f"kind {info.kind} ({info.qualified}) is already registered")
+    missing = [h for h in ("defaults", "validate", "table", "describe") if getattr(info, h) is None]
+    if missing:
+        raise RegistryError(f"kind {info.kind} needs hooks: {', '.join(missing)}")
+    global _generation
+    KINDS[info.kind] = info
+    BY_RESOURCE[(info.group, info.plural)] = info
+    _generation += 1
+    return info
+
+
+def unregister(kind: str) -> None:
+    global _generation
+    info = KINDS.pop(kind)
+    BY_RESOURCE.pop((info.group, info.plural), None)
+    _generation += 1
 
 
 def kind_info(kind: str) -> KindInfo | None:
@@ -84,3 +166,57 @@ def kind_info(kind: str) -> KindInfo | None:
 def by_resource(group: str, version: str, plural: str) -> KindInfo | None:
     info = BY_RESOURCE.get((group, plural))
     return info if info and info.version == version else None
+
+
+def by_name(name: str) -> KindInfo | None:
+    """A kind by its Kind ("Pod") or any name kubectl resolves ("pods", "po", "replicaset.apps")."""
+    if name in KINDS:
+        return KINDS[name]
+    lowered = name.lower()
+    return next((info for info in KINDS.values() if lowered in info.names), None)
+
+
+def groups() -> dict[str, list[KindInfo]]:
+    """Group name -> its kinds, in the order discovery lists groups ("" first)."""
+    found: dict[str, list[KindInfo]] = {"": []}
+    for info in KINDS.values():
+        found.setdefault(info.group, []).append(info)
+    return {group: kinds for group, kinds in found.items() if kinds}
+
+
+def workload_kinds() -> tuple[str, ...]:
+    return tuple(info.kind for info in KINDS.values() if info.workload)
+
+
+def console_kinds() -> tuple[KindInfo, ...]:
+    return tuple(info for info in KINDS.values() if info.console)
+
+
+def lab_manifest_kinds() -> tuple[str, ...]:
+    return tuple(info.kind for info in KINDS.values() if info.lab_manifest)
+
+
+def lab_check_kinds() -> tuple[str, ...]:
+    return tuple(info.kind for info in KINDS.values() if info.lab_check)
+
+
+def reset_order() -> tuple[str, ...]:
+    ranked = [info for info in KINDS.values() if info.reset_rank is not None]
+    return tuple(info.kind for info in sorted(ranked, key=lambda info: info.reset_rank))
+
+
+def page_kinds() -> dict:
+    """What the page's JavaScript needs to know about kinds (served in its boot data)."""
+    return {
+        "workloads": list(workload_kinds()),
+        "resources": {
+            info.kind: {
+                "plural": info.plural,
+                "group": info.group,
+                "version": info.version,
+                "namespaced": info.namespaced,
+                "shortNames": list(info.short_names),
+            }
+            for info in KINDS.values()
+        },
+    }

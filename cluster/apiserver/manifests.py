@@ -18,22 +18,12 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.apiserver.patch import merge_patch
 from cluster.apiserver.reads import check_kind
+from cluster.apiserver.writes import create, store_update
 from cluster.models import Cluster
 from kubesim.yamldocs import Document, YamlError, load_documents
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
-
-
-def load_one(text: str) -> object:
-    """One YAML (or JSON) document, for apply-patch bodies; 400 when malformed or not exactly one."""
-    try:
-        documents = load_documents(text)
-    except YamlError as err:
-        raise bad_request(f"error decoding YAML: {err}") from None
-    if len(documents) != 1:
-        raise bad_request(f"expected one YAML document, found {len(documents)}")
-    return documents[0].data
 
 
 def _path_tuple(field: str) -> tuple:
@@ -90,8 +80,6 @@ def _removals(last: object, new: object) -> dict:
 
 
 def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
-    from cluster.apiserver.service import _store_update, create
-
     info = check_kind(obj)
     typecheck.check_body(info, obj)
     manifest = copy.deepcopy(obj)
@@ -107,9 +95,7 @@ def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
         return "created", create(cluster, manifest, actor)
     locked = store.lock(cluster)
     before = locked.revision
-    result = _store_update(
-        locked, info, row, _three_way(row.body, manifest, info.kind), actor, None, "update"
-    )
+    result = store_update(locked, info, row, _three_way(row.body, manifest, info.kind), actor, None, "update")
     cluster.revision = locked.revision
     return ("configured" if locked.revision != before else "unchanged"), result
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
-import importlib
 
 from cluster.apiserver.decoding import check_depth, load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, unsupported_media_type
+from cluster.kubeapi import json_patch, strategic_merge
+from kubesim.yamldocs import NotOneDocument, YamlError, load_one
 
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
@@ -28,12 +29,14 @@ def merge_patch(target: object, patch: object) -> object:
     return result
 
 
-def _kubeapi(module: str):
-    """F's module when it exists (cluster.kubeapi.<module>), else None."""
+def load_apply_body(text: str) -> object:
+    """An apply-patch (or YAML request) body: one YAML or JSON document; 400 otherwise."""
     try:
-        return importlib.import_module(f"cluster.kubeapi.{module}")
-    except ModuleNotFoundError:
-        return None
+        return load_one(text)
+    except NotOneDocument as err:
+        raise bad_request(str(err)) from None
+    except YamlError as err:
+        raise bad_request(f"error decoding YAML: {err}") from None
 
 
 def decode(body: bytes | str | dict | list, content_type: str) -> object:
@@ -43,27 +46,24 @@ def decode(body: bytes | str | dict | list, content_type: str) -> object:
         return body
     text = text_of(body)
     if content_type == APPLY:
-        from cluster.apiserver.manifests import load_one
-
-        return load_one(text)
+        return load_apply_body(text)
     return load_json(text, "patch")
 
 
 def apply_patch(original: dict, patch: object, content_type: str, kind: str) -> dict:
     """The patched object, by the patch's media type (parameters such as charset ignored)."""
     content_type = content_type.split(";")[0].strip()
-    strategic = _kubeapi("strategic_merge")
     if content_type in (MERGE, STRATEGIC, APPLY) and not isinstance(patch, dict):
         raise bad_request("error decoding patch: a merge patch must be a JSON object")
-    if content_type == MERGE or (content_type in (STRATEGIC, APPLY) and strategic is None):
+    if content_type == MERGE:
         return merge_patch(original, patch)  # type: ignore[return-value]
     if content_type in (STRATEGIC, APPLY):
         # Server-side apply merges associative lists (containers by name, ...) by key, as SMP does.
-        result = strategic.apply(original, patch, kind)
-    elif content_type == JSON_PATCH and (module := _kubeapi("json_patch")):
+        result = strategic_merge.apply(original, patch, kind)
+    elif content_type == JSON_PATCH:
         if not isinstance(patch, list):
             raise bad_request("error decoding patch: a JSON patch must be a list of operations")
-        result = module.apply(original, patch)
+        result = json_patch.apply(original, patch)
     else:
         raise unsupported_media_type(content_type)
     if not isinstance(result, dict):

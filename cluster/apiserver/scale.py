@@ -10,26 +10,25 @@ from cluster.apiserver.errors import ApiError, Cause, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import info_for
+from cluster.apiserver.validators import INT32_MAX
+from cluster.apiserver.writes import check_version, store_update
 from cluster.models import ApiObject, Cluster
+from k8s.selectors import format_label_selector, format_labels
 
-SCALE = KindInfo("Scale", "autoscaling", "v1", "scale", "scale", True)
+SCALE = KindInfo(
+    kind="Scale", plural="scale", singular="scale", group="autoscaling", version="v1", namespaced=True
+)
 
 
 def _selector_text(kind: str, selector: object) -> str:
-    """The selector as a label-selector string, as Scale.status.selector carries it."""
+    """The selector as a label-selector string, as Scale.status.selector carries it: a
+    ReplicationController's map as labels.SelectorFromSet prints it, an apps/v1 LabelSelector as
+    LabelSelectorAsSelector(...).String() does (requirements by key); "" when it selects all."""
     if not isinstance(selector, dict):
         return ""
     if kind == "ReplicationController":
-        return ",".join(f"{k}={v}" for k, v in sorted(selector.items()))
-    parts = [f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items())]
-    for expr in selector.get("matchExpressions") or []:
-        op, key, values = expr.get("operator"), expr.get("key"), ",".join(sorted(expr.get("values") or []))
-        parts.append(
-            {"In": f"{key} in ({values})", "NotIn": f"{key} notin ({values})", "Exists": key}.get(
-                op, f"!{key}"
-            )
-        )
-    return ",".join(sorted(parts))
+        return format_labels(selector, empty="")
+    return format_label_selector(selector, empty="")
 
 
 def to_scale(body: dict) -> dict:
@@ -80,9 +79,6 @@ def scale(
     resource_version: str | None = None,
 ) -> dict:
     """Set spec.replicas; returns the Scale. A negative or non-integer count gets 422."""
-    from cluster.apiserver.service import _check_version, _store_update
-    from cluster.apiserver.validators import INT32_MAX
-
     info = _scalable(kind)
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         message = f"Invalid value: {go_value(replicas)}: must be greater than or equal to 0"
@@ -95,9 +91,9 @@ def scale(
         row = store.find(locked, kind, namespace or "default", name)
         if row is None:
             raise not_found(info, name)
-        _check_version(info, name, resource_version, row)
+        check_version(info, name, resource_version, row)
         body = store.clone(row.body)
         body["spec"]["replicas"] = replicas
-        result = _store_update(locked, info, row, body, actor, None, "scale")
+        result = store_update(locked, info, row, body, actor, None, "scale")
     cluster.revision = locked.revision
     return to_scale(result)

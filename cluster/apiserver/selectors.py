@@ -13,7 +13,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 
 from cluster.apiserver.errors import bad_request
 from cluster.models import Label
-from scheduler.engine.labels import Matcher, SelectorError, requirement
+from k8s.labels import Matcher, SelectorError, requirement
 
 _TOKEN = re.compile(r"\s*(!=|==|=|!|,|\(|\)|>|<|[^\s!=,()<>]+)")
 _OPERATORS = {"=": "In", "==": "In", "!=": "NotIn", "in": "In", "notin": "NotIn", ">": "Gt", "<": "Lt"}

@@ -1,4 +1,4 @@
-"""The API server's verbs: the ONLY way to change cluster state (CP-CONTRACT.md, DESIGN.md rule 1).
+"""The API server's verbs: the ONLY way to change cluster state (docs/architecture.md rule 1).
 
 Each write runs in one transaction holding the cluster row lock: check, default, validate, write
 the row, its labels and one log entry (store.write), then the flow hook and a nudge after commit.
@@ -10,14 +10,15 @@ from django.db import transaction
 
 from cluster.apiserver import cascade, defaults, store, typecheck
 from cluster.apiserver.actor import Actor
-from cluster.apiserver.errors import ApiError, Cause, Gone, already_exists, conflict, invalid, not_found
+from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
+from cluster.apiserver.manifests import apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
-from cluster.apiserver.reads import check_kind, get, info_for, list_objects, namespace_exists
+from cluster.apiserver.reads import check_kind, get, info_for, list_objects
 from cluster.apiserver.scale import get_scale, scale
-from cluster.apiserver.validators import validate
-from cluster.models import ApiObject, Cluster, WatchEvent
+from cluster.apiserver.writes import check_version, create, locked_row, store_update
+from cluster.models import Cluster, WatchEvent
 
 __all__ = [
     "Actor",
@@ -37,94 +38,14 @@ __all__ = [
 ]
 
 
+# DeleteOptions, as a refused propagationPolicy names it.
+DELETE_OPTIONS = KindInfo(
+    kind="DeleteOptions", plural="", singular="", group="meta.k8s.io", version="v1", namespaced=False
+)
+
+
 def _ns(info: KindInfo, namespace: str | None) -> str:
     return (namespace or "default") if info.namespaced else ""
-
-
-def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
-    """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken."""
-    info = check_kind(obj)
-    typecheck.check_body(info, obj)
-    body = store.clone(obj)
-    body["apiVersion"] = info.api_version
-    defaults.on_create(body, info.namespaced)
-    causes = validate(info, body)
-    name = body["metadata"].get("name") or ""
-    if causes:
-        raise invalid(info, name, causes)
-    namespace = body["metadata"].get("namespace", "")
-    with transaction.atomic():
-        if namespace and not namespace_exists(cluster, namespace):
-            raise not_found(info_for("Namespace"), namespace)
-        locked = store.lock(cluster)
-        builtin = info.kind == "Namespace" and name in BUILTIN_NAMESPACES
-        if builtin or store.find(locked, info.kind, namespace, name) is not None:
-            raise already_exists(info, name)
-        store.write(locked, "create", info.kind, body, None, actor)
-    cluster.revision = locked.revision
-    return body  # ours alone: the stored row was serialized from it and is not kept
-
-
-def _locked_row(cluster: Cluster, info: KindInfo, namespace: str, name: str) -> tuple[Cluster, ApiObject]:
-    locked = store.lock(cluster)
-    row = store.find(locked, info.kind, namespace, name)
-    if row is None:
-        raise not_found(info, name)
-    return locked, row
-
-
-def _check_version(info: KindInfo, name: str, wanted: object, row: ApiObject) -> None:
-    if wanted not in (None, "") and str(wanted) != str(row.resource_version):
-        raise conflict(info, name)
-
-
-def _merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) -> dict:
-    """The object to store for PUT/PATCH: server-owned fields kept, status or spec as the subresource says.
-
-    `old` is the row's freshly read body (ours): the result may share parts of it, but never
-    changes it, so `result == old` still tells a write that changes nothing.
-    """
-    if subresource == "status":
-        result = dict(old)
-        result["metadata"] = dict(old["metadata"])
-        result["status"] = store.clone(new.get("status") or {})
-        return result
-    result = store.clone(new)
-    result["apiVersion"], result["kind"] = info.api_version, info.kind
-    meta, old_meta = result.setdefault("metadata", {}), old["metadata"]
-    for key in ("uid", "creationTimestamp", "generation", "namespace", "deletionTimestamp"):
-        if key in old_meta:
-            meta[key] = old_meta[key]
-        else:
-            meta.pop(key, None)
-    meta.setdefault("name", old_meta["name"])
-    if info.has_status:
-        result["status"] = old.get("status", {})
-    defaults.kind_defaults(result)
-    if "generation" in old_meta and result.get("spec") != old.get("spec"):
-        meta["generation"] = old_meta["generation"] + 1
-    return result
-
-
-def _store_update(
-    locked: Cluster,
-    info: KindInfo,
-    row: ApiObject,
-    new: dict,
-    actor: Actor,
-    subresource: str | None,
-    verb: str,
-) -> dict:
-    old = row.body
-    result = _merge_update(info, old, new, subresource)
-    causes = validate(info, result, old)
-    if causes:
-        raise invalid(info, row.name, causes)
-    result["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
-    if result == old:
-        return old  # nothing changed: no new revision, as the real API server
-    store.write(locked, "status" if subresource == "status" else verb, info.kind, result, row, actor)
-    return result
 
 
 def update(cluster: Cluster, obj: dict, actor: Actor, subresource: str | None = None) -> dict:
@@ -134,9 +55,9 @@ def update(cluster: Cluster, obj: dict, actor: Actor, subresource: str | None = 
     meta = obj.get("metadata") or {}
     name, namespace = meta.get("name") or "", _ns(info, meta.get("namespace"))
     with transaction.atomic():
-        locked, row = _locked_row(cluster, info, namespace, name)
-        _check_version(info, name, meta.get("resourceVersion"), row)
-        result = _store_update(locked, info, row, obj, actor, subresource, "update")
+        locked, row = locked_row(cluster, info, namespace, name)
+        check_version(info, name, meta.get("resourceVersion"), row)
+        result = store_update(locked, info, row, obj, actor, subresource, "update")
     cluster.revision = locked.revision
     return result
 
@@ -169,8 +90,8 @@ def patch(
             raise not_found(info, name)
         patched = apply_patch(store.clone(row.body), decoded, media, kind)
         typecheck.check_patched(info, name, patched)
-        _check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
-        result = _store_update(locked, info, row, patched, actor, subresource, "patch")
+        check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
+        result = store_update(locked, info, row, patched, actor, subresource, "patch")
     cluster.revision = locked.revision
     return result
 
@@ -195,10 +116,10 @@ def delete(
         supported = ", ".join(f'"{p}"' for p in ("Foreground", "Background", "Orphan"))
         message = f"Unsupported value: {go_value(propagation)}: supported values: {supported}"
         cause = Cause("FieldValueNotSupported", "propagationPolicy", message)
-        raise invalid(KindInfo("DeleteOptions", "meta.k8s.io", "v1", "", "", False), "", [cause])
+        raise invalid(DELETE_OPTIONS, "", [cause])
     with transaction.atomic():
-        locked, row = _locked_row(cluster, info, namespace, name)
-        _check_version(info, name, resource_version, row)
+        locked, row = locked_row(cluster, info, namespace, name)
+        check_version(info, name, resource_version, row)
         body = cascade.delete(locked, row, actor, propagation)
     cluster.revision = locked.revision
     return body
@@ -209,7 +130,7 @@ def bind(cluster: Cluster, namespace: str | None, name: str, node_name: str, act
     info = info_for("Pod")
     namespace = _ns(info, namespace)
     with transaction.atomic():
-        locked, row = _locked_row(cluster, info, namespace, name)
+        locked, row = locked_row(cluster, info, namespace, name)
         pod = row.body  # freshly read, ours: the labels compare equal, as a binding keeps them
         current = (pod.get("spec") or {}).get("nodeName")
         if current:
@@ -243,6 +164,4 @@ def events_since(cluster: Cluster, revision: int, limit: int | None = None) -> l
 
 def apply_manifests(cluster: Cluster, text: str, actor: Actor) -> dict:
     """Create or update every object of a multi-document YAML in one transaction (manifests.py)."""
-    from cluster.apiserver.manifests import apply_text
-
     return apply_text(cluster, text, actor)

@@ -7,6 +7,7 @@ a failed request leaves nothing behind.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from functools import partial
 
 from django.conf import settings
@@ -16,8 +17,7 @@ from cluster import broadcast
 from cluster.apiserver import admission, rows
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import Gone
-from cluster.flow import hooks
-from cluster.models import ApiObject, Cluster, WatchEvent
+from cluster.models import ApiObject, Cluster, FlowTrace, WatchEvent
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
@@ -57,6 +57,19 @@ def _fill_row(row: ApiObject, body: dict, revision: int) -> None:
     row.owner_uid = _owner_uid(meta)
 
 
+# What happens beside every stored write: cluster.flow registers its step recorder here at
+# start-up (cluster/apps.py), as admission functions are registered, so storage knows nothing of
+# the flow. fn(cluster, verb, row, event, actor) -> the FlowTrace the row carries from now on.
+WriteHook = Callable[..., FlowTrace | None]
+_write_hook: WriteHook | None = None
+
+
+def set_write_hook(fn: WriteHook | None) -> None:
+    """Install the write hook (idempotent; None removes it)."""
+    global _write_hook
+    _write_hook = fn
+
+
 def write(
     cluster: Cluster, verb: str, kind: str, body: dict, row: ApiObject | None, actor: Actor
 ) -> ApiObject:
@@ -94,7 +107,7 @@ def write(
         name=row.name,
         object=body,
     )
-    trace = hooks.on_write(cluster, verb, row, event, actor)
+    trace = _write_hook(cluster, verb, row, event, actor) if _write_hook is not None else None
     event.trace_id = trace.pk if trace is not None else None
     text = rows.dumps(body)
     if verb != "delete":

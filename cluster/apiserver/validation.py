@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from cluster.apiserver.fielderrors import FieldErrors
-from scheduler.engine.quantity import QuantityError, parse_quantity
+from k8s.quantity import QuantityError, parse_quantity
 
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)  # bytes, keys and values of one object together
 _QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"

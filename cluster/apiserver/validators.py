@@ -6,7 +6,7 @@ from cluster.apiserver.errors import Cause
 from cluster.apiserver.fielderrors import FieldErrors, label_value_errors
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.validation import container, metadata, resource_list
-from scheduler.engine.labels import SelectorError, label_selector
+from k8s.labels import SelectorError, label_selector
 
 _RESTART = ("Always", "OnFailure", "Never")
 _DNS = ("ClusterFirstWithHostNet", "ClusterFirst", "Default", "None")
@@ -216,13 +216,15 @@ def _node(errors: FieldErrors, obj: dict, old: dict | None) -> None:
         resource_list(errors, "status.allocatable", status.get("allocatable"))
 
 
-_BY_KIND = {
-    "Pod": _pod,
-    "ReplicationController": _replication_controller,
-    "ReplicaSet": _apps_workload,
-    "Deployment": _apps_workload,
-    "Node": _node,
-}
+def metadata_only(errors: FieldErrors, obj: dict, old: dict | None) -> None:
+    """The validate hook of a kind with no rules beyond metadata's (Event, Lease, Namespace)."""
+
+
+# The built-in kinds' validate hooks (registered in cluster/apiserver/builtin_kinds.py).
+POD = _pod
+REPLICATION_CONTROLLER = _replication_controller
+APPS_WORKLOAD = _apps_workload
+NODE = _node
 
 
 def validate(info: KindInfo, obj: dict, old: dict | None = None) -> list[Cause]:
@@ -235,7 +237,6 @@ def validate(info: KindInfo, obj: dict, old: dict | None = None) -> list[Cause]:
         meta, old_meta = obj.get("metadata") or {}, old.get("metadata") or {}
         if meta.get("name") != old_meta.get("name"):
             errors.invalid("metadata.name", meta.get("name"), "field is immutable")
-    validator = _BY_KIND.get(info.kind)
-    if validator is not None:
-        validator(errors, obj, old)
+    if info.validate is not None:
+        info.validate(errors, obj, old)
     return errors.causes

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-from typing import TYPE_CHECKING
 
 from django.db import transaction
 
@@ -19,15 +18,13 @@ from cluster.apiserver import store
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.controllers import texts
+from cluster.controllers.host import ControllerHost
 from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import ALPHANUMS, MERGE_PATCH, owner_reference
 from cluster.flow import gate
 from cluster.flow.recorder import record_step, skip_steps
 from cluster.informer import db
 from cluster.models import FlowTrace
-
-if TYPE_CHECKING:
-    from cluster.controllers.manager import ControllerManager
 
 HASH_LABEL = "pod-template-hash"
 REVISION = "deployment.kubernetes.io/revision"
@@ -73,7 +70,7 @@ def _status(rs: dict, key: str) -> int:
 class DeploymentController:
     kind = "Deployment"
 
-    def __init__(self, manager: ControllerManager) -> None:
+    def __init__(self, manager: ControllerHost) -> None:
         self.cm = manager
 
     def replica_sets(self, deployment: dict) -> list[dict]:

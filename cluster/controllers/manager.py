@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from cluster import broadcast
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.kinds import workload_kinds
 from cluster.controllers.deployment import DeploymentController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
@@ -16,7 +17,7 @@ from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowStep, FlowTrace
 
-WORKLOADS = ("ReplicationController", "ReplicaSet", "Deployment")
+WORKLOADS = workload_kinds()  # each has its controller below
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
 _ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1}
 

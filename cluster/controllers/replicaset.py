@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cluster.controllers.replication import ReplicationManager
-from scheduler.engine.labels import SelectorError, label_selector
+from k8s.labels import SelectorError, label_selector
 
 
 class ReplicaSetController(ReplicationManager):

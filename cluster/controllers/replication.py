@@ -7,7 +7,6 @@ spec.replicas, deletes the surplus when there are more, and recreates a pod that
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING
 
 from django.db import transaction
 
@@ -16,6 +15,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver import store
 from cluster.apiserver.errors import ApiError
 from cluster.controllers import texts
+from cluster.controllers.host import ControllerHost
 from cluster.controllers.owned import active_pods, live_owner, wanted_replicas
 from cluster.controllers.pods import (
     MERGE_PATCH,
@@ -42,16 +42,13 @@ MAX_BATCH = 32
 # burst that failed creates nothing, so nothing spins until something changes.
 BURST_REPLICAS = 500
 
-if TYPE_CHECKING:
-    from cluster.controllers.manager import ControllerManager
-
 
 class ReplicationManager:
     kind = "ReplicationController"
     title = "Replication Controller"
     event_component = "replication-controller"
 
-    def __init__(self, manager: ControllerManager) -> None:
+    def __init__(self, manager: ControllerHost) -> None:
         self.cm = manager
 
     def selects(self, owner: dict, labels: dict) -> bool:

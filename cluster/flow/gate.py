@@ -1,4 +1,6 @@
-"""Pace and step mode: the gate a component passes before it performs a step (issue 3 §6).
+"""Pace and step mode: the gate a component passes before it performs a step.
+
+(docs/architecture.md rule 5.)
 
 Steps 1–4 happen inside the user's API request, one atomic write, so they cannot wait; the gate
 applies from step 5 on. A component awaits `before_step` BEFORE it acts, so while it waits the

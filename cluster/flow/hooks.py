@@ -8,19 +8,19 @@ kubelet's status lands), because those are writes it performs.
 
 from __future__ import annotations
 
+from cluster.apiserver.kinds import workload_kinds
 from cluster.flow import endings, gate, texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
-from cluster.kubelet.runtime import changed_images
 from cluster.models import Cluster, FlowTrace
+from k8s.pods import changed_images
 
 USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
-CONTROLLED_KINDS = frozenset({"ReplicationController", "ReplicaSet", "Deployment"})
 
 
 def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None:
     """Record this write's steps; return the trace the row carries from now on."""
     kind = row.kind
-    if verb == "delete" and getattr(row, "trace_id", None) and (kind == "Pod" or kind in CONTROLLED_KINDS):
+    if verb == "delete" and getattr(row, "trace_id", None) and (kind == "Pod" or kind in workload_kinds()):
         endings.object_deleted(cluster, row.trace_id, kind, row.namespace, row.name, actor, event.revision)
     if actor.client in USER_CLIENTS:
         if _starts_trace(kind, event):
@@ -90,7 +90,7 @@ def _starts_trace(kind: str, event) -> bool:
         if event.type == "MODIFIED":
             return bool(changed_images(obj))  # a new image for a running pod: the kubelet acts
         return event.type == "ADDED" or (event.type == "DELETED" and _controller_of(obj) is not None)
-    if kind not in CONTROLLED_KINDS or event.type == "DELETED":
+    if kind not in workload_kinds() or event.type == "DELETED":
         return False
     if event.type == "ADDED":
         return True

@@ -155,8 +155,9 @@ def skip_steps(
 
 
 def step_message(row: FlowStep, cluster_name: str) -> dict:
-    """A step as the websocket's `flow.step` message, both languages included; an ending entry
-    (step 0) as `flow.end`, with `outcome`, `by` and `final` added."""
+    """A step as the websocket's `flow.step` message (docs/architecture.md, "Websocket"), both
+    languages included; an ending entry (step 0) as `flow.end`, with `outcome`, `by` and `final`
+    added."""
     message = {
         "type": "flow.end" if row.step == 0 else "flow.step",
         "cluster": cluster_name,

@@ -14,6 +14,7 @@ from django.db.models import Count, Max, Q
 
 from cluster import execsessions
 from cluster.apiserver import history, rows
+from cluster.apiserver.kinds import workload_kinds
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.kubeapi.podstatus import status_text
 from cluster.models import Cluster, FlowStep, FlowTrace
@@ -22,7 +23,6 @@ from scheduler import queue_view
 RECENT_TRACES = 10
 HEAD_STEPS = 16
 TAIL_STEPS = 400
-WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "Deployment")
 STEP_FIELDS = ("id", *STEP_COLUMNS)
 
 
@@ -44,7 +44,7 @@ def build_text(cluster: Cluster, extra: dict | None = None) -> str:
 
 def objects_bytes(cluster: Cluster) -> int:
     """About how many bytes the snapshot's objects take (their stored JSON), read in SQL."""
-    return rows.bodies_length(cluster.pk, ("Node", "Pod", *WORKLOAD_KINDS))
+    return rows.bodies_length(cluster.pk, ("Node", "Pod", *workload_kinds()))
 
 
 def position(cluster: Cluster) -> tuple[int, int]:
@@ -67,7 +67,7 @@ def build_at(cluster: Cluster, revision: int) -> dict:
     """The cluster's objects as they stood at `revision`, read back from the event log, for a
     replay: the same shape as the live snapshot (no traces, no settings), `historical` set.
     Raises Gone (410) for a compacted revision and a 400 for one in the future."""
-    found = history.objects_at(cluster.pk, revision, ("Node", "Pod", *WORKLOAD_KINDS))
+    found = history.objects_at(cluster.pk, revision, ("Node", "Pod", *workload_kinds()))
     pods = found["Pod"]
     return {
         "type": "snapshot",
@@ -76,7 +76,7 @@ def build_at(cluster: Cluster, revision: int) -> dict:
         "historical": True,
         "nodes": found["Node"],
         "pods": pods,
-        "workloads": [obj for kind in WORKLOAD_KINDS for obj in found[kind]],
+        "workloads": [obj for kind in workload_kinds() for obj in found[kind]],
         "pod_status": {
             f"{p['metadata'].get('namespace') or 'default'}/{p['metadata']['name']}": status_text(p)
             for p in pods
@@ -90,7 +90,7 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
     objects = {
         "nodes": rows.bodies(cluster.pk, "Node"),
         "pods": rows.bodies(cluster.pk, "Pod"),
-        "workloads": [text for kind in WORKLOAD_KINDS for text in rows.bodies(cluster.pk, kind)],
+        "workloads": [text for kind in workload_kinds() for text in rows.bodies(cluster.pk, kind)],
     }
     state = {
         "type": "snapshot",

@@ -1,4 +1,4 @@
-"""D2's endpoints under /clusters/<cluster>/ (included by cluster/api/urls.py)."""
+"""The flow's endpoints under /clusters/<cluster>/ (included by cluster/api/urls.py)."""
 
 from __future__ import annotations
 

@@ -24,9 +24,9 @@ from cluster.kubeapi.describe_parts import (
     volumes,
 )
 from cluster.kubeapi.humanize import human_duration, parse_time
-from cluster.kubeapi.quantities import format_quantity
 from cluster.kubeapi.tables import node_roles
 from cluster.kubeapi.tabwriter import tabwrite
+from k8s.quantities import format_quantity
 
 
 def _time(value: str | None) -> str:
@@ -246,3 +246,14 @@ def _owned(cluster, kind: str, owner: dict) -> list[dict]:
             for ref in (item.get("metadata") or {}).get("ownerReferences") or []
         )
     ]
+
+
+def describer(kind: str):
+    """The registry's describe hook for a built-in kind: kubectl's layout, read through `read`'s
+    cluster (dashboard.console.describe.ClusterReader)."""
+
+    def describe_hook(read, namespace: str, name: str) -> str:
+        return describe(read.cluster, kind, namespace, name)
+
+    describe_hook.__name__ = f"describe_{kind.lower()}"
+    return describe_hook

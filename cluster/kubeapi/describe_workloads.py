@@ -15,8 +15,8 @@ from cluster.kubeapi.describe_parts import (
     volumes,
 )
 from cluster.kubeapi.humanize import parse_time
-from cluster.kubeapi.selectors import format_label_selector
 from cluster.kubeapi.tabwriter import tabwrite
+from k8s.selectors import format_label_selector
 
 
 def _time(value: str | None) -> str:

@@ -7,8 +7,7 @@ so the aggregated form is only sent when asked for and always labelled as such.
 
 from __future__ import annotations
 
-from cluster.kubeapi.resources import DISCOVERY_GROUPS as GROUPS
-from cluster.kubeapi.resources import Resource
+from cluster.kubeapi.resources import Resource, discovery_groups
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
@@ -51,7 +50,7 @@ def _aggregated_resource(r: Resource) -> dict:
 
 
 def _aggregated_group(group: str, media_type: str) -> dict:
-    resources = sorted(GROUPS[group], key=lambda r: r.plural)
+    resources = sorted(discovery_groups()[group], key=lambda r: r.plural)
     version = resources[0].version
     return {
         "metadata": {"name": group, "creationTimestamp": None},
@@ -67,13 +66,13 @@ def _aggregated_group(group: str, media_type: str) -> dict:
 
 def aggregated(core: bool, media_type: str = AGGREGATED_V2) -> dict:
     """APIGroupDiscoveryList for `/api` (core=True) or `/apis` (every named group)."""
-    groups = [""] if core else [g for g in GROUPS if g]
+    names = [""] if core else [g for g in discovery_groups() if g]
     api_version = "apidiscovery.k8s.io/" + media_type.split("v=")[1].split(";")[0]
     return {
         "kind": "APIGroupDiscoveryList",
         "apiVersion": api_version,
         "metadata": {},
-        "items": [_aggregated_group(g, media_type) for g in groups],
+        "items": [_aggregated_group(g, media_type) for g in names],
     }
 
 
@@ -87,8 +86,8 @@ def api_versions() -> dict:
 
 
 def _group_entry(group: str) -> dict:
-    gv = f"{group}/{GROUPS[group][0].version}"
-    version = {"groupVersion": gv, "version": GROUPS[group][0].version}
+    gv = f"{group}/{discovery_groups()[group][0].version}"
+    version = {"groupVersion": gv, "version": discovery_groups()[group][0].version}
     return {"name": group, "versions": [version], "preferredVersion": version}
 
 
@@ -97,13 +96,13 @@ def api_group_list() -> dict:
     return {
         "kind": "APIGroupList",
         "apiVersion": "v1",
-        "groups": [_group_entry(g) for g in GROUPS if g],
+        "groups": [_group_entry(g) for g in discovery_groups() if g],
     }
 
 
 def api_group(group: str) -> dict | None:
     """`/apis/<group>`: one APIGroup, or None when we do not serve it."""
-    if not group or group not in GROUPS:
+    if not group or group not in discovery_groups():
         return None
     return {"kind": "APIGroup", "apiVersion": "v1", **_group_entry(group)}
 
@@ -132,7 +131,7 @@ def _legacy_resources(r: Resource) -> list[dict]:
 
 def api_resource_list(group: str, version: str) -> dict | None:
     """`/api/v1` or `/apis/<group>/<version>`: APIResourceList, or None when not served."""
-    resources = GROUPS.get(group)
+    resources = discovery_groups().get(group)
     if not resources or resources[0].version != version:
         return None
     items = []

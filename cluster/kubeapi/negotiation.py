@@ -1,4 +1,4 @@
-"""Content negotiation between kubectl and D1's REST views.
+"""Content negotiation between kubectl and the REST views (cluster/api).
 
 kubectl's `get` sends `Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json;
 as=Table;v=v1beta1;g=meta.k8s.io,application/json`; lists, single GETs and watch events then come
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from cluster.kubeapi.tables import COLUMNS, to_table
+from cluster.kubeapi.tables import table_spec, to_table
 
 JSON = "application/json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -36,7 +36,7 @@ def table_version(accept: str) -> str | None:
 
 def _table(accept: str, kind: str, objects: list[dict], params: Mapping[str, str], rv: str) -> dict | None:
     version = table_version(accept)
-    if version is None or kind not in COLUMNS:
+    if version is None or table_spec(kind) is None:
         return None
     table = to_table(
         kind, objects, resource_version=rv, include_object=params.get("includeObject", "Metadata")

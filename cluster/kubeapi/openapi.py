@@ -18,8 +18,9 @@ import hashlib
 import json
 from functools import cache
 
+from cluster.apiserver.kinds import generation, kind_info
 from cluster.kubeapi import schema_types
-from cluster.kubeapi.resources import GROUPS, Resource
+from cluster.kubeapi.resources import Resource, groups
 
 _QUALIFIED = {
     "Quantity": "io.k8s.apimachinery.pkg.api.resource.Quantity",
@@ -27,8 +28,11 @@ _QUALIFIED = {
     "Time": "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
 }
 _PRIMITIVES = {"string", "integer", "boolean", "number"}
-# Kinds we serve but do not describe field by field: their documents keep unknown fields.
-_OPEN_KINDS = {"Event", "Namespace", "Lease"}
+
+
+def _open_kind(name: str) -> bool:
+    """A registered kind we do not describe field by field: its documents keep unknown fields."""
+    return name not in schema_types.TYPES and kind_info(name) is not None
 
 
 def qualified(name: str) -> str:
@@ -38,8 +42,9 @@ def qualified(name: str) -> str:
         return f"io.k8s.apimachinery.pkg.apis.meta.v1.{name}"
     if name in schema_types.APPS_TYPES:
         return f"io.k8s.api.apps.v1.{name}"
-    if name == "Lease":
-        return "io.k8s.api.coordination.v1.Lease"
+    info = kind_info(name)
+    if info is not None and info.group:  # coordination.k8s.io/v1 Lease: io.k8s.api.coordination.v1
+        return f"io.k8s.api.{info.group.split('.')[0]}.{info.version}.{name}"
     return f"io.k8s.api.core.v1.{name}"
 
 
@@ -69,7 +74,7 @@ def _type_schema(name: str, refs: set[str]) -> dict:
         return {"type": "string", "format": "int-or-string", "x-kubernetes-int-or-string": True}
     if name == "Time":
         return {"type": "string", "format": "date-time"}
-    if name in _OPEN_KINDS:
+    if _open_kind(name):
         meta = {"allOf": [_ref("ObjectMeta")], "default": {}}
         props = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": meta}
         refs.add("ObjectMeta")
@@ -149,9 +154,13 @@ def _paths(r: Resource) -> dict:
     return paths
 
 
-@cache
 def group_version_document(gv_path: str) -> dict | None:
     """The document for "api/v1", "apis/apps/v1", ...; None for a group-version we do not serve."""
+    return _document(gv_path, generation())
+
+
+@cache
+def _document(gv_path: str, registry_generation: int) -> dict | None:
     parts = gv_path.strip("/").split("/")
     if parts[:1] == ["api"] and len(parts) == 2:
         group, version = "", parts[1]
@@ -159,7 +168,7 @@ def group_version_document(gv_path: str) -> dict | None:
         group, version = parts[1], parts[2]
     else:
         return None
-    resources = GROUPS.get(group)
+    resources = groups().get(group)
     if not resources or resources[0].version != version:
         return None
     paths: dict = {}
@@ -174,11 +183,15 @@ def group_version_document(gv_path: str) -> dict | None:
 
 
 def _gv_paths() -> list[str]:
-    return [f"apis/{g}/{rs[0].version}" if g else f"api/{rs[0].version}" for g, rs in GROUPS.items()]
+    return [f"apis/{g}/{rs[0].version}" if g else f"api/{rs[0].version}" for g, rs in groups().items()]
+
+
+def document_hash(gv_path: str) -> str:
+    return _hash(gv_path, generation())
 
 
 @cache
-def document_hash(gv_path: str) -> str:
+def _hash(gv_path: str, registry_generation: int) -> str:
     doc = group_version_document(gv_path)
     return hashlib.sha512(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:128].upper()
 

@@ -8,11 +8,13 @@ PartialObjectMetadata so that kubectl's `-A` (NAMESPACE column) and `--show-labe
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from cluster.apiserver.kinds import kind_info
 from cluster.kubeapi.humanize import human_duration, since
 from cluster.kubeapi.podstatus import pod_summary
-from cluster.kubeapi.selectors import format_label_selector, format_labels
+from k8s.selectors import format_label_selector, format_labels
 
 _NAME = ("Name", "string", "name", 0)
 _AGE = ("Age", "string", "", 0)
@@ -29,7 +31,21 @@ _REPLICA_COLUMNS = (
     _AGE,
     *_CONTAINERS_IMAGES_SELECTOR,
 )
-COLUMNS: dict[str, tuple[tuple[str, str, str, int], ...]] = {
+# (name, type, format, priority): priority 1 columns are shown by `-o wide` only.
+Column = tuple[str, str, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """A kind's `kubectl get` table: its columns and the cells of one object's row."""
+
+    columns: tuple[Column, ...]
+    row: Callable[[dict, datetime], list]
+    # Row conditions the server adds (a finished Pod's Completed condition), or None.
+    conditions: Callable[[dict], list[dict] | None] | None = None
+
+
+COLUMNS: dict[str, tuple[Column, ...]] = {
     "Pod": (
         _NAME,
         ("Ready", "string", "", 0),
@@ -84,10 +100,15 @@ _DESCRIPTIONS = {
 }
 
 
+def table_spec(kind: str) -> TableSpec | None:
+    info = kind_info(kind)
+    return info.table if info is not None else None
+
+
 def column_definitions(kind: str) -> list[dict]:
     return [
         {"name": n, "type": t, "format": f, "description": _DESCRIPTIONS.get(n, n), "priority": p}
-        for n, t, f, p in COLUMNS[kind]
+        for n, t, f, p in table_spec(kind).columns
     ]
 
 
@@ -112,20 +133,18 @@ def to_table(
     include_object is the `includeObject` query parameter: None, Metadata (default) or Object.
     """
     now = now or datetime.now(UTC)
-    printer = _PRINTERS[kind]
-    keep = [i for i, c in enumerate(COLUMNS[kind]) if wide or c[3] == 0]
+    spec = table_spec(kind)
+    keep = [i for i, c in enumerate(spec.columns) if wide or c[3] == 0]
     rows = []
     for obj in objects:
-        cells = printer(obj, now)
+        cells = spec.row(obj, now)
         row: dict = {"cells": [cells[i] for i in keep]}
         if include_object == "Object":
             row["object"] = obj
         elif include_object != "None":
             row["object"] = partial_metadata(obj)
-        if kind == "Pod" and obj.get("status", {}).get("phase") in ("Succeeded", "Failed"):
-            phase = obj["status"]["phase"]
-            message = "The pod has completed successfully." if phase == "Succeeded" else "The pod failed."
-            row["conditions"] = [{"type": "Completed", "status": "True", "reason": phase, "message": message}]
+        if spec.conditions is not None and (conditions := spec.conditions(obj)):
+            row["conditions"] = conditions
         rows.append(row)
     return {
         "kind": "Table",
@@ -285,13 +304,20 @@ def _pod_row(obj: dict, now: datetime) -> list:
     ]
 
 
-_PRINTERS: dict[str, Callable[[dict, datetime], list]] = {
-    "Pod": _pod_row,
-    "Node": _node_row,
-    "ReplicationController": _rc_row,
-    "ReplicaSet": _rs_row,
-    "Deployment": _deployment_row,
-    "Event": _event_row,
-    "Namespace": _namespace_row,
-    "Lease": _lease_row,
-}
+def _pod_conditions(obj: dict) -> list[dict] | None:
+    phase = (obj.get("status") or {}).get("phase")
+    if phase not in ("Succeeded", "Failed"):
+        return None
+    message = "The pod has completed successfully." if phase == "Succeeded" else "The pod failed."
+    return [{"type": "Completed", "status": "True", "reason": phase, "message": message}]
+
+
+# The built-in kinds' tables (registered with their kinds in cluster/apiserver/builtin_kinds.py).
+POD = TableSpec(COLUMNS["Pod"], _pod_row, _pod_conditions)
+NODE = TableSpec(COLUMNS["Node"], _node_row)
+REPLICATION_CONTROLLER = TableSpec(COLUMNS["ReplicationController"], _rc_row)
+REPLICA_SET = TableSpec(COLUMNS["ReplicaSet"], _rs_row)
+DEPLOYMENT = TableSpec(COLUMNS["Deployment"], _deployment_row)
+EVENT = TableSpec(COLUMNS["Event"], _event_row)
+NAMESPACE = TableSpec(COLUMNS["Namespace"], _namespace_row)
+LEASE = TableSpec(COLUMNS["Lease"], _lease_row)

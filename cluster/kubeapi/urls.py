@@ -1,6 +1,6 @@
 """Routes kubectl needs besides the objects themselves: /version, discovery and OpenAPI v3.
 
-Included before cluster.api's routes, so these exact paths win over D1's object paths.
+Included before cluster.api's routes, so these exact paths win over cluster.api's object paths.
 """
 
 from __future__ import annotations

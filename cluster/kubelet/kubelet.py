@@ -28,6 +28,7 @@ from cluster.kubelet import images as catalog
 from cluster.kubelet import runtime
 from cluster.kubelet.nodes import NodeDuties
 from cluster.models import Cluster, FlowTrace
+from k8s.pods import changed_images
 
 IMAGE_BACKOFF_INITIAL = 10.0
 IMAGE_BACKOFF_MAX = 300.0
@@ -100,7 +101,7 @@ class KubeletManager(NodeDuties):
         if uid not in self.handled and _needs_start(pod):
             self.handled.add(uid)
             self.workers[key] = asyncio.create_task(self._at_work(self._run_pod(key, delta.trace_id)))
-        elif uid in self.handled and runtime.changed_images(pod) and not self._busy(key):
+        elif uid in self.handled and changed_images(pod) and not self._busy(key):
             self.workers[key] = asyncio.create_task(self._at_work(self._upgrade(key, delta.trace_id)))
 
     async def _at_work(self, work: Awaitable[None]) -> None:
@@ -191,7 +192,7 @@ class KubeletManager(NodeDuties):
         if pod is None:
             return
         node = pod["spec"]["nodeName"]
-        changed = runtime.changed_images(pod)
+        changed = changed_images(pod)
         await gate.before_step(self.cluster_name, trace_id, 12)
         if trace_id:
             en, zh = _starting_text(pod, node)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import copy
-from datetime import UTC, datetime
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.kubelet import runtime
+from k8s import clock
 
 LEASE_SECONDS = 40
 
@@ -61,7 +61,7 @@ class NodeDuties:
 
     def renew_lease(self, node: str) -> None:
         actor = self._actor(None, node)
-        now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
+        now = clock.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
         try:
             lease = api.get(self.cluster, "Lease", "kube-node-lease", node)
         except ApiError:

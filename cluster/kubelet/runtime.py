@@ -266,15 +266,3 @@ def restarted_status(
         }
     status["startTime"] = (pod.get("status") or {}).get("startTime") or status["startTime"]
     return status
-
-
-def changed_images(pod: dict) -> set[str]:
-    """Containers whose spec.image differs from the image they run (kubectl set image on a pod)."""
-    running = {
-        c.get("name"): c.get("image") for c in (pod.get("status") or {}).get("containerStatuses") or []
-    }
-    return {
-        c["name"]
-        for c in (pod.get("spec") or {}).get("containers") or []
-        if c["name"] in running and running[c["name"]] and running[c["name"]] != c.get("image")
-    }

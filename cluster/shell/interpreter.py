@@ -8,6 +8,7 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cluster.shell.arithmetic import BadExpression, evaluate
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem, FsError
 from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word, parse
@@ -256,8 +257,6 @@ class Shell:
 
     def arithmetic(self, expression: str) -> str:
         """$((…)): integers, + - * / % and parentheses, variables by name (unset is 0)."""
-        from cluster.shell.arithmetic import BadExpression, evaluate
-
         try:
             return str(evaluate(self._expand_text(expression), self.env))
         except BadExpression as exc:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from cluster.kubelet.images import split_reference
+from cluster.shell.images_files import httpd_files, nginx_files, redis_files
 
 _COREUTILS = (
     "cat",
@@ -261,8 +262,6 @@ def _version(table: dict[str, str], tag: str, latest: str) -> str:
 
 
 def _nginx(tag: str) -> Profile:
-    from cluster.shell.images_files import nginx_files
-
     version = _version(_NGINX_VERSIONS, tag, "1.27.3")
     alpine = "alpine" in tag
     env = (
@@ -291,8 +290,6 @@ def _nginx(tag: str) -> Profile:
 
 
 def _httpd(tag: str) -> Profile:
-    from cluster.shell.images_files import httpd_files
-
     env = (
         ("PATH", "/usr/local/apache2/bin:" + DEFAULT_PATH),
         ("HTTPD_PREFIX", "/usr/local/apache2"),
@@ -308,8 +305,6 @@ def _httpd(tag: str) -> Profile:
 
 
 def _redis(tag: str) -> Profile:
-    from cluster.shell.images_files import redis_files
-
     version = _version(_REDIS_VERSIONS, tag, "7.2.5")
     env = (
         ("PATH", DEFAULT_PATH),

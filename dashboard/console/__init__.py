@@ -1,32 +1,22 @@
 """The web console: kubectl's commands, run server-side against `cluster.apiserver`.
 
-Output is kubectl's: tables come from F's `cluster.kubeapi.tables` (the same Table real kubectl
-receives) and are laid out by `printer`; `describe` is F's `cluster.kubeapi.describe`.
+Output is kubectl's: tables come from `cluster.kubeapi.tables` (the same Table real kubectl
+receives) and are laid out by `printer`; `describe` runs the kind's describe hook
+(`cluster.kubeapi.describe` for pods and nodes).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from cluster.access import authorize
 from cluster.apiserver import service as api
 from cluster.models import Cluster
-from dashboard.console.parser import UsageError, parse
+from dashboard.console import reads, shell, writes
+from dashboard.console.exec import exec_command
+from dashboard.console.parser import UsageError, parse, resource_for
+from dashboard.console.result import ConsoleResult, server_error
 from dashboard.console.workdir import Workdir
 
-
-@dataclass(slots=True)
-class ConsoleResult:
-    output: str
-    exit_code: int = 0
-    # Instructions for the page: {"panel": "scheduler", "namespace": .., "pod": ..} or a watch.
-    ui: dict = field(default_factory=dict)
-
-    def as_dict(self) -> dict:
-        return {"output": self.output, "exit_code": self.exit_code, "ui": self.ui}
-
-
-def server_error(exc: api.ApiError) -> str:
-    return f"Error from server ({exc.reason}): {exc.message}\n"
+__all__ = ["ConsoleResult", "run_command", "server_error"]
 
 
 # The Kubernetes verb each writing command needs (cluster.access authorizes it before it runs).
@@ -43,9 +33,6 @@ WRITE_VERBS = {
 
 
 def _authorize(who, cluster: Cluster, cmd) -> None:
-    from cluster.access import authorize
-    from dashboard.console.parser import resource_for
-
     verb = WRITE_VERBS[cmd.verb]
     resource, group, namespace = "pods", "", cmd.namespace
     if cmd.verb in ("cordon", "uncordon", "taint"):
@@ -67,9 +54,6 @@ def run_command(
 
     `who=None` is the server itself (a lab's self-test), which is not checked. `workdir` holds the
     files `-f FILE`, `ls` and `cat` see (the course's examples when None)."""
-    from dashboard.console import reads, shell, writes
-    from dashboard.console.exec import exec_command
-
     handlers = reads.HANDLERS | writes.HANDLERS
     workdir = workdir or Workdir()
     try:

@@ -16,8 +16,8 @@ from cluster.models import Cluster
 from cluster.shell.pods import context_for
 from cluster.shell.session import run_exec
 from cluster.shell.streams import NoInput
-from dashboard.console import ConsoleResult
 from dashboard.console.parser import CommandLine, UsageError
+from dashboard.console.result import ConsoleResult
 
 NO_POD = "error: pod, type/name or --filename must be specified"
 OLD_FORM = (

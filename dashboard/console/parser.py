@@ -9,43 +9,16 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
+from cluster.apiserver.kinds import KindInfo, by_name, groups
+
 
 class UsageError(Exception):
     """A command line kubectl itself would refuse; the message is what kubectl prints."""
 
 
-@dataclass(frozen=True, slots=True)
-class Resource:
-    kind: str
-    plural: str
-    singular: str
-    group: str  # "" for the core group, "apps" for apps/v1
-    namespaced: bool
+# The console's resources are the registered kinds that say `console=True`.
+Resource = KindInfo
 
-    @property
-    def qualified(self) -> str:
-        """The name kubectl prints before a slash: `pod`, `replicaset.apps`."""
-        return f"{self.singular}.{self.group}" if self.group else self.singular
-
-
-RESOURCES = (
-    Resource("Pod", "pods", "pod", "", True),
-    Resource("Node", "nodes", "node", "", False),
-    Resource("ReplicationController", "replicationcontrollers", "replicationcontroller", "", True),
-    Resource("ReplicaSet", "replicasets", "replicaset", "apps", True),
-    Resource("Deployment", "deployments", "deployment", "apps", True),
-    Resource("Event", "events", "event", "", True),
-    Resource("Namespace", "namespaces", "namespace", "", False),
-)
-SHORT_NAMES = {"po": "pods", "no": "nodes", "rc": "replicationcontrollers", "rs": "replicasets"}
-SHORT_NAMES |= {"deploy": "deployments", "ev": "events", "ns": "namespaces"}
-
-_BY_NAME: dict[str, Resource] = {}
-for _res in RESOURCES:
-    for _alias in (_res.plural, _res.singular, _res.kind.lower(), f"{_res.plural}.{_res.group}"):
-        _BY_NAME[_alias] = _res
-for _short, _plural in SHORT_NAMES.items():
-    _BY_NAME[_short] = _BY_NAME[_plural]
 
 # flag -> (canonical name, takes a value)
 FLAGS: dict[str, tuple[str, bool]] = {
@@ -81,19 +54,26 @@ FLAGS: dict[str, tuple[str, bool]] = {
 }
 
 
-# The "all" category, in discovery's order (the core group first), as kubectl expands it.
-ALL_CATEGORY = ("pods", "replicationcontrollers", "deployments", "replicasets")
+def all_category() -> list[Resource]:
+    """The kinds in the registry's "all" category, in discovery's order (groups as registered, the
+    core group first; by plural within a group), as kubectl expands `all`."""
+    return [
+        info
+        for members in groups().values()
+        for info in sorted(members, key=lambda info: info.plural)
+        if "all" in info.categories and info.console
+    ]
 
 
 def _expanded(name: str) -> list[Resource]:
     if name.lower() == "all":
-        return [_BY_NAME[plural] for plural in ALL_CATEGORY]
+        return all_category()
     return [resource_for(name)]
 
 
 def resource_for(name: str) -> Resource:
-    res = _BY_NAME.get(name.lower())
-    if res is None:
+    res = by_name(name)
+    if res is None or not res.console:
         raise UsageError(f'error: the server doesn\'t have a resource type "{name}"')
     return res
 

@@ -1,6 +1,6 @@
 """Print a meta.k8s.io/v1 Table the way kubectl's human-readable printer does.
 
-The Table itself (columns, cells, -o wide priorities) comes from F's `cluster.kubeapi.tables`, the
+The Table itself (columns, cells, -o wide priorities) comes from `cluster.kubeapi.tables`, the
 same code real kubectl gets over the wire; this module is only kubectl's client-side layout:
 upper-case headers and Go's tabwriter with padding 3.
 """

@@ -10,10 +10,10 @@ from cluster.apiserver import service as api
 from cluster.kubeapi import tables
 from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
-from dashboard.console import ConsoleResult, server_error
+from dashboard.console.describe import describe_object
 from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets
 from dashboard.console.printer import table_rows, tabwrite
-from dashboard.inspect import describe_object
+from dashboard.console.result import ConsoleResult, server_error
 
 HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
 
@@ -61,7 +61,7 @@ def _objects(cluster: Cluster, cmd: CommandLine, res: Resource, name: str | None
 
 def _serialized(objects: list[dict], output: str, res: Resource, single: bool) -> str:
     if output == "name":
-        return "".join(f"{res.qualified}/{obj['metadata']['name']}\n" for obj in objects)
+        return "".join(f"{res.kubectl_prefix}/{obj['metadata']['name']}\n" for obj in objects)
     doc: dict = objects[0] if single else {"apiVersion": "v1", "kind": "List", "items": objects}
     if output == "json":
         return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
@@ -100,7 +100,7 @@ def get(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
             wide=output == "wide",
             show_labels=bool(cmd.flags.get("show_labels")),
             with_namespace=res.namespaced and bool(cmd.flags.get("all_namespaces")),
-            kind_prefix=res.qualified if multi_kind else "",
+            kind_prefix=res.kubectl_prefix if multi_kind else "",
             headers=not cmd.flags.get("no_headers"),
         )
         blocks.append(tabwrite(rows))

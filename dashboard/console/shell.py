@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from cluster.kubeapi.resources import VERSION
-from dashboard.console import ConsoleResult
 from dashboard.console.parser import CommandLine, UsageError
+from dashboard.console.reads import HELP
+from dashboard.console.result import ConsoleResult
 from dashboard.console.workdir import Workdir
 
 HELP_DIR = Path(__file__).resolve().parent / "help"
@@ -20,8 +21,6 @@ def usage(verb: str) -> str:
     """`kubectl VERB --help`: kubectl's own text, its options cut to those this console knows."""
     path = HELP_DIR / f"{verb}.txt"
     if not path.is_file():
-        from dashboard.console.reads import HELP
-
         return HELP
     return path.read_text(encoding="utf-8")
 

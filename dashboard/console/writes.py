@@ -6,8 +6,8 @@ import json
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster
-from dashboard.console import ConsoleResult, server_error
 from dashboard.console.parser import CommandLine, UsageError, resource_for, split_targets
+from dashboard.console.result import ConsoleResult, server_error
 from kubesim.yamldocs import YamlError, load_documents
 
 MERGE_PATCH = "application/merge-patch+json"
@@ -53,7 +53,7 @@ def label(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
             raise UsageError(f"error: '{key}' already has a value ({current[key]}), and --overwrite is false")
         if current.get(key) != value:
             patch[key] = value
-    who = f"{res.qualified}/{name}"
+    who = f"{res.kubectl_prefix}/{name}"
     if not patch:
         return ConsoleResult("".join(notes) + f"{who} not labeled\n")
     _patch(cluster, res.kind, namespace, name, {"metadata": {"labels": patch}})
@@ -138,7 +138,7 @@ def scale(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
         raise UsageError(f'error: invalid argument "{replicas}" for "--replicas" flag')
     res, name = _one_target(cmd, "resource(s) were provided, but no name was specified")
     api.scale(cluster, res.kind, cmd.namespace, name, int(replicas), actor())
-    return ConsoleResult(f"{res.qualified}/{name} scaled\n")
+    return ConsoleResult(f"{res.kubectl_prefix}/{name} scaled\n")
 
 
 def _source(cmd: CommandLine) -> str:
@@ -180,7 +180,7 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     for res, namespace, name in targets:
         try:
             api.delete(cluster, res.kind, namespace, name, actor())
-            out.append(f'{res.qualified} "{name}" deleted\n')
+            out.append(f'{res.kubectl_prefix} "{name}" deleted\n')
         except api.ApiError as exc:
             out.append(
                 f"Error from server ({exc.reason}): error{source}: {exc.message}\n"
@@ -193,7 +193,7 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
 
 def _created(res, namespace: str, name: str) -> dict:
     """An object just created, for the page to report what happens to it next (its follow-up)."""
-    return {"kind": res.kind, "namespace": namespace, "name": name, "ref": f"{res.qualified}/{name}"}
+    return {"kind": res.kind, "namespace": namespace, "name": name, "ref": f"{res.kubectl_prefix}/{name}"}
 
 
 def create(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
@@ -204,7 +204,7 @@ def create(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
         res, namespace, name, data = _doc_target(doc)
         try:
             api.create(cluster, data, actor())
-            out.append(f"{res.qualified}/{name} created\n")
+            out.append(f"{res.kubectl_prefix}/{name} created\n")
             created.append(_created(res, namespace, name))
         except api.ApiError as exc:
             out.append(
@@ -220,7 +220,7 @@ def apply(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     lines, created = [], []
     for item in result.get("objects", []):
         res = resource_for(item["kind"])
-        lines.append(f"{res.qualified}/{item['name']} {item['action']}\n")
+        lines.append(f"{res.kubectl_prefix}/{item['name']} {item['action']}\n")
         if item["action"] == "created":
             created.append(_created(res, item.get("namespace") or "", item["name"]))
     return ConsoleResult("".join(lines), 0, {"created": created} if created else {})

@@ -231,10 +231,7 @@ class ScoreColumn:
 class Plugin:
     """Base class. Override the extension points the plugin implements."""
 
-    name: ClassVar[str] = ""
-    # The names the course notes use (the legacy Policy predicates and priorities).
-    legacy_filter_names: ClassVar[tuple[str, ...]] = ()
-    legacy_score_names: ClassVar[tuple[str, ...]] = ()
+    name: ClassVar[str] = ""  # the course notes' legacy predicate/priority names: legacy.py
     is_filter: ClassVar[bool] = False
     is_score: ClassVar[bool] = False
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scheduler.engine.labels import Matcher, SelectorError, all_of, requirement
+from k8s.labels import Matcher, SelectorError, all_of, requirement
 
 _LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from k8s.labels import SelectorError, label_selector
 from scheduler.engine.fit_error import (
     NO_VICTIMS,
     PREEMPT_NEVER,
@@ -30,7 +31,6 @@ from scheduler.engine.fit_error import (
     histogram_message,
 )
 from scheduler.engine.framework import Code, CycleState, PreFilterResult, Status, Why
-from scheduler.engine.labels import SelectorError, label_selector
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from k8s.labels import SelectorError, label_selector
 from scheduler.engine.framework import CycleState, PreFilterResult, Why
-from scheduler.engine.labels import SelectorError, label_selector
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins.volume_restrictions import _disks, conflicts
+from scheduler.engine.plugins.volumerestrictions.volume_restrictions import _disks, conflicts
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.registry import new_plugin
 

@@ -1,24 +1,37 @@
-"""The explicit plugin registry: plugin name -> the module and class that implement it."""
+"""The explicit plugin registry: plugin name -> the class that implements it.
+
+Written out by hand, as upstream's plugins/registry.go: no import-time discovery. Each plugin is
+a package under `plugins/`, laid out like upstream's (`noderesources/fit.py`, its explanation
+texts in `why.py` beside it).
+"""
 
 from __future__ import annotations
 
-from importlib import import_module
-
 from scheduler.engine.framework import Plugin
+from scheduler.engine.plugins.imagelocality.image_locality import ImageLocality
+from scheduler.engine.plugins.interpodaffinity.plugin import InterPodAffinity
+from scheduler.engine.plugins.nodeaffinity.node_affinity import NodeAffinity
+from scheduler.engine.plugins.nodename.node_name import NodeName
+from scheduler.engine.plugins.nodeports.node_ports import NodePorts
+from scheduler.engine.plugins.noderesources.balanced_allocation import BalancedAllocation
+from scheduler.engine.plugins.noderesources.fit import NodeResourcesFit
+from scheduler.engine.plugins.nodeunschedulable.node_unschedulable import NodeUnschedulable
+from scheduler.engine.plugins.podtopologyspread.plugin import PodTopologySpread
+from scheduler.engine.plugins.tainttoleration.taint_toleration import TaintToleration
+from scheduler.engine.plugins.volumerestrictions.volume_restrictions import VolumeRestrictions
 
-# Written out by hand, as upstream's plugins/registry.go: no import-time discovery.
-PLUGINS: dict[str, str] = {
-    "NodeUnschedulable": "node_unschedulable:NodeUnschedulable",
-    "NodeName": "node_name:NodeName",
-    "TaintToleration": "taint_toleration:TaintToleration",
-    "NodeAffinity": "node_affinity:NodeAffinity",
-    "NodePorts": "node_ports:NodePorts",
-    "NodeResourcesFit": "node_resources_fit:NodeResourcesFit",
-    "VolumeRestrictions": "volume_restrictions:VolumeRestrictions",
-    "PodTopologySpread": "pod_topology_spread:PodTopologySpread",
-    "InterPodAffinity": "inter_pod_affinity:InterPodAffinity",
-    "NodeResourcesBalancedAllocation": "balanced_allocation:BalancedAllocation",
-    "ImageLocality": "image_locality:ImageLocality",
+PLUGINS: dict[str, type[Plugin]] = {
+    "NodeUnschedulable": NodeUnschedulable,
+    "NodeName": NodeName,
+    "TaintToleration": TaintToleration,
+    "NodeAffinity": NodeAffinity,
+    "NodePorts": NodePorts,
+    "NodeResourcesFit": NodeResourcesFit,
+    "VolumeRestrictions": VolumeRestrictions,
+    "PodTopologySpread": PodTopologySpread,
+    "InterPodAffinity": InterPodAffinity,
+    "NodeResourcesBalancedAllocation": BalancedAllocation,
+    "ImageLocality": ImageLocality,
 }
 
 
@@ -28,11 +41,9 @@ class UnknownPlugin(KeyError):
 
 def plugin_class(name: str) -> type[Plugin]:
     try:
-        module_name, class_name = PLUGINS[name].split(":")
+        return PLUGINS[name]
     except KeyError:
         raise UnknownPlugin(name) from None
-    module = import_module(f"scheduler.engine.plugins.{module_name}")
-    return getattr(module, class_name)
 
 
 def new_plugin(name: str, args: dict | None = None) -> Plugin:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 
-from scheduler.engine.labels import label_key_error
-from scheduler.engine.quantity import milli_value, parse_quantity, value
+from k8s.labels import label_key_error
+from k8s.quantity import milli_value, parse_quantity, value
 
 CPU = "cpu"
 MEMORY = "memory"

@@ -1,17 +1,9 @@
 // Quick actions, all through the Kubernetes REST API (the same front door kubectl uses):
 // label/unlabel, cordon/uncordon, taint/untaint, add/remove node, scale, delete.
 
-import { $, BASE, clear, failure, h, request, t, toast } from "./dom.js";
+import { $, BASE, clear, failure, h, objectPath, request, t, toast } from "./dom.js";
 
 const MERGE = "application/merge-patch+json";
-const enc = encodeURIComponent;
-const PATHS = {
-  Pod: (ns, n) => `${BASE}/api/v1/namespaces/${enc(ns)}/pods/${enc(n)}`,
-  Node: (_ns, n) => `${BASE}/api/v1/nodes/${enc(n)}`,
-  ReplicationController: (ns, n) => `${BASE}/api/v1/namespaces/${enc(ns)}/replicationcontrollers/${enc(n)}`,
-  ReplicaSet: (ns, n) => `${BASE}/apis/apps/v1/namespaces/${enc(ns)}/replicasets/${enc(n)}`,
-  Deployment: (ns, n) => `${BASE}/apis/apps/v1/namespaces/${enc(ns)}/deployments/${enc(n)}`,
-};
 
 let openMenuEl = null;
 
@@ -92,7 +84,7 @@ async function call(method, path, body, type = "application/json") {
   return result;
 }
 
-const patchNode = (name, body) => call("PATCH", PATHS.Node("", name), body, MERGE);
+const patchNode = (name, body) => call("PATCH", objectPath("Node", "", name), body, MERGE);
 
 export function nodeActions(node) {
   const name = node.metadata.name;
@@ -127,20 +119,20 @@ export function nodeActions(node) {
       patchNode(name, { spec: { taints: rest.length ? rest : null } });
     } },
     { label: t("remove_node"), danger: true, run: () => {
-      if (window.confirm(t("confirm_delete", { what: `node/${name}` }))) call("DELETE", PATHS.Node("", name));
+      if (window.confirm(t("confirm_delete", { what: `node/${name}` }))) call("DELETE", objectPath("Node", "", name));
     } },
   ];
 }
 
 export function deleteObject(kind, namespace, name) {
-  if (window.confirm(t("confirm_delete", { what: `${kind.toLowerCase()}/${name}` }))) call("DELETE", PATHS[kind](namespace, name));
+  if (window.confirm(t("confirm_delete", { what: `${kind.toLowerCase()}/${name}` }))) call("DELETE", objectPath(kind, namespace, name));
 }
 
 export async function scaleWorkload(w) {
   const v = await ask(`${t("scale")} ${w.kind.toLowerCase()}/${w.metadata.name}`,
     [{ name: "replicas", label: t("replicas"), value: String((w.spec || {}).replicas ?? 1), inputmode: "numeric" }],
     (values) => (/^\d+$/.test(values.replicas) ? "" : "0, 1, 2, …"));
-  if (v) call("PATCH", `${PATHS[w.kind](w.metadata.namespace, w.metadata.name)}/scale`, { spec: { replicas: Number(v.replicas) } }, MERGE);
+  if (v) call("PATCH", `${objectPath(w.kind, w.metadata.namespace, w.metadata.name)}/scale`, { spec: { replicas: Number(v.replicas) } }, MERGE);
 }
 
 export async function addNode(existing) {

@@ -1,7 +1,7 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, BASE, clear, h, pick, request, t } from "./dom.js";
+import { $, BASE, clear, h, KINDS, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podRequests } from "./quantity.js";
 
@@ -312,7 +312,7 @@ export class ClusterView {
       box.append(h("p", { class: "lane-empty", text: t("no_workloads") }));
       return;
     }
-    const short = { ReplicationController: "rc", ReplicaSet: "rs", Deployment: "deploy" };
+    const short = Object.fromEntries(KINDS.workloads.map((k) => [k, KINDS.resources[k].shortNames[0] || k.toLowerCase()]));
     box.append(h("div", { class: "workload-list" }, items.map((w) => {
       const want = (w.spec || {}).replicas ?? 1;
       const ready = (w.status || {}).readyReplicas || 0;

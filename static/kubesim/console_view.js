@@ -1,7 +1,7 @@
-// The web console: a kubectl prompt whose output is rendered server-side (F's tables/describe),
+// The web console: a kubectl prompt whose output is rendered server-side (cluster.kubeapi's tables and describe),
 // with history, tab completion of names, YAML pasted for apply/create/delete -f, and get -w.
 
-import { $, BASE, clear, h, request, t } from "./dom.js";
+import { $, BASE, clear, h, KINDS, request, t } from "./dom.js";
 import { FollowUps } from "./followups.js";
 import { ExecSession, statusText } from "./exec_session.js";
 
@@ -232,7 +232,7 @@ export class ConsoleView {
     const type = words[1];
     if (/^(no|nodes?)$/.test(type)) return nodes;
     if (/^(po|pods?)$/.test(type)) return pods;
-    const kinds = { rc: "ReplicationController", rs: "ReplicaSet", deploy: "Deployment" };
+    const kinds = Object.fromEntries(KINDS.workloads.map((k) => [KINDS.resources[k].shortNames[0] || k.toLowerCase(), k]));
     const kind = kinds[type] || Object.values(kinds).find((k) => type.startsWith(k.toLowerCase()));
     return [...this.store.workloads.values()].filter((w) => w.kind === kind).map((w) => w.metadata.name);
   }

@@ -69,6 +69,16 @@ function csrfToken() {
 }
 
 export const CLUSTER = boot.cluster;
+// What the server's kind registry tells the page: {workloads: [kind, ...]}.
+export const KINDS = boot.kinds;
+
+// An object's REST path, from the kind registry's group, version, plural and scope.
+export function objectPath(kind, namespace, name) {
+  const r = KINDS.resources[kind];
+  const root = r.group ? `apis/${r.group}/${r.version}` : `api/${r.version}`;
+  const where = r.namespaced ? `namespaces/${encodeURIComponent(namespace)}/` : "";
+  return `${BASE}/${root}/${where}${r.plural}/${encodeURIComponent(name)}`;
+}
 export const BASE = `/clusters/${encodeURIComponent(CLUSTER)}`;
 
 // fetch() with the CSRF header, the web client's name, and JSON in/out by default.

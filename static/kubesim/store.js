@@ -1,8 +1,8 @@
 // The page's copy of the cluster: a snapshot, then events applied in revision order.
 
-import { podKey } from "./dom.js";
+import { KINDS, podKey } from "./dom.js";
 
-const WORKLOAD_KINDS = new Set(["ReplicationController", "ReplicaSet", "Deployment"]);
+const WORKLOAD_KINDS = new Set(KINDS.workloads);
 const MAX_TRACES = 30;
 
 function objectKey(obj) {

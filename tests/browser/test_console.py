@@ -1,4 +1,4 @@
-"""The web console prints what kubectl prints (F's tables and describe, one implementation)."""
+"""The web console prints what kubectl prints (cluster.kubeapi's tables and describe, one implementation)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import pytest
 from asgiref.sync import async_to_sync
 
@@ -109,7 +107,7 @@ def test_a_deployment_image_change_rolls_its_pods(demo):
     assert conditions == {"Available": "MinimumReplicasAvailable", "Progressing": "NewReplicaSetAvailable"}
 
 
-def test_a_pending_pod_is_scheduled_after_its_node_is_labelled(demo):
+def test_a_pending_pod_is_scheduled_after_its_node_is_labelled(demo, fake_clock):
     drive()
     api.create(demo, example("pod-nodeselector-zz.yaml"), KUBECTL)
     drive()
@@ -127,8 +125,8 @@ def test_a_pending_pod_is_scheduled_after_its_node_is_labelled(demo):
         "application/merge-patch+json",
         KUBECTL,
     )
-    # The retry waits out the pod's 1 s back-off, as kube-scheduler's does.
-    time.sleep(1.1)
+    # The pod's 1 s back-off is over (the scheduler's clock is moved, not waited for).
+    fake_clock.advance(1.1)
     drive()
     pod = api.get(demo, "Pod", "default", "pod-example-zz")
     assert pod["spec"]["nodeName"] == "node1" and pod["status"]["phase"] == "Running"

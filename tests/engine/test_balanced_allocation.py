@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code, CycleState
-from scheduler.engine.plugins.balanced_allocation import BalancedAllocation, balanced_score
+from scheduler.engine.plugins.noderesources.balanced_allocation import BalancedAllocation, balanced_score
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.snapshot import Snapshot
 from tests.engine.builders import container, make_node, make_pod, run_score

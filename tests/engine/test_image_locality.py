@@ -9,7 +9,7 @@ import hashlib
 import pytest
 
 from scheduler.engine.framework import CycleState
-from scheduler.engine.plugins.image_locality import ImageLocality
+from scheduler.engine.plugins.imagelocality.image_locality import ImageLocality
 from scheduler.engine.podinfo import PodInfo, normalize_image
 from scheduler.engine.snapshot import Snapshot
 from tests.engine.builders import container, make_node, make_pod, run_score

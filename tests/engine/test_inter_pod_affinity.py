@@ -6,14 +6,14 @@ import pytest
 
 from scheduler.engine.cycle import schedule
 from scheduler.engine.framework import Code, CycleState
-from scheduler.engine.plugins.inter_pod_affinity import (
+from scheduler.engine.plugins.interpodaffinity.plugin import (
     ERR_REASON_AFFINITY,
     ERR_REASON_ANTI_AFFINITY,
     ERR_REASON_EXISTING_ANTI_AFFINITY,
     InterPodAffinity,
     _ScoreState,
 )
-from scheduler.engine.plugins.pod_affinity_terms import CACHE_KEY
+from scheduler.engine.plugins.interpodaffinity.terms import CACHE_KEY
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile
 from scheduler.engine.snapshot import Snapshot

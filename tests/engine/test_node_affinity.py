@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code, CycleState, PreFilterResult
-from scheduler.engine.plugins.node_affinity import (
+from scheduler.engine.plugins.nodeaffinity.node_affinity import (
     ERR_REASON_CONFLICT,
     ERR_REASON_ENFORCED,
     ERR_REASON_POD,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code
-from scheduler.engine.plugins.node_name import ERR_REASON, NodeName
+from scheduler.engine.plugins.nodename.node_name import ERR_REASON, NodeName
 from tests.engine.builders import make_node, make_pod, run_filter
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code
-from scheduler.engine.plugins.node_ports import ERR_REASON, NodePorts
+from scheduler.engine.plugins.nodeports.node_ports import ERR_REASON, NodePorts
 from tests.engine.builders import container, make_node, make_pod, run_filter
 
 
@@ -107,7 +107,7 @@ CASES = [
         ("TCP/127.0.0.1/9090", "TCP/127.0.1.1/90", "TCP/127.0.1.1/8080"),
         UNSCHED,
     ),
-    # KubeSim additions (SCHEDULER.md §2.5): empty hostIP is 0.0.0.0, empty protocol is TCP.
+    # KubeSim additions (docs/scheduler.md §2.5): empty hostIP is 0.0.0.0, empty protocol is TCP.
     ("empty hostIP and protocol mean 0.0.0.0 and TCP", pod_using("//8080"), ("TCP/10.0.0.1/8080",), UNSCHED),
     ("empty protocol is TCP, not UDP", pod_using("/10.0.0.1/53"), ("UDP/10.0.0.1/53",), None),
 ]

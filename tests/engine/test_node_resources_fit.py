@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code
-from scheduler.engine.plugins.node_resources_fit import NodeResourcesFit, parse_fit_args, request_sources
+from scheduler.engine.plugins.noderesources.fit import NodeResourcesFit, parse_fit_args, request_sources
 from tests.engine.builders import container, make_node, make_pod, run_filter
 
 EXT_A = "example.com/aaa"

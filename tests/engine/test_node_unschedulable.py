@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code
-from scheduler.engine.plugins.node_unschedulable import ERR_REASON_UNSCHEDULABLE, NodeUnschedulable
+from scheduler.engine.plugins.nodeunschedulable.node_unschedulable import (
+    ERR_REASON_UNSCHEDULABLE,
+    NodeUnschedulable,
+)
 from tests.engine.builders import make_node, make_pod, run_filter
 
 UNSCHEDULABLE_KEY = "node.kubernetes.io/unschedulable"
@@ -19,7 +22,7 @@ CASES = [
         True,
         True,
     ),
-    # KubeSim additions, following the toleration rules of SCHEDULER.md §2.2/§2.3.
+    # KubeSim additions, following the toleration rules of docs/scheduler.md §2.2/§2.3.
     ("an Exists toleration with an empty key tolerates it", [{"operator": "Exists"}], True, True),
     (
         "a toleration with an empty effect tolerates it",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scheduler.engine.plugins.pod_affinity_terms import ExistingTermsIndex
+from scheduler.engine.plugins.interpodaffinity.terms import ExistingTermsIndex
 from scheduler.engine.pod_index import LabelIndex, walk_order
 from scheduler.engine.snapshot import Snapshot
 from tests.engine.builders import make_node, make_pod

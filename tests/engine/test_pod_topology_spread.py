@@ -9,12 +9,12 @@ import pytest
 
 from scheduler.engine.cycle import schedule
 from scheduler.engine.framework import Code, CycleState
-from scheduler.engine.plugins.pod_topology_spread import (
+from scheduler.engine.plugins.helper.topology import go_round
+from scheduler.engine.plugins.podtopologyspread.plugin import (
     ERR_REASON_CONSTRAINTS_NOT_MATCH,
     ERR_REASON_NODE_LABEL_NOT_MATCH,
     PodTopologySpread,
 )
-from scheduler.engine.plugins.topology import go_round
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile
 from scheduler.engine.snapshot import Snapshot

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from scheduler.engine.quantity import QuantityError, is_valid_quantity, milli_value, parse_quantity, value
+from k8s.quantity import QuantityError, is_valid_quantity, milli_value, parse_quantity, value
 
 F = Fraction
 KI, MI, GI, TI, PI, EI = (2 ** (10 * i) for i in range(1, 7))

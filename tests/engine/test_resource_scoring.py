@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import CycleState
-from scheduler.engine.plugins.node_resources_fit import NodeResourcesFit
-from scheduler.engine.plugins.resource_scoring import broken_linear
+from scheduler.engine.plugins.noderesources.fit import NodeResourcesFit
+from scheduler.engine.plugins.noderesources.resource_allocation import broken_linear
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.snapshot import Snapshot
 from tests.engine.builders import container, make_node, make_pod, run_score

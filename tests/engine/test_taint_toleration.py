@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code, CycleState
-from scheduler.engine.plugins.taint_toleration import TaintToleration
+from scheduler.engine.plugins.tainttoleration.taint_toleration import TaintToleration
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import Profile
 from scheduler.engine.snapshot import Snapshot
@@ -86,7 +86,7 @@ FILTER_CASES = [
         [taint("dedicated", "user1", "PreferNoSchedule")],
         None,
     ),
-    # KubeSim additions, from SCHEDULER.md §2.3.
+    # KubeSim additions, from docs/scheduler.md §2.3.
     (
         "a taint without value prints an empty value in the reason",
         pod_tolerating(),

@@ -9,7 +9,10 @@ from __future__ import annotations
 import pytest
 
 from scheduler.engine.framework import Code, CycleState
-from scheduler.engine.plugins.volume_restrictions import ERR_REASON_DISK_CONFLICT, VolumeRestrictions
+from scheduler.engine.plugins.volumerestrictions.volume_restrictions import (
+    ERR_REASON_DISK_CONFLICT,
+    VolumeRestrictions,
+)
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.snapshot import Snapshot
 from tests.engine.builders import make_node, make_pod, run_filter
@@ -63,7 +66,7 @@ for kind, volume, other in UPSTREAM_ROWS:
     ]
 CASES += [
     ("pod with a volume that doesn't have restrictions", [NO_RESTRICTION], None, SKIPPED),
-    # KubeSim additions (SCHEDULER.md §2.9): read-only rules per disk kind.
+    # KubeSim additions (docs/scheduler.md §2.9): read-only rules per disk kind.
     ("GCE: both read-only share the disk", [read_only(GCE_FOO)], [read_only(GCE_FOO)], None),
     ("GCE: one read-write conflicts", [read_only(GCE_FOO)], [GCE_FOO], CONFLICT),
     ("AWS: conflicts even when both are read-only", [read_only(AWS_FOO)], [read_only(AWS_FOO)], CONFLICT),

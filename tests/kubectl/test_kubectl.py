@@ -1,7 +1,7 @@
-"""The course's commands, run with the real kubectl against a live KubeSim (issue 6).
+"""The course's commands, run with the real kubectl against a live KubeSim.
 
-Tests that need the embedded control plane (scheduling, kubelet status, logs, rollouts) skip
-with a reason until `manage.py serve` runs it.
+Tests that need the embedded control plane (scheduling, kubelet status, logs, rollouts) use the
+`control_plane` fixture: `manage.py serve` runs it, so a pod it does not schedule fails them.
 """
 
 from __future__ import annotations
@@ -208,8 +208,8 @@ def _scheduled(kubectl, name: str, seconds: float = 8) -> bool:
 @pytest.fixture
 def control_plane(kubectl):
     kubectl.run("create", "-f", "web.yaml")
-    if not _scheduled(kubectl, "web"):
-        pytest.skip("the embedded control plane (D2) is not running inside `manage.py serve` yet")
+    # `manage.py serve` runs the embedded control plane: a pod it does not schedule is a failure.
+    assert _scheduled(kubectl, "web", seconds=30), "the control plane did not schedule pod web"
     return kubectl
 
 

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import pytest
 from asgiref.sync import async_to_sync
 
@@ -99,10 +97,10 @@ def test_node_leases_are_renewed_in_kube_node_lease(demo):
     assert first
 
 
-def test_a_status_report_refreshes_heartbeats_and_keeps_the_node_identity(demo):
+def test_a_status_report_refreshes_heartbeats_and_keeps_the_node_identity(demo, fake_clock):
     plane = async_to_sync(controlplane.run_until_idle)("demo")
     before = api.get(demo, "Node", None, "node2")["status"]
-    time.sleep(1.1)  # timestamps have a resolution of one second
+    fake_clock.advance(1)  # timestamps have a resolution of one second
     async_to_sync(controlplane.run_until_idle)("demo")
     plane.kubelets.report_node_status("node2")
     after = api.get(demo, "Node", None, "node2")["status"]

@@ -1,4 +1,4 @@
-"""Measure the broadcast's fan-out (issue 7): N websocket clients watch one cluster, pods are created.
+"""Measure the broadcast's fan-out: N websocket clients watch one cluster, pods are created.
 
 For each pod: the time from the POST to each client's last flow step of the pod's trace (the
 control plane's work plus the broadcast), and the time from each step's recording to its arrival

@@ -1,4 +1,4 @@
-"""Measure the flow's speed (issue 3 "Speed") on a throwaway 100-node cluster at pace 0.
+"""Measure the flow's speed on a throwaway 100-node cluster at pace 0.
 
 1. create request → last step (13) broadcast by the hub, over N bare pods: p50 and p99;
 2. an RC scaled to 1,000 replicas → all of them Running.

@@ -20,6 +20,7 @@ from daphne.server import Server
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from cluster.management.commands.kubeconfig import write
 from cluster.models import Cluster
 from kubesim import listening
 from kubesim.gc_tuning import tune_for_long_running
@@ -78,7 +79,6 @@ class Command(BaseCommand):
         """The presenter link (it signs the browser in as the teacher) and the demo's kubeconfig."""
         from cluster import kubeconfig
         from cluster.access import presenter_token
-        from cluster.management.commands.kubeconfig import write
         from kubesim.state import state_dir
 
         shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host

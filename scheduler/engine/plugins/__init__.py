@@ -1,1 +1,1 @@
-"""Scheduler plugins, one module each (see registry.py)."""
+"""Scheduler plugins, one package each, laid out like upstream's (see ../registry.py)."""

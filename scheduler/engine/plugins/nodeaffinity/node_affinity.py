@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from k8s.labels import SelectorError
 from scheduler.engine.framework import (
     MAX_NODE_SCORE,
     Code,
@@ -26,11 +27,10 @@ from scheduler.engine.framework import (
     skip,
     unresolvable,
 )
-from scheduler.engine.labels import SelectorError
 from scheduler.engine.node_selector import NodeSelector, ParsedTerm, is_empty_term, parse_term
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins import node_affinity_why as explain
-from scheduler.engine.plugins.node_affinity_why import REQUIRED, REQUIRED_PATH
+from scheduler.engine.plugins.nodeaffinity import why as explain
+from scheduler.engine.plugins.nodeaffinity.why import REQUIRED, REQUIRED_PATH
 from scheduler.engine.podinfo import PodInfo
 
 NAME = "NodeAffinity"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from k8s.labels import SelectorError, requirement
 from scheduler.engine.framework import Why
-from scheduler.engine.labels import SelectorError, requirement
 from scheduler.engine.node_selector import is_empty_term, parse_term
 
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"

@@ -16,9 +16,9 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from scheduler.engine.labels import Matcher, match_everything, match_nothing
+from k8s.labels import Matcher, match_everything, match_nothing
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins.topology import (
+from scheduler.engine.plugins.helper.topology import (
     SelectorParseError,
     describe_selector,
     parse_selector,

@@ -15,7 +15,7 @@ from typing import Any
 
 from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, Plugin, ScoreColumn, Status, Why, skip
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins import resource_scoring as rs
+from scheduler.engine.plugins.noderesources import resource_allocation as rs
 from scheduler.engine.podinfo import PodInfo
 
 NAME = "NodeResourcesBalancedAllocation"

@@ -35,19 +35,19 @@ from scheduler.engine.framework import (
     unresolvable,
 )
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins import inter_pod_affinity_why as explain
-from scheduler.engine.plugins.inter_pod_affinity_why import (
-    ERR_REASON_AFFINITY,
-    ERR_REASON_ANTI_AFFINITY,
-    ERR_REASON_EXISTING_ANTI_AFFINITY,
-    NAME,
-)
-from scheduler.engine.plugins.pod_affinity_terms import (
+from scheduler.engine.plugins.interpodaffinity import why as explain
+from scheduler.engine.plugins.interpodaffinity.terms import (
     PREFERRED,
     AffinityTerm,
     ExistingTermsIndex,
     affinity_of,
     merge_namespaces,
+)
+from scheduler.engine.plugins.interpodaffinity.why import (
+    ERR_REASON_AFFINITY,
+    ERR_REASON_ANTI_AFFINITY,
+    ERR_REASON_EXISTING_ANTI_AFFINITY,
+    NAME,
 )
 from scheduler.engine.pod_index import LabelIndex, walk_order
 from scheduler.engine.podinfo import PodInfo

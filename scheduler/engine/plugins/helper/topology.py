@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from scheduler.engine.labels import Matcher, all_of, match_everything, match_nothing, requirement
+from k8s.labels import Matcher, all_of, match_everything, match_nothing, requirement
 from scheduler.engine.node_selector import NodeSelector
 from scheduler.engine.podinfo import PodInfo
 

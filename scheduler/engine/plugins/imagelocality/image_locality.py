@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from scheduler.engine.framework import MAX_NODE_SCORE, CycleState, Plugin, ScoreColumn, Why
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins.resource_scoring import check_fields
+from scheduler.engine.plugins.noderesources.resource_allocation import check_fields
 from scheduler.engine.podinfo import PodInfo, normalize_image
 
 NAME = "ImageLocality"

@@ -27,7 +27,7 @@ from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.tolerations import tolerated_by_any
 
 NAME = "TaintToleration"
-# v1.33 text (SCHEDULER.md decision); v1.35 shortened it to "node(s) had untolerated taint(s)".
+# v1.33 text (docs/scheduler.md §1); v1.35 shortened it to "node(s) had untolerated taint(s)".
 ERR_REASON_UNTOLERATED = "node(s) had untolerated taint {{{key}: {value}}}"
 FILTER_EFFECTS = ("NoSchedule", "NoExecute")
 PREFER_NO_SCHEDULE = "PreferNoSchedule"

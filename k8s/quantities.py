@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from scheduler.engine.quantity import parse_quantity
+from k8s.quantity import parse_quantity
 
 _BINARY = ((6, "Ei"), (5, "Pi"), (4, "Ti"), (3, "Gi"), (2, "Mi"), (1, "Ki"))
 _DECIMAL = (

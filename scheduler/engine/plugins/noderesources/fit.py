@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from k8s.labels import label_key_error
+from k8s.quantity import parse_quantity
 from scheduler.engine.framework import CycleState, Plugin, ScoreColumn, Status, Why, unschedulable
-from scheduler.engine.labels import label_key_error
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins import resource_scoring as rs
+from scheduler.engine.plugins.noderesources import resource_allocation as rs
 from scheduler.engine.podinfo import PodInfo
-from scheduler.engine.quantity import parse_quantity
 from scheduler.engine.resources import CPU, EPHEMERAL_STORAGE, MEMORY, is_extended_resource
 
 NAME = "NodeResourcesFit"

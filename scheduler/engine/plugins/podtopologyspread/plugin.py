@@ -32,14 +32,7 @@ from scheduler.engine.framework import (
     skip,
 )
 from scheduler.engine.nodeinfo import NodeInfo
-from scheduler.engine.plugins import pod_topology_spread_why as explain
-from scheduler.engine.plugins.pod_topology_spread_why import (
-    ERR_REASON_CONSTRAINTS_NOT_MATCH,
-    ERR_REASON_NODE_LABEL_NOT_MATCH,
-    NAME,
-)
-from scheduler.engine.plugins.pod_topology_spread_why import PATH as _PATH
-from scheduler.engine.plugins.topology import (
+from scheduler.engine.plugins.helper.topology import (
     HOSTNAME,
     SYSTEM_DEFAULT_CONSTRAINTS,
     SelectorParseError,
@@ -49,6 +42,13 @@ from scheduler.engine.plugins.topology import (
     terminating,
     workload_selector,
 )
+from scheduler.engine.plugins.podtopologyspread import why as explain
+from scheduler.engine.plugins.podtopologyspread.why import (
+    ERR_REASON_CONSTRAINTS_NOT_MATCH,
+    ERR_REASON_NODE_LABEL_NOT_MATCH,
+    NAME,
+)
+from scheduler.engine.plugins.podtopologyspread.why import PATH as _PATH
 from scheduler.engine.pod_index import LabelIndex
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.tolerations import first_untolerated

@@ -3,7 +3,7 @@
 KubeSim has no PersistentVolumeClaim objects, so upstream's ReadWriteOncePod check (which reads
 each claim's access modes, and fails PreFilter with `persistentvolumeclaim "NAME" not found` when a
 claim is missing) cannot run. Only the disk-conflict check is simulated, and PreFilter skips a pod
-without such a disk, as upstream does when no ReadWriteOncePod claim is in use (SCHEDULER.md §2.9).
+without such a disk, as upstream does when no ReadWriteOncePod claim is in use (docs/scheduler.md §2.9).
 """
 
 from __future__ import annotations

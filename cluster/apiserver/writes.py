@@ -1,0 +1,107 @@
+"""The write path every verb shares: create, the locked row, the version check, the merge of an
+update with what is stored, and the store update (validate, then store.write).
+
+`service` (the verbs), `scale` and `manifests` (apply) all write through here, so none of them
+reaches into another's private functions.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from cluster.apiserver import defaults, store, typecheck
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
+from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
+from cluster.apiserver.reads import check_kind, info_for, namespace_exists
+from cluster.apiserver.validators import validate
+from cluster.models import ApiObject, Cluster
+
+
+def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
+    """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken."""
+    info = check_kind(obj)
+    typecheck.check_body(info, obj)
+    body = store.clone(obj)
+    body["apiVersion"] = info.api_version
+    defaults.on_create(body, info.namespaced)
+    causes = validate(info, body)
+    name = body["metadata"].get("name") or ""
+    if causes:
+        raise invalid(info, name, causes)
+    namespace = body["metadata"].get("namespace", "")
+    with transaction.atomic():
+        if namespace and not namespace_exists(cluster, namespace):
+            raise not_found(info_for("Namespace"), namespace)
+        locked = store.lock(cluster)
+        builtin = info.kind == "Namespace" and name in BUILTIN_NAMESPACES
+        if builtin or store.find(locked, info.kind, namespace, name) is not None:
+            raise already_exists(info, name)
+        store.write(locked, "create", info.kind, body, None, actor)
+    cluster.revision = locked.revision
+    return body  # ours alone: the stored row was serialized from it and is not kept
+
+
+def locked_row(cluster: Cluster, info: KindInfo, namespace: str, name: str) -> tuple[Cluster, ApiObject]:
+    """The cluster row locked for this write and the object's row; 404 when there is none."""
+    locked = store.lock(cluster)
+    row = store.find(locked, info.kind, namespace, name)
+    if row is None:
+        raise not_found(info, name)
+    return locked, row
+
+
+def check_version(info: KindInfo, name: str, wanted: object, row: ApiObject) -> None:
+    """409 Conflict when the caller names a resourceVersion that is not the stored one."""
+    if wanted not in (None, "") and str(wanted) != str(row.resource_version):
+        raise conflict(info, name)
+
+
+def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) -> dict:
+    """The object to store for PUT/PATCH: server-owned fields kept, status or spec as the subresource says.
+
+    `old` is the row's freshly read body (ours): the result may share parts of it, but never
+    changes it, so `result == old` still tells a write that changes nothing.
+    """
+    if subresource == "status":
+        result = dict(old)
+        result["metadata"] = dict(old["metadata"])
+        result["status"] = store.clone(new.get("status") or {})
+        return result
+    result = store.clone(new)
+    result["apiVersion"], result["kind"] = info.api_version, info.kind
+    meta, old_meta = result.setdefault("metadata", {}), old["metadata"]
+    for key in ("uid", "creationTimestamp", "generation", "namespace", "deletionTimestamp"):
+        if key in old_meta:
+            meta[key] = old_meta[key]
+        else:
+            meta.pop(key, None)
+    meta.setdefault("name", old_meta["name"])
+    if info.has_status:
+        result["status"] = old.get("status", {})
+    defaults.kind_defaults(result)
+    if "generation" in old_meta and result.get("spec") != old.get("spec"):
+        meta["generation"] = old_meta["generation"] + 1
+    return result
+
+
+def store_update(
+    locked: Cluster,
+    info: KindInfo,
+    row: ApiObject,
+    new: dict,
+    actor: Actor,
+    subresource: str | None,
+    verb: str,
+) -> dict:
+    """Merge, validate and store an update of a locked row; an update that changes nothing writes nothing."""
+    old = row.body
+    result = merge_update(info, old, new, subresource)
+    causes = validate(info, result, old)
+    if causes:
+        raise invalid(info, row.name, causes)
+    result["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
+    if result == old:
+        return old  # nothing changed: no new revision, as the real API server
+    store.write(locked, "status" if subresource == "status" else verb, info.kind, result, row, actor)
+    return result

@@ -1,0 +1,1 @@
+"""Helpers several plugins share: topology domains and rounding (upstream plugins/helper)."""

@@ -1,0 +1,1 @@
+"""ImageLocality (upstream plugins/imagelocality)."""

@@ -1,0 +1,1 @@
+"""InterPodAffinity: its terms, the plugin and its explanation texts (upstream plugins/interpodaffinity)."""

@@ -1,0 +1,1 @@
+"""NodeName: the pod's spec.nodeName (upstream plugins/nodename)."""

@@ -1,0 +1,1 @@
+"""NodePorts: host ports (upstream plugins/nodeports)."""

@@ -1,0 +1,2 @@
+"""NodeResourcesFit and NodeResourcesBalancedAllocation, and the request accounting they share
+(resource_allocation.py; upstream plugins/noderesources)."""

@@ -1,0 +1,1 @@
+"""NodeUnschedulable: cordoned nodes (upstream plugins/nodeunschedulable)."""

@@ -1,0 +1,1 @@
+"""PodTopologySpread, with its explanation texts (upstream plugins/podtopologyspread)."""

@@ -1,0 +1,1 @@
+"""TaintToleration: taints and tolerations (upstream plugins/tainttoleration)."""

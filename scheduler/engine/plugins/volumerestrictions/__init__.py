@@ -1,0 +1,1 @@
+"""VolumeRestrictions: disk conflicts (upstream plugins/volumerestrictions)."""

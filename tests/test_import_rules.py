@@ -1,0 +1,135 @@
+"""Import rules, checked on the source (AST): dependencies stay visible and one-way.
+
+- `scheduler/engine/` is pure Python: it imports neither Django nor `cluster` (nor `dashboard`,
+  `labs`, `kubesim`); shared Kubernetes helpers come from `k8s/`.
+- No import circle between modules (module-level imports, `if TYPE_CHECKING:` blocks aside).
+- No function-level import of a module of the same package: such an import only exists to dodge
+  a circle. Django's `AppConfig.ready()` is the one place that must import late (models are not
+  loadable before the app registry is ready).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("cluster", "dashboard", "k8s", "kubesim", "labs", "scheduler")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            if "migrations" not in path.parts:
+                found[_module_name(path)] = path
+    return found
+
+
+SOURCES = _sources()
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _targets(node: ast.Import | ast.ImportFrom, module: str, path: Path) -> list[str]:
+    """The project modules an import statement loads (`from pkg import mod` names pkg.mod)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for _ in range(node.level - 1):
+            package = package.rsplit(".", 1)[0]
+        base = f"{package}.{node.module}" if node.module else package
+    else:
+        base = node.module or ""
+    return [f"{base}.{a.name}" if f"{base}.{a.name}" in SOURCES else base for a in node.names]
+
+
+def _imports(module: str, path: Path) -> tuple[list[str], list[tuple[int, str, str]]]:
+    """(module-level imports, [(line, enclosing function, target)] of function-level imports)."""
+    tree = ast.parse(path.read_text(), str(path))
+    top: list[str] = []
+    late: list[tuple[int, str, str]] = []
+
+    def visit(node: ast.AST, function: str | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                continue
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                for target in _targets(child, module, path):
+                    if function is None:
+                        top.append(target)
+                    else:
+                        late.append((child.lineno, function, target))
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                visit(child, child.name)
+            else:
+                visit(child, function)
+
+    visit(tree, None)
+    return top, late
+
+
+IMPORTS = {module: _imports(module, path) for module, path in SOURCES.items()}
+
+
+def test_the_scheduler_engine_imports_neither_django_nor_the_rest_of_the_project():
+    forbidden = ("django", "channels", "cluster", "dashboard", "labs", "kubesim")
+    offences = [
+        f"{module} imports {target}"
+        for module, (top, late) in IMPORTS.items()
+        if module.startswith("scheduler.engine")
+        for target in [*top, *(t for _, _, t in late)]
+        if target.split(".")[0] in forbidden
+    ]
+    assert offences == []
+
+
+def test_there_is_no_import_circle_between_modules():
+    graph = {m: sorted({t for t in top if t in SOURCES and t != m}) for m, (top, _) in IMPORTS.items()}
+    circles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def walk(module: str) -> None:
+        state[module] = 1
+        path.append(module)
+        for target in graph[module]:
+            if state.get(target) == 1:
+                circles.append([*path[path.index(target) :], target])
+            elif target not in state:
+                walk(target)
+        path.pop()
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            walk(module)
+    assert [" -> ".join(c) for c in circles] == []
+
+
+def _package(module: str) -> str:
+    return module if SOURCES[module].name == "__init__.py" else module.rsplit(".", 1)[0]
+
+
+def test_no_function_level_import_of_a_sibling_module():
+    offences = []
+    for module, (_, late) in IMPORTS.items():
+        for line, function, target in late:
+            if module.endswith(".apps") and function == "ready":
+                continue  # Django: models load only once the app registry is ready
+            if target in SOURCES and target != module and _package(target) == _package(module):
+                offences.append(f"{SOURCES[module].relative_to(ROOT)}:{line} {function}() imports {target}")
+    assert offences == []

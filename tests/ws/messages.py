@@ -1,0 +1,109 @@
+"""The websocket's message types and their fields (docs/architecture.md, "Websocket messages").
+
+Each schema names the fields a message must carry and their types; a message may carry more
+(added fields are compatible), but never miss one or carry one with the wrong type.
+"""
+
+from __future__ import annotations
+
+OPTIONAL = object()  # marks a schema entry whose value may also be None
+
+STEP = {
+    "type": str,
+    "cluster": str,
+    "trace": str,
+    "seq": int,
+    "step": int,
+    "actor": str,
+    "from": str,
+    "to": str,
+    "title": str,
+    "title_zh": str,
+    "detail": str,
+    "detail_zh": str,
+    "skipped": bool,
+    "skip_reason": str,
+    "skip_reason_zh": str,
+    "object": {"kind": str, "namespace": str, "name": str},
+    "node": str,
+    "revision": (int, OPTIONAL),
+    "ts": (str, OPTIONAL),
+    "id": int,
+}
+TRACE = {
+    "id": str,
+    "kind": str,
+    "namespace": str,
+    "name": str,
+    "verb": str,
+    "client": str,
+    "created_at": str,
+    "finished_at": (str, OPTIONAL),
+    "steps": [STEP],
+}
+OBJECT_EVENT = {
+    "type": str,
+    "cluster": str,
+    "revision": int,
+    "prev_revision": int,
+    "kind": str,
+    "object": {"apiVersion": str, "kind": str, "metadata": {"name": str, "resourceVersion": str}},
+}
+SCHEMAS: dict[str, dict] = {
+    "snapshot": {
+        "type": str,
+        "cluster": str,
+        "revision": int,
+        "step_id": int,
+        "traces": [TRACE],
+        "pace_ms": int,
+        "step_mode": bool,
+        "nodes": [dict],
+        "pods": [dict],
+        "workloads": [dict],
+        "pod_status": dict,  # "namespace/name" -> kubectl's STATUS column
+    },
+    "object.added": OBJECT_EVENT,
+    "object.modified": OBJECT_EVENT,
+    "object.deleted": OBJECT_EVENT,
+    "flow.step": STEP,
+    "flow.end": {**STEP, "outcome": str, "by": str, "final": bool},
+    "flow.settings": {"type": str, "pace_ms": int, "step_mode": bool},
+    "resync": {"type": str},
+    "error": {"type": str, "message": str},
+}
+
+
+def problems(value: object, schema: object, where: str = "$") -> list[str]:
+    """Where `value` does not fit `schema` (empty when it fits)."""
+    if isinstance(schema, tuple):
+        kind, optional = schema
+        if value is None and optional is OPTIONAL:
+            return []
+        return problems(value, kind, where)
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            return [f"{where}: expected an object, got {type(value).__name__}"]
+        found = []
+        for key, sub in schema.items():
+            if key not in value:
+                found.append(f"{where}.{key}: missing")
+            else:
+                found += problems(value[key], sub, f"{where}.{key}")
+        return found
+    if isinstance(schema, list):
+        if not isinstance(value, list):
+            return [f"{where}: expected a list, got {type(value).__name__}"]
+        return [p for i, item in enumerate(value) for p in problems(item, schema[0], f"{where}[{i}]")]
+    if schema is int and isinstance(value, bool):
+        return [f"{where}: expected int, got bool"]
+    if not isinstance(value, schema):  # type: ignore[arg-type]
+        return [f"{where}: expected {schema.__name__}, got {type(value).__name__}"]
+    return []
+
+
+def check(message: dict) -> None:
+    """Fail unless `message` is of a known type and fits its schema."""
+    schema = SCHEMAS.get(message.get("type"))
+    assert schema is not None, f"unknown websocket message type {message.get('type')!r}"
+    assert problems(message, schema) == [], message["type"]
