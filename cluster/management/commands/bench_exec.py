@@ -19,10 +19,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+from kubesim.benchstats import percentile
 
 
 def _read_until(fd: int, marker: bytes, timeout: float = 10.0) -> bytes:
@@ -87,5 +84,5 @@ class Command(BaseCommand):
     def _line(what: str, values: list[float]) -> str:
         return (
             f"{what}: n={len(values)} p50={statistics.median(values):.1f} ms "
-            f"p95={_percentile(values, 0.95):.1f} ms max={max(values):.1f} ms"
+            f"p95={percentile(values, 0.95):.1f} ms max={max(values):.1f} ms"
         )

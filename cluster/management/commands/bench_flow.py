@@ -21,6 +21,7 @@ from cluster.demo import create_many
 from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
 from cluster.sinks import InboxClient
+from kubesim.benchstats import percentile
 from kubesim.gc_tuning import tune_for_long_running
 from kubesim.throwaway_db import migrated_or_throwaway
 
@@ -50,11 +51,6 @@ def _rc(replicas: int) -> dict:
             },
         },
     }
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 class Command(BaseCommand):

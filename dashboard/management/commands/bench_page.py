@@ -29,6 +29,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from kubesim.benchstats import percentile
+
 CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 CLUSTER = "bench"
@@ -54,11 +56,6 @@ def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] if ordered else float("nan")
 
 
 def _rc(name: str, replicas: int) -> dict:
@@ -240,8 +237,8 @@ class Command(BaseCommand):
             "burst_s": burst_s,
             "frames": {
                 "count": len(gaps),
-                "p50_ms": _percentile(gaps, 0.5),
-                "p99_ms": _percentile(gaps, 0.99),
+                "p50_ms": percentile(gaps, 0.5),
+                "p99_ms": percentile(gaps, 0.99),
                 "max_ms": max(gaps) if gaps else float("nan"),
             },
         }
