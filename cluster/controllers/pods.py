@@ -64,6 +64,9 @@ def deletion_rank(pod: dict) -> tuple:
     """controller.ActivePods ordering: the first pods are the first to delete when scaling down.
 
     Unassigned before assigned, Pending before Running, not ready before ready, newer before older.
+    creationTimestamp has one-second precision, so pods made in the same second (a pod applied just
+    after its RC's pods) are told apart by the newer write first, which keeps the newcomer the one
+    that goes instead of whichever name sorts last.
     """
     phase_rank = {"Pending": 0, "Unknown": 1, "Running": 2}
     status = pod.get("status") or {}
@@ -73,7 +76,15 @@ def deletion_rank(pod: dict) -> tuple:
         phase_rank.get(status.get("phase", "Pending"), 0),
         is_ready(pod),
         _negated(created),
+        -_revision(pod),
     )
+
+
+def _revision(pod: dict) -> int:
+    try:
+        return int((pod.get("metadata") or {}).get("resourceVersion") or 0)
+    except ValueError:
+        return 0
 
 
 def _negated(timestamp: str) -> tuple[int, ...]:
