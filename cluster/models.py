@@ -191,3 +191,21 @@ class ExecSession(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["cluster", "seq"])]
+
+
+class Termination(models.Model):
+    """Who asked for a graceful deletion still in progress: the object's kubelet removes it later,
+    and the trace's ending then names the one who asked (a user, a controller, the garbage
+    collector), not the kubelet that carried it out."""
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="terminations")
+    uid = models.CharField(max_length=36)
+    client = models.CharField(max_length=40)
+    detail = models.CharField(max_length=300, blank=True)
+    by = models.CharField(max_length=300, blank=True)
+    reason_en = models.TextField(blank=True)
+    reason_zh = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["cluster", "uid"], name="termination_unique_uid")]

@@ -20,10 +20,12 @@ from cluster.api.http import (
 )
 from cluster.api.logs import log_response
 from cluster.api.paths import Target
+from cluster.apiserver import graceful
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import bad_request, method_not_allowed
 from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
 from cluster.apiserver.scale import SCALE
+from cluster.apiserver.service import DELETE_OPTIONS
 from cluster.apiserver.typecheck import check_body, check_patched
 from cluster.models import Cluster
 
@@ -155,16 +157,20 @@ def _delete_options(request: HttpRequest, target: Target) -> dict:
     options = decode_json(raw) if raw.strip() else {}
     if not isinstance(options, dict):
         raise bad_request("DeleteOptions must be an object")
+    check_body(DELETE_OPTIONS, options)  # wrong JSON types (a grace period "30") answer 400
     return options
 
 
 def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     options = _delete_options(request, target)
     propagation = request.GET.get("propagationPolicy") or options.get("propagationPolicy") or "Background"
-    rv = (options.get("preconditions") or {}).get("resourceVersion")
-    args = (cluster, target.info.kind, target.namespace, target.name, actor_for(request), propagation, rv)
+    preconditions = options.get("preconditions") or {}
+    grace = graceful.grace_from_query(request.GET.get("gracePeriodSeconds"))
+    grace = graceful.grace_from_body(options) if grace is None else grace
+    args = (cluster, target.info.kind, target.namespace, target.name, actor_for(request), propagation)
+    rv, uid = preconditions.get("resourceVersion"), preconditions.get("uid")
     dry = dry_run(request) or "All" in (options.get("dryRun") or ())
-    return json_response(_write_or_try(dry, api.delete, *args))
+    return json_response(_write_or_try(dry, api.delete, *args, rv, grace, uid))
 
 
 def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:

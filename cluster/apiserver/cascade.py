@@ -7,15 +7,16 @@ The one definition used by the API server's DELETE and by the garbage collector
 - Foreground: the dependents go first (each cascading in turn); the owner goes last.
 - Orphan: the owner goes; each dependent loses the ownerReference to it and stays.
 
-KubeSim deletes at once (no finalizers, no grace period): the whole cascade is written in the
-caller's transaction, so no dependent outlives its owner by even one revision. Every removal goes
-through `_remove`, the single place where graceful deletion would instead stamp
-`metadata.deletionTimestamp` (and let the kubelet finish the pod) before the row goes.
+The whole cascade is written in the caller's transaction, so no dependent outlives its owner by
+even one revision. Every removal goes through `_remove`, where a Pod's deletion is graceful
+(`cluster/apiserver/graceful.py`): a pod on a node gets `metadata.deletionTimestamp` and stays,
+Terminating, until its kubelet has stopped the containers and deletes it with grace 0; every other
+object, and a pod never bound to a node, goes at once.
 """
 
 from __future__ import annotations
 
-from cluster.apiserver import store
+from cluster.apiserver import graceful, store
 from cluster.apiserver.actor import Actor
 from cluster.models import ApiObject, Cluster
 
@@ -37,8 +38,15 @@ def dependents(cluster: Cluster, owner: ApiObject) -> list[ApiObject]:
     return found
 
 
-def _remove(locked: Cluster, row: ApiObject, actor: Actor) -> dict:
-    """Remove one object now (graceful deletion would set deletionTimestamp here instead)."""
+def _remove(locked: Cluster, row: ApiObject, actor: Actor, grace: int | None = None) -> dict:
+    """Remove one object: at once, or gracefully (a Pod on a node: deletionTimestamp set, or
+    shortened, and the row kept for its kubelet). `grace` is DeleteOptions.gracePeriodSeconds."""
+    marked = graceful.mark(row.kind, row.body, grace)
+    if marked is graceful.PENDING:
+        return store.clone(row.body)  # already terminating with a grace period no longer than asked
+    if marked is not None:
+        store.write(locked, "terminate", row.kind, marked, row, actor)
+        return marked
     body = store.clone(row.body)
     store.write(locked, "delete", row.kind, body, row, actor)
     return body
@@ -57,16 +65,20 @@ def drop_owner(locked: Cluster, row: ApiObject, owner_uids: set[str], actor: Act
     return body
 
 
-def delete(locked: Cluster, row: ApiObject, actor: Actor, propagation: str = BACKGROUND) -> dict:
+def delete(
+    locked: Cluster, row: ApiObject, actor: Actor, propagation: str = BACKGROUND, grace: int | None = None
+) -> dict:
     """Delete `row` and apply `propagation` to its dependents, in the caller's transaction (which
-    holds the cluster lock). Returns the owner as it was removed."""
+    holds the cluster lock). Returns the owner as it was removed (or marked for graceful deletion).
+    `grace` applies to `row` itself; dependents get their own default grace period, as the garbage
+    collector's deletes do."""
     children = dependents(locked, row)
     collector = collector_for(actor)
     if propagation == FOREGROUND:
         for child in children:
             delete(locked, child, collector, FOREGROUND)
-        return _remove(locked, row, actor)
-    body = _remove(locked, row, actor)
+        return _remove(locked, row, actor, grace)
+    body = _remove(locked, row, actor, grace)
     for child in children:
         if propagation == ORPHAN:
             drop_owner(locked, child, {row.uid}, collector)
@@ -88,8 +100,8 @@ def collect(locked: Cluster, row: ApiObject, actor: Actor) -> str:
     "deleted" when no owner is left (cascading in the background), "orphaned" when other owners
     remain (the dangling references are dropped), "kept" when its owner exists after all."""
     alive, gone = owners_alive(locked, row.body)
-    if not gone:
-        return "kept"
+    if not gone or graceful.terminating(row.body):
+        return "kept"  # a terminating dependent is already on its way out
     if alive:
         drop_owner(locked, row, gone, actor)
         return "orphaned"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, store, typecheck
+from cluster.apiserver import cascade, defaults, graceful, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
@@ -104,9 +104,14 @@ def delete(
     actor: Actor,
     propagation: str = "Background",
     resource_version: str | None = None,
+    grace_period: int | None = None,
+    uid: str | None = None,
 ) -> dict:
-    """DELETE: the object as it was removed (with its final resourceVersion); dependents follow
-    (Background/Foreground) or lose their ownerReference (Orphan), as `cascade` defines."""
+    """DELETE: the object as it was removed (with its final resourceVersion), or, for a Pod on a
+    node, as marked for graceful deletion (`graceful`: deletionTimestamp; its kubelet deletes it
+    with grace_period 0 when its containers have stopped); dependents follow (Background/
+    Foreground) or lose their ownerReference (Orphan), as `cascade` defines. `uid` and
+    `resource_version` are DeleteOptions' preconditions."""
     info = info_for(kind)
     namespace = _ns(info, namespace)
     if kind == "Namespace" and name in BUILTIN_NAMESPACES:
@@ -120,7 +125,8 @@ def delete(
     with transaction.atomic():
         locked, row = locked_row(cluster, info, namespace, name)
         check_version(info, name, resource_version, row)
-        body = cascade.delete(locked, row, actor, propagation)
+        graceful.check_uid(info, name, uid, row.uid)
+        body = cascade.delete(locked, row, actor, propagation, grace_period)
     cluster.revision = locked.revision
     return body
 

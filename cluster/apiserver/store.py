@@ -75,10 +75,11 @@ def write(
 ) -> ApiObject:
     """Commit one change of `body` (a new dict, owned by us from here) and return its row.
 
-    verb is create / update / patch / status / bind / scale / delete; a delete passes the live row.
+    verb is create / update / patch / status / bind / scale / delete / terminate (a graceful
+    deletion's first write: deletionTimestamp set, the row kept); a delete passes the live row.
     The body is serialized once, for both the row and its log entry.
     """
-    if verb not in ("status", "delete"):
+    if verb not in ("status", "delete", "terminate"):
         admission.admit(cluster, verb, kind, body, actor)
     revision = cluster.revision + 1
     rows.bump(cluster.pk, revision)
@@ -111,7 +112,9 @@ def write(
     event.trace_id = trace.pk if trace is not None else None
     text = rows.dumps(body)
     if verb != "delete":
-        if trace is not None:
+        # A graceful deletion's mark keeps the row's own trace (its kubelet's final delete ends it);
+        # the event carries the trace the deletion started, for the controller that replaces it.
+        if trace is not None and verb != "terminate":
             row.trace_id = trace.pk
         _fill_row(row, body, revision)
         if event_type == ADDED:

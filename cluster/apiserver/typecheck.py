@@ -66,6 +66,22 @@ _EXTRA: dict[str, dict[str, str]] = {
     },
     "Scale": {"apiVersion": "string", "kind": "string", "metadata": "ObjectMeta", "spec": "ScaleSpec"},
     "ScaleSpec": {"replicas": "integer"},
+    "DeleteOptions": {
+        "apiVersion": "string",
+        "kind": "string",
+        "gracePeriodSeconds": "integer",
+        "preconditions": "Preconditions",
+        "orphanDependents": "boolean",
+        "propagationPolicy": "string",
+        "dryRun": "[string]",
+    },
+    "Preconditions": {"uid": "string", "resourceVersion": "string"},
+    "Eviction": {
+        "apiVersion": "string",
+        "kind": "string",
+        "metadata": "ObjectMeta",
+        "deleteOptions": "DeleteOptions",
+    },
 }
 _INT32_FIELDS = (
     "replicas containerPort hostPort weight maxSkew minDomains minReadySeconds revisionHistoryLimit "

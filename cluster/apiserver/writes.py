@@ -71,7 +71,14 @@ def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) 
     result = store.clone(new)
     result["apiVersion"], result["kind"] = info.api_version, info.kind
     meta, old_meta = result.setdefault("metadata", {}), old["metadata"]
-    for key in ("uid", "creationTimestamp", "generation", "namespace", "deletionTimestamp"):
+    for key in (
+        "uid",
+        "creationTimestamp",
+        "generation",
+        "namespace",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+    ):
         if key in old_meta:
             meta[key] = old_meta[key]
         else:

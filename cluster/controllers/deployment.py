@@ -127,7 +127,10 @@ class DeploymentController:
         return plan
 
     def _plan_recreate(self, plan: Plan, wanted: int) -> None:
-        running_old = [rs for rs in plan.old if _replicas(rs) or _status(rs, "replicas")]
+        # upstream's oldPodsRunning: a terminating old pod still runs until its kubelet removes it
+        running_old = [
+            rs for rs in plan.old if _replicas(rs) or _status(rs, "replicas") or self._pods_left(rs)
+        ]
         for rs in plan.old:
             if _replicas(rs):
                 plan.moves.append((rs, 0))
@@ -136,6 +139,10 @@ class DeploymentController:
         current = _replicas(plan.new) if plan.new else 0
         if plan.new is None or current != wanted:
             plan.moves.append((plan.new, wanted))
+
+    def _pods_left(self, rs: dict) -> bool:
+        terminal = ("Succeeded", "Failed")
+        return any((p.get("status") or {}).get("phase") not in terminal for p in self.cm.owned_pods(rs))
 
     def _plan_rolling(self, plan: Plan, wanted: int, rolling: dict) -> None:
         surge = resolve(rolling.get("maxSurge", "25%"), wanted, round_up=True)

@@ -43,6 +43,7 @@ class GarbageCollector:
         return list(
             rows.exclude(owner_uid="")
             .exclude(owner_uid__in=Subquery(rows.values("uid")))
+            .exclude(body__metadata__has_key="deletionTimestamp")  # terminating: already on its way
             .values_list("kind", "namespace", "name")[:limit]
         )
 

@@ -74,11 +74,19 @@ class ControllerManager:
             ref = controller_ref(delta.obj) or (controller_ref(delta.old) if delta.old else None)
             if ref is not None and ref.get("kind") in WORKLOADS:
                 self._mark((ref["kind"], delta.key[0], ref["name"]), delta.trace_id)
+            if ref is not None and ref.get("kind") == "ReplicaSet" and delta.type == "DELETED":
+                self._mark_deployment_of(delta.key[0], ref["name"], delta.trace_id)  # Recreate waits for it
             return
         self._mark((delta.kind, *delta.key), delta.trace_id)
         ref = controller_ref(delta.obj)
         if delta.kind == "ReplicaSet" and ref is not None and ref.get("kind") == "Deployment":
             self._mark(("Deployment", delta.key[0], ref["name"]), delta.trace_id)
+
+    def _mark_deployment_of(self, namespace: str, replica_set: str, trace_id: str | None) -> None:
+        rs = self.informer.get("ReplicaSet", namespace, replica_set)
+        owner = controller_ref(rs) if rs is not None else None
+        if owner is not None and owner.get("kind") == "Deployment":
+            self._mark(("Deployment", namespace, owner["name"]), trace_id)
 
     def workloads_changed(self) -> bool:
         """A workload was written since the informer last read (a scale, an edit, a deletion): a

@@ -29,6 +29,8 @@ def wanted_replicas(owner: dict) -> int:
 
 
 def active_pods(locked: Cluster, owner_uid: str) -> int:
-    """How many pods the owner controls that are not terminal (counted in the database)."""
+    """How many pods the owner controls that are neither terminal nor terminating (counted in the
+    database): as upstream's FilterActivePods, a pod with a deletionTimestamp is replaced at once."""
     pods = ApiObject.objects.filter(cluster_id=locked.pk, kind="Pod", owner_uid=owner_uid)
-    return pods.exclude(phase__in=TERMINAL_PHASES).count()
+    active = pods.exclude(phase__in=TERMINAL_PHASES).exclude(body__metadata__has_key="deletionTimestamp")
+    return active.count()

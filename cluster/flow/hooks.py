@@ -9,7 +9,7 @@ kubelet's status lands), because those are writes it performs.
 from __future__ import annotations
 
 from cluster.apiserver.kinds import workload_kinds
-from cluster.flow import endings, gate, texts
+from cluster.flow import endings, gate, terminations, texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -21,10 +21,14 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
     """Record this write's steps; return the trace the row carries from now on."""
     kind = row.kind
     if verb == "delete" and getattr(row, "trace_id", None) and (kind == "Pod" or kind in workload_kinds()):
-        endings.object_deleted(cluster, row.trace_id, kind, row.namespace, row.name, actor, event.revision)
+        # A pod its kubelet removes at the end of a graceful deletion: the ending names who asked.
+        asked = terminations.requester(cluster, row, actor) if kind == "Pod" else actor
+        endings.object_deleted(cluster, row.trace_id, kind, row.namespace, row.name, asked, event.revision)
+    if verb == "terminate":
+        terminations.remember(cluster, row, actor)
     if actor.client in USER_CLIENTS:
-        if _starts_trace(kind, event):
-            return _start(cluster, verb, row, event, actor)
+        if _starts_trace(kind, event, verb):
+            return _start(cluster, "delete" if verb == "terminate" else verb, row, event, actor)
         return _current_trace(row)
     trace = actor.trace
     if trace is None or kind != "Pod":
@@ -83,10 +87,13 @@ def _current_trace(row) -> FlowTrace | None:
     return FlowTrace(pk=trace_id) if trace_id else None
 
 
-def _starts_trace(kind: str, event) -> bool:
-    """A user's create or spec change of a workload, or a user's delete of a controller-owned pod."""
+def _starts_trace(kind: str, event, verb: str = "") -> bool:
+    """A user's create or spec change of a workload, or a user's delete of a controller-owned pod
+    (at once, or its graceful deletion's mark: the controller replaces it then)."""
     obj = event.object or {}
     if kind == "Pod":
+        if verb == "terminate":
+            return _controller_of(obj) is not None
         if event.type == "MODIFIED":
             return bool(changed_images(obj))  # a new image for a running pod: the kubelet acts
         return event.type == "ADDED" or (event.type == "DELETED" and _controller_of(obj) is not None)
@@ -120,7 +127,7 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
     ]
     if row.kind == "Pod" and event.type == "ADDED":
         specs.extend(_skipped_for_bare_pod(trace, event))
-    elif row.kind == "Pod" and event.type == "MODIFIED":
+    elif row.kind == "Pod" and event.type == "MODIFIED" and verb != "delete":
         node = event.object["spec"].get("nodeName", "")
         en, zh = texts.image_changed(node)
         specs += [StepSpec(n, en, zh, node=node, revision=revision, skipped=True) for n in range(5, 12)]

@@ -78,6 +78,15 @@ def request_sent(actor, client: str, verb: str, event) -> tuple[str, str]:
 def object_stored(event) -> tuple[str, str]:
     what = ref(event.object)
     code = {"ADDED": "201 Created", "DELETED": "200 OK"}.get(event.type, "200 OK")
+    grace = ((event.object or {}).get("metadata") or {}).get("deletionGracePeriodSeconds")
+    if event.type == "MODIFIED" and grace:
+        return (
+            f"The APIServer marked {what} for deletion in etcd at revision {event.revision} "
+            f"(deletionTimestamp, a {grace} s grace period) and answered {code}; its kubelet stops the "
+            "containers, then removes it.",
+            f"APIServer 在 revision {event.revision} 把 {what} 标记为删除（deletionTimestamp，"
+            f"宽限期 {grace} 秒），并返回 {code}；由它的 kubelet 停止容器后再删除它。",
+        )
     if event.type == "DELETED":
         return (
             f"The APIServer removed {what} from etcd at revision {event.revision} and answered {code}.",

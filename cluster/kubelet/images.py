@@ -19,6 +19,10 @@ class Image:
     size_bytes: int
     logs: str  # which log profile logs.py plays for containers of this image
     long_running: bool = True  # its default command keeps running (a server)
+    # Seconds its main process takes to exit on SIGTERM (nginx's fast shutdown is quick); None: the
+    # process ignores SIGTERM (a shell or `sleep` as PID 1), so the kubelet waits out the whole
+    # grace period and then kills it.
+    stop_seconds: float | None = 1.0
 
     @property
     def reference(self) -> str:
@@ -40,8 +44,18 @@ class Image:
         return [f"{self.repository}@{self.digest}", self.reference]
 
 
-def _images(repository: str, logs: str, tags: dict[str, float], long_running: bool = True) -> list[Image]:
-    return [Image(repository, tag, int(size * MB), logs, long_running) for tag, size in tags.items()]
+def _images(
+    repository: str,
+    logs: str,
+    tags: dict[str, float],
+    long_running: bool = True,
+    stop: float | None = 1.0,
+) -> list[Image]:
+    return [Image(repository, tag, int(size * MB), logs, long_running, stop) for tag, size in tags.items()]
+
+
+# A shell or `sleep` running as PID 1 has no SIGTERM handler: the kernel ignores the signal for it.
+IGNORES_SIGTERM = None
 
 
 _CATALOG: list[Image] = [
@@ -61,21 +75,23 @@ _CATALOG: list[Image] = [
         },
     ),
     *_images("httpd", "httpd", {"2.4": 148.0, "latest": 148.0, "alpine": 61.4}),
-    *_images("redis", "redis", {"5": 98.2, "6": 112.7, "7": 117.4, "latest": 117.4, "alpine": 41.2}),
-    *_images("mysql", "mysql", {"5.7": 501.0, "8.0": 581.4, "latest": 602.0}),
-    *_images("tomcat", "tomcat", {"8": 356.0, "9": 470.0, "latest": 470.0}),
-    *_images("busybox", "busybox", {"1.28": 1.15, "1.36": 4.26, "latest": 4.26}, long_running=False),
-    *_images("alpine", "busybox", {"3.18": 7.33, "3.20": 7.8, "latest": 7.8}, long_running=False),
-    *_images("centos", "busybox", {"7": 204.0, "latest": 231.0}, long_running=False),
-    *_images("ubuntu", "busybox", {"22.04": 77.9, "24.04": 78.1, "latest": 78.1}, long_running=False),
-    *_images("python", "busybox", {"3.12": 1020.0, "3.12-slim": 130.0}, long_running=False),
-    *_images("registry.k8s.io/pause", "none", {"3.10": 0.736}),
+    *_images(
+        "redis", "redis", {"5": 98.2, "6": 112.7, "7": 117.4, "latest": 117.4, "alpine": 41.2}, stop=0.5
+    ),
+    *_images("mysql", "mysql", {"5.7": 501.0, "8.0": 581.4, "latest": 602.0}, stop=3.0),
+    *_images("tomcat", "tomcat", {"8": 356.0, "9": 470.0, "latest": 470.0}, stop=2.0),
+    *_images("busybox", "busybox", {"1.28": 1.15, "1.36": 4.26, "latest": 4.26}, False, IGNORES_SIGTERM),
+    *_images("alpine", "busybox", {"3.18": 7.33, "3.20": 7.8, "latest": 7.8}, False, IGNORES_SIGTERM),
+    *_images("centos", "busybox", {"7": 204.0, "latest": 231.0}, False, IGNORES_SIGTERM),
+    *_images("ubuntu", "busybox", {"22.04": 77.9, "24.04": 78.1, "latest": 78.1}, False, IGNORES_SIGTERM),
+    *_images("python", "busybox", {"3.12": 1020.0, "3.12-slim": 130.0}, False, IGNORES_SIGTERM),
+    *_images("registry.k8s.io/pause", "none", {"3.10": 0.736}, stop=0.1),
     *_images("registry.k8s.io/kube-proxy", "none", {"v1.33.1": 97.9}),
     *_images("registry.k8s.io/kube-apiserver", "none", {"v1.33.1": 97.2}),
     *_images("registry.k8s.io/kube-controller-manager", "none", {"v1.33.1": 90.6}),
     *_images("registry.k8s.io/kube-scheduler", "none", {"v1.33.1": 70.2}),
     *_images("registry.k8s.io/etcd", "none", {"3.5.21-0": 153.0}),
-    *_images("registry.k8s.io/coredns/coredns", "none", {"v1.12.0": 68.4}),
+    *_images("registry.k8s.io/coredns/coredns", "none", {"v1.12.0": 68.4}, stop=5.0),  # lameduck 5s
     *_images("flannel/flannel", "none", {"v0.26.7": 84.6}),
 ]
 _BY_REFERENCE = {image.reference: image for image in _CATALOG}

@@ -27,6 +27,7 @@ from cluster.informer import Delta, Informer, db
 from cluster.kubelet import images as catalog
 from cluster.kubelet import runtime
 from cluster.kubelet.nodes import NodeDuties
+from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
 
@@ -34,7 +35,7 @@ IMAGE_BACKOFF_INITIAL = 10.0
 IMAGE_BACKOFF_MAX = 300.0
 
 
-class KubeletManager(NodeDuties):
+class KubeletManager(NodeDuties, PodTerminations):
     component = "kubelet"
 
     def __init__(self, cluster_name: str) -> None:
@@ -50,6 +51,7 @@ class KubeletManager(NodeDuties):
         # Image pull and crash-loop back-offs: when, and the coroutine to run then.
         self.retries: dict[tuple[str, str], tuple[float, Callable[[], Awaitable[None]]]] = {}
         self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
+        self._init_terminations()
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -65,7 +67,10 @@ class KubeletManager(NodeDuties):
         self.to_register.clear()
         self._start_due_retries()
         self.workers = {key: task for key, task in self.workers.items() if not task.done()}
-        return bool(deltas) or self.informer.behind
+        stopped = self.due_terminations()
+        for start in range(0, len(stopped), FINAL_BATCH):
+            await db(self.remove_stopped)(stopped[start : start + FINAL_BATCH])
+        return bool(deltas) or self.informer.behind or bool(stopped)
 
     async def idle(self) -> None:
         """Wait for every running pod worker (used by run_until_idle)."""
@@ -90,9 +95,13 @@ class KubeletManager(NodeDuties):
                 task.cancel()
             self.handled.discard(pod["metadata"].get("uid", ""))
             self.retries.pop(key, None)
+            self._forget_termination(key)
             self._free_ip(node, pod)
             return
         if not node:
+            return
+        if pod["metadata"].get("deletionTimestamp"):
+            self._terminate(key, pod)  # graceful deletion: stop the containers, then remove the pod
             return
         ip = (pod.get("status") or {}).get("podIP")
         if ip:
@@ -222,10 +231,12 @@ class KubeletManager(NodeDuties):
                 self.workers[key] = asyncio.create_task(self._at_work(retry()))
 
     def next_wakeup(self) -> float | None:
-        """Seconds until the next image pull retry or container restart is due."""
-        if not self.retries:
-            return None
-        return max(0.0, min(due for due, _ in self.retries.values()) - time.monotonic())
+        """Seconds until the next image pull retry, container restart or pod removal is due."""
+        waits = [self.termination_wakeup()]
+        if self.retries:
+            waits.append(max(0.0, min(due for due, _ in self.retries.values()) - time.monotonic()))
+        waits = [wait for wait in waits if wait is not None]
+        return min(waits) if waits else None
 
     async def _pull_all(self, pod: dict, node: str, host_ip: str, trace_id: str | None) -> dict | None:
         """Pull every container's image; the images by container name, or None after a failed pull."""

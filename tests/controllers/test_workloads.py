@@ -15,6 +15,13 @@ def drive() -> None:
     async_to_sync(controlplane.run_until_idle)("demo")
 
 
+def settle(fake_clock, seconds: float = 1) -> None:
+    """Drive, let the kubelets' stopping containers exit (nginx takes 1 s), and drive again."""
+    drive()
+    fake_clock.advance(seconds)
+    drive()
+
+
 def pods(cluster, **selector) -> list[dict]:
     items, _ = api.list_objects(cluster, "Pod", "default")
     return [p for p in items if all(p["metadata"].get("labels", {}).get(k) == v for k, v in selector.items())]
@@ -39,12 +46,18 @@ def test_an_rc_runs_its_replicas_with_owner_references_and_status(demo):
     assert status["observedGeneration"] == 1
 
 
-def test_an_rc_recreates_a_deleted_pod(demo):
+def test_an_rc_recreates_a_deleted_pod(demo, fake_clock):
     drive()
     api.create(demo, example("rc-nginx.yaml"), KUBECTL)
     drive()
     victim = pods(demo, app="nginx")[0]["metadata"]["name"]
     api.delete(demo, "Pod", "default", victim, KUBECTL)
+    drive()
+    # The replacement runs at once; the victim is Terminating until its kubelet stopped nginx.
+    by_name = {p["metadata"]["name"]: p for p in pods(demo, app="nginx")}
+    assert len(by_name) == 4 and by_name[victim]["metadata"]["deletionGracePeriodSeconds"] == 30
+    assert sum(1 for p in by_name.values() if p["status"].get("phase") == "Running") == 4
+    fake_clock.advance(1)
     drive()
     names = [p["metadata"]["name"] for p in pods(demo, app="nginx")]
     assert len(names) == 3 and victim not in names
@@ -52,12 +65,14 @@ def test_an_rc_recreates_a_deleted_pod(demo):
     assert [s.step for s in trace.steps.order_by("seq")] == [*range(1, 14), 0]
 
 
-def test_scaling_an_rc_down_and_up(demo):
+def test_scaling_an_rc_down_and_up(demo, fake_clock):
     drive()
     api.create(demo, example("rc-nginx.yaml"), KUBECTL)
     drive()
     api.scale(demo, "ReplicationController", "default", "nginx", 1, KUBECTL)
     drive()
+    assert len([p for p in pods(demo, app="nginx") if not p["metadata"].get("deletionTimestamp")]) == 1
+    settle(fake_clock)
     assert len(pods(demo, app="nginx")) == 1
     api.scale(demo, "ReplicationController", "default", "nginx", 4, KUBECTL)
     drive()
@@ -80,7 +95,7 @@ def deployment(image: str) -> dict:
     }
 
 
-def test_a_deployment_image_change_rolls_its_pods(demo):
+def test_a_deployment_image_change_rolls_its_pods(demo, fake_clock):
     drive()
     api.create(demo, deployment("nginx:1.15"), KUBECTL)
     drive()
@@ -91,7 +106,7 @@ def test_a_deployment_image_change_rolls_its_pods(demo):
     current = api.get(demo, "Deployment", "default", "web")
     current["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:1.16"
     api.update(demo, current, KUBECTL)
-    drive()
+    settle(fake_clock)
     after = pods(demo, app="web")
     assert len(after) == 3 and not first & {p["metadata"]["name"] for p in after}
     assert {p["spec"]["containers"][0]["image"] for p in after} == {"nginx:1.16"}
@@ -136,7 +151,7 @@ def test_a_pending_pod_is_scheduled_after_its_node_is_labelled(demo, fake_clock)
     assert any(reason == "FailedScheduling" for reason, _ in reasons)
 
 
-def test_a_recreate_deployment_replaces_all_pods_at_once(demo):
+def test_a_recreate_deployment_replaces_all_pods_at_once(demo, fake_clock):
     drive()
     body = deployment("nginx:1.15")
     body["spec"]["strategy"] = {"type": "Recreate"}
@@ -146,6 +161,10 @@ def test_a_recreate_deployment_replaces_all_pods_at_once(demo):
     current["spec"]["template"]["spec"]["containers"][0]["image"] = "httpd:2.4"
     api.update(demo, current, KUBECTL)
     drive()
+    # Recreate: no new pod while an old one still runs (terminating, its nginx stopping).
+    assert {p["spec"]["containers"][0]["image"] for p in pods(demo, app="web")} == {"nginx:1.15"}
+    assert all(p["metadata"].get("deletionTimestamp") for p in pods(demo, app="web"))
+    settle(fake_clock)
     after = pods(demo, app="web")
     assert len(after) == 3 and {p["spec"]["containers"][0]["image"] for p in after} == {"httpd:2.4"}
     events, _ = api.list_objects(demo, "Event", "default")

@@ -1,0 +1,45 @@
+"""Who asked for a graceful deletion, kept until the kubelet removes the object.
+
+A Pod on a node is not removed by the DELETE that asks for it: the API server stamps its
+deletionTimestamp and its kubelet deletes it once the containers have stopped. The trace the pod
+belongs to ends only then ("deleted"), and its ending names the one who asked (kubectl, a
+controller, the garbage collector) with their reason, not the kubelet that carried it out.
+"""
+
+from __future__ import annotations
+
+from cluster.apiserver.actor import Actor
+from cluster.models import Cluster, Termination
+
+
+def remember(cluster: Cluster, row, actor: Actor) -> None:
+    """At the deletion's mark (inside its transaction): the first request is the one remembered."""
+    if not getattr(row, "trace_id", None) or not row.uid:
+        return  # no trace to end: nothing to say later
+    reason_en, reason_zh = actor.reason or ("", "")
+    Termination.objects.get_or_create(
+        cluster_id=cluster.pk,
+        uid=row.uid,
+        defaults={
+            "client": actor.client,
+            "detail": actor.detail[:300],
+            "by": actor.by[:300],
+            "reason_en": reason_en,
+            "reason_zh": reason_zh,
+        },
+    )
+
+
+def requester(cluster: Cluster, row, actor: Actor) -> Actor:
+    """At the final delete: the actor who asked for the graceful deletion (and forget it), or
+    `actor` when the object was removed at once."""
+    if not row.uid:
+        return actor
+    found = Termination.objects.filter(cluster_id=cluster.pk, uid=row.uid).first()
+    if found is None:
+        return actor
+    found.delete()
+    asked = Actor(found.client, found.detail, actor.trace, actor.node, found.by)
+    if found.by:
+        asked.reason = (found.reason_en, found.reason_zh) if found.reason_en else None
+    return asked
