@@ -44,9 +44,13 @@ async def _settle(cluster_name: str) -> None:
     # A pod that a change could help waits out its backoff (1 s, doubling) before the scheduler
     # retries it, as kube-scheduler's backoff queue does: wait for it, then settle again.
     for _ in range(MAX_BACKOFF_WAITS):
-        wakeup = plane.scheduler.next_wakeup()
-        if wakeup is None:
+        # ... and a pod being deleted gracefully until its kubelet has stopped and removed it.
+        waits = [
+            w for w in (plane.scheduler.next_wakeup(), plane.kubelets.termination_wakeup()) if w is not None
+        ]
+        if not waits:
             return
+        wakeup = min(waits)
         await asyncio.sleep(wakeup + 0.01)
         await plane.run_until_idle()
 
@@ -78,6 +82,7 @@ def apply_solution(cluster: Cluster, solution: Solution) -> list[str]:
         result = run_command(cluster, command)
         if result.exit_code != 0:
             problems.append(f"command {command!r} failed: {result.output.strip()}")
+        settle(cluster)  # as kubectl waits for a deletion, the next command sees it done
     if solution.apply.strip():
         try:
             api.apply_manifests(cluster, solution.apply, SOLVER)

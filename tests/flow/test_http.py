@@ -85,7 +85,7 @@ def test_the_snapshot_at_a_revision_shows_the_cluster_as_it_was(demo, client, se
     before = Cluster.objects.get(pk=demo.pk).revision
     api.create(demo, example("pod-nodename.yaml"), KUBECTL)
     created = Cluster.objects.get(pk=demo.pk).revision
-    api.delete(demo, "Pod", "default", "pod-example", KUBECTL)
+    api.delete(demo, "Pod", "default", "pod-example", KUBECTL, grace_period=0)  # --force --grace-period=0
     then = client.get(f"/clusters/demo/snapshot?revision={created}").json()
     assert then["historical"] is True and then["revision"] == created
     assert [p["metadata"]["name"] for p in then["pods"]] == ["pod-example"]

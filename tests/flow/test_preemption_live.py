@@ -28,7 +28,7 @@ def make_pod(name: str, cpu: str, priority: int = 0, labels: dict | None = None)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_high_priority_pod_nominates_preempts_and_binds(demo):
+def test_a_high_priority_pod_nominates_preempts_and_binds(demo, fake_clock):
     drive()
     # node1 and node2 have 4 cpus each: two 3-cpu low-priority pods fill them.
     api.create(demo, make_pod("low-a", "3"), KUBECTL)
@@ -41,6 +41,10 @@ def test_a_high_priority_pod_nominates_preempts_and_binds(demo):
     low_a_uid = api.get(demo, "Pod", "default", "low-a")["metadata"]["uid"]
 
     created = api.create(demo, make_pod("high", "2", priority=1000), KUBECTL)
+    drive()
+    # The victim is terminating: the pod binds once its kubelet has stopped it (nginx: 1 s).
+    assert api.get(demo, "Pod", "default", "low-a")["metadata"]["deletionTimestamp"]
+    fake_clock.advance(1)
     drive()
 
     high = api.get(demo, "Pod", "default", "high")
@@ -113,7 +117,7 @@ def test_the_victim_gets_the_disruption_target_condition_before_deletion(demo):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_equal_priority_pod_waits_with_the_hint_events_that_would_wake_it(demo):
+def test_an_equal_priority_pod_waits_with_the_hint_events_that_would_wake_it(demo, fake_clock):
     drive()
     api.create(demo, make_pod("low-a", "3"), KUBECTL)
     api.create(demo, make_pod("low-b", "3"), KUBECTL)
@@ -141,12 +145,14 @@ def test_an_equal_priority_pod_waits_with_the_hint_events_that_would_wake_it(dem
     # Deleting a scheduled pod does: NodeResourcesFit's hint queues it, and it fits now.
     api.delete(demo, "Pod", "default", "low-b", KUBECTL)
     drive()
+    fake_clock.advance(1)  # low-b terminates; its removal is the deletion that wakes the pod
+    drive()
     assert api.get(demo, "Pod", "default", "same")["spec"]["nodeName"]
     assert SchedulingAttempt.objects.filter(cluster=demo, pod="same").count() == 2
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo):
+def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo, fake_clock):
     drive()
     template = make_pod("rc-pod", "3")
     rc = {
@@ -166,6 +172,8 @@ def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo):
     assert len(before) == 2 and all(p["spec"].get("nodeName") for p in pods)
 
     api.create(demo, make_pod("high", "2", priority=1000), KUBECTL)
+    drive()
+    fake_clock.advance(1)  # the victim's nginx stops and its kubelet removes it
     drive()
     assert api.get(demo, "Pod", "default", "high")["spec"]["nodeName"]
     pods, _ = api.list_objects(demo, "Pod", "default", label_selector="app=filler")
