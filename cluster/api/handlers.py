@@ -20,9 +20,9 @@ from cluster.api.http import (
 )
 from cluster.api.logs import log_response
 from cluster.api.paths import Target
-from cluster.apiserver import graceful
+from cluster.apiserver import graceful, paging
 from cluster.apiserver import service as api
-from cluster.apiserver.errors import bad_request, method_not_allowed
+from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
 from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
 from cluster.apiserver.scale import SCALE
 from cluster.apiserver.service import DELETE_OPTIONS
@@ -54,23 +54,73 @@ def _write_or_try(dry: bool, func, *args) -> dict:
 
 def _list(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     kind = target.info.kind
-    items, revision = api.list_objects(
+    page = paging.list_page(
         cluster,
         kind,
         target.namespace or None,
         request.GET.get("labelSelector", ""),
         request.GET.get("fieldSelector", ""),
+        paging.parse_limit(request.GET.get("limit")),
+        request.GET.get("continue", ""),
     )
-    table = negotiate.list_table(request, kind, items, revision)
+    table = negotiate.list_table(request, kind, page.items, page.revision)
     if table is not None:
+        table.setdefault("metadata", {}).update(_page_meta(page))
         return json_response(table)
     body = {
         "kind": f"{kind}List",
         "apiVersion": target.info.api_version,
-        "metadata": {"resourceVersion": str(revision)},
-        "items": items,
+        "metadata": {"resourceVersion": str(page.revision), **_page_meta(page)},
+        "items": page.items,
     }
     return json_response(body)
+
+
+def _page_meta(page: paging.Page) -> dict:
+    meta: dict = {}
+    if page.continue_token:
+        meta["continue"] = page.continue_token
+    if page.remaining is not None:
+        meta["remainingItemCount"] = page.remaining
+    return meta
+
+
+def _delete_collection(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    """DELETE on a collection (deletecollection): every object the selectors match, each deleted
+    as a DELETE of its own would (gracefully for pods on a node); the list of what was deleted."""
+    options = _delete_options(request, target)
+    propagation = request.GET.get("propagationPolicy") or options.get("propagationPolicy") or "Background"
+    grace = graceful.grace_from_query(request.GET.get("gracePeriodSeconds"))
+    grace = graceful.grace_from_body(options) if grace is None else grace
+    dry = dry_run(request) or "All" in (options.get("dryRun") or ())
+    actor = actor_for(request)
+
+    def delete_all() -> dict:
+        with transaction.atomic():
+            items, _ = api.list_objects(
+                cluster,
+                target.info.kind,
+                target.namespace or None,
+                request.GET.get("labelSelector", ""),
+                request.GET.get("fieldSelector", ""),
+            )
+            deleted = []
+            for item in items:
+                meta = item["metadata"]
+                args = (cluster, target.info.kind, meta.get("namespace"), meta["name"], actor, propagation)
+                try:
+                    deleted.append(api.delete(*args, None, grace))
+                except ApiError as err:
+                    if err.code != 404:  # a dependent an earlier deletion already took
+                        raise
+        return {
+            "kind": f"{target.info.kind}List",
+            "apiVersion": target.info.api_version,
+            "metadata": {"resourceVersion": str(cluster.revision)},
+            "items": deleted,
+        }
+
+    return json_response(_write_or_try(dry, delete_all))
 
 
 def _respond(data: dict, warnings: list[str], status: int = 200) -> HttpResponse:
@@ -198,6 +248,8 @@ def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResp
             return _list(request, cluster, target)
         if method == "POST" and (target.namespace or not target.info.namespaced):
             return _create(request, cluster, target)
+        if method == "DELETE" and "deletecollection" in target.info.verbs:
+            return _delete_collection(request, cluster, target)
         raise method_not_allowed(method)
     if target.subresource == "log":
         return log_response(request, cluster, target)
