@@ -30,6 +30,7 @@ BUILTIN = (
         categories=("all",),
         subresources=(
             Subresource("binding", "Binding", ("create",)),
+            Subresource("eviction", "Eviction", ("create",), "policy", "v1"),
             Subresource("exec", "PodExecOptions", ("create", "get")),
             Subresource("log", "Pod", ("get",)),
             status_subresource("Pod"),
@@ -184,3 +185,5 @@ BUILTIN = (
 
 for _info in BUILTIN:
     register(_info)
+
+from cluster.apiserver import policy_kinds  # noqa: E402, F401  (PodDisruptionBudget, after the core kinds)

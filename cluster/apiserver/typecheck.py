@@ -76,6 +76,19 @@ _EXTRA: dict[str, dict[str, str]] = {
         "dryRun": "[string]",
     },
     "Preconditions": {"uid": "string", "resourceVersion": "string"},
+    "PodDisruptionBudget": {
+        "apiVersion": "string",
+        "kind": "string",
+        "metadata": "ObjectMeta",
+        "spec": "PodDisruptionBudgetSpec",
+        "status": "object",
+    },
+    "PodDisruptionBudgetSpec": {
+        "minAvailable": "IntOrString",
+        "maxUnavailable": "IntOrString",
+        "selector": "LabelSelector",
+        "unhealthyPodEvictionPolicy": "string",
+    },
     "Eviction": {
         "apiVersion": "string",
         "kind": "string",

@@ -10,6 +10,7 @@ from cluster import broadcast
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import workload_kinds
 from cluster.controllers.deployment import DeploymentController
+from cluster.controllers.disruption import DisruptionController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
@@ -30,8 +31,8 @@ class ControllerManager:
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*WORKLOADS, "Pod"),
-            "ReplicationControllers, ReplicaSets, Deployments and Pods",
+            (*WORKLOADS, "Pod", "PodDisruptionBudget"),
+            "ReplicationControllers, ReplicaSets, Deployments, Pods and PodDisruptionBudgets",
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -44,6 +45,7 @@ class ControllerManager:
             "ReplicaSet": ReplicaSetController(self),
             "Deployment": DeploymentController(self),
         }
+        self.disruption = DisruptionController(self)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
         return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
@@ -52,9 +54,11 @@ class ControllerManager:
         """Read the log, then reconcile every workload that changed; True when there was work."""
         deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
+            self.disruption.observe(delta.kind, *delta.key)
             self._observe(delta)
+        budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
         if not self.dirty:
-            return bool(deltas) or self.informer.behind
+            return bool(deltas) or self.informer.behind or bool(budgets)
         dirty, self.dirty = self.dirty, {}
         # Owners before what they own: a Deployment's scale-down reaches its ReplicaSet first.
         for (kind, namespace, name), trace_id in sorted(dirty.items(), key=lambda item: _ORDER[item[0][0]]):
@@ -68,7 +72,13 @@ class ControllerManager:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
         return self.informer.sync()
 
+    def next_wakeup(self) -> float | None:
+        """Seconds until a budget's granted eviction times out (the disruption controller's recheck)."""
+        return self.disruption.next_wakeup()
+
     def _observe(self, delta: Delta) -> None:
+        if delta.kind == "PodDisruptionBudget":
+            return  # the disruption controller's (observed above)
         if delta.kind == "Pod":
             self._index_pod(delta)
             ref = controller_ref(delta.obj) or (controller_ref(delta.old) if delta.old else None)

@@ -44,7 +44,7 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "k8s.io.api.core.v1": ("Pod", "ReplicationController", "Node", "Namespace", "Event", "Binding"),
     "k8s.io.api.apps.v1": ("Deployment", "ReplicaSet"),
     "k8s.io.api.autoscaling.v1": ("Scale",),
-    "k8s.io.api.policy.v1": ("Eviction",),
+    "k8s.io.api.policy.v1": ("Eviction", "PodDisruptionBudget"),
     "k8s.io.api.authorization.v1": ("SelfSubjectAccessReview", "SelfSubjectRulesReview"),
     "k8s.io.api.authentication.v1": ("SelfSubjectReview",),
     "k8s.io.api.coordination.v1": ("Lease",),
