@@ -47,7 +47,9 @@ def test_kill_9_right_after_deleting_a_creating_workload_leaves_no_orphan(embedd
     embedded.kill(embedded.server)
 
     client = start(embedded)
-    wait_for(lambda: not not_being_deleted(client), 10, "no pod left")
+    wait_for(lambda: not not_being_deleted(client), 10, "no pod without a deletionTimestamp")
+    # The pods the deletion marked are stopped by their kubelets after the restart, then go.
+    wait_for(lambda: not pods(client), 45, "no pod at all")
     time.sleep(2.0)
     assert pods(client) == [] and orphans(client) == []
 
