@@ -246,9 +246,10 @@ def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResp
     if not target.name:
         if method == "GET":
             return _list(request, cluster, target)
-        if method == "POST" and (target.namespace or not target.info.namespaced):
+        in_scope = bool(target.namespace) or not target.info.namespaced  # not a cluster-wide list
+        if method == "POST" and in_scope:
             return _create(request, cluster, target)
-        if method == "DELETE" and "deletecollection" in target.info.verbs:
+        if method == "DELETE" and in_scope and "deletecollection" in target.info.verbs:
             return _delete_collection(request, cluster, target)
         raise method_not_allowed(method)
     if target.subresource == "log":

@@ -9,6 +9,7 @@ from asgiref.sync import async_to_sync
 
 from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.models import FlowTrace
 from tests.flow.support import KUBECTL, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -140,6 +141,10 @@ def test_an_eviction_spends_the_budget_then_answers_429(rc, teacher_client, fake
     # The RC's replacement runs and the evicted pod goes: the budget allows one disruption again.
     fake_clock.advance(1)
     drive()
+    # The eviction started the course's 13 steps: the replacement was created, scheduled, started.
+    trace = FlowTrace.objects.get(cluster=rc, kind="Pod", name=first, verb="delete")
+    steps = list(trace.steps.order_by("seq").values_list("step", "skipped"))
+    assert [step for step, _ in steps] == [*range(1, 14), 0] and not any(skipped for _, skipped in steps)
     status = api.get(rc, "PodDisruptionBudget", "default", "web")["status"]
     assert (status["currentHealthy"], status["disruptionsAllowed"]) == (
         3,

@@ -180,6 +180,8 @@ def test_deletecollection_deletes_what_the_selector_matches(demo, teacher_client
     assert sorted(p["metadata"]["name"] for p in answer.json()["items"]) == ["a", "b"]
     left, _ = api.list_objects(demo, "Pod", "default")
     assert [p["metadata"]["name"] for p in left] == ["c"]
+    # Not across namespaces (kube-apiserver serves no DELETE on the cluster-wide path).
+    assert teacher_client.delete("/clusters/demo/api/v1/pods").status_code == 405
     # Anonymous callers may not.
     refused = Client().delete(f"{PODS}?labelSelector=app%3Dy")
     assert refused.status_code == 403 and "deletecollection" in refused.json()["message"]
