@@ -42,6 +42,11 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "-c": ("container", True),
     "--container": ("container", True),
     "--no-headers": ("no_headers", False),
+    # kubectl delete
+    "--grace-period": ("grace_period", True),
+    "--force": ("force", False),
+    "--now": ("now", False),
+    "--wait": ("wait", True),
     "-h": ("help", False),
     "--help": ("help", False),
     # kubectl exec

@@ -6,6 +6,7 @@ import json
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster
+from dashboard.console.deletion_wait import wait_gone
 from dashboard.console.parser import CommandLine, UsageError, resource_for, split_targets
 from dashboard.console.result import ConsoleResult, server_error
 from kubesim.yamldocs import YamlError, load_documents
@@ -176,11 +177,15 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
             raise UsageError("error: resource(s) were provided, but no name was specified")
         targets = [(res, cmd.namespace if res.namespaced else "", name) for res, name in pairs]
         source = ""
-    out, code = [], 0
+    out, code, deleted = [], 0, []
+    grace, force = _grace_period(cmd)
+    if force:
+        out.append(FORCE_WARNING)
     for res, namespace, name in targets:
         try:
-            api.delete(cluster, res.kind, namespace, name, actor())
-            out.append(f'{res.kubectl_prefix} "{name}" deleted\n')
+            gone = api.delete(cluster, res.kind, namespace, name, actor(), grace_period=grace)
+            deleted.append((res.kind, namespace, gone))
+            out.append(f'{res.kubectl_prefix} "{name}" {"force deleted" if force else "deleted"}\n')
         except api.ApiError as exc:
             out.append(
                 f"Error from server ({exc.reason}): error{source}: {exc.message}\n"
@@ -188,7 +193,35 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
                 else server_error(exc)
             )
             code = 1
+    if cmd.flag("wait", "true").lower() != "false":
+        wait_gone(cluster, deleted)  # as kubectl's --wait (its default) does
     return ConsoleResult("".join(out), code)
+
+
+FORCE_WARNING = (
+    "Warning: Immediate deletion does not wait for confirmation that the running resource has been "
+    "terminated. The resource may continue to run on the cluster indefinitely.\n"
+)
+
+
+def _grace_period(cmd: CommandLine) -> tuple[int | None, bool]:
+    """kubectl's --grace-period/--force/--now: (gracePeriodSeconds to send, a forced deletion)."""
+    text = cmd.flag("grace_period")
+    try:
+        grace = int(text) if text else -1
+    except ValueError:
+        raise UsageError(
+            f'error: invalid argument "{text}" for "--grace-period" flag: strconv.ParseInt: '
+            f'parsing "{text}": invalid syntax'
+        ) from None
+    force = bool(cmd.flags.get("force"))
+    if cmd.flags.get("now"):
+        grace = 1
+    if grace == 0 and not force:
+        grace = 1  # kubectl: --grace-period=0 without --force means "as soon as possible", 1 s
+    if force and grace < 0:
+        grace = 0
+    return (grace if grace >= 0 else None), force and grace == 0
 
 
 def _created(res, namespace: str, name: str) -> dict:

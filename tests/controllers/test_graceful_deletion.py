@@ -204,3 +204,25 @@ def test_lists_page_with_limit_and_continue(demo, teacher_client):
     assert len(table["rows"]) == 4 and table["metadata"]["continue"]
     bad = teacher_client.get(f"{PODS}?limit=2&continue=%%%")
     assert bad.status_code == 400 and bad.json()["message"].startswith("invalid continue token: ")
+
+
+def console(client, command: str) -> dict:
+    answer = client.post("/clusters/demo/ui/console", json.dumps({"command": command}), "application/json")
+    assert answer.status_code == 200
+    return answer.json()
+
+
+def test_the_web_consoles_delete_takes_kubectls_grace_flags(demo, teacher_client):
+    api.create(demo, pod("web"), KUBECTL)
+    api.create(demo, pod("db"), KUBECTL)
+    drive()
+    # No control plane leads this cluster (the test drives it): nothing to wait for.
+    assert console(teacher_client, "delete pod web --grace-period=5")["output"] == 'pod "web" deleted\n'
+    assert api.get(demo, "Pod", "default", "web")["metadata"]["deletionGracePeriodSeconds"] == 5
+    assert "Terminating" in console(teacher_client, "get pod web")["output"]
+    forced = console(teacher_client, "delete pod db --force --grace-period=0")["output"]
+    assert forced == (
+        "Warning: Immediate deletion does not wait for confirmation that the running resource has been "
+        'terminated. The resource may continue to run on the cluster indefinitely.\npod "db" force deleted\n'
+    )
+    assert gone("db")
