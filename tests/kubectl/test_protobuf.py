@@ -70,15 +70,38 @@ def test_create_deployment_twice_is_already_exists(kubectl):
 
 
 def test_drain_deletes_with_protobuf_delete_options(kubectl):
-    """Without pods/eviction in discovery, drain deletes each pod with a protobuf DeleteOptions body."""
+    """`--disable-eviction`: drain deletes each pod with a protobuf DeleteOptions body (as it does
+    against a server whose discovery lists no pods/eviction)."""
     overrides = json.dumps({"spec": {"nodeName": "node2"}})
     kubectl.ok("run", "pbpod", "--image=nginx", "--labels=pb-drain=yes", f"--overrides={overrides}")
     try:
-        out = kubectl.run("drain", "node2", "--ignore-daemonsets", "--force", "--pod-selector=pb-drain=yes")
+        out = kubectl.run(
+            "drain",
+            "node2",
+            "--ignore-daemonsets",
+            "--force",
+            "--disable-eviction",
+            "--pod-selector=pb-drain=yes",
+        )
         assert out.returncode == 0, out.stderr
         assert out.stdout == "node/node2 cordoned\npod/pbpod deleted\nnode/node2 drained\n"
         assert "Warning: deleting Pods that declare no controller: default/pbpod" in out.stderr
         assert pods_of(kubectl, "pb-drain=yes") == []
+    finally:
+        kubectl.ok("uncordon", "node2")
+
+
+def test_drain_evicts_with_a_protobuf_eviction(kubectl):
+    """With pods/eviction in discovery, drain POSTs a protobuf policy/v1 Eviction for each pod."""
+    overrides = json.dumps({"spec": {"nodeName": "node2"}})
+    kubectl.ok("run", "pbevict", "--image=nginx", "--labels=pb-evict=yes", f"--overrides={overrides}")
+    try:
+        out = kubectl.run("drain", "node2", "--ignore-daemonsets", "--force", "--pod-selector=pb-evict=yes")
+        assert out.returncode == 0, out.stderr
+        assert out.stdout == (
+            "node/node2 cordoned\nevicting pod default/pbevict\npod/pbevict evicted\nnode/node2 drained\n"
+        )
+        assert pods_of(kubectl, "pb-evict=yes") == []
     finally:
         kubectl.ok("uncordon", "node2")
 
