@@ -37,11 +37,25 @@ def valid(kind: str, name: str) -> dict:
             "message": "m",
         },
         "Lease": {"apiVersion": "coordination.k8s.io/v1", "spec": {"holderIdentity": "h"}},
+        "PodDisruptionBudget": {
+            "apiVersion": "policy/v1",
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "x"}}},
+        },
     }
     return copy.deepcopy({"kind": kind, "metadata": meta, **bodies[kind]})
 
 
-KINDS = ("Pod", "Node", "ReplicationController", "ReplicaSet", "Deployment", "Namespace", "Event", "Lease")
+KINDS = (
+    "Pod",
+    "Node",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "Namespace",
+    "Event",
+    "Lease",
+    "PodDisruptionBudget",
+)
 Path = tuple  # of str (fields) and int (list indexes)
 
 
