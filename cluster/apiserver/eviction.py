@@ -17,8 +17,10 @@ from django.db import transaction
 
 from cluster.apiserver import cascade, defaults, graceful, store
 from cluster.apiserver.actor import Actor
-from cluster.apiserver.errors import ApiError, bad_request
+from cluster.apiserver.errors import ApiError, Cause, bad_request, invalid
+from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.reads import info_for
+from cluster.apiserver.service import DELETE_OPTIONS
 from cluster.apiserver.writes import check_version, locked_row
 from cluster.models import ApiObject, Cluster
 from k8s.labels import SelectorError, label_selector
@@ -149,6 +151,10 @@ def evict(
     grace = graceful.grace_from_body(options)
     preconditions = options.get("preconditions") or {}
     propagation = options.get("propagationPolicy") or cascade.BACKGROUND
+    if propagation not in cascade.PROPAGATION_POLICIES:
+        supported = ", ".join(f'"{p}"' for p in ("Foreground", "Background", "Orphan"))
+        message = f"Unsupported value: {go_value(propagation)}: supported values: {supported}"
+        raise invalid(DELETE_OPTIONS, "", [Cause("FieldValueNotSupported", "propagationPolicy", message)])
     dry = dry or "All" in (options.get("dryRun") or ())
     info = info_for("Pod")
     with transaction.atomic():

@@ -219,3 +219,16 @@ def test_budget_validation(demo, teacher_client):
         PDBS, json.dumps(budget("x", minAvailable=True)), content_type="application/json"
     )
     assert answer.status_code == 400
+
+
+def test_an_eviction_with_an_unknown_propagation_policy_is_invalid(rc, teacher_client):
+    name = nginx_pods(rc)[0]["metadata"]["name"]
+    body = {
+        "apiVersion": "policy/v1beta1",  # the older shape is read the same
+        "kind": "Eviction",
+        "metadata": {"name": name},
+        "deleteOptions": {"propagationPolicy": "Sideways"},
+    }
+    answer = evict(teacher_client, name, body)
+    assert answer.status_code == 422 and answer.json()["details"]["causes"][0]["field"] == "propagationPolicy"
+    assert not api.get(rc, "Pod", "default", name)["metadata"].get("deletionTimestamp")
