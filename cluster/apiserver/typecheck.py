@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+from cluster.apiserver import configkinds
 from cluster.apiserver.errors import ApiError, Cause, bad_request
 from cluster.apiserver.kinds import KindInfo
 from cluster.kubeapi.schema_types import TYPES
@@ -181,6 +182,9 @@ def _walk_field(struct: str, spec: str, field: str, value: object, path: str) ->
 
 def type_error(kind: str, obj: dict) -> str | None:
     """Go's decoding error for the first field of `obj` whose JSON type is wrong, else None."""
+    if kind == "Secret":
+        # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
+        return configkinds.bad_base64(obj)
     if _fields(kind) is None:
         return None
     try:

@@ -41,7 +41,17 @@ PACKAGES: dict[str, tuple[str, str, str, str]] = {
 
 # The top-level kinds a client may send, per package; everything they reference comes along.
 ROOTS: dict[str, tuple[str, ...]] = {
-    "k8s.io.api.core.v1": ("Pod", "ReplicationController", "Node", "Namespace", "Event", "Binding"),
+    "k8s.io.api.core.v1": (
+        "Pod",
+        "ReplicationController",
+        "Node",
+        "Namespace",
+        "Event",
+        "Binding",
+        "ConfigMap",
+        "Secret",
+        "Service",
+    ),
     "k8s.io.api.apps.v1": ("Deployment", "ReplicaSet"),
     "k8s.io.api.autoscaling.v1": ("Scale",),
     "k8s.io.api.policy.v1": ("Eviction",),

@@ -12,6 +12,14 @@ GROUP_VERSION = ""
 KINDS = ("CreateOptions", "DeleteOptions", "Status")
 
 MESSAGES = {
+    "Condition": (
+        (1, "type", "string", ""),
+        (2, "status", "string", ""),
+        (3, "observedGeneration", "int64", "o"),
+        (4, "lastTransitionTime", "Time", ""),
+        (5, "reason", "string", ""),
+        (6, "message", "string", ""),
+    ),
     "CreateOptions": (
         (1, "dryRun", "string", "ro"),
         (3, "fieldManager", "string", "o"),
