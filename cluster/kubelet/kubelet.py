@@ -26,6 +26,7 @@ from cluster.flow.steps import KUBELET_PORT
 from cluster.informer import Delta, Informer, db
 from cluster.kubelet import images as catalog
 from cluster.kubelet import runtime
+from cluster.kubelet.configwait import CONFIG_RETRY_SECONDS, ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -34,7 +35,7 @@ IMAGE_BACKOFF_INITIAL = 10.0
 IMAGE_BACKOFF_MAX = 300.0
 
 
-class KubeletManager(NodeDuties):
+class KubeletManager(NodeDuties, ConfigDuties):
     component = "kubelet"
 
     def __init__(self, cluster_name: str) -> None:
@@ -151,9 +152,17 @@ class KubeletManager(NodeDuties):
             delay = min(IMAGE_BACKOFF_INITIAL * 2**attempt, IMAGE_BACKOFF_MAX)
             self.retries[key] = (time.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
             return
+        pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
+        problem = await db(self._config_problem)(pod)
+        if problem is not None:
+            # A ConfigMap, Secret or key is missing: wait, and try again after the back-off.
+            await gate.before_step(self.cluster_name, trace_id, 13)
+            await db(self._config_failed)(pod, node, host_ip, pod_ip, problem, trace_id)
+            due = time.monotonic() + CONFIG_RETRY_SECONDS
+            self.retries[key] = (due, lambda: self._run_pod(key, None, attempt + 1))
+            return
         self._start_containers(pod, node)
         await gate.before_step(self.cluster_name, trace_id, 13)
-        pod_ip = self._allocate_ip(node)
         await self._report_started(
             key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts=0, step_12=step_12
         )
@@ -281,7 +290,14 @@ class KubeletManager(NodeDuties):
 
     # -- database thread ---------------------------------------------------------------------
     def _event(
-        self, pod: dict, node: str, reason: str, message: str, container: dict, type_: str = "Normal"
+        self,
+        pod: dict,
+        node: str,
+        reason: str,
+        message: str,
+        container: dict,
+        type_: str = "Normal",
+        field_path: str | None = None,
     ) -> None:
         event_recorder.record(
             self.cluster,
@@ -292,7 +308,7 @@ class KubeletManager(NodeDuties):
             type_=type_,
             component="kubelet",
             host=node,
-            field_path=f"spec.containers{{{container['name']}}}",
+            field_path=f"spec.containers{{{container['name']}}}" if field_path is None else field_path,
         )
 
     def _pulled(self, pod: dict, node: str, container: dict, image: catalog.Image, message: str) -> None:

@@ -28,6 +28,10 @@ class ContainerContext:
     tty: bool = False
     # Looks a pod up by IP for curl/wget: (namespace, name, container image) or None.
     find_pod_by_ip: object = None
+    # The files of configMap and secret volumes (configsources.VolumeFiles), or None.
+    volumes: object = None
+    # The cluster's Services for DNS and curl (cluster/shell/services.py ServiceView), or None.
+    services: object = None
 
     @property
     def hostname(self) -> str:

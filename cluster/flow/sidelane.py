@@ -1,0 +1,5 @@
+"""placeholder"""
+
+
+def record_endpoints(cluster, service, subsets, trace_id):
+    return None
