@@ -26,7 +26,8 @@ from cluster.flow.steps import KUBELET_PORT
 from cluster.informer import Delta, Informer, db
 from cluster.kubelet import images as catalog
 from cluster.kubelet import runtime
-from cluster.kubelet.configwait import CONFIG_RETRY_SECONDS, ConfigDuties
+from cluster.kubelet import configwait
+from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -158,7 +159,7 @@ class KubeletManager(NodeDuties, ConfigDuties):
             # A ConfigMap, Secret or key is missing: wait, and try again after the back-off.
             await gate.before_step(self.cluster_name, trace_id, 13)
             await db(self._config_failed)(pod, node, host_ip, pod_ip, problem, trace_id)
-            due = time.monotonic() + CONFIG_RETRY_SECONDS
+            due = time.monotonic() + configwait.CONFIG_RETRY_SECONDS
             self.retries[key] = (due, lambda: self._run_pod(key, None, attempt + 1))
             return
         self._start_containers(pod, node)
