@@ -24,9 +24,8 @@ from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
 from cluster.informer import Delta, Informer, db
+from cluster.kubelet import configwait, runtime
 from cluster.kubelet import images as catalog
-from cluster.kubelet import runtime
-from cluster.kubelet import configwait
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
 from cluster.models import Cluster, FlowTrace
