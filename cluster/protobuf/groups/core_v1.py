@@ -12,6 +12,7 @@ GROUP_VERSION = "v1"
 KINDS = (
     "Binding",
     "ConfigMap",
+    "Endpoints",
     "Event",
     "Namespace",
     "Node",
@@ -217,6 +218,27 @@ MESSAGES = {
     "EmptyDirVolumeSource": (
         (1, "medium", "string", "o"),
         (2, "sizeLimit", "k8s.io.apimachinery.pkg.api.resource.Quantity", "*o"),
+    ),
+    "EndpointAddress": (
+        (1, "ip", "string", ""),
+        (3, "hostname", "string", "o"),
+        (4, "nodeName", "string", "*o"),
+        (2, "targetRef", "ObjectReference", "*o"),
+    ),
+    "EndpointPort": (
+        (1, "name", "string", "o"),
+        (2, "port", "int32", ""),
+        (3, "protocol", "string", "o"),
+        (4, "appProtocol", "string", "*o"),
+    ),
+    "EndpointSubset": (
+        (1, "addresses", "EndpointAddress", "ro"),
+        (2, "notReadyAddresses", "EndpointAddress", "ro"),
+        (3, "ports", "EndpointPort", "ro"),
+    ),
+    "Endpoints": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "subsets", "EndpointSubset", "ro"),
     ),
     "EnvFromSource": (
         (1, "prefix", "string", "o"),
