@@ -332,13 +332,16 @@ export class FlowView {
     this.endpointsSignature = signature;
     $("endpoints-lane").hidden = !entries.length;
     const list = clear($("endpoints-lane-list"));
-    for (const entry of entries.slice(-6)) {
-      list.append(h("li", { class: "exec-item" },
+    // The newest three, one line each (the whole line in the tooltip): the steps keep the room.
+    for (const entry of entries.slice(-3)) {
+      const changes = entry.changes.map((c) => `${c.change === "removed" ? "−" : "+"}${c.ip} (${c.pod}) ${t(`ep_${c.change}`)}`);
+      const counts = t("ep_counts", { ready: entry.ready, not_ready: entry.notReady });
+      const line = `rev ${entry.revision} · Endpoints ${entry.namespace}/${entry.name} ${changes.join(", ")} · ${counts}`;
+      list.append(h("li", { class: "ep-item", title: line },
         h("span", { class: "exec-time", text: `rev ${entry.revision}` }),
-        h("code", { class: "exec-cmd", text: `Endpoints ${entry.namespace}/${entry.name}` }),
-        h("span", { class: "exec-who" }, ...entry.changes.map((c) =>
-          h("span", { class: `ep-change is-${c.change}`, text: `${c.change === "removed" ? "−" : "+"}${c.ip} (${c.pod}) ${t(`ep_${c.change}`)} ` }))),
-        h("span", { class: "exec-state", text: t("ep_counts", { ready: entry.ready, not_ready: entry.notReady }) })));
+        h("code", { class: "ep-what", text: `Endpoints ${entry.namespace}/${entry.name}` }),
+        ...entry.changes.map((c) => h("span", { class: `ep-change is-${c.change}`, text: changes[entry.changes.indexOf(c)] })),
+        h("span", { class: "ep-counts", text: counts })));
     }
   }
 

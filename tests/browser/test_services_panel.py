@@ -66,6 +66,8 @@ def test_services_strip_and_endpoints_lane(browser, live_server_url, size, langu
         )
         assert scroll[0] <= size[1] and scroll[1] <= size[0]
         assert_reachable(page, [*ALWAYS, *(f'.step[data-step="{n}"]' for n in range(1, 14))])
+        chip.scroll_into_view_if_needed()  # the strip is under the workloads, in the cluster panel
+        page.screenshot(path=str(SCREENSHOTS / f"services-{language}-{size[0]}x{size[1]}-strip.png"))
         chip.click()  # describes the Service in the inspector
         page.wait_for_function(
             "() => document.getElementById('inspect-out').textContent.includes('Endpoints:')",
