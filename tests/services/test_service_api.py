@@ -182,3 +182,22 @@ def test_immutable_config_map_keeps_its_data(cluster):
         api.update(cluster, changed, KUBECTL)
     assert "data: Forbidden: field is immutable when `immutable` is set" in err.value.message
     assert api.get(cluster, "ConfigMap", "default", "c")["data"] == {"a": "b"}
+
+
+def test_wrong_json_types_are_the_decoders_400(cluster):
+    cases = [
+        (service("a", ports="x"), "cannot unmarshal string into Go struct field ServiceSpec.spec.ports "
+         "of type []v1.ServicePort"),
+        (service("b", ports=[{"port": "80"}]), "cannot unmarshal string into Go struct field "
+         "ServicePort.spec.ports.port of type int32"),
+        ({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": 5}},
+         "cannot unmarshal number into Go struct field ConfigMap.data of type string"),
+        ({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "e"},
+          "subsets": [{"addresses": [5]}]},
+         "cannot unmarshal number into Go struct field EndpointSubset.subsets.addresses of type "
+         "v1.EndpointAddress"),
+    ]  # fmt: skip
+    for body, message in cases:
+        with pytest.raises(ApiError) as err:
+            api.create(cluster, body, KUBECTL)
+        assert err.value.code == 400 and err.value.message.endswith(f": json: {message}")
