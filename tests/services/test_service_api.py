@@ -201,3 +201,17 @@ def test_wrong_json_types_are_the_decoders_400(cluster):
         with pytest.raises(ApiError) as err:
             api.create(cluster, body, KUBECTL)
         assert err.value.code == 400 and err.value.message.endswith(f": json: {message}")
+
+
+def test_a_lab_reset_removes_services_and_config_but_not_the_kubernetes_service(cluster):
+    from labs.sandbox import clear
+
+    api.create(cluster, service("web"), KUBECTL)
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "b"}}
+    api.create(cluster, cm, KUBECTL)
+    before = cluster.revision
+    clear(cluster)
+    assert [s["metadata"]["name"] for s in api.list_objects(cluster, "Service")[0]] == ["kubernetes"]
+    assert api.list_objects(cluster, "ConfigMap")[0] == []
+    assert api.get(cluster, "Service", "default", "kubernetes")["metadata"]["resourceVersion"] == "1"
+    assert cluster.revision == before + 2  # the two deletions only
