@@ -147,37 +147,76 @@ def ready_count(subsets: list[dict]) -> tuple[int, int]:
     return ready, sum(len(s.get("notReadyAddresses") or []) for s in subsets)
 
 
+class _Informers:
+    """The controller's informers as the control plane handles one (`stale`, `close`)."""
+
+    def __init__(self, controller: EndpointsController) -> None:
+        self.controller = controller
+
+    @property
+    def stale(self) -> bool:
+        return self.controller.services.stale
+
+    @stale.setter
+    def stale(self, value: bool) -> None:
+        for informer in (self.controller.services, self.controller.pods):
+            if informer is not None:
+                informer.stale = value
+
+    def close(self) -> None:
+        self.controller.services.close()
+        if self.controller.pods is not None:
+            self.controller.pods.close()
+
+
 class EndpointsController:
-    """Both controllers over one informer: Services, Pods, and what they write."""
+    """Both controllers over one informer of Services and what they write, and one of Pods that
+    runs only while some Service has a selector: a cluster without Services reads no pod twice."""
 
     component = "endpoints-controller"
 
     def __init__(self, cluster_name: str) -> None:
         self.cluster_name = cluster_name
-        self.informer = Informer(
+        self.services = Informer(
             cluster_name,
             self.component,
-            ("Service", "Pod", "Endpoints", "EndpointSlice"),
-            "Services, Pods, Endpoints and EndpointSlices",
+            ("Service", "Endpoints", "EndpointSlice"),
+            "Services, Endpoints and EndpointSlices",
             CONTROLLER_MANAGER_PORT,
         )
+        self.pods: Informer | None = None
+        self.informer = _Informers(self)
         self.cluster: Cluster | None = None
         self.dirty: dict[Key, str | None] = {}
 
     def actor(self, detail: str) -> Actor:
         return Actor("controller-manager", detail)
 
-    def _sync(self) -> list[Delta]:
+    def _sync(self, informer: Informer) -> list[Delta]:
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
-        return self.informer.sync()
+        return informer.sync()
+
+    def _follow_pods(self) -> None:
+        """Watch Pods while a Service selects some; stop when none does."""
+        wanted = any((s.get("spec") or {}).get("selector") for s in self.services.store["Service"].values())
+        if wanted and self.pods is None:
+            self.pods = Informer(
+                self.cluster_name, f"{self.component}/pods", ("Pod",), "Pods", CONTROLLER_MANAGER_PORT
+            )
+        elif not wanted and self.pods is not None:
+            self.pods.close()
+            self.pods = None
 
     async def step(self) -> bool:
-        deltas = [] if self.informer.up_to_date() else await db(self._sync)()
+        deltas = [] if self.services.up_to_date() else await db(self._sync)(self.services)
+        self._follow_pods()
+        if self.pods is not None and not self.pods.up_to_date():
+            deltas += await db(self._sync)(self.pods)
         for delta in deltas:
             self._observe(delta)
         if not self.dirty:
-            return bool(deltas) or self.informer.behind
+            return bool(deltas) or self.services.behind or bool(self.pods and self.pods.behind)
         dirty, self.dirty = self.dirty, {}
         for key, trace_id in sorted(dirty.items()):
             await db(self.sync_service)(key, trace_id)
@@ -199,16 +238,18 @@ class EndpointsController:
                 self._mark((namespace, service), None)
         elif delta.kind == "Pod":
             labels = [(o.get("metadata") or {}).get("labels") or {} for o in (delta.obj, delta.old) if o]
-            for (svc_namespace, svc_name), service in self.informer.store["Service"].items():
+            for (svc_namespace, svc_name), service in self.services.store["Service"].items():
                 if svc_namespace == namespace and any(selects(service, lab) for lab in labels):
                     self._mark((svc_namespace, svc_name), delta.trace_id)
 
     def _pods(self, namespace: str) -> list[dict]:
-        return [pod for (ns, _), pod in self.informer.store["Pod"].items() if ns == namespace]
+        if self.pods is None:
+            return []
+        return [pod for (ns, _), pod in self.pods.store["Pod"].items() if ns == namespace]
 
     # -- database thread ---------------------------------------------------------------------
     def sync_service(self, key: Key, trace_id: str | None) -> None:
-        service = self.informer.get("Service", *key)
+        service = self.services.get("Service", *key)
         if service is None:
             self._forget(key)
             return
@@ -222,9 +263,9 @@ class EndpointsController:
 
     def _forget(self, key: Key) -> None:
         actor = self.actor("endpoints-controller")
-        if self.informer.get("Endpoints", *key) is not None:
+        if self.services.get("Endpoints", *key) is not None:
             self._delete("Endpoints", key[0], key[1], actor)
-        for (namespace, name), eps in list(self.informer.store["EndpointSlice"].items()):
+        for (namespace, name), eps in list(self.services.store["EndpointSlice"].items()):
             labels = (eps.get("metadata") or {}).get("labels") or {}
             if namespace == key[0] and labels.get(SERVICE_NAME) == key[1] and labels.get(MANAGED_BY):
                 self._delete("EndpointSlice", namespace, name, actor)
@@ -241,7 +282,7 @@ class EndpointsController:
         labels = dict(meta.get("labels") or {})
         if (service.get("spec") or {}).get("clusterIP") == "None":
             labels[HEADLESS] = ""
-        current = self.informer.get("Endpoints", namespace, name)
+        current = self.services.get("Endpoints", namespace, name)
         actor = self.actor("endpoints-controller")
         body = {
             "apiVersion": "v1",
@@ -263,7 +304,7 @@ class EndpointsController:
                 stored = api.update(self.cluster, body, actor)
         except ApiError:
             return None
-        self.informer.store["Endpoints"][(namespace, name)] = stored
+        self.services.store["Endpoints"][(namespace, name)] = stored
         return subsets
 
     def _sync_slices(self, service: dict, pods: list[dict]) -> None:
@@ -271,7 +312,7 @@ class EndpointsController:
         namespace, name = meta.get("namespace", "default"), meta["name"]
         mine = [
             eps
-            for (ns, _), eps in sorted(self.informer.store["EndpointSlice"].items())
+            for (ns, _), eps in sorted(self.services.store["EndpointSlice"].items())
             if ns == namespace
             and ((eps.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME) == name
             and ((eps.get("metadata") or {}).get("labels") or {}).get(MANAGED_BY) == SLICE_MANAGER
@@ -320,7 +361,7 @@ class EndpointsController:
             except ApiError:
                 continue
             key = (namespace, stored["metadata"]["name"])
-            self.informer.store["EndpointSlice"][key] = stored
+            self.services.store["EndpointSlice"][key] = stored
         for extra in mine[len(desired_slices(service, pods)) :]:
             self._delete("EndpointSlice", namespace, extra["metadata"]["name"], actor)
 
