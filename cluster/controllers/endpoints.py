@@ -6,8 +6,8 @@ and in EndpointSlices labelled `kubernetes.io/service-name` (upstream `pkg/contr
 Ready pods are `addresses` (slices: `conditions.ready: true`); pods not ready yet are
 `notReadyAddresses` (`ready: false`). A pod without an IP is not an endpoint yet. A Service
 without a selector is left alone: its Endpoints are the user's to write. Each change the
-controller makes is told to the flow as a side entry (`cluster/flow/sidelane.py`), beside the
-course's 13 numbered steps.
+controller makes reaches the page as an Endpoints event; the flow lists those that concern the
+followed trace's pods beside the course's 13 numbered steps (static/kubesim/flow_view.js).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
 from cluster.controllers.pods import is_ready, random_suffix
-from cluster.flow import sidelane
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster
@@ -187,7 +186,7 @@ class EndpointsController:
         self.pods: Informer | None = None
         self.informer = _Informers(self)
         self.cluster: Cluster | None = None
-        self.dirty: dict[Key, str | None] = {}
+        self.dirty: set[Key] = set()  # Services to sync on this pass
 
     def actor(self, detail: str) -> Actor:
         return Actor("controller-manager", detail)
@@ -217,30 +216,27 @@ class EndpointsController:
             self._observe(delta)
         if not self.dirty:
             return bool(deltas) or self.services.behind or bool(self.pods and self.pods.behind)
-        dirty, self.dirty = self.dirty, {}
-        for key, trace_id in sorted(dirty.items()):
-            await db(self.sync_service)(key, trace_id)
+        dirty, self.dirty = self.dirty, set()
+        for key in sorted(dirty):
+            await db(self.sync_service)(key)
         return True
 
-    def _mark(self, key: Key, trace_id: str | None) -> None:
-        if trace_id is not None or key not in self.dirty:
-            self.dirty[key] = trace_id
+    def _mark(self, key: Key) -> None:
+        self.dirty.add(key)
 
     def _observe(self, delta: Delta) -> None:
         namespace = delta.key[0]
-        if delta.kind == "Service":
-            self._mark(delta.key, delta.trace_id)
-        elif delta.kind == "Endpoints":
-            self._mark(delta.key, None)
+        if delta.kind in ("Service", "Endpoints"):  # an Endpoints edited by hand is put right
+            self._mark(delta.key)
         elif delta.kind == "EndpointSlice":
             service = ((delta.obj.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME)
             if service:
-                self._mark((namespace, service), None)
+                self._mark((namespace, service))
         elif delta.kind == "Pod":
             labels = [(o.get("metadata") or {}).get("labels") or {} for o in (delta.obj, delta.old) if o]
             for (svc_namespace, svc_name), service in self.services.store["Service"].items():
                 if svc_namespace == namespace and any(selects(service, lab) for lab in labels):
-                    self._mark((svc_namespace, svc_name), delta.trace_id)
+                    self._mark((svc_namespace, svc_name))
 
     def _pods(self, namespace: str) -> list[dict]:
         if self.pods is None:
@@ -248,7 +244,7 @@ class EndpointsController:
         return [pod for (ns, _), pod in self.pods.store["Pod"].items() if ns == namespace]
 
     # -- database thread ---------------------------------------------------------------------
-    def sync_service(self, key: Key, trace_id: str | None) -> None:
+    def sync_service(self, key: Key) -> None:
         service = self.services.get("Service", *key)
         if service is None:
             self._forget(key)
@@ -256,10 +252,8 @@ class EndpointsController:
         if not (service.get("spec") or {}).get("selector"):
             return  # no selector: its Endpoints are written by hand
         pods = self._pods(key[0])
-        changed = self._sync_endpoints(service, pods)
+        self._sync_endpoints(service, pods)
         self._sync_slices(service, pods)
-        if changed is not None:
-            sidelane.record_endpoints(self.cluster, service, changed, trace_id)
 
     def _forget(self, key: Key) -> None:
         actor = self.actor("endpoints-controller")
