@@ -32,6 +32,8 @@ class ContainerContext:
     volumes: object = None
     # The cluster's Services for DNS and curl (cluster/shell/services.py ServiceView), or None.
     services: object = None
+    # The Docker-link variables of the namespace's other Services (enableServiceLinks).
+    service_env: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def hostname(self) -> str:
@@ -55,6 +57,7 @@ class ContainerContext:
             ("KUBERNETES_PORT_443_TCP_PROTO", "tcp"),
             ("KUBERNETES_PORT_443_TCP_PORT", "443"),
         ]
+        out += self.service_env
         out += list(image_env.items())
         out.append(("HOME", "/root"))
         seen: dict[str, str] = {}

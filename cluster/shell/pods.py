@@ -65,6 +65,7 @@ def context_for(
     cluster: Cluster, pod: dict, container_name: str, tty: bool, with_services: bool = True
 ) -> ContainerContext:
     container = next(c for c in pod["spec"]["containers"] if c["name"] == container_name)
+    view = services.load(cluster) if with_services else None
     image = container.get("image", "")
     status = pod.get("status") or {}
     cstatus = container_status(pod, container_name)
@@ -84,8 +85,16 @@ def context_for(
         command=[*(container.get("command") or []), *(container.get("args") or [])],
         tty=tty,
         find_pod_by_ip=lambda ip: peers_at(cluster, ip),
-        services=services.load(cluster) if with_services else None,
+        services=view,
+        service_env=_links(view, pod, cstatus),
     )
+
+
+def _links(view, pod: dict, cstatus: dict) -> list[tuple[str, str]]:
+    if view is None or (pod.get("spec") or {}).get("enableServiceLinks") is False:
+        return []
+    started = ((cstatus.get("state") or {}).get("running") or {}).get("startedAt", "")
+    return services.link_env(view, pod["metadata"].get("namespace", "default"), started)
 
 
 def peers_at(cluster: Cluster, ip: str) -> list[ContainerContext]:

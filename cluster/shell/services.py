@@ -92,3 +92,39 @@ def load(cluster) -> ServiceView:
         services,
         {(e["metadata"].get("namespace", ""), e["metadata"]["name"]): e for e in endpoints},
     )
+
+
+def link_env(view: ServiceView, namespace: str, started_at: str) -> list[tuple[str, str]]:
+    """The Docker-link variables the kubelet gives a container (enableServiceLinks) for each
+    Service of its namespace that existed when it started: WEB_SERVICE_HOST, WEB_PORT_80_TCP, ...
+    (the `kubernetes` Service's are the context's own)."""
+    out: list[tuple[str, str]] = []
+    for service in view.services:
+        meta, spec = service["metadata"], service.get("spec") or {}
+        ip = spec.get("clusterIP")
+        if meta.get("namespace") != namespace or (namespace, meta["name"]) == ("default", "kubernetes"):
+            continue
+        if not ip or ip == "None" or (started_at and meta.get("creationTimestamp", "") > started_at):
+            continue
+        prefix = meta["name"].upper().replace("-", "_")
+        ports = spec.get("ports") or []
+        if not ports:
+            continue
+        first = ports[0]
+        out += [(f"{prefix}_SERVICE_HOST", ip), (f"{prefix}_SERVICE_PORT", str(first.get("port")))]
+        for port in ports:
+            if port.get("name"):
+                name = port["name"].upper().replace("-", "_")
+                out.append((f"{prefix}_SERVICE_PORT_{name}", str(port.get("port"))))
+        protocol = first.get("protocol", "TCP").lower()
+        out.append((f"{prefix}_PORT", f"{protocol}://{ip}:{first.get('port')}"))
+        for port in ports:
+            proto = port.get("protocol", "TCP")
+            base = f"{prefix}_PORT_{port.get('port')}_{proto}"
+            out += [
+                (base, f"{proto.lower()}://{ip}:{port.get('port')}"),
+                (f"{base}_PROTO", proto.lower()),
+                (f"{base}_PORT", str(port.get("port"))),
+                (f"{base}_ADDR", ip),
+            ]
+    return out

@@ -199,3 +199,27 @@ def test_curl_reaches_a_service_through_its_ready_endpoints(demo):
         "search default.svc.cluster.local svc.cluster.local cluster.local\n"
         "nameserver 10.96.0.10\noptions ndots:5\n"
     )
+
+
+def test_service_links_are_the_services_that_existed_when_the_container_started(demo, fake_clock):
+    api.create(demo, pod("early", app="client"), KUBECTL)
+    drive()
+    fake_clock.advance(5)
+    api.create(demo, web_service(), KUBECTL)
+    ip = api.get(demo, "Service", "default", "web")["spec"]["clusterIP"]
+    fake_clock.advance(5)
+    api.create(demo, pod("late", app="client"), KUBECTL)
+    drive()
+    _, early, _ = exec_in(demo, "early", ["env"])
+    _, late, _ = exec_in(demo, "late", ["env"])
+    assert "WEB_SERVICE_HOST" not in early  # started before the Service: as on a real cluster
+    for line in (
+        f"WEB_SERVICE_HOST={ip}",
+        "WEB_SERVICE_PORT=80",
+        f"WEB_PORT=tcp://{ip}:80",
+        f"WEB_PORT_80_TCP=tcp://{ip}:80",
+        "WEB_PORT_80_TCP_PROTO=tcp",
+        "WEB_PORT_80_TCP_PORT=80",
+        f"WEB_PORT_80_TCP_ADDR={ip}",
+    ):
+        assert f"\n{line}\n" in late, line
