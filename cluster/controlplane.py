@@ -16,6 +16,7 @@ import contextlib
 import logging
 
 from cluster import broadcast, event_recorder, leader
+from cluster.controllers.endpoints import EndpointsController
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
 from cluster.controllers.manager import ControllerManager
 from cluster.informer import db, reset_connection
@@ -39,13 +40,14 @@ class ControlPlane:
         self.controller_manager = ControllerManager(cluster_name)
         self.scheduler = Scheduler(cluster_name)
         self.kubelets = KubeletManager(cluster_name)
+        self.endpoints = EndpointsController(cluster_name)
         self.garbage_collector = GarbageCollector(cluster_name)
         self.tasks: list[asyncio.Task] = []
         self.listening = False
 
     @property
     def components(self) -> tuple:
-        return (self.controller_manager, self.scheduler, self.kubelets)
+        return (self.controller_manager, self.scheduler, self.kubelets, self.endpoints)
 
     async def run_until_idle(self, max_rounds: int = 10_000) -> None:
         """Step every component until a whole round finds nothing to do and no pod worker runs."""

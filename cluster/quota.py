@@ -23,7 +23,8 @@ from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import KINDS, kind_info
 from cluster.models import ApiObject
 
-UNCOUNTED = ("Event", "Lease")
+# Events and Leases are many; Endpoints and EndpointSlices mirror Services (a controller writes them).
+UNCOUNTED = ("Event", "Lease", "Endpoints", "EndpointSlice")
 
 
 @dataclass(frozen=True, slots=True)

@@ -173,4 +173,13 @@ def ui_strings() -> dict[str, str]:
         "preemption_victim": _("victim"),
         "preemption_reprieved": _("reprieved"),
         "preemption_not_candidate": _("not a candidate"),
+        # Services and the endpoints controller
+        "services": _("Services"),
+        "no_services": _("No Services."),
+        "endpoints": _("Endpoints"),
+        "none": _("none"),
+        "ep_ready": _("ready"),
+        "ep_not_ready": _("not ready"),
+        "ep_removed": _("removed"),
+        "ep_counts": _("%(ready)s ready · %(not_ready)s not ready"),
     }

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from cluster.apiserver import defaultservice
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, reset_order
 from cluster.models import Cluster
@@ -86,6 +87,10 @@ def clear(cluster: Cluster) -> None:
             meta = item["metadata"]
             if kind == "Namespace" and meta["name"] in BUILTIN_NAMESPACES:
                 continue
+            if meta.get("resourceVersion") == "1" and defaultservice.builtin(
+                cluster, kind, meta.get("namespace", ""), meta["name"]
+            ):
+                continue  # the built-in `kubernetes` Service, never written: nothing to reset
             try:
                 api.delete(cluster, kind, meta.get("namespace"), meta["name"], actor, grace_period=0)
             except api.ApiError as exc:

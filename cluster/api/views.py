@@ -10,7 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
 from cluster.access import get_cluster
-from cluster.api import handlers
+from cluster.api import deprecation, handlers
 from cluster.api.clusters import find_cluster
 from cluster.api.exec_http import exec_response
 from cluster.api.http import (
@@ -60,10 +60,12 @@ def _route(request: HttpRequest, cluster: str, group: str, version: str, rest: s
     """Synchronous, like the middleware before it (kubesim/handler.py): a request is one hop to its
     thread. Watches and `logs -f` return a response that streams from the event loop."""
     if request.method == "GET" and flag(request, "watch"):
-        return watch_response(request, cluster, group, version, rest)
-    if request.method == "GET" and rest.rstrip("/").endswith("/log") and flag(request, "follow"):
-        return follow_response(request, cluster, group, version, rest)
-    return _serve(request, cluster, group, version, rest)
+        response = watch_response(request, cluster, group, version, rest)
+    elif request.method == "GET" and rest.rstrip("/").endswith("/log") and flag(request, "follow"):
+        response = follow_response(request, cluster, group, version, rest)
+    else:
+        response = _serve(request, cluster, group, version, rest)
+    return deprecation.add_warning(response, group, version, rest)
 
 
 @csrf_exempt

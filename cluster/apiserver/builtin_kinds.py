@@ -7,7 +7,7 @@ The order is discovery's: groups in first-seen order, the core group first.
 
 from __future__ import annotations
 
-from cluster.apiserver import defaults, validators
+from cluster.apiserver import configkinds, defaults, endpointkinds, servicekind, validators
 from cluster.apiserver.kinds import (
     KindInfo,
     Subresource,
@@ -15,7 +15,7 @@ from cluster.apiserver.kinds import (
     scale_subresource,
     status_subresource,
 )
-from cluster.kubeapi import tables
+from cluster.kubeapi import describe_network, tables, tables_network
 from cluster.kubeapi.describe import describer
 
 BUILTIN = (
@@ -183,7 +183,85 @@ BUILTIN = (
     ),
 )
 
-for _info in BUILTIN:
+# Services and their endpoints, ConfigMaps and Secrets (cluster/apiserver/servicekind.py,
+# serviceips.py, endpointkinds.py, configkinds.py; the endpoints controllers in cluster/controllers/).
+NETWORK_AND_CONFIG = (
+    KindInfo(
+        kind="ConfigMap",
+        plural="configmaps",
+        singular="configmap",
+        group="",
+        version="v1",
+        namespaced=True,
+        short_names=("cm",),
+        reset_rank=45,
+        defaults=configkinds.CONFIG_MAP_DEFAULTS,
+        validate=configkinds.CONFIG_MAP,
+        table=tables_network.CONFIG_MAP,
+        describe=describe_network.describer("ConfigMap"),
+    ),
+    KindInfo(
+        kind="Secret",
+        plural="secrets",
+        singular="secret",
+        group="",
+        version="v1",
+        namespaced=True,
+        field_selectors=("type",),
+        reset_rank=45,
+        defaults=configkinds.SECRET_DEFAULTS,
+        validate=configkinds.SECRET,
+        table=tables_network.SECRET,
+        describe=describe_network.describer("Secret"),
+    ),
+    KindInfo(
+        kind="Service",
+        plural="services",
+        singular="service",
+        group="",
+        version="v1",
+        namespaced=True,
+        short_names=("svc",),
+        categories=("all",),
+        subresources=(status_subresource("Service"),),
+        verbs=("create", "delete", "get", "list", "patch", "update", "watch"),
+        field_selectors=("spec.clusterIP", "spec.type"),
+        reset_rank=35,  # before the endpoints its controller keeps
+        defaults=servicekind.DEFAULTS,
+        validate=servicekind.VALIDATE,
+        table=tables_network.SERVICE,
+        describe=describe_network.describer("Service"),
+    ),
+    KindInfo(
+        kind="Endpoints",
+        plural="endpoints",
+        singular="endpoints",
+        group="",
+        version="v1",
+        namespaced=True,
+        short_names=("ep",),
+        reset_rank=36,
+        defaults=endpointkinds.ENDPOINTS_DEFAULTS,
+        validate=endpointkinds.ENDPOINTS,
+        table=tables_network.ENDPOINTS,
+        describe=describe_network.describer("Endpoints"),
+    ),
+    KindInfo(
+        kind="EndpointSlice",
+        plural="endpointslices",
+        singular="endpointslice",
+        group="discovery.k8s.io",
+        version="v1",
+        namespaced=True,
+        reset_rank=37,
+        defaults=endpointkinds.SLICE_DEFAULTS,
+        validate=endpointkinds.SLICE,
+        table=tables_network.ENDPOINT_SLICE,
+        describe=describe_network.describer("EndpointSlice"),
+    ),
+)
+
+for _info in (*BUILTIN, *NETWORK_AND_CONFIG):
     register(_info)
 
 from cluster.apiserver import policy_kinds  # noqa: E402, F401  (PodDisruptionBudget, after the core kinds)

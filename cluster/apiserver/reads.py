@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from cluster.apiserver import rows
+from cluster.apiserver import defaultservice, rows
 from cluster.apiserver.errors import ApiError, bad_request, not_found
 from cluster.apiserver.fields import fields_match, filter_fields, parse_field_selector
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo, kind_info
@@ -51,6 +51,8 @@ def get(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
         return row.body  # freshly decoded: the caller's own copy
     if kind == "Namespace" and name in BUILTIN_NAMESPACES:
         return builtin_namespace(cluster, name)
+    if (builtin := defaultservice.builtin(cluster, kind, namespace, name)) is not None:
+        return builtin
     raise not_found(info, name)
 
 
@@ -91,6 +93,18 @@ def list_objects(
         extra = [builtin_namespace(cluster, n) for n in BUILTIN_NAMESPACES if n not in stored]
         extra = [b for b in extra if labels_match(labels, b) and fields_match(fields, b)]
         items = sorted(items + extra, key=lambda b: b["metadata"]["name"])
+    elif builtins := defaultservice.builtins(cluster, kind):
+        stored = {(b["metadata"].get("namespace"), b["metadata"]["name"]) for b in items}
+        extra = [
+            b
+            for b in builtins
+            if (b["metadata"]["namespace"], b["metadata"]["name"]) not in stored
+            and (not namespace or b["metadata"]["namespace"] == namespace)
+            and labels_match(labels, b)
+            and fields_match(fields, b)
+        ]
+        if extra:
+            items = sorted(items + extra, key=lambda b: (b["metadata"]["namespace"], b["metadata"]["name"]))
     return items, before
 
 

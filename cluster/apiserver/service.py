@@ -17,7 +17,7 @@ from cluster.apiserver.manifests import apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
 from cluster.apiserver.reads import check_kind, get, info_for, list_objects
 from cluster.apiserver.scale import get_scale, scale
-from cluster.apiserver.writes import check_version, create, locked_row, store_update
+from cluster.apiserver.writes import check_version, create, find_or_builtin, locked_row, store_update
 from cluster.models import Cluster, WatchEvent
 
 __all__ = [
@@ -79,7 +79,7 @@ def patch(
     decoded = decode(body, media)  # type: ignore[arg-type]
     with transaction.atomic():
         locked = store.lock(cluster)
-        row = store.find(locked, info.kind, namespace, name)
+        row = find_or_builtin(locked, info, namespace, name)
         if row is None and media == APPLY and isinstance(decoded, dict):
             meta = decoded.setdefault("metadata", {})
             meta.setdefault("name", name)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 
+from cluster.apiserver import configkinds, networktypes
 from cluster.apiserver.errors import ApiError, Cause, bad_request
 from cluster.apiserver.kinds import KindInfo
 from cluster.kubeapi.schema_types import TYPES
@@ -95,9 +96,11 @@ _EXTRA: dict[str, dict[str, str]] = {
         "metadata": "ObjectMeta",
         "deleteOptions": "DeleteOptions",
     },
+    **networktypes.TYPES,
 }
 _INT32_FIELDS = (
-    "replicas containerPort hostPort weight maxSkew minDomains minReadySeconds revisionHistoryLimit "
+    "replicas containerPort hostPort port nodePort weight maxSkew minDomains minReadySeconds "
+    "revisionHistoryLimit "
     "progressDeadlineSeconds priority count leaseDurationSeconds leaseTransitions successThreshold "
     "failureThreshold initialDelaySeconds timeoutSeconds periodSeconds readyReplicas availableReplicas "
     "fullyLabeledReplicas updatedReplicas unavailableReplicas terminatingReplicas collisionCount"
@@ -216,7 +219,8 @@ def type_error(kind: str, obj: dict) -> str | None:
         _walk_type(kind, obj, "")
     except _Mismatch as mismatch:
         return str(mismatch)
-    return None
+    # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
+    return configkinds.bad_base64(obj) if kind == "Secret" else None
 
 
 def check_body(info: KindInfo, obj: dict) -> None:

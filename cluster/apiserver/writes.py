@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, store, typecheck
+from cluster.apiserver import defaults, defaultservice, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
@@ -35,6 +35,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
             raise not_found(info_for("Namespace"), namespace)
         locked = store.lock(cluster)
         builtin = info.kind == "Namespace" and name in BUILTIN_NAMESPACES
+        builtin = builtin or defaultservice.builtin(cluster, info.kind, namespace, name) is not None
         if builtin or store.find(locked, info.kind, namespace, name) is not None:
             raise already_exists(info, name)
         store.write(locked, "create", info.kind, body, None, actor)
@@ -45,10 +46,20 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
 def locked_row(cluster: Cluster, info: KindInfo, namespace: str, name: str) -> tuple[Cluster, ApiObject]:
     """The cluster row locked for this write and the object's row; 404 when there is none."""
     locked = store.lock(cluster)
-    row = store.find(locked, info.kind, namespace, name)
+    row = find_or_builtin(locked, info, namespace, name)
     if row is None:
         raise not_found(info, name)
     return locked, row
+
+
+def find_or_builtin(locked: Cluster, info: KindInfo, namespace: str, name: str) -> ApiObject | None:
+    """The stored row; a built-in object (the `kubernetes` Service) is stored on its first write."""
+    row = store.find(locked, info.kind, namespace, name)
+    if row is None and (body := defaultservice.builtin(locked, info.kind, namespace, name)) is not None:
+        actor = Actor("kube-apiserver", "kube-apiserver")
+        row = store.write(locked, "create", info.kind, body, None, actor)
+        row = store.find(locked, info.kind, namespace, name)
+    return row
 
 
 def check_version(info: KindInfo, name: str, wanted: object, row: ApiObject) -> None:

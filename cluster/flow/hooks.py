@@ -67,7 +67,9 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
     return trace
 
 
-FAILED_REASONS = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff"})
+FAILED_REASONS = frozenset(
+    {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff", "CreateContainerConfigError"}
+)
 
 
 def _failed(pod: dict) -> bool:

@@ -13,7 +13,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Max, Q
 
 from cluster import execsessions
-from cluster.apiserver import history, rows
+from cluster.apiserver import defaultservice, history, rows
 from cluster.apiserver.kinds import workload_kinds
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.kubeapi.podstatus import status_text
@@ -91,6 +91,9 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "nodes": rows.bodies(cluster.pk, "Node"),
         "pods": rows.bodies(cluster.pk, "Pod"),
         "workloads": [text for kind in workload_kinds() for text in rows.bodies(cluster.pk, kind)],
+        # The dashboard's Services strip and the flow's endpoints lane.
+        "services": _with_builtins(cluster, "Service"),
+        "endpoints": _with_builtins(cluster, "Endpoints"),
     }
     state = {
         "type": "snapshot",
@@ -106,6 +109,19 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "scheduling": queue_view.pending(cluster),
     }
     return state, objects
+
+
+def _with_builtins(cluster: Cluster, kind: str) -> list[str]:
+    """Stored objects of `kind`, and the built-in `kubernetes` one while it is not stored."""
+    texts = rows.bodies(cluster.pk, kind)
+    stored = {
+        (meta.get("namespace"), meta.get("name"))
+        for meta in (json.loads(text).get("metadata") or {} for text in texts)
+    }
+    for obj in defaultservice.builtins(cluster, kind):
+        if (obj["metadata"]["namespace"], obj["metadata"]["name"]) not in stored:
+            texts.append(json.dumps(obj, separators=(",", ":")))
+    return texts
 
 
 def pod_statuses(pods: list[str]) -> dict[str, str]:

@@ -155,6 +155,20 @@ def _env(env: list) -> list[str]:
     return lines
 
 
+def _env_from(sources: list) -> list[str]:
+    """describeContainerEnvFrom: each ConfigMap or Secret the container's env comes from."""
+    if not sources:
+        return []
+    lines = ["    Environment Variables from:"]
+    for source in sources:
+        kind = "ConfigMap" if "configMapRef" in source else "Secret"
+        ref = source.get("configMapRef") or source.get("secretRef") or {}
+        optional = "true" if ref.get("optional") else "false"
+        prefix = f" with prefix '{source['prefix']}'" if source.get("prefix") else ""
+        lines.append(f"      {ref.get('name', '')}\t{kind}{prefix}\tOptional: {optional}")
+    return lines
+
+
 def _container(c: dict, status: dict | None) -> list[str]:
     lines = [f"  {c.get('name')}:"]
     if status is not None:
@@ -190,6 +204,7 @@ def _container(c: dict, status: dict | None) -> list[str]:
     ):
         if c.get(key):
             lines.append(f"    {title}:\t{_probe(c[key])}")
+    lines += _env_from(c.get("envFrom") or [])
     lines += _env(c.get("env") or [])
     mounts = sorted(c.get("volumeMounts") or [], key=lambda m: m.get("mountPath", ""))
     lines.append("    Mounts:" if mounts else "    Mounts:\t<none>")
@@ -236,6 +251,13 @@ def volumes(vols: list | None) -> list[str]:
                 "    Type:\tConfigMap (a volume populated by a ConfigMap)",
                 f"    Name:\t{cm.get('name', '')}",
                 f"    Optional:\t{'true' if cm.get('optional') else 'false'}",
+            ]
+        elif "secret" in v:
+            secret = v["secret"] or {}
+            lines += [
+                "    Type:\tSecret (a volume populated by a Secret)",
+                f"    SecretName:\t{secret.get('secretName', '')}",
+                f"    Optional:\t{'true' if secret.get('optional') else 'false'}",
             ]
         else:
             lines.append("  <unknown>")

@@ -24,8 +24,9 @@ from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
 from cluster.informer import Delta, Informer, db
+from cluster.kubelet import configwait, runtime
 from cluster.kubelet import images as catalog
-from cluster.kubelet import runtime
+from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
 from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
@@ -35,7 +36,7 @@ IMAGE_BACKOFF_INITIAL = 10.0
 IMAGE_BACKOFF_MAX = 300.0
 
 
-class KubeletManager(NodeDuties, PodTerminations):
+class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
     component = "kubelet"
 
     def __init__(self, cluster_name: str) -> None:
@@ -160,9 +161,17 @@ class KubeletManager(NodeDuties, PodTerminations):
             delay = min(IMAGE_BACKOFF_INITIAL * 2**attempt, IMAGE_BACKOFF_MAX)
             self.retries[key] = (time.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
             return
+        pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
+        problem = await db(self._config_problem)(pod)
+        if problem is not None:
+            # A ConfigMap, Secret or key is missing: wait, and try again after the back-off.
+            await gate.before_step(self.cluster_name, trace_id, 13)
+            await db(self._config_failed)(pod, node, host_ip, pod_ip, problem, trace_id)
+            due = time.monotonic() + configwait.CONFIG_RETRY_SECONDS
+            self.retries[key] = (due, lambda: self._run_pod(key, None, attempt + 1))
+            return
         self._start_containers(pod, node)
         await gate.before_step(self.cluster_name, trace_id, 13)
-        pod_ip = self._allocate_ip(node)
         await self._report_started(
             key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts=0, step_12=step_12
         )
@@ -292,7 +301,14 @@ class KubeletManager(NodeDuties, PodTerminations):
 
     # -- database thread ---------------------------------------------------------------------
     def _event(
-        self, pod: dict, node: str, reason: str, message: str, container: dict, type_: str = "Normal"
+        self,
+        pod: dict,
+        node: str,
+        reason: str,
+        message: str,
+        container: dict,
+        type_: str = "Normal",
+        field_path: str | None = None,
     ) -> None:
         event_recorder.record(
             self.cluster,
@@ -303,7 +319,7 @@ class KubeletManager(NodeDuties, PodTerminations):
             type_=type_,
             component="kubelet",
             host=node,
-            field_path=f"spec.containers{{{container['name']}}}",
+            field_path=f"spec.containers{{{container['name']}}}" if field_path is None else field_path,
         )
 
     def _pulled(self, pod: dict, node: str, container: dict, image: catalog.Image, message: str) -> None:

@@ -28,6 +28,12 @@ class ContainerContext:
     tty: bool = False
     # Looks a pod up by IP for curl/wget: (namespace, name, container image) or None.
     find_pod_by_ip: object = None
+    # The files of configMap and secret volumes (configsources.VolumeFiles), or None.
+    volumes: object = None
+    # The cluster's Services for DNS and curl (cluster/shell/services.py ServiceView), or None.
+    services: object = None
+    # The Docker-link variables of the namespace's other Services (enableServiceLinks).
+    service_env: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def hostname(self) -> str:
@@ -51,6 +57,7 @@ class ContainerContext:
             ("KUBERNETES_PORT_443_TCP_PROTO", "tcp"),
             ("KUBERNETES_PORT_443_TCP_PORT", "443"),
         ]
+        out += self.service_env
         out += list(image_env.items())
         out.append(("HOME", "/root"))
         seen: dict[str, str] = {}

@@ -1,5 +1,6 @@
-"""What a name resolves to inside the pod, as CoreDNS answers: the `kubernetes` Service, pods by
-their dashed IP (`10-244-1-5.default.pod.cluster.local`), this pod's own name via /etc/hosts."""
+"""What a name resolves to inside the pod, as CoreDNS answers: Services
+(`web.default.svc.cluster.local`, through cluster/shell/services.py), pods by their dashed IP
+(`10-244-1-5.default.pod.cluster.local`), this pod's own name via /etc/hosts."""
 
 from __future__ import annotations
 
@@ -12,16 +13,18 @@ def search_list(ctx: ContainerContext) -> list[str]:
     return [f"{ctx.namespace}.svc.{DOMAIN}", f"svc.{DOMAIN}", DOMAIN]
 
 
-def _answer(fqdn: str) -> str | None:
+def _answers(ctx: ContainerContext, fqdn: str) -> list[str]:
+    if ctx.services is not None and (found := ctx.services.answer(fqdn)):
+        return found
     if fqdn == f"kubernetes.default.svc.{DOMAIN}":
-        return KUBERNETES_SERVICE_IP
+        return [KUBERNETES_SERVICE_IP]
     head, _, rest = fqdn.partition(".")
     if rest.endswith(f".pod.{DOMAIN}"):
         ip = head.replace("-", ".")
         pieces = ip.split(".")
         if len(pieces) == 4 and all(p.isdigit() and int(p) < 256 for p in pieces):
-            return ip
-    return None
+            return [ip]
+    return []
 
 
 def candidates(ctx: ContainerContext, name: str) -> list[str]:
@@ -31,17 +34,23 @@ def candidates(ctx: ContainerContext, name: str) -> list[str]:
     return [*searched, name] if name.count(".") < 5 else [name, *searched]
 
 
-def resolve(ctx: ContainerContext, name: str) -> tuple[str, str] | None:
-    """(the name that answered, its address) or None (NXDOMAIN)."""
+def resolve_all(ctx: ContainerContext, name: str) -> tuple[str, list[str]] | None:
+    """(the name that answered, its addresses) or None (NXDOMAIN)."""
     if name in ("localhost", ctx.hostname):
-        return name, "127.0.0.1" if name == "localhost" else (ctx.pod_ip or "127.0.0.1")
+        return name, ["127.0.0.1" if name == "localhost" else (ctx.pod_ip or "127.0.0.1")]
     if _is_ip(name):
-        return name, name
+        return name, [name]
     for fqdn in candidates(ctx, name):
-        address = _answer(fqdn)
-        if address:
-            return fqdn, address
+        addresses = _answers(ctx, fqdn)
+        if addresses:
+            return fqdn, addresses
     return None
+
+
+def resolve(ctx: ContainerContext, name: str) -> tuple[str, str] | None:
+    """(the name that answered, its first address) or None (NXDOMAIN)."""
+    found = resolve_all(ctx, name)
+    return (found[0], found[1][0]) if found else None
 
 
 def _is_ip(text: str) -> bool:

@@ -33,6 +33,14 @@ class FileSystem:
             "/etc/hosts": ctx.hosts_file(),
             "/etc/resolv.conf": ctx.resolv_conf(),
         }
+        # configMap and secret volumes: their directories and files, mounted by the kubelet.
+        self.mount_dirs: set[str] = set()
+        if ctx.volumes is not None:
+            self.mounted.update(ctx.volumes.files)
+            for directory in ctx.volumes.directories:
+                while directory not in ("/", ""):  # the kubelet creates a mount point's parents
+                    self.mount_dirs.add(directory)
+                    directory = posixpath.dirname(directory)
 
     def reload(self) -> None:
         """Another session may have written to the container since: read its layer again."""
@@ -56,7 +64,7 @@ class FileSystem:
         return False
 
     def is_dir(self, path: str) -> bool:
-        if path in self.layer.dirs:
+        if path in self.layer.dirs or path in self.mount_dirs:
             return True
         return path in self.tree.dirs and not self._gone(path)
 
@@ -114,6 +122,7 @@ class FileSystem:
             *self.tree.files,
             *self.tree.links,
             *self.mounted,
+            *self.mount_dirs,
             *self.layer.dirs,
             *self.layer.files,
         ]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import base64
-
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
-from cluster.apiserver.kinds import kind_info
+from cluster.kubelet import configsources
 from cluster.models import Cluster
+from cluster.shell import services
 from cluster.shell.context import ContainerContext
 from cluster.shell.profiles import profile_for
 
@@ -22,44 +21,29 @@ _FIELD_REFS = {
 }
 
 
-def _key_ref(cluster: Cluster, namespace: str, kind: str, ref: dict) -> str | None:
-    """A key of a ConfigMap or Secret, when this API server serves the kind and the object exists."""
-    if kind_info(kind) is None:
-        return None
-    try:
-        obj = api.get(cluster, kind, namespace, ref.get("name", ""))
-    except ApiError:
-        return None
-    data = obj.get("data") or {}
-    value = data.get(ref.get("key", ""))
-    if value is not None and kind == "Secret":
-        return base64.b64decode(value).decode("utf-8", "replace")
-    return value
+def lookup_for(cluster: Cluster):
+    """Read ConfigMaps and Secrets through the API server, as the kubelet does."""
+
+    def lookup(kind: str, namespace: str, name: str) -> dict | None:
+        try:
+            return api.get(cluster, kind, namespace, name)
+        except ApiError:
+            return None
+
+    return lookup
 
 
 def spec_env(cluster: Cluster, pod: dict, container: dict) -> list[tuple[str, str]]:
     """The container's env as the kubelet resolves it ($(VAR) references left as written)."""
-    namespace = pod["metadata"].get("namespace", "default")
-    out: list[tuple[str, str]] = []
-    for entry in container.get("env") or []:
-        name = entry.get("name")
-        if not name:
-            continue
-        if "value" in entry or "valueFrom" not in entry:
-            out.append((name, str(entry.get("value", ""))))
-            continue
-        source = entry.get("valueFrom") or {}
-        value: str | None = None
-        if "fieldRef" in source:
-            getter = _FIELD_REFS.get((source["fieldRef"] or {}).get("fieldPath", ""))
-            value = getter(pod) if getter else None
-        elif "configMapKeyRef" in source:
-            value = _key_ref(cluster, namespace, "ConfigMap", source["configMapKeyRef"] or {})
-        elif "secretKeyRef" in source:
-            value = _key_ref(cluster, namespace, "Secret", source["secretKeyRef"] or {})
-        if value is not None:
-            out.append((name, value))
-    return out
+
+    def field_value(ref: dict) -> str | None:
+        getter = _FIELD_REFS.get(ref.get("fieldPath", ""))
+        return getter(pod) if getter else None
+
+    try:
+        return configsources.container_env(pod, container, lookup_for(cluster), field_value)
+    except configsources.ConfigError:
+        return []  # the container never started: the kubelet could not resolve its env
 
 
 def container_status(pod: dict, name: str) -> dict:
@@ -77,8 +61,11 @@ def running_container_id(pod: dict, name: str) -> str | None:
     return status.get("containerID") or None
 
 
-def context_for(cluster: Cluster, pod: dict, container_name: str, tty: bool) -> ContainerContext:
+def context_for(
+    cluster: Cluster, pod: dict, container_name: str, tty: bool, with_services: bool = True
+) -> ContainerContext:
     container = next(c for c in pod["spec"]["containers"] if c["name"] == container_name)
+    view = services.load(cluster) if with_services else None
     image = container.get("image", "")
     status = pod.get("status") or {}
     cstatus = container_status(pod, container_name)
@@ -94,10 +81,20 @@ def context_for(cluster: Cluster, pod: dict, container_name: str, tty: bool) -> 
         node=(pod.get("spec") or {}).get("nodeName", ""),
         started_at=((cstatus.get("state") or {}).get("running") or {}).get("startedAt", ""),
         spec_env=spec_env(cluster, pod, container),
+        volumes=configsources.container_files(pod, container, lookup_for(cluster)),
         command=[*(container.get("command") or []), *(container.get("args") or [])],
         tty=tty,
         find_pod_by_ip=lambda ip: peers_at(cluster, ip),
+        services=view,
+        service_env=_links(view, pod, cstatus),
     )
+
+
+def _links(view, pod: dict, cstatus: dict) -> list[tuple[str, str]]:
+    if view is None or (pod.get("spec") or {}).get("enableServiceLinks") is False:
+        return []
+    started = ((cstatus.get("state") or {}).get("running") or {}).get("startedAt", "")
+    return services.link_env(view, pod["metadata"].get("namespace", "default"), started)
 
 
 def peers_at(cluster: Cluster, ip: str) -> list[ContainerContext]:
@@ -107,5 +104,5 @@ def peers_at(cluster: Cluster, ip: str) -> list[ContainerContext]:
     for pod in pods:
         for container in (pod.get("spec") or {}).get("containers") or []:
             if running_container_id(pod, container["name"]):
-                out.append(context_for(cluster, pod, container["name"], tty=False))
+                out.append(context_for(cluster, pod, container["name"], tty=False, with_services=False))
     return out

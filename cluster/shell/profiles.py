@@ -142,7 +142,7 @@ class Base:
 
 def _gnu(*extra: str) -> dict[str, str]:
     binaries = {b: "/bin" for b in _COREUTILS} | {b: "/usr/bin" for b in _USR_COREUTILS}
-    return binaries | {b: "/usr/bin" for b in extra}
+    return binaries | {b: "/usr/bin" for b in ("getent", *extra)}  # getent: glibc's, in every GNU image
 
 
 def _busybox(*extra: str) -> dict[str, str]:

@@ -10,6 +10,7 @@ import { SchedulerView } from "./scheduler_view.js";
 import { YamlView } from "./yaml_view.js";
 import { ConsoleView } from "./console_view.js";
 import { InspectView } from "./inspect_view.js";
+import { ServicesView } from "./services_view.js";
 import { addNode, deleteObject, nodeActions, openMenu, scaleWorkload } from "./actions.js";
 import { wireAccess } from "./access.js";
 
@@ -67,6 +68,7 @@ const clusterView = new ClusterView(store, {
   },
 });
 const flow = new FlowView(store, live, clusterView);
+new ServicesView(store, { onService: (ns, name) => inspectObject("Service", ns, name) });
 new YamlView(store);
 new ConsoleView(store, { openScheduler });
 

@@ -60,6 +60,7 @@ export class FlowView {
     this.bindControls();
     store.subscribe((change) => {
       if (["snapshot", "step", "settings", "exec"].includes(change.type) || change.kind === "Node") this.schedule();
+      if (change.kind === "Endpoints") this.renderEndpointsLane(this.shownTrace);
     });
   }
 
@@ -274,6 +275,8 @@ export class FlowView {
     $("replay").disabled = !(trace && trace.steps.length);
     // Redraw (and so re-animate) only when the step shown changes, not on every node heartbeat.
     this.renderExecStory(trace);
+    this.shownTrace = trace;
+    this.renderEndpointsLane(trace);
     const last = steps[steps.length - 1];
     const shown = [trace ? trace.id : "", steps.length, last ? `${last.seq}:${last.step}` : "", this.replay ? this.replay.index : -1,
       this.store.stepMode, finished, parked, this.diagram.nodesKey, [...others].join(",")].join("|");
@@ -309,6 +312,36 @@ export class FlowView {
         h("code", { class: "exec-cmd", text: line }),
         h("span", { class: "exec-who", text: `${s.client} · ${s.user}` }),
         h("span", { class: "exec-state", text: state })));
+    }
+  }
+
+  // Beside the 13 steps, unnumbered: the endpoints controller's writes that concern this trace's
+  // pods (seen live since the page loaded), e.g. a pod's IP joining its Service once Ready.
+  renderEndpointsLane(trace) {
+    const pods = new Set();
+    if (trace && trace.kind === "Pod") pods.add(`${trace.namespace || "default"}/${trace.name}`);
+    for (const step of trace ? trace.steps : []) {
+      const obj = step.object || {};
+      if (obj.kind === "Pod" && obj.name) pods.add(`${obj.namespace || "default"}/${obj.name}`);
+    }
+    const entries = this.store.endpointChanges
+      .map((entry) => ({ ...entry, changes: entry.changes.filter((c) => pods.has(`${entry.namespace}/${c.pod}`)) }))
+      .filter((entry) => entry.changes.length);
+    const signature = `${trace ? trace.id : ""}|${entries.map((e) => e.revision).join(",")}`;
+    if (signature === this.endpointsSignature) return;
+    this.endpointsSignature = signature;
+    $("endpoints-lane").hidden = !entries.length;
+    const list = clear($("endpoints-lane-list"));
+    // The newest three, one line each (the whole line in the tooltip): the steps keep the room.
+    for (const entry of entries.slice(-3)) {
+      const changes = entry.changes.map((c) => `${c.change === "removed" ? "−" : "+"}${c.ip} (${c.pod}) ${t(`ep_${c.change}`)}`);
+      const counts = t("ep_counts", { ready: entry.ready, not_ready: entry.notReady });
+      const line = `rev ${entry.revision} · Endpoints ${entry.namespace}/${entry.name} ${changes.join(", ")} · ${counts}`;
+      list.append(h("li", { class: "ep-item", title: line },
+        h("span", { class: "exec-time", text: `rev ${entry.revision}` }),
+        h("code", { class: "ep-what", text: `Endpoints ${entry.namespace}/${entry.name}` }),
+        ...entry.changes.map((c) => h("span", { class: `ep-change is-${c.change}`, text: changes[entry.changes.indexOf(c)] })),
+        h("span", { class: "ep-counts", text: counts })));
     }
   }
 

@@ -4,6 +4,36 @@ import { KINDS, podKey } from "./dom.js";
 
 const WORKLOAD_KINDS = new Set(KINDS.workloads);
 const MAX_TRACES = 30;
+const MAX_ENDPOINT_CHANGES = 40;
+
+// An Endpoints object's addresses: "ip" -> {ip, pod, ready}.
+function endpointAddresses(endpoints) {
+  const found = new Map();
+  for (const subset of (endpoints && endpoints.subsets) || []) {
+    for (const [field, ready] of [["addresses", true], ["notReadyAddresses", false]]) {
+      for (const address of subset[field] || []) {
+        found.set(address.ip, { ip: address.ip, pod: (address.targetRef || {}).name || "", ready });
+      }
+    }
+  }
+  return found;
+}
+
+// What the endpoints controller changed in one write: addresses added, removed or turned
+// (not) ready. The flow shows these beside the 13 steps.
+function endpointChange(before, after, revision) {
+  const was = endpointAddresses(before);
+  const now = endpointAddresses(after);
+  const changes = [];
+  for (const [ip, address] of now) {
+    const old = was.get(ip);
+    if (!old || old.ready !== address.ready) changes.push({ ...address, change: address.ready ? "ready" : "not_ready" });
+  }
+  for (const [ip, address] of was) if (!now.has(ip)) changes.push({ ...address, change: "removed" });
+  const meta = (after || before).metadata || {};
+  const ready = [...now.values()].filter((a) => a.ready).length;
+  return { revision, namespace: meta.namespace || "default", name: meta.name, changes, ready, notReady: now.size - ready };
+}
 
 function objectKey(obj) {
   const meta = obj.metadata || {};
@@ -42,6 +72,9 @@ export class Store {
     this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
     this.scheduling = new Map();
     this.workloads = new Map(); // "Kind/ns/name" -> object
+    this.services = new Map(); // "ns/name" -> Service
+    this.endpoints = new Map(); // "ns/name" -> Endpoints
+    this.endpointChanges = []; // the endpoints controller's writes seen live, oldest first
     this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
     this.paceMs = 600;
     this.stepMode = false;
@@ -66,6 +99,8 @@ export class Store {
     // Pending pods' places in the scheduling queue ("namespace/name" → queue facts).
     this.scheduling = new Map(Object.entries(snap.scheduling || {}));
     this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
+    this.services = new Map((snap.services || []).map((s) => [objectKey(s), s]));
+    this.endpoints = new Map((snap.endpoints || []).map((e) => [objectKey(e), e]));
     this.traces = new Map();
     for (const trace of snap.traces || []) this.addTrace(trace);
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
@@ -101,10 +136,17 @@ export class Store {
     if (kind === "Node") [map, key] = [this.nodes, obj.metadata.name];
     else if (kind === "Pod") [map, key] = [this.pods, podKey(obj)];
     else if (WORKLOAD_KINDS.has(kind)) [map, key] = [this.workloads, `${kind}/${objectKey(obj)}`];
+    else if (kind === "Service") [map, key] = [this.services, objectKey(obj)];
+    else if (kind === "Endpoints") [map, key] = [this.endpoints, objectKey(obj)];
     if (map) {
       const before = map.get(key);
       if (action === "deleted") map.delete(key);
       else map.set(key, { ...obj, kind });
+      if (kind === "Endpoints") {
+        const change = endpointChange(before, action === "deleted" ? null : obj, msg.revision);
+        if (change.changes.length) this.endpointChanges.push(change);
+        while (this.endpointChanges.length > MAX_ENDPOINT_CHANGES) this.endpointChanges.shift();
+      }
       if (kind === "Pod") {
         if (action === "deleted") this.podStatus.delete(key);
         else if (msg.pod_status !== undefined) this.podStatus.set(key, msg.pod_status);

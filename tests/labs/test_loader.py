@@ -99,7 +99,7 @@ def test_it_locates_errors_inside_the_starting_manifests_by_lab_file_line():
             "regular",
         ),
         ("type: nodeTaint\n        node: n\n        key: k\n        effect: NoRun", "not a taint effect"),
-        ("type: exists\n        kind: Secret\n        name: s", "not a kind checks know"),
+        ("type: exists\n        kind: Ingress\n        name: s", "not a kind checks know"),
         ("type: nodeLabel\n        node: n\n        label: 'bad key!=x'", "name part must consist"),
     ],
 )

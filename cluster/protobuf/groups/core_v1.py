@@ -9,7 +9,18 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.core.v1"
 GROUP_VERSION = "v1"
-KINDS = ("Binding", "Event", "Namespace", "Node", "Pod", "ReplicationController")
+KINDS = (
+    "Binding",
+    "ConfigMap",
+    "Endpoints",
+    "Event",
+    "Namespace",
+    "Node",
+    "Pod",
+    "ReplicationController",
+    "Secret",
+    "Service",
+)
 
 MESSAGES = {
     "AWSElasticBlockStoreVolumeSource": (
@@ -73,12 +84,19 @@ MESSAGES = {
         (3, "readOnly", "bool", "o"),
         (4, "secretRef", "LocalObjectReference", "*o"),
     ),
+    "ClientIPConfig": ((1, "timeoutSeconds", "int32", "*o"),),
     "ClusterTrustBundleProjection": (
         (1, "name", "string", "*o"),
         (2, "signerName", "string", "*o"),
         (3, "labelSelector", "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", "*o"),
         (5, "optional", "bool", "*o"),
         (4, "path", "string", ""),
+    ),
+    "ConfigMap": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (4, "immutable", "bool", "*o"),
+        (2, "data", "map<string,string>", "o"),
+        (3, "binaryData", "map<string,bytes>", "o"),
     ),
     "ConfigMapEnvSource": (
         (1, "localObjectReference", "LocalObjectReference", "i"),
@@ -200,6 +218,27 @@ MESSAGES = {
     "EmptyDirVolumeSource": (
         (1, "medium", "string", "o"),
         (2, "sizeLimit", "k8s.io.apimachinery.pkg.api.resource.Quantity", "*o"),
+    ),
+    "EndpointAddress": (
+        (1, "ip", "string", ""),
+        (3, "hostname", "string", "o"),
+        (4, "nodeName", "string", "*o"),
+        (2, "targetRef", "ObjectReference", "*o"),
+    ),
+    "EndpointPort": (
+        (1, "name", "string", "o"),
+        (2, "port", "int32", ""),
+        (3, "protocol", "string", "o"),
+        (4, "appProtocol", "string", "*o"),
+    ),
+    "EndpointSubset": (
+        (1, "addresses", "EndpointAddress", "ro"),
+        (2, "notReadyAddresses", "EndpointAddress", "ro"),
+        (3, "ports", "EndpointPort", "ro"),
+    ),
+    "Endpoints": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "subsets", "EndpointSubset", "ro"),
     ),
     "EnvFromSource": (
         (1, "prefix", "string", "o"),
@@ -370,6 +409,13 @@ MESSAGES = {
         (2, "gid", "int64", ""),
         (3, "supplementalGroups", "int64", "ro"),
     ),
+    "LoadBalancerIngress": (
+        (1, "ip", "string", "o"),
+        (2, "hostname", "string", "o"),
+        (3, "ipMode", "string", "*o"),
+        (4, "ports", "PortStatus", "ro"),
+    ),
+    "LoadBalancerStatus": ((1, "ingress", "LoadBalancerIngress", "ro"),),
     "LocalObjectReference": ((1, "name", "string", "o"),),
     "NFSVolumeSource": (
         (1, "server", "string", ""),
@@ -647,6 +693,11 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "spec", "PodSpec", "o"),
     ),
+    "PortStatus": (
+        (1, "port", "int32", ""),
+        (2, "protocol", "string", ""),
+        (3, "error", "string", "*o"),
+    ),
     "PortworxVolumeSource": (
         (1, "volumeID", "string", ""),
         (2, "fsType", "string", "o"),
@@ -763,6 +814,13 @@ MESSAGES = {
         (1, "type", "string", ""),
         (2, "localhostProfile", "string", "*o"),
     ),
+    "Secret": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (5, "immutable", "bool", "*o"),
+        (2, "data", "map<string,bytes>", "o"),
+        (4, "stringData", "map<string,string>", "o"),
+        (3, "type", "string", "o"),
+    ),
     "SecretEnvSource": (
         (1, "localObjectReference", "LocalObjectReference", "i"),
         (2, "optional", "bool", "*o"),
@@ -797,11 +855,51 @@ MESSAGES = {
         (11, "seccompProfile", "SeccompProfile", "*o"),
         (12, "appArmorProfile", "AppArmorProfile", "*o"),
     ),
+    "Service": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "ServiceSpec", "o"),
+        (3, "status", "ServiceStatus", "o"),
+    ),
     "ServiceAccountTokenProjection": (
         (1, "audience", "string", "o"),
         (2, "expirationSeconds", "int64", "*o"),
         (3, "path", "string", ""),
     ),
+    "ServicePort": (
+        (1, "name", "string", "o"),
+        (2, "protocol", "string", "o"),
+        (6, "appProtocol", "string", "*o"),
+        (3, "port", "int32", ""),
+        (4, "targetPort", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", "o"),
+        (5, "nodePort", "int32", "o"),
+    ),
+    "ServiceSpec": (
+        (1, "ports", "ServicePort", "ro"),
+        (2, "selector", "map<string,string>", "o"),
+        (3, "clusterIP", "string", "o"),
+        (18, "clusterIPs", "string", "ro"),
+        (4, "type", "string", "o"),
+        (5, "externalIPs", "string", "ro"),
+        (7, "sessionAffinity", "string", "o"),
+        (8, "loadBalancerIP", "string", "o"),
+        (9, "loadBalancerSourceRanges", "string", "ro"),
+        (10, "externalName", "string", "o"),
+        (11, "externalTrafficPolicy", "string", "o"),
+        (12, "healthCheckNodePort", "int32", "o"),
+        (13, "publishNotReadyAddresses", "bool", "o"),
+        (14, "sessionAffinityConfig", "SessionAffinityConfig", "*o"),
+        (19, "ipFamilies", "string", "ro"),
+        (17, "ipFamilyPolicy", "string", "*o"),
+        (20, "allocateLoadBalancerNodePorts", "bool", "*o"),
+        (21, "loadBalancerClass", "string", "*o"),
+        (22, "internalTrafficPolicy", "string", "*o"),
+        (23, "trafficDistribution", "string", "*o"),
+    ),
+    "ServiceStatus": (
+        (1, "loadBalancer", "LoadBalancerStatus", "o"),
+        (2, "conditions", "k8s.io.apimachinery.pkg.apis.meta.v1.Condition", "ro"),
+    ),
+    "SessionAffinityConfig": ((1, "clientIP", "ClientIPConfig", "*o"),),
     "SleepAction": ((1, "seconds", "int64", ""),),
     "StorageOSVolumeSource": (
         (1, "volumeName", "string", "o"),

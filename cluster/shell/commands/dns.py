@@ -13,20 +13,34 @@ def nslookup(sh, argv, io) -> int:
         io.write_err("Usage: nslookup HOST [DNS_SERVER]\n")
         return 1
     out = f"Server:\t\t{CLUSTER_DNS_IP}\nAddress:\t{CLUSTER_DNS_IP}:53\n\n"
-    found = dns.resolve(sh.ctx, names[0])
+    found = dns.resolve_all(sh.ctx, names[0])
     if found is None:
         for fqdn in dns.candidates(sh.ctx, names[0]):
             out += f"** server can't find {fqdn}: NXDOMAIN\n\n"
         io.write_out(out)
         return 1
-    name, address = found
-    io.write_out(out + f"Name:\t{name}\nAddress: {address}\n\n")
+    name, addresses = found
+    io.write_out(out + "".join(f"Name:\t{name}\nAddress: {address}\n" for address in addresses) + "\n")
+    return 0
+
+
+def getent(sh, argv, io) -> int:
+    """`getent hosts NAME`: the resolver's answer as glibc prints it (exit 2 when not found)."""
+    if len(argv) < 3 or argv[1] not in ("hosts", "ahosts"):
+        io.write_err(f"Unknown database: {argv[1]}\n" if len(argv) > 1 else "")
+        return 1
+    found = dns.resolve_all(sh.ctx, argv[2])
+    if found is None:
+        return 2
+    name, addresses = found
+    shown = name if name == argv[2] else f"{name}"
+    io.write_out("".join(f"{address:<15} {shown}\n" for address in addresses))
     return 0
 
 
 def _answers_echo(sh, address: str) -> bool:
     """Pods answer pings; a Service's ClusterIP is virtual (kube-proxy rules), so it does not."""
-    if address == KUBERNETES_SERVICE_IP or address.startswith("10.96."):
+    if address == KUBERNETES_SERVICE_IP or (sh.ctx.services and sh.ctx.services.by_ip(address)):
         return False
     if address in ("127.0.0.1", sh.ctx.pod_ip):
         return True
@@ -64,4 +78,4 @@ def ping(sh, argv, io) -> int:
     return 0 if replies else 1
 
 
-PROGRAMS = {"nslookup": nslookup, "ping": ping}
+PROGRAMS = {"nslookup": nslookup, "ping": ping, "getent": getent}

@@ -42,6 +42,12 @@ def _target(sh, url: str):
         if port != 443:
             raise Unreachable("refused", host, port)
         return web.api_server, path, True
+    if ctx.services is not None and ctx.services.by_ip(address) is not None:
+        # A ClusterIP: kube-proxy sends the connection to a ready endpoint at its target port.
+        route = ctx.services.route(address, port)
+        if isinstance(route, str):
+            raise Unreachable(route, host, port)
+        address, port = route
     if address in ("127.0.0.1", ctx.pod_ip):
         containers = [(ctx.profile, sh.fs)]
     else:
