@@ -17,6 +17,8 @@ from collections.abc import Hashable, Iterable
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from cluster import activity
+
 logger = logging.getLogger(__name__)
 
 
@@ -194,6 +196,8 @@ def notify(cluster_name: str, revision: int | None, kind: str | None = None) -> 
         _remember(cluster_name, revision, None if kind is None else (kind,))
     else:
         _count_other_news(cluster_name)
+    if kind != "Lease":  # heartbeats and lease renewals are nobody acting on the cluster
+        activity.touch(cluster_name)
     NUDGES.fire(cluster_name)
     layer = _cross_process_layer()
     if layer is None:

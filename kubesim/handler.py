@@ -30,6 +30,8 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.db import connections
 
+from kubesim.sqlite import writers
+
 IDLE_THREADS_KEPT = 8
 MAX_REQUEST_THREADS = 32
 
@@ -66,7 +68,10 @@ class ThreadPool:
                 return self.idle.pop()
             self.made += 1
             number = self.made
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{number}")
+        # A request's SQLite writes go before the control planes' (kubesim/sqlite/writers.py).
+        return ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"request-{number}", initializer=writers.mark_urgent
+        )
 
     def give_back(self, executor: ThreadPoolExecutor) -> None:
         self._slots().release()

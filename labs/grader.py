@@ -14,6 +14,7 @@ import logging
 from channels.db import database_sync_to_async
 
 from cluster import broadcast
+from kubesim.sqlite import writers
 from labs.models import Student
 from labs.progress import evaluate
 
@@ -28,7 +29,8 @@ def _evaluate_sync(student_id: int) -> bool:
     student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
     if student is None or student.sandbox is None:
         return False
-    evaluate(student)
+    with writers.urgent():  # the student waits for this result: its write goes first
+        evaluate(student)
     return True
 
 
