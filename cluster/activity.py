@@ -41,6 +41,13 @@ def set_waker(waker: Callable[[str], None] | None) -> None:
     _waker = waker
 
 
+def announced() -> bool:
+    """True when every write to the database reaches this process as a nudge: the embedded
+    supervisor runs here (it also announces writes made by other processes), so nothing needs to
+    poll for a lost nudge."""
+    return _waker is not None
+
+
 def touch(cluster_name: str) -> None:
     """Someone acts on the cluster now (any thread). The waker hears of a sleeping cluster, and of
     one this process never heard of (a sandbox just created starts at once)."""

@@ -145,7 +145,7 @@ KUBESIM_SANDBOX_LIMITS: dict = {}
 KUBESIM_MAX_STUDENTS = envint("KUBESIM_MAX_STUDENTS", "80")
 # The embedded default parks the control plane of a cluster nobody acted on for this long
 # (cluster/activity.py); the next request, write or watch starts it again.
-KUBESIM_PARK_AFTER_SECONDS = envint("KUBESIM_PARK_AFTER_SECONDS", "180")
+KUBESIM_PARK_AFTER_SECONDS = float(os.environ.get("KUBESIM_PARK_AFTER_SECONDS") or 180)
 # Leader election for the control planes: "auto" elects when other processes may run control
 # planes too (PostgreSQL or Redis configured); "1" / "0" force it on or off.
 KUBESIM_LEADER_ELECTION = os.environ.get("KUBESIM_LEADER_ELECTION", "auto")

@@ -1,9 +1,9 @@
 """Automatic checking: one small task per student that re-evaluates on each sandbox nudge.
 
 The task waits on the cluster's nudges (cluster.broadcast.NUDGES, fired after every committed
-write) and, with a slow poll as a safety net, calls `progress.evaluate`, which is a no-op when the
-revision did not move. Tasks are started by the student's and the instructor's websockets, so a
-class that nobody watches costs nothing.
+write) and, with a slow poll as a safety net where nudges cross processes, calls
+`progress.evaluate`, which is a no-op when the revision did not move. Tasks are started by the
+student's and the instructor's websockets, so a class that nobody watches costs nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import logging
 
 from channels.db import database_sync_to_async
 
-from cluster import broadcast
+from cluster import activity, broadcast
 from kubesim.sqlite import writers
 from labs.models import Student
 from labs.progress import evaluate
@@ -46,7 +46,9 @@ async def _run(student_id: int, cluster_name: str) -> None:
                     return
             except Exception:
                 logger.exception("checking student %s failed; retrying", student_id)
-            await waiter.wait(POLL_SECONDS)
+            # The slow poll is a safety net for nudges lost between processes; the embedded
+            # default loses none, so an idle class costs nothing there.
+            await waiter.wait(None if activity.announced() else POLL_SECONDS)
     finally:
         waiter.close()
         if _tasks.get(student_id) is asyncio.current_task():

@@ -129,7 +129,8 @@ class Server:
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise CommandError(f"the server exited; see {self.log.name}")
+                self.stop()
+                raise CommandError(f"the server exited; see {self.saved_log}")
             try:
                 socket.create_connection(("127.0.0.1", self.port), 0.5).close()
                 return
@@ -137,6 +138,11 @@ class Server:
                 time.sleep(0.3)
         self.stop()
         raise CommandError("the server did not start")
+
+    @property
+    def saved_log(self) -> Path:
+        """Where the server's output is kept after the bench (its folder is removed)."""
+        return Path(tempfile.gettempdir()) / "bench-class-serve.log"
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -147,7 +153,7 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         self.log.close()
-        shutil.copy(self.log.name, Path(tempfile.gettempdir()) / "bench-class-serve.log")
+        shutil.copy(self.log.name, self.saved_log)
 
 
 class Student:
