@@ -13,6 +13,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from cluster.access import caller_of
+from kubesim.wsoffthread import NoConnectionHop
 from labs import grader
 from labs.models import ClassSession, Student
 from labs.progress import session_group, student_group
@@ -38,7 +39,7 @@ def _student_state(student_id: int) -> dict | None:
     return student_state(student) if student else None
 
 
-class StudentConsumer(AsyncJsonWebsocketConsumer):
+class StudentConsumer(NoConnectionHop, AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         student = await _student_of(self.scope)
         if student is None or student.sandbox is None:
@@ -82,7 +83,7 @@ def _board(session_id: int) -> dict:
     return board_state(ClassSession.objects.select_related("lab").get(pk=session_id))
 
 
-class BoardConsumer(AsyncJsonWebsocketConsumer):
+class BoardConsumer(NoConnectionHop, AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
         session, students = await _session_for(self.scope, code)
