@@ -30,6 +30,7 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.db import connections
 
+from kubesim import turns
 from kubesim.sqlite import writers
 
 IDLE_THREADS_KEPT = 8
@@ -89,10 +90,12 @@ class Lent:
 
     def __init__(self, pool: ThreadPool, executor: ThreadPoolExecutor) -> None:
         self.pool, self.executor, self.returned = pool, executor, False
+        turns.request_started()  # the control planes' next database calls wait for it
 
     def give_back(self) -> None:
         if not self.returned:
             self.returned = True
+            turns.request_ended()
             self.pool.give_back(self.executor)
 
 
