@@ -33,6 +33,7 @@ logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_RENEW_SECONDS = 10.0
 EVENT_DELAY_SECONDS = 0.05
+EMBEDDED_SWEEP_SECONDS = 5.0
 # Throwaway clusters that their creator drives itself with run_until_idle (labs' self-test,
 # bench_flow): a second control plane would act on them twice.
 DRIVEN_ELSEWHERE = ("checklab-", "bench-")
@@ -172,7 +173,11 @@ class ControlPlane:
                     await db(reset_connection)()
                 if waiter is not None:
                     await waiter.wait(None)
-                await asyncio.sleep(SWEEP_SECONDS)
+                    # A safety net in one process (deletes cascade in their own transaction):
+                    # one sweep for the writes of a few seconds.
+                    await asyncio.sleep(EMBEDDED_SWEEP_SECONDS)
+                else:
+                    await asyncio.sleep(SWEEP_SECONDS)
         finally:
             if waiter is not None:
                 waiter.close()
