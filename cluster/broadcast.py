@@ -134,6 +134,16 @@ def latest_revision_of(cluster_name: str, kinds: tuple[str, ...]) -> int:
     return newest
 
 
+def news_except(cluster_name: str, kinds: tuple[str, ...]) -> tuple[int, int, int]:
+    """A key that changes with every nudge except those announcing only writes of `kinds` (e.g.
+    Lease renewals): the newest revision of the other kinds, of kindless nudges, and the count of
+    nudges without a revision."""
+    with _latest_lock:
+        of_kind = _latest_of_kind.get(cluster_name) or {}
+        others = max((rev for kind, rev in of_kind.items() if kind not in kinds), default=0)
+        return others, _latest_kindless.get(cluster_name, 0), _other_news.get(cluster_name, 0)
+
+
 _other_news: dict[str, int] = {}
 
 

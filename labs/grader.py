@@ -19,6 +19,7 @@ from labs.progress import evaluate
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 5.0
+IGNORED_KINDS = ("Lease",)
 _tasks: dict[int, asyncio.Task] = {}
 
 
@@ -37,16 +38,21 @@ _evaluate = database_sync_to_async(_evaluate_sync, thread_sensitive=False)
 
 async def _run(student_id: int, cluster_name: str) -> None:
     waiter = broadcast.NUDGES.subscribe(cluster_name)
+    seen = None
     try:
         while True:
+            # Node heartbeats (Lease renewals) change nothing a lab checks: no evaluation for them.
+            news = broadcast.news_except(cluster_name, IGNORED_KINDS)
             try:
-                if not await _evaluate(student_id):
+                if news != seen and not await _evaluate(student_id):
                     return
+                seen = news
             except Exception:
                 logger.exception("checking student %s failed; retrying", student_id)
             # The slow poll is a safety net for nudges lost between processes; the embedded
             # default loses none, so an idle class costs nothing there.
-            await waiter.wait(None if activity.announced() else POLL_SECONDS)
+            if not await waiter.wait(None if activity.announced() else POLL_SECONDS):
+                seen = None  # the safety net's poll: evaluate whatever was announced
     finally:
         waiter.close()
         if _tasks.get(student_id) is asyncio.current_task():
