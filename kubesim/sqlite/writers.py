@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections import deque
 from collections.abc import Iterator
 
 # A writer that waited this long goes on without the gate (SQLite's busy timeout still applies):
@@ -24,32 +25,39 @@ _local = threading.local()
 
 
 class Gate:
+    """One holder at a time; waiters queue in two FIFOs (urgent first) and the holder hands the
+    gate straight to the next one (no herd of woken threads racing for it)."""
+
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._held = False
-        self._urgent_waiting = 0
+        self._urgent: deque[threading.Event] = deque()
+        self._normal: deque[threading.Event] = deque()
 
     def acquire(self, urgent: bool) -> bool:
         """Wait for our turn; True when we hold the gate (False: waited too long, go on)."""
-        with self._cond:
-            if urgent:
-                self._urgent_waiting += 1
-                try:
-                    ready = self._cond.wait_for(lambda: not self._held, MAX_WAIT_SECONDS)
-                finally:
-                    self._urgent_waiting -= 1
-            else:
-                ready = self._cond.wait_for(
-                    lambda: not self._held and not self._urgent_waiting, MAX_WAIT_SECONDS
-                )
-            if ready:
+        queue = self._urgent if urgent else self._normal
+        with self._lock:
+            if not self._held and not self._urgent and (urgent or not self._normal):
                 self._held = True
-            return ready
+                return True
+            turn = threading.Event()
+            queue.append(turn)
+        if turn.wait(MAX_WAIT_SECONDS):
+            return True
+        with self._lock:
+            if turn.is_set():  # handed to us just now
+                return True
+            queue.remove(turn)
+        return False
 
     def release(self) -> None:
-        with self._cond:
-            self._held = False
-            self._cond.notify_all()
+        with self._lock:
+            queue = self._urgent or self._normal
+            if queue:
+                queue.popleft().set()  # still held: by the next in line now
+            else:
+                self._held = False
 
 
 GATE = Gate()
