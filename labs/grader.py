@@ -21,7 +21,7 @@ from labs.progress import evaluate
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 5.0
 IGNORED_KINDS = ("Lease",)
-MIN_INTERVAL_SECONDS = 0.25
+MIN_INTERVAL_SECONDS = 0.1
 _tasks: dict[int, asyncio.Task] = {}
 
 
