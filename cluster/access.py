@@ -319,5 +319,5 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
     if cluster is None:
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)
-    activity.touch(cluster.name)  # a parked control plane starts again (cluster/activity.py)
+    activity.requested(cluster.name)  # a parked control plane starts again (cluster/activity.py)
     return cluster

@@ -64,6 +64,20 @@ def last_touch(cluster_name: str) -> float | None:
     return _touched.get(cluster_name)
 
 
+_requested: dict[str, float] = {}
+
+
+def requested(cluster_name: str) -> None:
+    """A request (a student's kubectl, a page) names the cluster: a touch, noted apart from the
+    control plane's own writes (the lab grader checks at once after a person acts)."""
+    _requested[cluster_name] = time.monotonic()
+    touch(cluster_name)
+
+
+def requested_at(cluster_name: str) -> float:
+    return _requested.get(cluster_name, 0.0)
+
+
 def idle_for(cluster_name: str) -> float:
     """Seconds since the cluster was last touched (since it was first seen, when never)."""
     now = time.monotonic()

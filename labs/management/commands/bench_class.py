@@ -45,6 +45,7 @@ from django.db import connections
 from kubesim.benchstats import percentile
 
 LABEL_STEPS = 4
+SETTLE_SECONDS = 600.0  # the longest the idle measurement waits for the pods to run
 REPLICAS = 5
 RC = {
     "apiVersion": "v1",
@@ -242,7 +243,7 @@ class Command(BaseCommand):
             "--idle-after",
             type=float,
             default=None,
-            help="seconds after the last student left before the idle window (default: park-after + 10)",
+            help="seconds after every pod runs before the idle window (default: park-after + 10)",
         )
 
     def handle(self, *args, students: int, nodes: int, warmup: float, park_after: float, **options):
@@ -407,7 +408,16 @@ class Command(BaseCommand):
     def _report_idle(
         self, server: Server, students: int, left: float, idle_after: float, window: float
     ) -> None:
-        time.sleep(max(0.0, idle_after - (time.perf_counter() - left)))
+        # The sandboxes first finish their work (every pod Running), then have idle_after seconds.
+        path, deadline = server.env["KUBESIM_SQLITE_PATH"], time.perf_counter() + SETTLE_SECONDS
+        while _pods_not_running(path) and time.perf_counter() < deadline:
+            time.sleep(2.0)
+        left_over = _pods_not_running(path)
+        self.stdout.write(
+            f"every sandbox's pods Running {time.perf_counter() - left:.0f} s after the last student's "
+            f"step" + (f" (not yet: {left_over} pods)" if left_over else "")
+        )
+        time.sleep(idle_after)
         before = _db_writes(server.env["KUBESIM_SQLITE_PATH"])
         cpu = _cpu_seconds(server.process.pid)
         begin = time.perf_counter()
@@ -418,7 +428,7 @@ class Command(BaseCommand):
         rss = _rss_mib(server.process.pid)
         self.stdout.write(
             f"{students} idle sandboxes (+ the demo), {elapsed:.0f} s window starting {idle_after:.0f} s "
-            f"after the last student left: server CPU {cpu / elapsed * 100:.2f}% of one core, "
+            f"after that: server CPU {cpu / elapsed * 100:.2f}% of one core, "
             f"{(after[0] - before[0]) / elapsed:.1f} API writes/s, "
             f"{(after[1] - before[1]) / elapsed:.1f} flow steps/s, "
             f"database file changed: {'yes' if after[2] != before[2] else 'no'}; "
@@ -463,6 +473,17 @@ def _db_writes(path: str) -> tuple[int, int, tuple]:
         (os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in (path, path + "-wal") if os.path.exists(p)
     )
     return revisions, steps, stamps
+
+
+def _pods_not_running(path: str) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        query = "SELECT COUNT(*) FROM cluster_apiobject WHERE kind = 'Pod' AND phase != 'Running'"
+        return conn.execute(query).fetchone()[0]
+    finally:
+        conn.close()
 
 
 def _rss_mib(pid: int) -> float:
