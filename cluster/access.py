@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from cluster import activity
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
 from cluster.quota import policy
@@ -318,4 +319,5 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
     if cluster is None:
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)
+    activity.requested(cluster.name)  # a parked control plane starts again (cluster/activity.py)
     return cluster

@@ -17,6 +17,8 @@ from collections.abc import Hashable, Iterable
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from cluster import activity
+
 logger = logging.getLogger(__name__)
 
 
@@ -132,6 +134,16 @@ def latest_revision_of(cluster_name: str, kinds: tuple[str, ...]) -> int:
     return newest
 
 
+def news_except(cluster_name: str, kinds: tuple[str, ...]) -> tuple[int, int, int]:
+    """A key that changes with every nudge except those announcing only writes of `kinds` (e.g.
+    Lease renewals): the newest revision of the other kinds, of kindless nudges, and the count of
+    nudges without a revision."""
+    with _latest_lock:
+        of_kind = _latest_of_kind.get(cluster_name) or {}
+        others = max((rev for kind, rev in of_kind.items() if kind not in kinds), default=0)
+        return others, _latest_kindless.get(cluster_name, 0), _other_news.get(cluster_name, 0)
+
+
 _other_news: dict[str, int] = {}
 
 
@@ -194,6 +206,8 @@ def notify(cluster_name: str, revision: int | None, kind: str | None = None) -> 
         _remember(cluster_name, revision, None if kind is None else (kind,))
     else:
         _count_other_news(cluster_name)
+    if kind != "Lease":  # heartbeats and lease renewals are nobody acting on the cluster
+        activity.touch(cluster_name)
     NUDGES.fire(cluster_name)
     layer = _cross_process_layer()
     if layer is None:

@@ -5,7 +5,10 @@ through cluster.apiserver. Two ways to drive them:
 
 - `supervise()`: for every cluster, campaign for its Lease (cluster/leader.py) and, while leading,
   run `ControlPlane.start()`'s long-running loops, each woken by nudges and by a short poll, so a
-  lost nudge only delays (`manage.py serve` and `manage.py controlplane` run this);
+  lost nudge only delays (the scale-out profile: `manage.py controlplane`, several processes);
+- `supervise(elect=False)`: the embedded default (`manage.py serve`), where one process holds every
+  control plane and every write's nudge reaches it: no election (the Lease is written once, naming
+  this process), no polling, and idle clusters pause their heartbeats, then park (cluster/activity.py);
 - `await run_until_idle(cluster_name)`: process all pending work now and return (tests, benchmarks).
 """
 
@@ -13,21 +16,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 
-from cluster import broadcast, event_recorder, leader
+from django.db import transaction
+
+from cluster import activity, broadcast, event_recorder, leader
 from cluster.controllers.endpoints import EndpointsController
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
 from cluster.controllers.manager import ControllerManager
 from cluster.informer import db, reset_connection
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
+from k8s import clock
+from scheduler.queue import MAX_UNSCHEDULABLE_SECONDS, UNSCHEDULABLE
 from scheduler.service import Scheduler
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_RENEW_SECONDS = 10.0
 EVENT_DELAY_SECONDS = 0.05
+EMBEDDED_SWEEP_SECONDS = 5.0
+HEARTBEAT_BATCH = 10  # node heartbeats per transaction, spread over LEASE_RENEW_SECONDS
 # Throwaway clusters that their creator drives itself with run_until_idle (labs' self-test,
 # bench_flow): a second control plane would act on them twice.
 DRIVEN_ELSEWHERE = ("checklab-", "bench-")
@@ -35,8 +45,13 @@ STATUS_REPORT_EVERY = 30  # lease renewals: 5 minutes
 
 
 class ControlPlane:
-    def __init__(self, cluster_name: str) -> None:
+    def __init__(self, cluster_name: str, embedded: bool = False) -> None:
         self.cluster_name = cluster_name
+        # Embedded: every write is made in this process, so its nudge cannot be lost: the loops
+        # wait for nudges (and their own timers) only, and the heartbeats pause while idle.
+        self.embedded = embedded
+        self.poll = None if embedded else POLL_SECONDS
+        self.awake = asyncio.Event()
         self.controller_manager = ControllerManager(cluster_name)
         self.scheduler = Scheduler(cluster_name)
         self.kubelets = KubeletManager(cluster_name)
@@ -121,10 +136,10 @@ class ControlPlane:
                     await asyncio.sleep(POLL_SECONDS)
                 if worked:
                     continue  # more may have landed meanwhile: read the log again before sleeping
-                timeout = POLL_SECONDS
-                wakeup = getattr(component, "next_wakeup", lambda: None)()
-                if wakeup is not None:
-                    timeout = min(timeout, wakeup)
+                timeout = self.poll
+                for wakeup in (getattr(component, "next_wakeup", lambda: None)(), _flush_due(component)):
+                    if wakeup is not None:
+                        timeout = wakeup if timeout is None else min(timeout, wakeup)
                 if not await waiter.wait(timeout):
                     component.informer.stale = True  # a poll: read the log even without a nudge
         finally:
@@ -135,7 +150,8 @@ class ControlPlane:
         waiter = event_recorder.QUEUED.subscribe(self.cluster_name)
         try:
             while True:
-                await waiter.wait(POLL_SECONDS)
+                if not event_recorder.pending(self.cluster_name):  # some may be queued before we began
+                    await waiter.wait(self.poll)
                 # Let the work that queued them go first: Events are news about it, not part of it.
                 await asyncio.sleep(EVENT_DELAY_SECONDS)
                 try:
@@ -150,36 +166,113 @@ class ControlPlane:
     async def _collect_garbage(self) -> None:
         """Heal what a crash left (orphans, traces of objects that are gone), then keep sweeping."""
         collector, first = self.garbage_collector, True
-        while True:
-            try:
-                await db(collector.heal if first else collector.sweep)()
-                first = False
-            except Exception:
-                logger.exception("the garbage collector of %s failed a sweep", self.cluster_name)
-                await db(reset_connection)()
-            await asyncio.sleep(SWEEP_SECONDS)
+        # Embedded: a sweep follows a nudge (nothing can dangle before something was written).
+        waiter = broadcast.NUDGES.subscribe(self.cluster_name) if self.embedded else None
+        try:
+            while True:
+                try:
+                    await db(collector.heal if first else collector.sweep)()
+                    first = False
+                except Exception:
+                    logger.exception("the garbage collector of %s failed a sweep", self.cluster_name)
+                    await db(reset_connection)()
+                if waiter is not None:
+                    await waiter.wait(None)
+                    # A safety net in one process (deletes cascade in their own transaction):
+                    # one sweep for the writes of a few seconds.
+                    await asyncio.sleep(EMBEDDED_SWEEP_SECONDS)
+                else:
+                    await asyncio.sleep(SWEEP_SECONDS)
+        finally:
+            if waiter is not None:
+                waiter.close()
 
     async def _leases(self) -> None:
         """Node heartbeats: each node's Lease every 10 s, its status every 5 minutes (as upstream).
 
-        Each kubelet renews on its own: the renewals are spread over the period, one node per
-        database call, so a hundred nodes never hold the database thread at once.
+        The renewals are spread over the period, HEARTBEAT_BATCH nodes per database call and
+        transaction, so a hundred nodes never hold the database thread (or SQLite's write lock) long.
         """
         renewals = 0
         while True:
+            if self.embedded and await self._sleep_while_quiet():
+                renewals = 0  # awake again: every node renews now and reports its status soon
             nodes = self.kubelets.node_names()
             report = renewals and renewals % STATUS_REPORT_EVERY == 0
-            for node in nodes:
+            batches = [nodes[i : i + HEARTBEAT_BATCH] for i in range(0, len(nodes), HEARTBEAT_BATCH)]
+            for batch in batches:
+                if self.embedded and self.quiet():
+                    break
                 try:
-                    await db(self.kubelets.renew_lease)(node)
-                    if report:
-                        await db(self.kubelets.report_node_status)(node)
+                    await db(self._heartbeats)(batch, report)
                 except Exception:
-                    logger.exception("the heartbeat of %s in %s failed", node, self.cluster_name)
-                await asyncio.sleep(LEASE_RENEW_SECONDS / max(len(nodes), 1))
+                    logger.exception("the heartbeats of %s failed", self.cluster_name)
+                    await db(reset_connection)()
+                await asyncio.sleep(LEASE_RENEW_SECONDS / len(batches))
             if not nodes:
                 await asyncio.sleep(LEASE_RENEW_SECONDS)
             renewals += 1
+
+    def _heartbeats(self, nodes: list[str], report: bool) -> None:
+        """Renew the nodes' Leases (and report their status) in one transaction: SQLite serves
+        one writer at a time, and a class of 60 ten-node sandboxes renews 60 Leases a second."""
+        with transaction.atomic():
+            for node in nodes:
+                try:
+                    with transaction.atomic():
+                        self.kubelets.renew_lease(node)
+                        if report:
+                            self.kubelets.report_node_status(node)
+                except Exception:
+                    logger.exception("the heartbeat of %s in %s failed", node, self.cluster_name)
+
+    def pending(self) -> bool:
+        """Work of its own that no write will announce: pod workers, retries due, Events queued."""
+        return (
+            any(not task.done() for task in self.kubelets.workers.values())
+            or self.kubelets.next_wakeup() is not None
+            or self.scheduler.next_wakeup() is not None
+            or event_recorder.pending(self.cluster_name) > 0
+            or broadcast.busy(self.cluster_name)
+        )
+
+    def quiet(self) -> bool:
+        """Nobody acted on the cluster for a while, nobody watches it, and nothing is pending."""
+        return (
+            activity.idle_for(self.cluster_name) >= activity.QUIET_SECONDS
+            and not activity.watched(self.cluster_name)
+            and not self.pending()
+        )
+
+    async def _sleep_while_quiet(self) -> bool:
+        """Pause (the heartbeats) until the cluster is touched; True when it paused."""
+        if not self.quiet():
+            return False
+        self.awake.clear()
+        activity.set_asleep(self.cluster_name, True)
+        try:
+            if not self.quiet():  # touched meanwhile: the waker may have come before set_asleep
+                return False
+            await self.awake.wait()
+            return True
+        finally:
+            activity.set_asleep(self.cluster_name, False)
+
+    def wake(self) -> None:
+        """Touched: resume the heartbeats (event-loop code)."""
+        self.awake.set()
+
+
+def _flush_due(component) -> float | None:
+    """Seconds until the scheduler moves a pod left unschedulable for 5 minutes (the queue's flush,
+    which a polling loop would reach anyway; an embedded one waits for it)."""
+    queue = getattr(component, "queue", None)
+    if queue is None:
+        return None
+    since = [e.unschedulable_since for e in queue.entries.values() if e.queue == UNSCHEDULABLE]
+    if not since:
+        return None
+    return max(0.0, min(since) + MAX_UNSCHEDULABLE_SECONDS - clock.monotonic())
 
 
 _running: dict[str, ControlPlane] = {}
@@ -198,10 +291,16 @@ def _managed(names: list[str]) -> list[str]:
     return [name for name in names if not name.startswith(DRIVEN_ELSEWHERE)]
 
 
-async def supervise(interval: float = 5.0, identity: str | None = None) -> None:
-    """Campaign for the lease of every cluster (sandboxes created later too); run the control
-    plane of each cluster this process leads, and stop it the moment the lease is lost."""
+async def supervise(interval: float = 5.0, identity: str | None = None, elect: bool = True) -> None:
+    """Run the control plane of every cluster (sandboxes created later too).
+
+    elect: campaign for each cluster's Lease and run the control plane of each cluster this
+    process leads, stopping it the moment the lease is lost (the scale-out profile). Without it
+    (the embedded default), see `Embedded`."""
     me = identity or leader.identity()
+    if not elect:
+        await Embedded(me, interval).run()
+        return
     campaigns: dict[str, asyncio.Task] = {}
     logger.warning("control plane candidate %s", me)
     try:
@@ -222,6 +321,121 @@ async def supervise(interval: float = 5.0, identity: str | None = None) -> None:
         for task in campaigns.values():
             task.cancel()
         await asyncio.gather(*campaigns.values(), return_exceptions=True)
+
+
+class Embedded:
+    """Every control plane in this one process (`manage.py serve`, SQLite, in-memory layer).
+
+    No other process runs control planes here, so there is nobody to elect against: each
+    cluster's Lease is written once, naming this process (the header and `kubectl get lease` still
+    say who runs it), and never renewed. Every write is made in this process, so its nudge wakes
+    the components: nothing polls. A cluster nobody touched for `activity.park_after()` seconds,
+    that nobody watches and whose control plane has nothing pending, is parked (its tasks stop);
+    the next touch (a write, a request, a socket or watch opening) starts it again. Every
+    `interval` seconds one query lists the clusters: new ones start, deleted ones stop, and a
+    revision that moved without a nudge (a write by another process, e.g. a management command)
+    is announced as one.
+    """
+
+    def __init__(self, me: str, interval: float) -> None:
+        self.me = me
+        self.interval = interval
+        self.known: dict[str, int] = {}  # cluster -> the revision the last scan read
+        self.parked: set[str] = set()
+        self.stopping: set[str] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    async def run(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        logger.warning("control plane %s (embedded: every cluster, no election)", self.me)
+        activity.set_waker(self._waker)
+        try:
+            while True:
+                await self._scan()
+                for name, plane in list(_running.items()):
+                    if plane.embedded and self._idle(name, plane):
+                        await self._park(name)
+                await asyncio.sleep(self.interval)
+        finally:
+            activity.set_waker(None)
+            for name in [name for name, plane in _running.items() if plane.embedded]:
+                await stop(name)
+
+    async def _scan(self) -> None:
+        try:
+            rows = await db(lambda: list(Cluster.objects.values_list("name", "revision")))()
+        except Exception:
+            logger.exception("could not list the clusters")
+            await db(reset_connection)()
+            return
+        seen = {name: revision for name, revision in rows if not name.startswith(DRIVEN_ELSEWHERE)}
+        for gone in set(self.known) - set(seen):
+            del self.known[gone]
+            self.parked.discard(gone)
+            activity.forget(gone)
+            await stop(gone)
+        for name, revision in seen.items():
+            if name not in self.known:
+                self.known[name] = revision
+                if name not in _running and name not in self.parked:
+                    await self._start(name)
+                continue
+            if revision > max(self.known[name], broadcast.latest_revision(name)):
+                broadcast.notify(name, revision)  # written by another process: no nudge came
+            self.known[name] = revision
+
+    def _idle(self, name: str, plane: ControlPlane) -> bool:
+        return activity.idle_for(name) >= activity.park_after() and plane.quiet()
+
+    async def _start(self, name: str) -> None:
+        self.parked.discard(name)
+        activity.set_asleep(name, False)
+        try:
+            await db(leader.claim)(name, self.me)
+        except Exception:
+            logger.exception("could not write the Lease of %s", name)
+            await db(reset_connection)()
+        if name in _running or name in self.stopping:
+            return
+        plane = _running[name] = ControlPlane(name, embedded=True)
+        plane.start()
+
+    async def _park(self, name: str) -> None:
+        last = activity.last_touch(name)
+        plane = _running.get(name)
+        if plane is not None:
+            await plane.scheduler.save_attempts()  # nothing waits for the lull any more
+        self.parked.add(name)
+        self.stopping.add(name)
+        try:
+            await stop(name)
+        finally:
+            self.stopping.discard(name)
+        activity.set_asleep(name, True)
+        if activity.last_touch(name) != last:  # touched while it stopped: the waker found no plane
+            await self._start(name)
+        else:
+            logger.info("parked the control plane of %s", name)
+
+    def _waker(self, name: str) -> None:
+        """A sleeping cluster was touched (any thread)."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            # In a context of its own: the caller's (a request's thread-sensitive context) must not
+            # become the control plane's, whose database calls would then go to that thread.
+            loop.call_soon_threadsafe(self._wake, name, context=contextvars.Context())
+
+    def _wake(self, name: str) -> None:
+        plane = _running.get(name)
+        if plane is not None:
+            plane.wake()
+        elif name not in self.stopping and not name.startswith(DRIVEN_ELSEWHERE):
+            task = asyncio.ensure_future(self._start(name))
+            _starting.add(task)
+            task.add_done_callback(_starting.discard)
+
+
+_starting: set[asyncio.Task] = set()
 
 
 async def _campaign(cluster_name: str, me: str) -> None:

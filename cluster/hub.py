@@ -19,7 +19,7 @@ import json
 import logging
 import time
 
-from cluster import broadcast, execsessions, leader
+from cluster import activity, broadcast, execsessions, leader
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import step_message
@@ -68,8 +68,11 @@ class Hub:
                 broadcast.listen(self.cluster_name)
                 self.task = asyncio.create_task(self._run(), name=f"hub/{self.cluster_name}")
         self.clients.add(client)
+        activity.watch_started(self.cluster_name)  # a parked control plane starts again
 
     def leave(self, client: Client) -> None:
+        if client in self.clients:
+            activity.watch_ended(self.cluster_name)
         self.clients.discard(client)
         if not self.clients and self.task is not None:
             self.task.cancel()

@@ -21,6 +21,7 @@ from cluster.apiserver import store
 from cluster.apiserver.errors import Gone
 from cluster.flow import watches
 from cluster.models import ApiObject, Cluster
+from kubesim import turns
 
 # Reading the log in pages keeps one pass short when a burst of writes landed.
 PAGE = 2000
@@ -162,9 +163,16 @@ def db(function):
     The control plane is a long-running worker: unlike a request (database_sync_to_async closes
     the connection around every call), it reuses its connection, which for SQLite saves a connect,
     its PRAGMAs and a close on every one of thousands of small calls. A failed pass closes it
-    (`reset_connection`), so a broken connection is replaced on the next call.
+    (`reset_connection`), so a broken connection is replaced on the next call. It starts once no
+    request of this process is in its thread (at most 50 ms later).
     """
-    return sync_to_async(function, thread_sensitive=True)
+    call = sync_to_async(function, thread_sensitive=True)
+
+    async def after_requests(*args, **kwargs):
+        await turns.after_requests()  # a student's request goes first (kubesim/turns.py)
+        return await call(*args, **kwargs)
+
+    return after_requests
 
 
 def reset_connection() -> None:

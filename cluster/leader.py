@@ -50,6 +50,47 @@ def identity() -> str:
     return f"{socket.gethostname()}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
 
 
+def election_needed() -> bool:
+    """Whether `manage.py serve`'s control plane must campaign: only when another process may run
+    control planes on the same database (PostgreSQL or Redis configured: the scale-out profile)."""
+    from django.conf import settings
+    from django.db import connection
+
+    forced = str(getattr(settings, "KUBESIM_LEADER_ELECTION", "auto")).lower()
+    if forced in ("1", "true", "yes", "on"):
+        return True
+    if forced in ("0", "false", "no", "off"):
+        return False
+    return bool(getattr(settings, "REDIS_URL", "")) or connection.vendor != "sqlite"
+
+
+def claim(cluster_name: str, me: str) -> None:
+    """The embedded default: this process runs the cluster's control plane and nobody competes, so
+    the Lease is written once (when it names someone else, or is missing) and never renewed."""
+    elector = Elector(cluster_name, me)
+    elector.cluster = Cluster.objects.get(name=cluster_name)
+    try:
+        lease = api.get(elector.cluster, "Lease", NAMESPACE, NAME)
+    except ApiError as error:
+        if error.code != 404:
+            raise
+        elector._create()
+        return
+    spec = lease.get("spec") or {}
+    if spec.get("holderIdentity") == me:
+        return
+    stamp = micro_time()
+    lease["spec"] = {
+        "holderIdentity": me,
+        "leaseDurationSeconds": LEASE_DURATION_SECONDS,
+        "acquireTime": stamp,
+        "renewTime": stamp,
+        "leaseTransitions": (spec.get("leaseTransitions") or 0) + 1,
+    }
+    api.update(elector.cluster, lease, ACTOR)
+    elector._became_leader(lease)
+
+
 def micro_time() -> str:
     """metav1.MicroTime: RFC 3339 with microseconds."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -30,6 +30,9 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.db import connections
 
+from kubesim import turns
+from kubesim.sqlite import writers
+
 IDLE_THREADS_KEPT = 8
 MAX_REQUEST_THREADS = 32
 
@@ -66,7 +69,10 @@ class ThreadPool:
                 return self.idle.pop()
             self.made += 1
             number = self.made
-        return ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{number}")
+        # A request's SQLite writes go before the control planes' (kubesim/sqlite/writers.py).
+        return ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix=f"request-{number}", initializer=writers.mark_urgent
+        )
 
     def give_back(self, executor: ThreadPoolExecutor) -> None:
         self._slots().release()
@@ -84,10 +90,12 @@ class Lent:
 
     def __init__(self, pool: ThreadPool, executor: ThreadPoolExecutor) -> None:
         self.pool, self.executor, self.returned = pool, executor, False
+        turns.request_started()  # the control planes' next database calls wait for it
 
     def give_back(self) -> None:
         if not self.returned:
             self.returned = True
+            turns.request_ended()
             self.pool.give_back(self.executor)
 
 

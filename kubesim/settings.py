@@ -75,7 +75,9 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            # Django's SQLite backend whose writers queue in the process, requests first
+            # (kubesim/sqlite/writers.py).
+            "ENGINE": "kubesim.sqlite",
             "NAME": os.environ.get("KUBESIM_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             # Requests run on kept threads (kubesim/handler.py): their connections are kept too.
             "CONN_MAX_AGE": 600,
@@ -141,6 +143,12 @@ KUBESIM_QUOTA: dict = {}
 KUBESIM_SANDBOX_LIMITS: dict = {}
 # Joining a class: students per session, and join attempts / wrong codes per client per minute.
 KUBESIM_MAX_STUDENTS = envint("KUBESIM_MAX_STUDENTS", "80")
+# The embedded default parks the control plane of a cluster nobody acted on for this long
+# (cluster/activity.py); the next request, write or watch starts it again.
+KUBESIM_PARK_AFTER_SECONDS = float(os.environ.get("KUBESIM_PARK_AFTER_SECONDS") or 180)
+# Leader election for the control planes: "auto" elects when other processes may run control
+# planes too (PostgreSQL or Redis configured); "1" / "0" force it on or off.
+KUBESIM_LEADER_ELECTION = os.environ.get("KUBESIM_LEADER_ELECTION", "auto")
 KUBESIM_JOIN_ATTEMPTS_PER_MINUTE = envint("KUBESIM_JOIN_ATTEMPTS_PER_MINUTE", "10")
 KUBESIM_WRONG_CODES_PER_MINUTE = envint("KUBESIM_WRONG_CODES_PER_MINUTE", "5")
 

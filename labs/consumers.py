@@ -7,20 +7,25 @@ connect = check access → join the group → accept → send the state; "lab.ch
 from __future__ import annotations
 
 import asyncio
+import functools
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from cluster.access import caller_of
+from kubesim.wsoffthread import NoConnectionHop
 from labs import grader
 from labs.models import ClassSession, Student
 from labs.progress import session_group, student_group
 from labs.state import board_state, student_state
 
+# The lab panels' and the board's reads run beside the control planes, not on their database
+# thread behind sixty sandboxes' work (Daphne drops a socket whose connect waits 5 s).
+reading = functools.partial(database_sync_to_async, thread_sensitive=False)
 BOARD_MIN_INTERVAL = 0.25  # a class of 60 changing at once redraws the board at most 4 times a second
 
 
-@database_sync_to_async
+@reading
 def _student_of(scope: dict) -> Student | None:
     user = caller_of(scope).user  # the one access rule: a socket without Origin has no session
     if user is None:
@@ -28,13 +33,13 @@ def _student_of(scope: dict) -> Student | None:
     return Student.objects.select_related("session__lab", "sandbox").filter(user=user).first()
 
 
-@database_sync_to_async
+@reading
 def _student_state(student_id: int) -> dict | None:
     student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
     return student_state(student) if student else None
 
 
-class StudentConsumer(AsyncJsonWebsocketConsumer):
+class StudentConsumer(NoConnectionHop, AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         student = await _student_of(self.scope)
         if student is None or student.sandbox is None:
@@ -62,7 +67,7 @@ class StudentConsumer(AsyncJsonWebsocketConsumer):
         await self.send_state()
 
 
-@database_sync_to_async
+@reading
 def _session_for(scope: dict, code: str) -> tuple[ClassSession | None, list[tuple[int, str]]]:
     if not caller_of(scope).teacher:
         return None, []
@@ -73,12 +78,12 @@ def _session_for(scope: dict, code: str) -> tuple[ClassSession | None, list[tupl
     return session, students
 
 
-@database_sync_to_async
+@reading
 def _board(session_id: int) -> dict:
     return board_state(ClassSession.objects.select_related("lab").get(pk=session_id))
 
 
-class BoardConsumer(AsyncJsonWebsocketConsumer):
+class BoardConsumer(NoConnectionHop, AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         code = self.scope["url_route"]["kwargs"]["code"]
         session, students = await _session_for(self.scope, code)

@@ -1,24 +1,27 @@
 """Automatic checking: one small task per student that re-evaluates on each sandbox nudge.
 
 The task waits on the cluster's nudges (cluster.broadcast.NUDGES, fired after every committed
-write) and, with a slow poll as a safety net, calls `progress.evaluate`, which is a no-op when the
-revision did not move. Tasks are started by the student's and the instructor's websockets, so a
-class that nobody watches costs nothing.
+write) and, with a slow poll as a safety net where nudges cross processes, calls
+`progress.evaluate`, which is a no-op when the revision did not move. Tasks are started by the
+student's and the instructor's websockets, so a class that nobody watches costs nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from channels.db import database_sync_to_async
 
-from cluster import broadcast
+from cluster import activity, broadcast
 from labs.models import Student
 from labs.progress import evaluate
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 5.0
+IGNORED_KINDS = ("Lease",)
+BUSY_INTERVAL_SECONDS = 1.0
 _tasks: dict[int, asyncio.Task] = {}
 
 
@@ -37,14 +40,31 @@ _evaluate = database_sync_to_async(_evaluate_sync, thread_sensitive=False)
 
 async def _run(student_id: int, cluster_name: str) -> None:
     waiter = broadcast.NUDGES.subscribe(cluster_name)
+    seen, checked_at = None, 0.0
     try:
         while True:
+            # A sandbox at work writes many times a second: its own control plane's writes are
+            # checked at most once a BUSY_INTERVAL_SECONDS; after a request (the student acted)
+            # the check runs at once.
+            while activity.requested_at(cluster_name) < checked_at:
+                rest = checked_at + BUSY_INTERVAL_SECONDS - time.monotonic()
+                if rest <= 0:
+                    break
+                await waiter.wait(rest)  # the nudge of a student's write ends the wait
+            # Node heartbeats (Lease renewals) change nothing a lab checks: no evaluation for them.
+            news = broadcast.news_except(cluster_name, IGNORED_KINDS)
             try:
-                if not await _evaluate(student_id):
-                    return
+                if news != seen:
+                    checked_at = time.monotonic()
+                    if not await _evaluate(student_id):
+                        return
+                seen = news
             except Exception:
                 logger.exception("checking student %s failed; retrying", student_id)
-            await waiter.wait(POLL_SECONDS)
+            # The slow poll is a safety net for nudges lost between processes; the embedded
+            # default loses none, so an idle class costs nothing there.
+            if not await waiter.wait(None if activity.announced() else POLL_SECONDS):
+                seen = None  # the safety net's poll: evaluate whatever was announced
     finally:
         waiter.close()
         if _tasks.get(student_id) is asyncio.current_task():

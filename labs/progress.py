@@ -97,6 +97,8 @@ def _record(
     student_id: int, progress_id: int, revision: int, failures: list, mark: str, explicit: bool
 ) -> tuple[bool, bool]:
     """Store one evaluation unless a concurrent one got there first; (news, passed)."""
+    if failures and not explicit and _same_failure(student_id, progress_id, failures, mark):
+        return False, False  # nothing to store: no write (SQLite's one writer serves the class)
     with transaction.atomic():
         student = Student.objects.select_for_update().get(pk=student_id)
         progress = StepProgress.objects.filter(pk=progress_id).first()
@@ -120,6 +122,14 @@ def _record(
             progress.last_failure = failures
         progress.save()
     return before != (progress.passed_at, progress.attempts, progress.last_failure), not failures
+
+
+def _same_failure(student_id: int, progress_id: int, failures: list, mark: str) -> bool:
+    """The step still fails as last stored, and the student did nothing new since."""
+    stored = StepProgress.objects.filter(pk=progress_id).values_list("last_failure", "passed_at").first()
+    if stored is None or stored[1] is not None or stored[0] != failures:
+        return False
+    return Student.objects.filter(pk=student_id, action_mark=mark).exists()
 
 
 def notify(student: Student) -> None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
-from cluster import broadcast
+from cluster import activity, broadcast
 from cluster.api import negotiate
 from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
@@ -165,6 +165,7 @@ async def _stream(watch: Watch):
     last, last_mark = watch.revision, loop.time()
     signal = getattr(broadcast, "NUDGES", None)
     waiter = signal.subscribe(watch.cluster.name) if signal is not None else None
+    activity.watch_started(watch.cluster.name)
     try:
         while True:
             try:
@@ -195,6 +196,7 @@ async def _stream(watch: Watch):
             else:
                 await asyncio.sleep(wait)
     finally:
+        activity.watch_ended(watch.cluster.name)
         if waiter is not None:
             waiter.close()
 

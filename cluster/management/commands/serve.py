@@ -94,14 +94,17 @@ class Command(BaseCommand):
     def _start_control_plane(self) -> None:
         from twisted.internet import defer, reactor
 
-        from cluster import controlplane
+        from cluster import controlplane, leader
 
         # Called by Daphne inside its running reactor, whose loop is asyncio's: the components
-        # become tasks beside the HTTP and websocket handlers. The embedded plane campaigns for
-        # the clusters' leases like `manage.py controlplane` does, under an identity that stays
-        # the same across restarts on this port, so a restarted `make run` leads again at once.
+        # become tasks beside the HTTP and websocket handlers. Alone on SQLite (the embedded
+        # default) this process runs every cluster's control plane without an election: each
+        # Lease names it once (cluster/controlplane.py, Embedded). With PostgreSQL or Redis it
+        # campaigns for the leases as `manage.py controlplane` does. The identity stays the same
+        # across restarts on this port, so a restarted `make run` leads again at once.
         identity = f"{socket.gethostname()}_serve-{self.port}"
-        self._supervisor = asyncio.get_event_loop().create_task(controlplane.supervise(identity=identity))
+        supervise = controlplane.supervise(identity=identity, elect=leader.election_needed())
+        self._supervisor = asyncio.get_event_loop().create_task(supervise)
         reactor.addSystemEventTrigger("before", "shutdown", lambda: defer.Deferred.fromFuture(self._stop()))
         self.stdout.write(f"Control plane started ({identity}): controller manager, scheduler, kubelets.")
 

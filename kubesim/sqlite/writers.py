@@ -1,0 +1,82 @@
+"""Who writes next: one queue for the process's SQLite writers, requests first.
+
+SQLite takes one writer at a time. A transaction that finds the write lock taken waits in SQLite's
+busy handler, which sleeps in growing steps (1, 2, 5, 10 … 100 ms) and retries: with sixty
+sandboxes' control planes committing small transactions one after another, a student's request
+lost that race again and again and waited seconds for a lock that was free most of the time.
+Here every transaction of this process (IMMEDIATE: it takes the lock at BEGIN) first takes this
+gate instead: a waiter is woken the moment the holder commits, and threads marked urgent (request
+threads, the lab grader) go before the control planes' work. The gate is per process: another
+process's writers (a management command) still meet SQLite's busy timeout, as before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import deque
+from collections.abc import Iterator
+
+# A writer that waited this long goes on without the gate (SQLite's busy timeout still applies):
+# a transaction left open elsewhere (a test's) must not hang this thread forever.
+MAX_WAIT_SECONDS = 20.0
+
+_local = threading.local()
+
+
+class Gate:
+    """One holder at a time; waiters queue in two FIFOs (urgent first) and the holder hands the
+    gate straight to the next one (no herd of woken threads racing for it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held = False
+        self._urgent: deque[threading.Event] = deque()
+        self._normal: deque[threading.Event] = deque()
+
+    def acquire(self, urgent: bool) -> bool:
+        """Wait for our turn; True when we hold the gate (False: waited too long, go on)."""
+        queue = self._urgent if urgent else self._normal
+        with self._lock:
+            if not self._held and not self._urgent and (urgent or not self._normal):
+                self._held = True
+                return True
+            turn = threading.Event()
+            queue.append(turn)
+        if turn.wait(MAX_WAIT_SECONDS):
+            return True
+        with self._lock:
+            if turn.is_set():  # handed to us just now
+                return True
+            queue.remove(turn)
+        return False
+
+    def release(self) -> None:
+        with self._lock:
+            queue = self._urgent or self._normal
+            if queue:
+                queue.popleft().set()  # still held: by the next in line now
+            else:
+                self._held = False
+
+
+GATE = Gate()
+
+
+def is_urgent() -> bool:
+    return getattr(_local, "urgent", 0) > 0
+
+
+def mark_urgent() -> None:
+    """This thread's writes go first from now on (a ThreadPoolExecutor initializer)."""
+    _local.urgent = 1
+
+
+@contextlib.contextmanager
+def urgent() -> Iterator[None]:
+    """This thread's writes go first for the duration (someone waits for them)."""
+    _local.urgent = getattr(_local, "urgent", 0) + 1
+    try:
+        yield
+    finally:
+        _local.urgent -= 1
