@@ -14,8 +14,7 @@ def flow_steps() -> list[dict]:
             "step": step["step"],
             "from": step["from"],
             "to": step["to"],
-            "en": step["title_en"],
-            "zh": step["title_zh"],
+            "title": step["title"],
         }
         for step in STEPS
     ]

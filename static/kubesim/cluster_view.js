@@ -3,7 +3,7 @@
 
 import { $, BASE, clear, h, KINDS, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
-import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podRequests } from "./quantity.js";
+import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SYSTEM_LABEL = /^(kubernetes\.io\/(os|arch)|beta\.kubernetes\.io\/)/;
@@ -196,8 +196,8 @@ export class ClusterView {
     for (const pod of pods) {
       const phase = (pod.status || {}).phase;
       if (phase === "Succeeded" || phase === "Failed") continue;
-      const requests = podRequests(pod);
-      cpu += requests.cpu;
+      const requests = this.store.podRequestsOf(pod); // summed by the server, as kube-scheduler does
+      cpu += requests.cpu / 1000;
       memory += requests.memory;
       count += 1;
     }

@@ -62,9 +62,9 @@ async def test_the_13_steps_arrive_in_order_for_an_rc_with_two_replicas(demo):
             assert [s["step"] for s in steps if s["object"]["name"] == pod] == list(range(7, 14))
         kubelet_steps = [s for s in steps if s["actor"] == "kubelet"]
         assert kubelet_steps and all(s["node"] for s in kubelet_steps)
-        assert steps[1]["actor"] == "kubectl" and "kubectl/v1.33.1" in steps[1]["detail"]
-        assert "8080" in steps[4]["detail"] and "6443" in kubelet_steps[0]["detail"]
-        assert steps[0]["title_zh"] and steps[0]["detail_zh"]
+        assert steps[1]["actor"] == "kubectl" and "kubectl/v1.33.1" in steps[1]["detail"]["en"]
+        assert "8080" in steps[4]["detail"]["en"] and "6443" in kubelet_steps[0]["detail"]["en"]
+        assert steps[0]["title"]["zh"] and steps[0]["detail"]["zh"]
     finally:
         await communicator.disconnect()
 
@@ -80,7 +80,7 @@ async def test_the_13_steps_arrive_in_order_for_a_bare_pod(demo):
         steps = steps_of(await drain(communicator))
         assert [s["step"] for s in steps] == list(range(1, 14))
         assert [s["step"] for s in steps if s["skipped"]] == [5, 6, 7, 8, 9, 10, 11]
-        assert "no controller" in steps[4]["skip_reason"]
+        assert "no controller" in steps[4]["detail"]["en"]
     finally:
         await communicator.disconnect()
 

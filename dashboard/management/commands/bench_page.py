@@ -29,6 +29,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from cluster.access import presenter_token
 from kubesim.benchstats import percentile
 
 CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
@@ -86,6 +87,8 @@ class Server:
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
             "KUBESIM_SQLITE_PATH": str(Path(self.dir.name) / "db.sqlite3"),
             "KUBESIM_PACE_MS": "0",
+            # The page as `make run` serves it: collected, hashed and gzipped static files.
+            "KUBESIM_STATIC_ROOT": str(Path(self.dir.name) / "static"),
         }
         self.process: subprocess.Popen | None = None
 
@@ -96,6 +99,7 @@ class Server:
     def __enter__(self) -> Server:
         manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
         subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True)
+        subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=self.env, check=True)
         create = f"from cluster.demo import create_many; create_many({CLUSTER!r}, {self.nodes}, pace_ms=0)"
         subprocess.run([*manage, "shell", "-c", create], env=self.env, check=True)
         self.process = subprocess.Popen(
@@ -132,6 +136,7 @@ class Server:
         request = urllib.request.Request(f"{self.url}{path}", data=json.dumps(body).encode(), method="POST")
         request.add_header("Content-Type", "application/json")
         request.add_header("User-Agent", "kubesim-bench-page")
+        request.add_header("Authorization", f"Bearer {presenter_token()}")
         with urllib.request.urlopen(request, timeout=60):
             pass
 
@@ -172,6 +177,7 @@ class Command(BaseCommand):
             from playwright.sync_api import sync_playwright
         except ImportError as error:
             raise CommandError("playwright is not installed (pip install -r requirements-dev.txt)") from error
+        load_before = os.getloadavg()[0]
         with Server(nodes) as server, sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
@@ -180,12 +186,14 @@ class Command(BaseCommand):
                 result = self._measure(server, browser, nodes, pods, burst, loads, (width, height))
             finally:
                 browser.close()
+        result["load_average"] = [load_before, os.getloadavg()[0]]
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
         load = result["load"]
         self.stdout.write(
-            f"{nodes} nodes, {pods} pods, {loads} loads at {width}x{height}:\n"
+            f"{nodes} nodes, {pods} pods, {loads} loads at {width}x{height}"
+            f" (load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end):\n"
             f"  first contentful paint  median {load['fcp_ms'][0]:.0f} ms"
             f" (min {load['fcp_ms'][1]:.0f}, max {load['fcp_ms'][2]:.0f})\n"
             f"  every node card drawn   median {load['cards_ms'][0]:.0f} ms"
