@@ -7,6 +7,7 @@ so the dashboard's first paint is not held up by the server.
 
 from __future__ import annotations
 
+import gzip
 import json
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -24,6 +25,17 @@ RECENT_TRACES = 10
 # A long trace's steps in the snapshot: its first and its newest (the page fetches the others).
 HEAD_STEPS = 8
 TAIL_STEPS = 8
+# A snapshot longer than COMPRESS_OVER is sent gzipped (a websocket binary frame, HTTP
+# Content-Encoding): pods of one template differ in a few fields, so the JSON shrinks ~10×, and
+# level 5 costs a few ms per megabyte.
+COMPRESS_OVER = 64 * 1024
+GZIP_LEVEL = 5
+
+
+def gzipped(body: bytes) -> bytes:
+    return gzip.compress(body, GZIP_LEVEL)
+
+
 STEP_FIELDS = ("id", *STEP_COLUMNS)
 
 

@@ -75,8 +75,15 @@ def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
     if "revision" in request.GET:
         return _snapshot_at(found, request.GET["revision"])
-    text = snapshot.build_text(found, leader.with_leader({}, found))
-    return HttpResponse(text.encode(), content_type="application/json")
+    body = snapshot.build_text(found, leader.with_leader({}, found)).encode()
+    accepts = request.headers.get("Accept-Encoding", "")
+    if len(body) <= snapshot.COMPRESS_OVER or "gzip" not in accepts.lower():
+        response = HttpResponse(body, content_type="application/json")
+    else:
+        response = HttpResponse(snapshot.gzipped(body), content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    response["Vary"] = "Accept-Encoding"
+    return response
 
 
 def _snapshot_at(cluster: Cluster, value: str) -> JsonResponse:

@@ -13,14 +13,17 @@ export class Live {
     this.queue = [];
     this.resyncing = false;
     this.buffer = [];
+    this.inflating = null; // a gzipped snapshot being inflated: later messages wait for it
+    this.held = [];
   }
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${scheme}://${location.host}/ws/clusters/${encodeURIComponent(CLUSTER)}/`);
+    socket.binaryType = "arraybuffer";
     this.socket = socket;
     this.setState(this.retry ? "reconnecting" : "connecting");
-    socket.addEventListener("message", (event) => this.onMessage(event.data));
+    socket.addEventListener("message", (event) => this.receive(event.data));
     socket.addEventListener("open", () => {
       this.retry = 0;
       for (const message of this.queue.splice(0)) socket.send(message);
@@ -46,6 +49,24 @@ export class Live {
     const box = $("conn");
     box.dataset.state = state;
     box.querySelector(".conn-text").textContent = t(state);
+  }
+
+  // A big snapshot comes gzipped in a binary frame (cluster/consumers.py); the messages behind
+  // it wait until it is inflated and loaded, so they apply in order.
+  receive(data) {
+    if (typeof data !== "string") {
+      clearTimeout(this.snapshotTimer);
+      const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("gzip"));
+      this.inflating = new Response(stream).text().then((text) => {
+        this.onMessage(text);
+      }, () => this.resync()).finally(() => {
+        this.inflating = null;
+        for (const raw of this.held.splice(0)) this.receive(raw);
+      });
+      return;
+    }
+    if (this.inflating) this.held.push(data);
+    else this.onMessage(data);
   }
 
   onMessage(raw) {

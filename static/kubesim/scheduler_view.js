@@ -11,6 +11,8 @@ function attemptsOf(data) {
   return list.map((a) => ({ ...a, decision: a.decision || a.explanation || a, when: a.createdAt || a.timestamp }));
 }
 
+const PICKER_MS = 400;
+
 export class SchedulerView {
   constructor(store, hooks) {
     this.store = store;
@@ -21,6 +23,13 @@ export class SchedulerView {
     this.timer = 0;
     this.expanded = new Set();
     $("sched-pod").addEventListener("change", (event) => this.show(event.target.value));
+    // The picker lists every pod: during a burst of a thousand it is rebuilt at most every
+    // PICKER_MS, and at once when someone reaches for it.
+    this.pickerDirty = false;
+    this.pickerTimer = 0;
+    for (const type of ["pointerdown", "focus", "keydown"]) {
+      $("sched-pod").addEventListener(type, () => { if (this.pickerDirty) this.renderPicker(); });
+    }
     $("sched-attempt").addEventListener("change", (event) => {
       this.attempt = Number(event.target.value);
       this.renderAttempt();
@@ -29,13 +38,21 @@ export class SchedulerView {
     store.subscribe((change) => {
       const moved = (p) => (p && p.spec ? p.spec.nodeName || "" : "");
       if (change.type === "snapshot" || (change.kind === "Pod" && (change.action !== "modified" || moved(change.before) !== moved(change.object)))) {
-        this.renderPicker();
+        this.pickerSoon();
       }
       if (this.pod && (change.type === "snapshot" || change.key === this.pod)) this.refreshSoon();
     });
   }
 
+  pickerSoon() {
+    this.pickerDirty = true;
+    if (!this.pickerTimer) this.pickerTimer = setTimeout(() => this.renderPicker(), PICKER_MS);
+  }
+
   renderPicker() {
+    clearTimeout(this.pickerTimer);
+    this.pickerTimer = 0;
+    this.pickerDirty = false;
     const select = $("sched-pod");
     const pods = [...this.store.pods.values()].sort((a, b) => {
       const pa = a.spec && a.spec.nodeName ? 1 : 0;

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
+import json
 
 import pytest
 from channels.db import database_sync_to_async
@@ -216,3 +218,40 @@ async def test_a_cluster_too_big_for_one_frame_is_told_to_resync_and_gets_the_ev
         assert steps_of(messages)[0]["step"] == 1
     finally:
         await communicator.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_big_snapshot_comes_gzipped_in_a_binary_frame_and_over_http_too():
+    """Past COMPRESS_OVER bytes the snapshot travels gzipped: one binary frame the page inflates
+    (a 100-node cluster's would not fit Daphne's 1 MiB frame as JSON), and over HTTP with
+    Content-Encoding: gzip for a client that accepts it."""
+    from cluster.demo import create_many
+    from tests.auth import teacher_client
+    from tests.ws.messages import check
+
+    big = await database_sync_to_async(create_many)("big", 80)
+    communicator = WebsocketCommunicator(
+        application, "/ws/clusters/big/", headers=ORIGIN + teacher_ws_headers()
+    )
+    try:
+        connected, _ = await communicator.connect()
+        assert connected
+        frame = await communicator.receive_output(timeout=5)
+        assert frame["type"] == "websocket.send" and frame.get("text") is None
+        first = json.loads(gzip.decompress(frame["bytes"]))
+        check(first)
+        assert len(first["nodes"]) == 80 and len(frame["bytes"]) * 4 < len(json.dumps(first))
+        fresh = await database_sync_to_async(snapshot.build)(big)
+        assert comparable(first) == comparable(fresh)
+    finally:
+        await communicator.disconnect()
+
+    def over_http():
+        client = teacher_client()
+        packed = client.get("/clusters/big/snapshot", HTTP_ACCEPT_ENCODING="gzip, deflate")
+        plain = client.get("/clusters/big/snapshot")
+        return packed, plain
+
+    packed, plain = await database_sync_to_async(over_http)()
+    assert packed["Content-Encoding"] == "gzip" and "Content-Encoding" not in plain
+    assert json.loads(gzip.decompress(packed.content))["nodes"] == json.loads(plain.content)["nodes"]
