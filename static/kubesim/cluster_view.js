@@ -11,6 +11,7 @@ const MAX_LABEL_CHIPS = 8;
 const COMPACT_AFTER = 12;
 const MAX_IMAGES = 3;
 const MAX_PENDING_ROWS = 100;
+const ANIMATED_CHANGES = 40;
 
 export class ClusterView {
   constructor(store, hooks) {
@@ -67,7 +68,10 @@ export class ClusterView {
           else if (pod) this.dirtyPending = true;
         }
         this.changedPods.add(change.key);
-        if (change.action === "deleted") this.chips.delete(change.key);
+        if (change.action === "deleted") {
+          this.chips.delete(change.key);
+          this.seenPods.delete(change.key);
+        }
       } else {
         this.dirtyWorkloads = true;
       }
@@ -85,6 +89,9 @@ export class ClusterView {
 
   render() {
     this.frame = 0;
+    // A burst (a thousand replicas at pace 0) changes hundreds of pods a frame: they change
+    // without the pop and flash, which would repaint every one of them for most of a second.
+    this.calm = this.changedPods.size > ANIMATED_CHANGES;
     if (this.dirtyAll) this.renderAllNodes();
     else {
       for (const name of this.dirtyNodes) this.renderNode(name);
@@ -271,8 +278,8 @@ export class ClusterView {
   podChip(pod) {
     const state = this.store.podStatusOf(pod); // kubectl's STATUS, computed by the server
     const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
-    const isNew = !this.seenPods.has(key) && this.painted;
-    const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew;
+    const isNew = !this.seenPods.has(key) && this.painted && !this.calm;
+    const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew && !this.calm;
     this.seenPods.add(key);
     // Who is inside: an open `kubectl exec` session shows on the card.
     const inside = this.store.execsInto(key).filter((s) => !s.closed_at);

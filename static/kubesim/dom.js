@@ -55,7 +55,7 @@ function append(el, children) {
 }
 
 export function clear(el) {
-  while (el.firstChild) el.firstChild.remove();
+  el.replaceChildren(); // one mutation, not one per child
   return el;
 }
 

@@ -131,7 +131,13 @@ export class Live {
     }
   }
 
+  // The header's revision and leader, once per frame however many messages arrived in it.
   showRevision() {
+    if (!this.revisionFrame) this.revisionFrame = requestAnimationFrame(() => this.drawRevision());
+  }
+
+  drawRevision() {
+    this.revisionFrame = 0;
     $("revision").textContent = String(this.store.revision);
     const leader = this.store.leader;
     const badge = $("leader");

@@ -54,16 +54,24 @@ export class SchedulerView {
     this.pickerTimer = 0;
     this.pickerDirty = false;
     const select = $("sched-pod");
-    const pods = [...this.store.pods.values()].sort((a, b) => {
-      const pa = a.spec && a.spec.nodeName ? 1 : 0;
-      const pb = b.spec && b.spec.nodeName ? 1 : 0;
-      return pa - pb || collator.compare(podKey(a), podKey(b));
+    // Pending pods first, then by "namespace/name"; an option is reused while its text holds.
+    const rows = [...this.store.pods.values()].map((pod) => {
+      const key = podKey(pod);
+      const node = pod.spec && pod.spec.nodeName;
+      return { key, node, text: `${key}${node ? `  → ${node}` : `  (${t("phase_Pending")})`}` };
     });
-    clear(select).append(h("option", { value: "", text: `— ${t("pick_pod")} —` }));
-    for (const pod of pods) {
-      const pending = !(pod.spec && pod.spec.nodeName);
-      select.append(h("option", { value: podKey(pod), text: `${podKey(pod)}${pending ? `  (${t("phase_Pending")})` : `  → ${pod.spec.nodeName}`}` }));
+    rows.sort((a, b) => (a.node ? 1 : 0) - (b.node ? 1 : 0) || collator.compare(a.key, b.key));
+    const kept = this.options || new Map();
+    this.options = new Map();
+    this.blank = this.blank || h("option", { value: "", text: `— ${t("pick_pod")} —` });
+    const options = [this.blank];
+    for (const row of rows) {
+      let option = kept.get(row.key);
+      if (!option || option.text !== row.text) option = h("option", { value: row.key, text: row.text });
+      this.options.set(row.key, option);
+      options.push(option);
     }
+    select.replaceChildren(...options);
     select.value = this.store.pods.has(this.pod) ? this.pod : "";
   }
 

@@ -173,8 +173,16 @@ class Command(BaseCommand):
         parser.add_argument("--width", type=int, default=1600)
         parser.add_argument("--height", type=int, default=1000)
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+        parser.add_argument(
+            "--profile",
+            type=int,
+            default=0,
+            metavar="N",
+            help="also print the N functions of the page that took the most CPU during the burst",
+        )
 
     def handle(self, *args, nodes, pods, burst, loads, width, height, **options):
+        self.profile_top = options["profile"]
         if not CHROMIUM.exists():
             raise CommandError(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
         try:
@@ -231,12 +239,19 @@ class Command(BaseCommand):
         page = context.new_page()
         self._open(page, server, nodes)
         page.evaluate(FRAME_PROBE)
+        profiler = None
+        if self.profile_top:
+            profiler = context.new_cdp_session(page)
+            profiler.send("Profiler.enable")
+            profiler.send("Profiler.start")
         started = time.monotonic()
         server.create_rc("burst", burst)
-        server.wait_running("burst", burst, timeout=900)
+        server.wait_running("burst", burst, timeout=1800)
         burst_s = time.monotonic() - started
         page.wait_for_timeout(500)  # the last events reach the page
         frames = page.evaluate("() => { window.__stopFrames = true; return window.__frames; }")
+        if profiler is not None:
+            self._print_profile(profiler.send("Profiler.stop")["profile"])
         context.close()
         gaps = [b - a for a, b in itertools.pairwise(frames)]
         return {
@@ -277,6 +292,20 @@ class Command(BaseCommand):
             arg=nodes,
             timeout=60_000,
         )
+
+    def _print_profile(self, profile: dict) -> None:
+        """The page's functions by self time (a CDP CPU profile's samples), the costliest first."""
+        nodes = {node["id"]: node for node in profile["nodes"]}
+        spent: dict[str, float] = {}
+        for node_id, delta in zip(profile["samples"], profile["timeDeltas"], strict=False):
+            frame = nodes[node_id]["callFrame"]
+            name = frame["functionName"] or "(anonymous)"
+            where = f"{name} {frame['url'].rsplit('/', 1)[-1]}:{frame['lineNumber'] + 1}"
+            spent[where] = spent.get(where, 0.0) + delta / 1000
+        total = sum(spent.values()) or 1.0
+        self.stdout.write(f"page CPU profile during the burst ({total:.0f} ms sampled):")
+        for where, ms in sorted(spent.items(), key=lambda item: -item[1])[: self.profile_top]:
+            self.stdout.write(f"  {ms:8.0f} ms {100 * ms / total:5.1f}%  {where}")
 
 
 def _summary(values: list[float]) -> tuple[float, float, float]:
