@@ -97,16 +97,23 @@ export function addStep(trace, step) {
   return true;
 }
 
-// The steps the snapshot left out (GET …/flow/steps?trace=…), all of them, in pages.
+// The steps the snapshot left out (GET …/flow/steps?trace=…), all of them, in pages; the trace is
+// then rebuilt from its steps in seq order (inserting thousands one by one into the middle would
+// walk the newer ones each time).
 export async function fetchSteps(base, request, trace) {
+  const found = new Map();
   let after = 0;
   for (;;) {
     const result = await request(`${base}/flow/steps?trace=${encodeURIComponent(trace.id)}&after=${after}`);
     if (!result.ok || typeof result.data !== "object") return false;
-    for (const step of result.data.steps) addStep(trace, step);
-    if (!result.data.more || !result.data.steps.length) return true;
+    for (const step of result.data.steps) if (!found.has(step.id)) found.set(step.id, step);
+    if (!result.data.more || !result.data.steps.length) break;
     after = result.data.steps[result.data.steps.length - 1].seq;
   }
+  for (const step of trace.steps) found.set(step.id, step); // with those that arrived meanwhile
+  const steps = [...found.values()].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  Object.assign(trace, newTrace({ ...trace, steps }, trace.countedTo));
+  return true;
 }
 
 export class Store {
