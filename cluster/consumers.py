@@ -75,7 +75,7 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
             await self.send(text_data=RESYNC)
         else:
             text, revision, step_id = await database_sync_to_async(_snapshot_text)(self.cluster)
-            if len(text) <= snapshot.COMPRESS_OVER:
+            if len(text) <= min(snapshot.COMPRESS_OVER, MAX_FRAME):
                 await self.send(text_data=text)
             else:
                 # Gzipped, as a binary frame the page inflates (DecompressionStream): a 100-node /
