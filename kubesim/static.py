@@ -28,7 +28,18 @@ class StaticStorage(CompressedManifestStaticFilesStorage):
     Not strict: a name missing from the manifest is linked as it is (served from the folders)."""
 
     support_js_module_import_aggregation = True
-    manifest_strict = False
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.manifest_strict = False  # servestatic's __init__ reads its own setting
+
+    def stored_name(self, name: str) -> str:
+        if not self.hashed_files:  # nothing collected: the files are served from their folders
+            return name
+        try:
+            return super().stored_name(name)
+        except ValueError:  # added since the last collection: `make run` collects again
+            return name
 
 
 def _manifest() -> dict | None:
