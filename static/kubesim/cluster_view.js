@@ -1,7 +1,7 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, BASE, clear, h, KINDS, pick, request, t } from "./dom.js";
+import { $, BASE, clear, framed, h, KINDS, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
@@ -12,6 +12,7 @@ const COMPACT_AFTER = 12;
 const MAX_IMAGES = 3;
 const MAX_PENDING_ROWS = 100;
 const ANIMATED_CHANGES = 40;
+const REDRAW_MS = 100;
 
 export class ClusterView {
   constructor(store, hooks) {
@@ -29,7 +30,8 @@ export class ClusterView {
     this.changedPods = new Set();
     this.seenPods = new Set(); // pods already drawn: only newcomers pop in
     this.seenNodes = new Set();
-    this.frame = 0;
+    // Redrawn once a frame, and while changes keep coming (a burst) at most every REDRAW_MS.
+    this.schedule = framed(() => this.render(), () => REDRAW_MS);
     store.subscribe((change) => this.onChange(change));
   }
 
@@ -50,7 +52,7 @@ export class ClusterView {
 
   redrawAll() {
     this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = true;
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    this.schedule();
   }
 
   onChange(change) {
@@ -84,11 +86,10 @@ export class ClusterView {
     } else {
       return;
     }
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    this.schedule();
   }
 
   render() {
-    this.frame = 0;
     // A burst (a thousand replicas at pace 0) changes hundreds of pods a frame: they change
     // without the pop and flash, which would repaint every one of them for most of a second.
     this.calm = this.changedPods.size > ANIMATED_CHANGES;
@@ -366,7 +367,7 @@ export class ClusterView {
     if (!result.ok || !result.data.queue) return;
     this.store.scheduling.set(key, { ...result.data.queue, message });
     this.dirtyPending = true;
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    this.schedule();
   }
 
   renderWorkloads() {

@@ -131,3 +131,22 @@ export function age(timestamp) {
   if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
   return `${Math.floor(seconds / 3600)}h`;
 }
+
+// Run `callback` in an animation frame, at most once per frame and never sooner than `minMs()`
+// after its last run: a burst of a thousand pods redraws a few times a second, not on every frame.
+export function framed(callback, minMs = () => 0) {
+  let frame = 0;
+  let timer = 0;
+  let last = -Infinity;
+  const run = () => {
+    frame = 0;
+    last = performance.now();
+    callback();
+  };
+  return () => {
+    if (frame || timer) return;
+    const wait = last + minMs() - performance.now();
+    if (wait <= 0) frame = requestAnimationFrame(run);
+    else timer = setTimeout(() => { timer = 0; frame = requestAnimationFrame(run); }, wait);
+  };
+}

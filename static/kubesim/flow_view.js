@@ -6,12 +6,13 @@
 // the view follows one pod's chain (7–13) until it ends; the other pods and traces show as counts
 // beside the step each one is at, so the highlight only ever moves forward.
 
-import { $, BASE, BOOT, LANG, clear, h, pick, request, t } from "./dom.js";
+import { $, BASE, BOOT, LANG, clear, framed, h, pick, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
 import { icon } from "./icons.js";
 import { Store, fetchSteps } from "./store.js";
 
 const PAST_ARROWS = 3;
+const REDRAW_MS = 100;
 const collator = new Intl.Collator(undefined, { numeric: true });
 
 function isFinished(trace) {
@@ -28,16 +29,14 @@ export class FlowView {
     this.pods = new Map(); // trace id -> the pod whose chain is followed in it
     this.replay = null; // {trace, steps, index, timer, playing}
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
-    this.frame = 0;
+    // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
+    // a few times a second. Step mode and slower paces show every step.
+    this.schedule = framed(() => this.render(), () => (this.store.stepMode || this.store.paceMs >= REDRAW_MS ? 0 : REDRAW_MS));
     this.buildLegend();
     this.bindControls();
     store.subscribe((change) => {
       if (["snapshot", "step", "settings", "exec"].includes(change.type) || change.kind === "Node") this.schedule();
     });
-  }
-
-  schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
   }
 
   buildLegend() {
@@ -214,7 +213,6 @@ export class FlowView {
   }
 
   render() {
-    this.frame = 0;
     this.diagram.setNodes([...this.store.nodes.keys()].sort(collator.compare));
     this.renderPicker();
     if (document.activeElement !== $("pace")) {

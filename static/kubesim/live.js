@@ -3,7 +3,9 @@
 
 import { $, BASE, CLUSTER, request, t } from "./dom.js";
 
-const SNAPSHOT_WAIT_MS = 1500;
+// The server answers a connect with the snapshot or `resync`; this is a safety net only (a busy
+// server builds a big snapshot slowly: fetching it again over HTTP meanwhile doubles the work).
+const SNAPSHOT_WAIT_MS = 10000;
 
 export class Live {
   constructor(store) {

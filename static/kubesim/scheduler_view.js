@@ -12,6 +12,7 @@ function attemptsOf(data) {
 }
 
 const PICKER_MS = 400;
+const PICKER_BIG_MS = 2000;
 
 export class SchedulerView {
   constructor(store, hooks) {
@@ -46,7 +47,9 @@ export class SchedulerView {
 
   pickerSoon() {
     this.pickerDirty = true;
-    if (!this.pickerTimer) this.pickerTimer = setTimeout(() => this.renderPicker(), PICKER_MS);
+    // Hundreds of pods: listing them costs a few ms each time, so less often (until someone reaches for it).
+    const wait = this.store.pods.size > 300 ? PICKER_BIG_MS : PICKER_MS;
+    if (!this.pickerTimer) this.pickerTimer = setTimeout(() => this.renderPicker(), wait);
   }
 
   renderPicker() {
