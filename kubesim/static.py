@@ -59,7 +59,7 @@ def static_app(application):
         app = ServeStaticASGI(application, max_age=0, immutable_file_test=lambda path, url: url in hashed)
         app.add_files(settings.STATIC_ROOT, prefix=prefix)
         return app
-    app = ServeStaticASGI(application, max_age=0)
+    app = ServeStaticASGI(application, max_age=0, allow_all_origins=False)
     # Later folders first: the first finder's file wins, as collectstatic and `findstatic` decide.
     for location in reversed(_locations()):
         app.add_files(location, prefix=prefix)
