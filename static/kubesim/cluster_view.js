@@ -1,7 +1,7 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, BASE, clear, framed, h, KINDS, pick, request, t } from "./dom.js";
+import { $, BASE, byNaturalName, clear, framed, h, KINDS, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
@@ -257,7 +257,7 @@ export class ClusterView {
       box.textContent = t("no_pods_here");
       return box;
     }
-    pods.sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+    pods.sort(byNaturalName);
     // A crowded node shows its pods as a heat strip of phase-coloured tiles (names on hover).
     box.className = pods.length > COMPACT_AFTER ? "pods pods-compact" : "pods";
     const chips = pods.map((pod) => this.chipFor(pod));
@@ -322,7 +322,7 @@ export class ClusterView {
 
   renderPending() {
     const lane = $("pending-lane");
-    const pods = this.store.pendingPods().sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+    const pods = this.store.pendingPods().sort(byNaturalName);
     lane.classList.toggle("is-empty", pods.length === 0);
     const title = h("h3", { class: "lane-title" }, h("span", { class: "phase-dot phase-Pending" }), t("pending_lane"),
       h("span", { class: "count", text: String(pods.length) }));

@@ -150,3 +150,23 @@ export function framed(callback, minMs = () => 0) {
     else timer = setTimeout(() => { timer = 0; frame = requestAnimationFrame(run); }, wait);
   };
 }
+
+// Names in "natural" order (pod-2 before pod-10), as Intl.Collator's numeric option sorts them but
+// by plain string comparison of a key computed once per name: sorting a thousand pending pods a
+// few times a second must not cost a collator call per comparison.
+const naturalKeys = new Map();
+export function naturalKey(name) {
+  let key = naturalKeys.get(name);
+  if (key === undefined) {
+    key = name.toLowerCase().replace(/\d+/g, (digits) => digits.padStart(12, "0"));
+    if (naturalKeys.size > 20000) naturalKeys.clear();
+    naturalKeys.set(name, key);
+  }
+  return key;
+}
+
+export function byNaturalName(a, b) {
+  const ka = naturalKey(a.metadata.name);
+  const kb = naturalKey(b.metadata.name);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}

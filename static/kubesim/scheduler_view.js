@@ -1,7 +1,7 @@
 // The scheduler panel for any pod: filter matrix (nodes × predicates), score matrix with stacked
 // bars, the tie rule, the FailedScheduling line as `kubectl describe` prints it, and the attempts.
 
-import { $, BASE, age, clear, h, pick, podKey, request, t } from "./dom.js";
+import { $, BASE, age, clear, h, naturalKey, pick, podKey, request, t } from "./dom.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SCORE_COLOURS = 7;
@@ -12,7 +12,7 @@ function attemptsOf(data) {
 }
 
 const PICKER_MS = 400;
-const PICKER_BIG_MS = 2000;
+const PICKER_EAGER_PODS = 300;
 
 export class SchedulerView {
   constructor(store, hooks) {
@@ -47,9 +47,10 @@ export class SchedulerView {
 
   pickerSoon() {
     this.pickerDirty = true;
-    // Hundreds of pods: listing them costs a few ms each time, so less often (until someone reaches for it).
-    const wait = this.store.pods.size > 300 ? PICKER_BIG_MS : PICKER_MS;
-    if (!this.pickerTimer) this.pickerTimer = setTimeout(() => this.renderPicker(), wait);
+    // Hundreds of pods: listing them costs tens of ms, a stall in a burst's animation, so the list
+    // is rebuilt when someone reaches for it (or shows a pod), not on a timer.
+    if (this.store.pods.size > PICKER_EAGER_PODS) return;
+    if (!this.pickerTimer) this.pickerTimer = setTimeout(() => this.renderPicker(), PICKER_MS);
   }
 
   renderPicker() {
@@ -63,7 +64,7 @@ export class SchedulerView {
       const node = pod.spec && pod.spec.nodeName;
       return { key, node, text: `${key}${node ? `  → ${node}` : `  (${t("phase_Pending")})`}` };
     });
-    rows.sort((a, b) => (a.node ? 1 : 0) - (b.node ? 1 : 0) || collator.compare(a.key, b.key));
+    rows.sort((a, b) => (a.node ? 1 : 0) - (b.node ? 1 : 0) || (naturalKey(a.key) < naturalKey(b.key) ? -1 : naturalKey(a.key) > naturalKey(b.key) ? 1 : 0));
     const kept = this.options || new Map();
     this.options = new Map();
     this.blank = this.blank || h("option", { value: "", text: `— ${t("pick_pod")} —` });
@@ -85,6 +86,7 @@ export class SchedulerView {
 
   async show(key, keepAttempt = false) {
     this.pod = key;
+    if (this.pickerDirty) this.renderPicker();
     $("sched-pod").value = key;
     const body = $("sched-body");
     if (!key) {
