@@ -20,8 +20,10 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
+# collectstatic: content-hashed, gzipped copies in staticfiles/ that ServeStatic serves (kubesim/static.py).
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput -v0
 	API_PORT=$(API_PORT) $(PY) manage.py serve --host 127.0.0.1 --port $(PORT) --api-port $(API_PORT)
 
 # Scale-out: PostgreSQL + Redis, 2 Daphne processes (PORT, PORT+1) and 2 leader-elected control
@@ -33,6 +35,7 @@ run-scaled: $(VENV)/.installed
 
 # pytest exits 5 when it collects no tests; make turns any non-zero exit into a failure.
 test: $(VENV)/.installed-dev
+	@$(PY) manage.py collectstatic --noinput -v0
 	@$(PY) -m pytest; status=$$?; [ $$status -ne 5 ] || echo "pytest collected no tests" >&2; exit $$status
 
 lint: $(VENV)/.installed-dev

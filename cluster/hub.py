@@ -19,12 +19,12 @@ import json
 import logging
 import time
 
-from cluster import activity, broadcast, execsessions, leader
+from cluster import activity, broadcast, execsessions, leader, podview
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
-from cluster.flow.recorder import step_message
+from cluster.flow.recorder import message_of
+from cluster.flow.steprows import STEP_COLUMNS
 from cluster.informer import db, reset_connection
-from cluster.kubeapi.podstatus import status_text
 from cluster.models import Cluster, FlowStep
 from cluster.sinks import RESYNC, Batch, Client, Message
 
@@ -157,7 +157,8 @@ class Hub:
     def _read_log(self) -> list[Message]:
         out: list[Message] = []
         try:
-            events = api.events_since(self.cluster, self.revision)
+            # The objects' stored JSON, not decoded: it goes into the frame as it is.
+            events = api.events_since(self.cluster, self.revision, decode=False)
         except Gone:
             self.revision = Cluster.objects.get(pk=self.cluster.pk).revision
             return [Message(RESYNC, self.revision)]
@@ -165,26 +166,28 @@ class Hub:
             self.revision = event.revision
             if event.kind == "Lease" and not self._leader_changed(event):
                 continue  # heartbeats and renewals: noise for the browser
-            payload = {
+            head = {
                 "type": f"object.{event.type.lower()}",
                 "cluster": self.cluster_name,
                 "revision": event.revision,
                 "prev_revision": self.prev_revision,
                 "kind": event.kind,
-                "object": event.object,
             }
             if event.kind == "Pod":
-                payload["pod_status"] = status_text(event.object)
+                # What the page would otherwise re-derive: kubectl's STATUS, the summed requests.
+                head["pod_status"], head["pod_requests"] = podview.facts(json.loads(event.object))
             self.prev_revision = event.revision
-            out.append(Message(json.dumps(payload), revision=event.revision))
+            text = json.dumps(head, separators=(",", ":"))
+            out.append(Message(f'{text[:-1]},"object":{event.object}}}', revision=event.revision))
         return out
 
     def _read_steps_and_settings(self) -> list[Message]:
         out: list[Message] = []
         steps = FlowStep.objects.filter(trace__cluster=self.cluster, pk__gt=self.step_id).order_by("pk")
-        for step in steps:
-            self.step_id = step.pk
-            out.append(Message(json.dumps(step_message(step, self.cluster_name)), step_id=step.pk))
+        for step in steps.values("id", *STEP_COLUMNS):
+            self.step_id = step["id"]
+            text = json.dumps(message_of(step, self.cluster_name), ensure_ascii=False, separators=(",", ":"))
+            out.append(Message(text, step_id=step["id"]))
         for seq, session in execsessions.changed_since(self.cluster, self.exec_seq):
             self.exec_seq = seq
             out.append(Message(json.dumps({"type": "exec.session", "session": session})))
@@ -199,7 +202,7 @@ class Hub:
         """The control plane's Lease is shown when its holder changes, not on every renewal."""
         if (event.namespace, event.name) != (leader.NAMESPACE, leader.NAME):
             return False
-        spec = (event.object or {}).get("spec") or {}
+        spec = (json.loads(event.object) or {}).get("spec") or {}
         now = (spec.get("holderIdentity") or "", spec.get("leaseTransitions") or 0)
         if event.type == "DELETED":
             now = ("", -1)

@@ -14,8 +14,7 @@ def flow_steps() -> list[dict]:
             "step": step["step"],
             "from": step["from"],
             "to": step["to"],
-            "en": step["title_en"],
-            "zh": step["title_zh"],
+            "title": step["title"],
         }
         for step in STEPS
     ]
@@ -40,6 +39,7 @@ def ui_strings() -> dict[str, str]:
         "nodes": _("Nodes"),
         "pending_lane": _("Pending — not scheduled yet"),
         "no_pending": _("No pending pods. Every pod has a node."),
+        "more_pending": _("… and %(n)s more"),
         "add_node": _("Add node"),
         "cpu": _("CPU"),
         "memory": _("Memory"),

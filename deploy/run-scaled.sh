@@ -34,6 +34,7 @@ except psycopg.OperationalError as error:
     print(f"run-scaled: created database {name}")
 PYTHON
 "$PY" manage.py migrate --noinput
+"$PY" manage.py collectstatic --noinput -v0
 
 pids=""
 stop() {

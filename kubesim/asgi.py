@@ -14,11 +14,11 @@ from kubesim.handler import OneHopASGIHandler  # noqa: E402
 
 django_asgi_app = OneHopASGIHandler()
 
-# Daphne serves no static files itself: the dashboard's CSS/JS come from the app's finders (no
-# build step, no collectstatic needed for `make run`). Everything else goes to Django.
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+# Static files are answered by ServeStatic before Django (kubesim/static.py): content-hashed
+# names cached for good once `collectstatic` has run. Everything else goes to Django.
+from kubesim.static import static_app  # noqa: E402
 
-django_asgi_app = ASGIStaticFilesHandler(django_asgi_app)
+django_asgi_app = static_app(django_asgi_app)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 

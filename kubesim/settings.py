@@ -129,7 +129,12 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# `collectstatic` writes here (content-hashed names and gzip copies; kubesim/static.py serves them).
+STATIC_ROOT = Path(os.environ.get("KUBESIM_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "kubesim.static.StaticStorage"},
+}
 
 # Request bodies larger than this are refused with 413 (manifests are small; 3 MiB is generous).
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("KUBESIM_MAX_BODY_BYTES", str(3 * 1024 * 1024))

@@ -206,8 +206,10 @@ def log(
     limit: int | None = None,
     upto: int | None = None,
     kinds: tuple[str, ...] | None = None,
+    decode: bool = True,
 ) -> list[WatchEvent]:
-    """Log entries after `after` (up to `upto`, of `kinds`), oldest first; JSON decoded only for those."""
+    """Log entries after `after` (up to `upto`, of `kinds`), oldest first; JSON decoded only for
+    those (not at all without `decode`: each event's `object` is then its stored JSON text)."""
     query, params = sql("log"), [cluster_id, after]
     if upto is not None:
         query = query.replace(" ORDER BY", " AND revision <= %s ORDER BY")
@@ -221,11 +223,48 @@ def log(
     with connection.cursor() as cursor:
         cursor.execute(query, params)
         found = cursor.fetchall()
+    return _events(cluster_id, found, decode)
+
+
+def watch_page(
+    cluster_id: int, after: int, kinds: tuple[str, ...], limit: int
+) -> tuple[int, int, list[WatchEvent]]:
+    """An informer's read in ONE statement: (the cluster's revision, its compacted revision, the
+    log entries of `kinds` after `after` up to that revision, at most `limit`).
+
+    One statement reads one snapshot of the database, so every entry up to the revision it sees
+    is there (a writer bumps the revision and appends its entry in one transaction) and the
+    compacted revision is the one those entries were read under.
+    """
+    cluster, event = _table(Cluster), _table(WatchEvent)
+    columns = ", ".join(f"e.{column}" for column in LOG_COLUMNS)
+    query = (
+        f"SELECT c.revision, c.compacted_revision, {columns} FROM {cluster} c "
+        f"LEFT JOIN {event} e ON e.cluster_id = c.id AND e.revision > %s AND e.revision <= c.revision "
+        f"AND e.kind IN ({', '.join(['%s'] * len(kinds))}) WHERE c.id = %s ORDER BY e.revision LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(query, [after, *kinds, cluster_id, limit])
+        found = cursor.fetchall()
+    if not found:
+        return 0, 0, []
+    current, compacted = found[0][0], found[0][1]
+    entries = [row[2:] for row in found if row[2] is not None]
+    return current, compacted, _events(cluster_id, entries, True)
+
+
+def _events(cluster_id: int, found: list[tuple], decode: bool) -> list[WatchEvent]:
     convert = connection.ops.convert_datetimefield_value if connection.vendor == "sqlite" else None
     events = []
     for revision, type_, kind, namespace, name, obj, trace_id, created in found:
         if convert is not None:
             created = convert(created, None, connection)
+        if isinstance(obj, bytes):
+            obj = obj.decode()
+        if decode:
+            obj = json.loads(obj) if isinstance(obj, str) else obj
+        elif not isinstance(obj, str):
+            obj = json.dumps(obj)
         event = WatchEvent(
             cluster_id=cluster_id,
             revision=revision,
@@ -233,7 +272,7 @@ def log(
             kind=kind,
             namespace=namespace,
             name=name,
-            object=json.loads(obj) if isinstance(obj, str | bytes) else obj,
+            object=obj,
             trace_id=trace_id,
             created_at=created,
         )

@@ -163,9 +163,12 @@ def bind(cluster: Cluster, namespace: str | None, name: str, node_name: str, act
     return pod
 
 
-def events_since(cluster: Cluster, revision: int, limit: int | None = None) -> list[WatchEvent]:
-    """The log after `revision`, oldest first; raises Gone (410) when it was compacted away."""
-    return store.events_since(cluster, revision, limit)
+def events_since(
+    cluster: Cluster, revision: int, limit: int | None = None, decode: bool = True
+) -> list[WatchEvent]:
+    """The log after `revision`, oldest first; raises Gone (410) when it was compacted away.
+    Without `decode`, each entry's `object` is its stored JSON text."""
+    return store.events_since(cluster, revision, limit, decode)
 
 
 def apply_manifests(cluster: Cluster, text: str, actor: Actor) -> dict:

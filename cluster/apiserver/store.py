@@ -145,9 +145,13 @@ def _compact(cluster: Cluster) -> None:
     cluster.compacted_revision = compacted
 
 
-def events_since(cluster: Cluster, revision: int, limit: int | None = None) -> list[WatchEvent]:
-    """Log entries after `revision`, oldest first; Gone (410) when they were compacted away."""
-    events = rows.log(cluster.pk, revision, limit)
+def events_since(
+    cluster: Cluster, revision: int, limit: int | None = None, decode: bool = True
+) -> list[WatchEvent]:
+    """Log entries after `revision`, oldest first; Gone (410) when they were compacted away.
+    Without `decode`, each entry's `object` is its stored JSON text (for the broadcast hub, which
+    sends it on as it is)."""
+    events = rows.log(cluster.pk, revision, limit, decode=decode)
     # Checked after reading, so a compaction racing with this read cannot hide a gap.
     if revision < rows.compacted(cluster.pk):
         raise Gone(revision, rows.compacted(cluster.pk) + 1)
@@ -161,12 +165,11 @@ def watch_page(
 
     Entries of other kinds are skipped in the query (their JSON is never decoded): a component
     that watches Pods and Nodes does not parse the thousands of Events a scale-up writes. The
-    cluster's revision is read first; every revision up to it is committed (writers bump it
-    under the row lock, one after another), so a short page means "seen everything up to there".
+    cluster's revision, its compacted revision and the entries come from one statement
+    (rows.watch_page): every revision up to the one read is committed, so a short page means
+    "seen everything up to there".
     """
-    current, _ = rows.revisions(cluster.pk)
-    events = rows.log(cluster.pk, revision, limit, upto=current, kinds=kinds)
-    compacted = rows.compacted(cluster.pk)
+    current, compacted, events = rows.watch_page(cluster.pk, revision, kinds, limit)
     if revision < compacted:
         raise Gone(revision, compacted + 1)
     upto = events[-1].revision if len(events) == limit else max(current, revision)

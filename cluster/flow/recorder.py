@@ -14,6 +14,7 @@ from django.db import transaction
 
 from cluster import broadcast
 from cluster.flow import endings, steprows
+from cluster.flow.steprows import STEP_COLUMNS
 from cluster.flow.steps import BY_NUMBER
 from cluster.models import Cluster, FlowStep, FlowTrace
 
@@ -155,36 +156,55 @@ def skip_steps(
 
 
 def step_message(row: FlowStep, cluster_name: str) -> dict:
-    """A step as the websocket's `flow.step` message (docs/architecture.md, "Websocket"), both
-    languages included; an ending entry (step 0) as `flow.end`, with `outcome`, `by` and `final`
-    added."""
+    """A step as the websocket's `flow.step` message (docs/architecture.md, "Websocket")."""
+    values = {column: getattr(row, column) for column in STEP_COLUMNS}
+    return message_of({"id": row.pk, **values}, cluster_name)
+
+
+def message_of(step: dict, cluster_name: str) -> dict:
+    """A step's stored values (`id` and steprows.STEP_COLUMNS) as its `flow.step` message; an
+    ending entry (step 0) as `flow.end`, with `outcome`, `by` and `final` added (and the trace's
+    `finished_at` when it is the final one). Every translated text is one {"en", "zh"} pair."""
+    created = step["created_at"]
     message = {
-        "type": "flow.end" if row.step == 0 else "flow.step",
+        "type": "flow.end" if step["step"] == 0 else "flow.step",
         "cluster": cluster_name,
-        "trace": row.trace_id,
-        "seq": row.seq,
-        "step": row.step,
-        "actor": row.actor,
-        "from": row.source,
-        "to": row.target,
-        "title": row.title_en,
-        "title_zh": row.title_zh,
-        "detail": row.detail_en,
-        "detail_zh": row.detail_zh,
-        "skipped": row.skipped,
-        "skip_reason": row.detail_en if row.skipped else "",
-        "skip_reason_zh": row.detail_zh if row.skipped else "",
-        "object": {"kind": row.object_kind, "namespace": row.object_namespace, "name": row.object_name},
-        "node": row.node,
-        "revision": row.revision,
-        "ts": row.created_at.isoformat() if row.created_at else None,
-        "id": row.pk,
+        "trace": step["trace_id"],
+        "seq": step["seq"],
+        "step": step["step"],
+        "actor": step["actor"],
+        "from": step["source"],
+        "to": step["target"],
+        "title": {"en": step["title_en"], "zh": step["title_zh"]},
+        # For a skipped step, the reason it does not apply.
+        "detail": {"en": step["detail_en"], "zh": step["detail_zh"]},
+        "skipped": step["skipped"],
+        "object": {
+            "kind": step["object_kind"],
+            "namespace": step["object_namespace"],
+            "name": step["object_name"],
+        },
+        "node": step["node"],
+        "revision": step["revision"],
+        "ts": created.isoformat() if created else None,
+        "id": step["id"],
     }
-    if row.step == 0:
-        message.update(outcome=row.ending, by=row.source, final=row.final)
+    if step["step"] == 0:
+        message.update(outcome=step["ending"], by=step["source"], final=step["final"])
+        if step["final"]:
+            message["finished_at"] = message["ts"]
     else:
-        message["waiting"] = row.ending == "waiting"
+        message["waiting"] = step["ending"] == "waiting"
     return message
+
+
+def steps_page(trace_id: str, cluster_name: str, after: int, before: int | None, limit: int) -> dict:
+    """A trace's steps with after < seq < before, oldest first, at most `limit`: {steps, more}."""
+    rows = FlowStep.objects.filter(trace_id=trace_id, seq__gt=after)
+    if before is not None:
+        rows = rows.filter(seq__lt=before)
+    found = list(rows.order_by("seq").values("id", *STEP_COLUMNS)[: limit + 1])
+    return {"steps": [message_of(step, cluster_name) for step in found[:limit]], "more": len(found) > limit}
 
 
 def trace_json(trace: FlowTrace, cluster_name: str, steps: list[FlowStep] | None = None) -> dict:

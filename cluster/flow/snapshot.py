@@ -7,22 +7,35 @@ so the dashboard's first paint is not held up by the server.
 
 from __future__ import annotations
 
+import gzip
 import json
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Max, Q
 
-from cluster import execsessions
+from cluster import execsessions, podview
 from cluster.apiserver import defaultservice, history, rows
 from cluster.apiserver.kinds import workload_kinds
+from cluster.flow.recorder import message_of
 from cluster.flow.steprows import STEP_COLUMNS
-from cluster.kubeapi.podstatus import status_text
 from cluster.models import Cluster, FlowStep, FlowTrace
 from scheduler import queue_view
 
 RECENT_TRACES = 10
-HEAD_STEPS = 16
-TAIL_STEPS = 400
+# A long trace's steps in the snapshot: its first and its newest (the page fetches the others).
+HEAD_STEPS = 8
+TAIL_STEPS = 8
+# A snapshot longer than COMPRESS_OVER is sent gzipped (a websocket binary frame, HTTP
+# Content-Encoding): pods of one template differ in a few fields, so the JSON shrinks ~10×, and
+# level 5 costs a few ms per megabyte.
+COMPRESS_OVER = 64 * 1024
+GZIP_LEVEL = 5
+
+
+def gzipped(body: bytes) -> bytes:
+    return gzip.compress(body, GZIP_LEVEL)
+
+
 STEP_FIELDS = ("id", *STEP_COLUMNS)
 
 
@@ -77,10 +90,7 @@ def build_at(cluster: Cluster, revision: int) -> dict:
         "nodes": found["Node"],
         "pods": pods,
         "workloads": [obj for kind in workload_kinds() for obj in found[kind]],
-        "pod_status": {
-            f"{p['metadata'].get('namespace') or 'default'}/{p['metadata']['name']}": status_text(p)
-            for p in pods
-        },
+        **pod_facts(pods),
     }
 
 
@@ -100,10 +110,10 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "cluster": cluster.name,
         "revision": fresh.revision,
         "step_id": step_id,
-        "traces": _traces(cluster),
+        "traces": _traces(cluster, step_id),
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
-        "pod_status": pod_statuses(objects["pods"]),
+        **pod_facts([json.loads(text) for text in objects["pods"]]),
         "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.
         "scheduling": queue_view.pending(cluster),
@@ -124,19 +134,26 @@ def _with_builtins(cluster: Cluster, kind: str) -> list[str]:
     return texts
 
 
-def pod_statuses(pods: list[str]) -> dict[str, str]:
-    """kubectl's STATUS of every pod, by "namespace/name": the page shows it as it is, never
-    re-deriving it (a pod stays Pending until its kubelet reports ContainerCreating)."""
-    out = {}
-    for text in pods:
-        pod = json.loads(text)
-        meta = pod["metadata"]
-        out[f"{meta.get('namespace') or 'default'}/{meta['name']}"] = status_text(pod)
-    return out
+
+def pod_facts(pods: list[dict]) -> dict[str, dict]:
+    """Every pod's kubectl STATUS and summed requests, by "namespace/name" (cluster/podview.py):
+    the page shows them as they are, never re-deriving them (a pod stays Pending until its
+    kubelet reports ContainerCreating; a sidecar's requests count)."""
+    status, requests = {}, {}
+    for pod in pods:
+        key = podview.key(pod)
+        status[key], requests[key] = podview.facts(pod)
+    return {"pod_status": status, "pod_requests": requests}
 
 
-def _traces(cluster: Cluster) -> list[dict]:
-    """The recent traces, oldest first, each with its steps as `flow.step` messages."""
+def _traces(cluster: Cluster, step_id: int) -> list[dict]:
+    """The recent traces, oldest first, each with a few of its steps as `flow.step` messages.
+
+    A trace of a thousand replicas holds thousands of steps: the page gets its first HEAD_STEPS
+    (the workload's own) and its newest TAIL_STEPS, with `steps_total` and `step_counts` (how many
+    steps of each number it has), and fetches the others when it shows them (GET …/flow/steps).
+    Steps up to `step_id` only: those after it follow on the socket, and are counted there.
+    """
     traces = list(
         FlowTrace.objects.filter(cluster=cluster)
         .order_by("-created_at")
@@ -145,76 +162,41 @@ def _traces(cluster: Cluster) -> list[dict]:
         ]
     )
     steps: dict[str, list[dict]] = {trace["id"]: [] for trace in traces}
-    # A trace of a thousand replicas holds thousands of steps: the page gets its first steps (the
-    # workload's own) and its newest ones, and fetches the rest (GET …/traces/<id>) to replay it.
-    # With its counts of steps 6, 7 and 13 (how the page tells a trace complete).
-    tallies = {
-        trace_id: (top, {"6": six, "7": seven, "13": thirteen})
-        for trace_id, top, six, seven, thirteen in FlowStep.objects.filter(trace__in=list(steps))
-        .values("trace_id")
-        .annotate(
-            top=Max("seq"),
-            six=Count("pk", filter=Q(step=6)),
-            seven=Count("pk", filter=Q(step=7)),
-            thirteen=Count("pk", filter=Q(step=13)),
-        )
-        .values_list("trace_id", "top", "six", "seven", "thirteen")
-    }
-    window = Q()
-    for trace_id, (top, _) in tallies.items():
-        window |= Q(trace_id=trace_id) & (Q(seq__lte=HEAD_STEPS) | Q(seq__gt=top - TAIL_STEPS))
-    for trace in traces:
-        trace["steps_total"], trace["step_counts"] = tallies.get(trace["id"], (0, {}))
-    last = tallies
-    values = (
-        FlowStep.objects.filter(window).order_by("trace_id", "seq").values_list(*STEP_FIELDS) if last else []
+    counts: dict[str, dict[str, int]] = {trace_id: {} for trace_id in steps}
+    top: dict[str, int] = {}
+    grouped = (
+        FlowStep.objects.filter(trace__in=list(steps), pk__lte=step_id)
+        .order_by()
+        .values("trace_id", "step")
+        .annotate(n=Count("pk"), last=Max("seq"))
+        .values_list("trace_id", "step", "n", "last")
     )
-    for row in values:
-        step = dict(zip(STEP_FIELDS, row, strict=True))
-        steps[step["trace_id"]].append(_message(step, cluster.name))
-    return [
-        {
-            **trace,
-            "created_at": trace["created_at"].isoformat(),
-            "finished_at": trace["finished_at"].isoformat() if trace["finished_at"] else None,
-            "steps": steps[trace["id"]],
-            "ending": next((s for s in reversed(steps[trace["id"]]) if s["step"] == 0 and s["final"]), None),
-        }
-        for trace in reversed(traces)
-    ]
-
-
-def _message(step: dict, cluster_name: str) -> dict:
-    """recorder.step_message, from plain values."""
-    skipped = step["skipped"]
-    message = {
-        "type": "flow.end" if step["step"] == 0 else "flow.step",
-        "cluster": cluster_name,
-        "trace": step["trace_id"],
-        "seq": step["seq"],
-        "step": step["step"],
-        "actor": step["actor"],
-        "from": step["source"],
-        "to": step["target"],
-        "title": step["title_en"],
-        "title_zh": step["title_zh"],
-        "detail": step["detail_en"],
-        "detail_zh": step["detail_zh"],
-        "skipped": skipped,
-        "skip_reason": step["detail_en"] if skipped else "",
-        "skip_reason_zh": step["detail_zh"] if skipped else "",
-        "object": {
-            "kind": step["object_kind"],
-            "namespace": step["object_namespace"],
-            "name": step["object_name"],
-        },
-        "node": step["node"],
-        "revision": step["revision"],
-        "ts": step["created_at"].isoformat() if step["created_at"] else None,
-        "id": step["id"],
-    }
-    if step["step"] == 0:
-        message.update(outcome=step["ending"], by=step["source"], final=step["final"])
-    else:
-        message["waiting"] = step["ending"] == "waiting"
-    return message
+    for trace_id, number, n, last in grouped:
+        counts[trace_id][str(number)] = n
+        top[trace_id] = max(top.get(trace_id, 0), last)
+    window = Q()
+    for trace_id, last in top.items():
+        # The final ending too (the picker says how the trace ended), wherever it lies.
+        edges = Q(seq__lte=HEAD_STEPS) | Q(seq__gt=last - TAIL_STEPS) | Q(step=0, final=True)
+        window |= Q(trace_id=trace_id) & edges
+    if top:
+        rows = FlowStep.objects.filter(window, pk__lte=step_id).order_by("trace_id", "seq")
+        for row in rows.values_list(*STEP_FIELDS):
+            step = dict(zip(STEP_FIELDS, row, strict=True))
+            steps[step["trace_id"]].append(message_of(step, cluster.name))
+    out = []
+    for trace in reversed(traces):
+        found = steps[trace["id"]]
+        final = [s for s in found if s["step"] == 0 and s["final"]]
+        out.append(
+            {
+                **trace,
+                "created_at": trace["created_at"].isoformat(),
+                "finished_at": trace["finished_at"].isoformat() if trace["finished_at"] else None,
+                "steps_total": sum(counts[trace["id"]].values()),
+                "step_counts": counts[trace["id"]],
+                "steps": found,
+                "ending": final[-1] if final else None,
+            }
+        )
+    return out

@@ -33,10 +33,8 @@ class Step:
             "actor": self.actor,
             "from": self.source,
             "to": self.target,
-            "title_en": self.title_en,
-            "title_zh": self.title_zh,
-            "detail_en": self.detail_en,
-            "detail_zh": self.detail_zh,
+            "title": {"en": self.title_en, "zh": self.title_zh},
+            "detail": {"en": self.detail_en, "zh": self.detail_zh},
         }
 
 

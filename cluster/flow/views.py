@@ -15,7 +15,7 @@ from cluster.access import get_cluster
 from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.flow import gate, snapshot
-from cluster.flow.recorder import trace_json
+from cluster.flow.recorder import steps_page, trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
 from scheduler import queue_view
@@ -75,8 +75,15 @@ def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
     if "revision" in request.GET:
         return _snapshot_at(found, request.GET["revision"])
-    text = snapshot.build_text(found, leader.with_leader({}, found))
-    return HttpResponse(text.encode(), content_type="application/json")
+    body = snapshot.build_text(found, leader.with_leader({}, found)).encode()
+    accepts = request.headers.get("Accept-Encoding", "")
+    if len(body) <= snapshot.COMPRESS_OVER or "gzip" not in accepts.lower():
+        response = HttpResponse(body, content_type="application/json")
+    else:
+        response = HttpResponse(snapshot.gzipped(body), content_type="application/json")
+        response["Content-Encoding"] = "gzip"
+    response["Vary"] = "Accept-Encoding"
+    return response
 
 
 def _snapshot_at(cluster: Cluster, value: str) -> JsonResponse:
@@ -96,8 +103,25 @@ def _snapshot_at(cluster: Cluster, value: str) -> JsonResponse:
 @require_GET
 @refusals
 def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    _cluster(request, cluster)
-    return JsonResponse({"steps": list(STEPS)})
+    """The 13-step catalogue; with ?trace=ID, that trace's steps as `flow.step` messages, by seq:
+    those after `after` (default 0) and before `before` (default: none), at most `limit` (default
+    and cap 2,000), with `more` true when others follow."""
+    found = _cluster(request, cluster)
+    if "trace" not in request.GET:
+        return JsonResponse({"steps": list(STEPS)})
+    row = get_object_or_404(FlowTrace, cluster=found, pk=request.GET["trace"])
+    try:
+        after, before, limit = (
+            int(request.GET.get(name, default))
+            for name, default in (("after", 0), ("before", 0), ("limit", 2000))
+        )
+        if min(after, before) < 0 or limit < 1:
+            raise ValueError
+    except ValueError:
+        error = bad_request("after, before and limit must be non-negative integers (limit at least 1)")
+        return JsonResponse(error.status(), status=error.code)
+    page = steps_page(row.pk, found.name, after, before or None, min(limit, 2000))
+    return JsonResponse({"trace": row.pk, **page})
 
 
 @csrf_exempt  # cluster.access checks CSRF for writes without a token

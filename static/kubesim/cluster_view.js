@@ -1,30 +1,37 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, BASE, clear, h, KINDS, pick, request, t } from "./dom.js";
+import { $, BASE, byNaturalName, clear, framed, h, KINDS, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
-import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass, podRequests } from "./quantity.js";
+import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SYSTEM_LABEL = /^(kubernetes\.io\/(os|arch)|beta\.kubernetes\.io\/)/;
 const MAX_LABEL_CHIPS = 8;
 const COMPACT_AFTER = 12;
 const MAX_IMAGES = 3;
+const MAX_PENDING_ROWS = 100;
+const ANIMATED_CHANGES = 40;
+const REDRAW_MS = 100;
 
 export class ClusterView {
   constructor(store, hooks) {
     this.store = store; // what the cards show: the live store, or the cluster at a past revision
     this.live = store;
     this.hooks = hooks; // {onPod(pod, anchor), onNodeMenu(node, anchor), onWorkload(w, anchor)}
-    this.cards = new Map();
-    this.dirtyNodes = new Set();
+    this.cards = new Map(); // node name -> {el, node, pods (the pods box), bars}
+    this.chips = new Map(); // pod key -> {el, pod, execs}: a chip is rebuilt only when its pod changed
+    this.laneRows = new Map(); // pod key -> {el, pod, queue}: the Pending lane's rows, likewise
+    this.dirtyNodes = new Set(); // cards whose node changed: rebuilt
+    this.dirtyPods = new Set(); // cards whose pods changed: their pods and bars updated
     this.dirtyAll = true;
     this.dirtyPending = true;
     this.dirtyWorkloads = true;
     this.changedPods = new Set();
     this.seenPods = new Set(); // pods already drawn: only newcomers pop in
     this.seenNodes = new Set();
-    this.frame = 0;
+    // Redrawn once a frame, and while changes keep coming (a burst) at most every REDRAW_MS.
+    this.schedule = framed(() => this.render(), () => REDRAW_MS);
     store.subscribe((change) => this.onChange(change));
   }
 
@@ -45,7 +52,7 @@ export class ClusterView {
 
   redrawAll() {
     this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = true;
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    this.schedule();
   }
 
   onChange(change) {
@@ -59,31 +66,42 @@ export class ClusterView {
       } else if (change.kind === "Pod") {
         for (const pod of [change.before, change.object]) {
           const node = pod && pod.spec && pod.spec.nodeName;
-          if (node) this.dirtyNodes.add(node);
+          if (node) this.dirtyPods.add(node);
           else if (pod) this.dirtyPending = true;
         }
         this.changedPods.add(change.key);
+        if (change.action === "deleted") {
+          this.chips.delete(change.key);
+          this.seenPods.delete(change.key);
+        }
       } else {
         this.dirtyWorkloads = true;
       }
     } else if (change.type === "exec") {
       const pod = this.store.pods.get(`${change.session.namespace}/${change.session.pod}`);
       const node = pod && pod.spec && pod.spec.nodeName;
-      if (node) this.dirtyNodes.add(node);
+      if (node) this.dirtyPods.add(node);
       else this.dirtyPending = true;
+      this.changedPods.add(`${change.session.namespace}/${change.session.pod}`);
     } else {
       return;
     }
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    this.schedule();
   }
 
   render() {
-    this.frame = 0;
+    // A burst (a thousand replicas at pace 0) changes hundreds of pods a frame: they change
+    // without the pop and flash, which would repaint every one of them for most of a second.
+    this.calm = this.changedPods.size > ANIMATED_CHANGES;
     if (this.dirtyAll) this.renderAllNodes();
-    else for (const name of this.dirtyNodes) this.renderNode(name);
+    else {
+      for (const name of this.dirtyNodes) this.renderNode(name);
+      for (const name of this.dirtyPods) if (!this.dirtyNodes.has(name)) this.updatePods(name);
+    }
     if (this.dirtyPending || this.dirtyAll) this.renderPending();
     if (this.dirtyWorkloads) this.renderWorkloads();
     this.dirtyNodes.clear();
+    this.dirtyPods.clear();
     this.changedPods.clear();
     this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = false;
     if (!this.painted && this.store.nodes.size) {
@@ -100,7 +118,7 @@ export class ClusterView {
     for (const name of names) {
       const card = this.buildCard(this.store.nodes.get(name));
       this.cards.set(name, card);
-      fragment.append(card);
+      fragment.append(card.el);
     }
     clear(grid).append(fragment);
     $("node-count").textContent = String(names.length);
@@ -110,14 +128,29 @@ export class ClusterView {
     const node = this.store.nodes.get(name);
     const old = this.cards.get(name);
     if (!node) {
-      if (old) old.remove();
+      if (old) old.el.remove();
       this.cards.delete(name);
       return;
     }
+    if (!old) {
+      this.renderAllNodes();
+      return;
+    }
     const card = this.buildCard(node);
-    if (old) old.replaceWith(card);
-    else this.renderAllNodes();
+    old.el.replaceWith(card.el);
     this.cards.set(name, card);
+  }
+
+  // The node is as it was, some of its pods changed: new bars, and the chips of the changed pods.
+  updatePods(name) {
+    const card = this.cards.get(name);
+    const node = this.store.nodes.get(name);
+    if (!card || !node) return;
+    const pods = this.store.podsOn(name);
+    const bars = this.bars(node, pods);
+    card.bars.replaceWith(bars);
+    card.bars = bars;
+    this.fillPods(card.pods, pods);
   }
 
   buildCard(node) {
@@ -134,7 +167,9 @@ export class ClusterView {
     this.seenNodes.add(name);
     if (spec.unschedulable) classes.push("is-cordoned");
     if (notReady) classes.push("is-notready");
-    return h(
+    const bars = this.bars(node, pods);
+    const podBox = this.fillPods(h("div", { class: "pods" }), pods);
+    const el = h(
       "article",
       { class: classes.join(" "), "data-node": name, "aria-label": name },
       h(
@@ -154,10 +189,11 @@ export class ClusterView {
       ),
       this.labelChips(labels),
       this.taintChips(spec.taints || []),
-      this.bars(node, pods),
-      this.podList(pods),
+      bars,
+      podBox,
       this.images(status.images || []),
     );
+    return { el, bars, pods: podBox };
   }
 
   labelChips(labels) {
@@ -196,8 +232,8 @@ export class ClusterView {
     for (const pod of pods) {
       const phase = (pod.status || {}).phase;
       if (phase === "Succeeded" || phase === "Failed") continue;
-      const requests = podRequests(pod);
-      cpu += requests.cpu;
+      const requests = this.store.podRequestsOf(pod); // summed by the server, as kube-scheduler does
+      cpu += requests.cpu / 1000;
       memory += requests.memory;
       count += 1;
     }
@@ -213,19 +249,38 @@ export class ClusterView {
     );
   }
 
-  podList(pods) {
-    if (!pods.length) return h("div", { class: "pods pods-empty", text: t("no_pods_here") });
-    pods.sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+  // The pods box of a card: one chip per pod, by name, reusing the chips of pods that did not
+  // change (a thousand-pod burst redraws only what moved).
+  fillPods(box, pods) {
+    if (!pods.length) {
+      box.className = "pods pods-empty";
+      box.textContent = t("no_pods_here");
+      return box;
+    }
+    pods.sort(byNaturalName);
     // A crowded node shows its pods as a heat strip of phase-coloured tiles (names on hover).
-    const compact = pods.length > COMPACT_AFTER;
-    return h("div", { class: compact ? "pods pods-compact" : "pods" }, pods.map((pod) => this.podChip(pod)));
+    box.className = pods.length > COMPACT_AFTER ? "pods pods-compact" : "pods";
+    const chips = pods.map((pod) => this.chipFor(pod));
+    const current = box.children;
+    if (current.length !== chips.length || chips.some((chip, i) => current[i] !== chip)) box.replaceChildren(...chips);
+    return box;
+  }
+
+  chipFor(pod) {
+    const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
+    const execs = this.store.execSessions.size ? this.store.execsInto(key).filter((s) => !s.closed_at).length : 0;
+    const kept = this.chips.get(key);
+    if (kept && kept.pod === pod && kept.execs === execs && !this.changedPods.has(key) && kept.store === this.store) return kept.el;
+    const el = this.podChip(pod);
+    this.chips.set(key, { el, pod, execs, store: this.store });
+    return el;
   }
 
   podChip(pod) {
     const state = this.store.podStatusOf(pod); // kubectl's STATUS, computed by the server
     const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
-    const isNew = !this.seenPods.has(key) && this.painted;
-    const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew;
+    const isNew = !this.seenPods.has(key) && this.painted && !this.calm;
+    const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew && !this.calm;
     this.seenPods.add(key);
     // Who is inside: an open `kubectl exec` session shows on the card.
     const inside = this.store.execsInto(key).filter((s) => !s.closed_at);
@@ -266,28 +321,39 @@ export class ClusterView {
   }
 
   renderPending() {
-    const lane = clear($("pending-lane"));
-    const pods = this.store.pendingPods().sort((a, b) => collator.compare(a.metadata.name, b.metadata.name));
+    const lane = $("pending-lane");
+    const pods = this.store.pendingPods().sort(byNaturalName);
     lane.classList.toggle("is-empty", pods.length === 0);
-    lane.append(h("h3", { class: "lane-title" }, h("span", { class: "phase-dot phase-Pending" }), t("pending_lane"),
-      h("span", { class: "count", text: String(pods.length) })));
+    const title = h("h3", { class: "lane-title" }, h("span", { class: "phase-dot phase-Pending" }), t("pending_lane"),
+      h("span", { class: "count", text: String(pods.length) }));
     if (!pods.length) {
-      lane.append(h("p", { class: "lane-empty", text: t("no_pending") }));
+      clear(lane).append(title, h("p", { class: "lane-empty", text: t("no_pending") }));
+      this.laneRows.clear();
       return;
     }
-    const list = h("div", { class: "lane-pods" });
-    for (const pod of pods) {
-      const cond = ((pod.status || {}).conditions || []).find((c) => c.type === "PodScheduled" && c.status === "False");
-      const reason = cond && cond.message ? cond.message : t("waiting_scheduler");
-      const chip = this.podChip(pod);
-      const row = h("div", { class: "lane-pod" }, chip, h("span", { class: "lane-reason", title: reason, text: reason }));
-      const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
-      const queue = this.store.scheduling.get(key);
-      if (queue) row.append(queueLine(queue));
-      if (cond && cond.message && !(queue && queue.message === cond.message)) this.refreshQueue(key, cond.message);
-      list.append(row);
-    }
-    lane.append(list);
+    // A burst of a thousand pods waits here for a moment: the first MAX_PENDING_ROWS are drawn,
+    // the rest counted (the header gives the total).
+    const shown = pods.slice(0, MAX_PENDING_ROWS);
+    const rows = shown.map((pod) => this.laneRow(pod));
+    const list = h("div", { class: "lane-pods" }, rows);
+    if (pods.length > shown.length) list.append(h("p", { class: "lane-more", text: t("more_pending", { n: pods.length - shown.length }) }));
+    clear(lane).append(title, list);
+    const keep = new Set(shown.map((pod) => `${pod.metadata.namespace || "default"}/${pod.metadata.name}`));
+    for (const key of this.laneRows.keys()) if (!keep.has(key)) this.laneRows.delete(key);
+  }
+
+  laneRow(pod) {
+    const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
+    const queue = this.store.scheduling.get(key);
+    const kept = this.laneRows.get(key);
+    if (kept && kept.pod === pod && kept.queue === queue && !this.changedPods.has(key) && kept.store === this.store) return kept.el;
+    const cond = ((pod.status || {}).conditions || []).find((c) => c.type === "PodScheduled" && c.status === "False");
+    const reason = cond && cond.message ? cond.message : t("waiting_scheduler");
+    const row = h("div", { class: "lane-pod" }, this.chipFor(pod), h("span", { class: "lane-reason", title: reason, text: reason }));
+    if (queue) row.append(queueLine(queue));
+    if (cond && cond.message && !(queue && queue.message === cond.message)) this.refreshQueue(key, cond.message);
+    this.laneRows.set(key, { el: row, pod, queue, store: this.store });
+    return row;
   }
 
   // The pod's queue facts come with its attempts; fetch them again when its condition changes.
@@ -301,7 +367,7 @@ export class ClusterView {
     if (!result.ok || !result.data.queue) return;
     this.store.scheduling.set(key, { ...result.data.queue, message });
     this.dirtyPending = true;
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    this.schedule();
   }
 
   renderWorkloads() {

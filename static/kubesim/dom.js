@@ -55,7 +55,7 @@ function append(el, children) {
 }
 
 export function clear(el) {
-  while (el.firstChild) el.firstChild.remove();
+  el.replaceChildren(); // one mutation, not one per child
   return el;
 }
 
@@ -130,4 +130,43 @@ export function age(timestamp) {
   if (seconds < 120) return `${seconds}s`;
   if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
   return `${Math.floor(seconds / 3600)}h`;
+}
+
+// Run `callback` in an animation frame, at most once per frame and never sooner than `minMs()`
+// after its last run: a burst of a thousand pods redraws a few times a second, not on every frame.
+export function framed(callback, minMs = () => 0) {
+  let frame = 0;
+  let timer = 0;
+  let last = -Infinity;
+  const run = () => {
+    frame = 0;
+    last = performance.now();
+    callback();
+  };
+  return () => {
+    if (frame || timer) return;
+    const wait = last + minMs() - performance.now();
+    if (wait <= 0) frame = requestAnimationFrame(run);
+    else timer = setTimeout(() => { timer = 0; frame = requestAnimationFrame(run); }, wait);
+  };
+}
+
+// Names in "natural" order (pod-2 before pod-10), as Intl.Collator's numeric option sorts them but
+// by plain string comparison of a key computed once per name: sorting a thousand pending pods a
+// few times a second must not cost a collator call per comparison.
+const naturalKeys = new Map();
+export function naturalKey(name) {
+  let key = naturalKeys.get(name);
+  if (key === undefined) {
+    key = name.toLowerCase().replace(/\d+/g, (digits) => digits.padStart(12, "0"));
+    if (naturalKeys.size > 20000) naturalKeys.clear();
+    naturalKeys.set(name, key);
+  }
+  return key;
+}
+
+export function byNaturalName(a, b) {
+  const ka = naturalKey(a.metadata.name);
+  const kb = naturalKey(b.metadata.name);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }

@@ -6,43 +6,17 @@
 // the view follows one pod's chain (7–13) until it ends; the other pods and traces show as counts
 // beside the step each one is at, so the highlight only ever moves forward.
 
-import { $, BASE, BOOT, LANG, clear, h, request, t } from "./dom.js";
+import { $, BASE, BOOT, LANG, clear, framed, h, pick, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
 import { icon } from "./icons.js";
-import { Store } from "./store.js";
+import { Store, fetchSteps } from "./store.js";
 
 const PAST_ARROWS = 3;
+const REDRAW_MS = 100;
 const collator = new Intl.Collator(undefined, { numeric: true });
 
-// A step's caption in the page's language, whatever shape the server sent it in.
-function stepText(step, field) {
-  const zh = step[`${field}_zh`];
-  const en = step[`${field}_en`];
-  const value = step[field];
-  if (LANG === "zh" && zh) return zh;
-  if (en) return en;
-  if (value && typeof value === "object") return value[LANG] || value.en || "";
-  return value || "";
-}
-
 function isFinished(trace) {
-  return Boolean(trace && (trace.finished_at || trace.finished));
-}
-
-function objectId(step) {
-  const obj = step.object || {};
-  return `${obj.kind || ""}/${obj.namespace || ""}/${obj.name || ""}`;
-}
-
-function isPodStep(trace, step) {
-  const obj = step.object || {};
-  return obj.kind === "Pod" && !(trace.kind === "Pod" && obj.name === trace.name);
-}
-
-// A pod's chain has ended when it reached step 13 (done or skipped) or its ending entry (step 0:
-// deleted before it started).
-function chainEnded(steps) {
-  return steps.some((step) => step.step >= 13 || step.step === 0);
+  return Boolean(trace && trace.finished_at);
 }
 
 export class FlowView {
@@ -55,7 +29,9 @@ export class FlowView {
     this.pods = new Map(); // trace id -> the pod whose chain is followed in it
     this.replay = null; // {trace, steps, index, timer, playing}
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
-    this.frame = 0;
+    // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
+    // a few times a second. Step mode and slower paces show every step.
+    this.schedule = framed(() => this.render(), () => (this.store.stepMode || this.store.paceMs >= REDRAW_MS ? 0 : REDRAW_MS));
     this.buildLegend();
     this.bindControls();
     store.subscribe((change) => {
@@ -64,16 +40,12 @@ export class FlowView {
     });
   }
 
-  schedule() {
-    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
-  }
-
   buildLegend() {
     const list = $("step-list");
     this.items = new Map();
     for (const step of BOOT.steps) {
-      const primary = LANG === "zh" ? step.zh : step.en;
-      const secondary = LANG === "zh" ? step.en : step.zh;
+      const primary = pick(step.title);
+      const secondary = step.title[LANG === "zh" ? "en" : "zh"];
       const item = h("li", { class: "step is-todo", "data-step": String(step.step), title: `${step.step}. ${primary} · ${secondary}` },
         h("span", { class: "step-num", text: String(step.step) }),
         h("span", { class: "step-body" },
@@ -130,33 +102,26 @@ export class FlowView {
     return newest;
   }
 
-  // The steps of `trace` the view follows: the trace's own, and one pod's chain.
+  // The steps of `trace` the view follows: the trace's own, and one pod's chain. The store keeps
+  // both sorted as steps arrive (store.js addStep), so this costs the same for 1 or 1,000 pods.
   lane(trace) {
-    const pods = new Map(); // pod id -> its steps, in order of first appearance
-    const own = [];
-    for (const step of trace.steps) {
-      if (!isPodStep(trace, step)) own.push(step);
-      else {
-        const id = objectId(step);
-        if (!pods.has(id)) pods.set(id, []);
-        pods.get(id).push(step);
-      }
-    }
+    const chains = trace.chains;
     let followed = this.pods.get(trace.id);
-    if (!pods.has(followed) || chainEnded(pods.get(followed))) {
+    if (!chains.has(followed) || chains.get(followed).ended) {
       // Keep a pod until its chain ends; then the earliest one whose chain has not.
-      const next = [...pods.keys()].find((id) => !chainEnded(pods.get(id)));
+      const next = trace.live.values().next().value;
       if (next) followed = next;
-      else if (!pods.has(followed)) followed = [...pods.keys()].pop();
+      else if (!chains.has(followed)) followed = trace.lastChain;
       this.pods.set(trace.id, followed);
     }
-    const mine = followed ? pods.get(followed) : [];
-    const steps = [...own, ...mine].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-    const others = new Map(); // step -> how many other pods (and traces) are at it
-    for (const [id, chain] of pods) {
-      if (id === followed || chainEnded(chain)) continue;
-      const at = chain[chain.length - 1].step;
-      others.set(at, (others.get(at) || 0) + 1);
+    const chain = followed ? chains.get(followed) : null;
+    const mine = chain ? chain.steps : [];
+    const steps = [...trace.own, ...mine].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+    const others = new Map(trace.at); // step -> how many other pods (and traces) are at it
+    if (chain && !chain.ended) {
+      const at = mine[mine.length - 1].step;
+      if (others.get(at) > 1) others.set(at, others.get(at) - 1);
+      else others.delete(at);
     }
     for (const other of this.store.traces.values()) {
       if (other === trace || isFinished(other) || !other.steps.length) continue;
@@ -172,12 +137,9 @@ export class FlowView {
     if (!trace || !trace.steps.length) return;
     this.stopReplay(false);
     if ((trace.steps_total || 0) > trace.steps.length) {
-      // The snapshot carried the first and the newest steps of this long trace: fetch them all.
-      const result = await request(`${BASE}/traces/${encodeURIComponent(trace.id)}`);
-      if (result.ok && typeof result.data === "object") {
-        this.store.addTrace({ ...trace, ...result.data, steps_total: result.data.steps.length });
-        trace = this.store.traces.get(trace.id);
-      }
+      // The snapshot carried the first and the newest steps of this long trace: fetch the others.
+      await fetchSteps(BASE, request, trace);
+      trace = this.store.traces.get(trace.id) || trace;
     }
     const { steps } = this.lane(trace);
     this.replay = { trace: trace.id, steps, index: 0, timer: 0, playing: true };
@@ -252,7 +214,6 @@ export class FlowView {
   }
 
   render() {
-    this.frame = 0;
     this.diagram.setNodes([...this.store.nodes.keys()].sort(collator.compare));
     this.renderPicker();
     if (document.activeElement !== $("pace")) {
@@ -290,13 +251,11 @@ export class FlowView {
   // The pod's story goes on after step 13: every `kubectl exec` into the trace's pods, listed
   // apart from the steps (an exec changes no object and wakes no controller).
   renderExecStory(trace) {
-    const pods = new Set();
+    const pods = new Set(trace ? trace.pods : []);
     if (trace && trace.kind === "Pod") pods.add(`${trace.namespace || "default"}/${trace.name}`);
-    for (const step of trace ? trace.steps : []) {
-      const obj = step.object || {};
-      if (obj.kind === "Pod" && obj.name) pods.add(`${obj.namespace || "default"}/${obj.name}`);
-    }
-    const sessions = [...pods].flatMap((key) => this.store.execsInto(key)).sort((a, b) => a.id - b.id);
+    const sessions = this.store.execSessions.size
+      ? [...this.store.execSessions.values()].filter((s) => pods.has(`${s.namespace}/${s.pod}`)).sort((a, b) => a.id - b.id)
+      : [];
     const signature = sessions.map((s) => `${s.id}:${s.closed_at || ""}`).join(",");
     if (signature === this.execSignature) return;
     this.execSignature = signature;
@@ -375,8 +334,8 @@ export class FlowView {
       return;
     }
     const step = steps[steps.length - 1];
-    const title = stepText(step, "title") || (BOOT.steps[step.step - 1] || {})[LANG] || "";
-    const detail = stepText(step, "detail");
+    const title = pick(step.title) || pick((BOOT.steps[step.step - 1] || {}).title);
+    const detail = pick(step.detail);
     const obj = step.object || {};
     const who = [step.actor, step.node ? `@${step.node}` : "", obj.name ? `· ${obj.kind || ""} ${obj.name}` : ""].join(" ").trim();
     box.append(
@@ -398,7 +357,7 @@ export class FlowView {
     const done = new Map();
     const skipped = new Map();
     for (const step of steps) {
-      if (step.skipped) skipped.set(step.step, stepText(step, "detail") || stepText(step, "title"));
+      if (step.skipped) skipped.set(step.step, pick(step.detail) || pick(step.title));
       else done.set(step.step, (done.get(step.step) || 0) + 1);
     }
     const current = steps.length ? steps[steps.length - 1].step : 0;

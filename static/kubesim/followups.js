@@ -2,7 +2,7 @@
 // took the pod, say) is reported where the object was created, in the Apply result and the
 // console: "pod/pod-example created — then deleted by replicationcontroller/nginx: ...".
 
-import { LANG, t } from "./dom.js";
+import { pick, t } from "./dom.js";
 
 const KEPT = 50;
 
@@ -42,7 +42,7 @@ export class FollowUps {
     const entry = this.waiting.get(id);
     if (!entry || msg.outcome !== "deleted") return;
     this.waiting.delete(id);
-    const detail = (LANG === "zh" && msg.detail_zh) || msg.detail || "";
+    const detail = pick(msg.detail);
     entry.report(`${entry.ref} ${t("created_then_deleted", { by: msg.by })}${detail ? `: ${detail}` : ""}`);
   }
 }

@@ -3,7 +3,9 @@
 
 import { $, BASE, CLUSTER, request, t } from "./dom.js";
 
-const SNAPSHOT_WAIT_MS = 1500;
+// The server answers a connect with the snapshot or `resync`; this is a safety net only (a busy
+// server builds a big snapshot slowly: fetching it again over HTTP meanwhile doubles the work).
+const SNAPSHOT_WAIT_MS = 10000;
 
 export class Live {
   constructor(store) {
@@ -13,14 +15,17 @@ export class Live {
     this.queue = [];
     this.resyncing = false;
     this.buffer = [];
+    this.inflating = null; // a gzipped snapshot being inflated: later messages wait for it
+    this.held = [];
   }
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${scheme}://${location.host}/ws/clusters/${encodeURIComponent(CLUSTER)}/`);
+    socket.binaryType = "arraybuffer";
     this.socket = socket;
     this.setState(this.retry ? "reconnecting" : "connecting");
-    socket.addEventListener("message", (event) => this.onMessage(event.data));
+    socket.addEventListener("message", (event) => this.receive(event.data));
     socket.addEventListener("open", () => {
       this.retry = 0;
       for (const message of this.queue.splice(0)) socket.send(message);
@@ -46,6 +51,24 @@ export class Live {
     const box = $("conn");
     box.dataset.state = state;
     box.querySelector(".conn-text").textContent = t(state);
+  }
+
+  // A big snapshot comes gzipped in a binary frame (cluster/consumers.py); the messages behind
+  // it wait until it is inflated and loaded, so they apply in order.
+  receive(data) {
+    if (typeof data !== "string") {
+      clearTimeout(this.snapshotTimer);
+      const stream = new Blob([data]).stream().pipeThrough(new DecompressionStream("gzip"));
+      this.inflating = new Response(stream).text().then((text) => {
+        this.onMessage(text);
+      }, () => this.resync()).finally(() => {
+        this.inflating = null;
+        for (const raw of this.held.splice(0)) this.receive(raw);
+      });
+      return;
+    }
+    if (this.inflating) this.held.push(data);
+    else this.onMessage(data);
   }
 
   onMessage(raw) {
@@ -110,7 +133,13 @@ export class Live {
     }
   }
 
+  // The header's revision and leader, once per frame however many messages arrived in it.
   showRevision() {
+    if (!this.revisionFrame) this.revisionFrame = requestAnimationFrame(() => this.drawRevision());
+  }
+
+  drawRevision() {
+    this.revisionFrame = 0;
     $("revision").textContent = String(this.store.revision);
     const leader = this.store.leader;
     const badge = $("leader");

@@ -1,4 +1,5 @@
-// Kubernetes quantities, enough to draw capacity bars (the scheduler does the exact arithmetic).
+// Kubernetes quantities, enough to draw capacity bars: a pod's requests come summed by the server
+// (kube-scheduler's arithmetic), a node's allocatable is parsed here.
 
 const BINARY = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60 };
 const DECIMAL = { n: 1e-9, u: 1e-6, m: 1e-3, "": 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
@@ -14,26 +15,6 @@ export function parseQuantity(value) {
   if (suffix in DECIMAL) return number * DECIMAL[suffix];
   if (/^e/i.test(suffix)) return number * 10 ** parseInt(suffix.slice(1), 10);
   return number;
-}
-
-// Effective requests: max(sum of containers, each init container), plus overhead; as the scheduler.
-export function podRequests(pod) {
-  const spec = pod.spec || {};
-  const sum = { cpu: 0, memory: 0 };
-  for (const container of spec.containers || []) {
-    const requests = (container.resources || {}).requests || {};
-    sum.cpu += parseQuantity(requests.cpu);
-    sum.memory += parseQuantity(requests.memory);
-  }
-  for (const container of spec.initContainers || []) {
-    const requests = (container.resources || {}).requests || {};
-    sum.cpu = Math.max(sum.cpu, parseQuantity(requests.cpu));
-    sum.memory = Math.max(sum.memory, parseQuantity(requests.memory));
-  }
-  const overhead = spec.overhead || {};
-  sum.cpu += parseQuantity(overhead.cpu);
-  sum.memory += parseQuantity(overhead.memory);
-  return sum;
 }
 
 export function formatCpu(cores) {

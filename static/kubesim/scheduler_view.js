@@ -1,7 +1,7 @@
 // The scheduler panel for any pod: filter matrix (nodes × predicates), score matrix with stacked
 // bars, the tie rule, the FailedScheduling line as `kubectl describe` prints it, and the attempts.
 
-import { $, BASE, age, clear, h, pick, podKey, request, t } from "./dom.js";
+import { $, BASE, age, clear, h, naturalKey, pick, podKey, request, t } from "./dom.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SCORE_COLOURS = 7;
@@ -10,6 +10,9 @@ function attemptsOf(data) {
   const list = Array.isArray(data) ? data : data.attempts || [];
   return list.map((a) => ({ ...a, decision: a.decision || a.explanation || a, when: a.createdAt || a.timestamp }));
 }
+
+const PICKER_MS = 400;
+const PICKER_EAGER_PODS = 300;
 
 export class SchedulerView {
   constructor(store, hooks) {
@@ -21,6 +24,13 @@ export class SchedulerView {
     this.timer = 0;
     this.expanded = new Set();
     $("sched-pod").addEventListener("change", (event) => this.show(event.target.value));
+    // The picker lists every pod: during a burst of a thousand it is rebuilt at most every
+    // PICKER_MS, and at once when someone reaches for it.
+    this.pickerDirty = false;
+    this.pickerTimer = 0;
+    for (const type of ["pointerdown", "focus", "keydown"]) {
+      $("sched-pod").addEventListener(type, () => { if (this.pickerDirty) this.renderPicker(); });
+    }
     $("sched-attempt").addEventListener("change", (event) => {
       this.attempt = Number(event.target.value);
       this.renderAttempt();
@@ -29,24 +39,43 @@ export class SchedulerView {
     store.subscribe((change) => {
       const moved = (p) => (p && p.spec ? p.spec.nodeName || "" : "");
       if (change.type === "snapshot" || (change.kind === "Pod" && (change.action !== "modified" || moved(change.before) !== moved(change.object)))) {
-        this.renderPicker();
+        this.pickerSoon();
       }
       if (this.pod && (change.type === "snapshot" || change.key === this.pod)) this.refreshSoon();
     });
   }
 
+  pickerSoon() {
+    this.pickerDirty = true;
+    // Hundreds of pods: listing them costs tens of ms, a stall in a burst's animation, so the list
+    // is rebuilt when someone reaches for it (or shows a pod), not on a timer.
+    if (this.store.pods.size > PICKER_EAGER_PODS) return;
+    if (!this.pickerTimer) this.pickerTimer = setTimeout(() => this.renderPicker(), PICKER_MS);
+  }
+
   renderPicker() {
+    clearTimeout(this.pickerTimer);
+    this.pickerTimer = 0;
+    this.pickerDirty = false;
     const select = $("sched-pod");
-    const pods = [...this.store.pods.values()].sort((a, b) => {
-      const pa = a.spec && a.spec.nodeName ? 1 : 0;
-      const pb = b.spec && b.spec.nodeName ? 1 : 0;
-      return pa - pb || collator.compare(podKey(a), podKey(b));
+    // Pending pods first, then by "namespace/name"; an option is reused while its text holds.
+    const rows = [...this.store.pods.values()].map((pod) => {
+      const key = podKey(pod);
+      const node = pod.spec && pod.spec.nodeName;
+      return { key, node, text: `${key}${node ? `  → ${node}` : `  (${t("phase_Pending")})`}` };
     });
-    clear(select).append(h("option", { value: "", text: `— ${t("pick_pod")} —` }));
-    for (const pod of pods) {
-      const pending = !(pod.spec && pod.spec.nodeName);
-      select.append(h("option", { value: podKey(pod), text: `${podKey(pod)}${pending ? `  (${t("phase_Pending")})` : `  → ${pod.spec.nodeName}`}` }));
+    rows.sort((a, b) => (a.node ? 1 : 0) - (b.node ? 1 : 0) || (naturalKey(a.key) < naturalKey(b.key) ? -1 : naturalKey(a.key) > naturalKey(b.key) ? 1 : 0));
+    const kept = this.options || new Map();
+    this.options = new Map();
+    this.blank = this.blank || h("option", { value: "", text: `— ${t("pick_pod")} —` });
+    const options = [this.blank];
+    for (const row of rows) {
+      let option = kept.get(row.key);
+      if (!option || option.text !== row.text) option = h("option", { value: row.key, text: row.text });
+      this.options.set(row.key, option);
+      options.push(option);
     }
+    select.replaceChildren(...options);
     select.value = this.store.pods.has(this.pod) ? this.pod : "";
   }
 
@@ -57,6 +86,7 @@ export class SchedulerView {
 
   async show(key, keepAttempt = false) {
     this.pod = key;
+    if (this.pickerDirty) this.renderPicker();
     $("sched-pod").value = key;
     const body = $("sched-body");
     if (!key) {

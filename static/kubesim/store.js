@@ -40,28 +40,110 @@ function objectKey(obj) {
   return meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name;
 }
 
-// As the recorder decides it: replicas decided (step 6, done or skipped) and every pod created
-// (step 7, written with the pod) has reached step 13. Counted as steps arrive: a trace of a
-// thousand replicas has thousands of steps.
-function isComplete(trace) {
-  const count = trace.counts;
-  return count[6] > 0 && count[7] > 0 && count[13] >= count[7];
+function stepObject(step) {
+  const obj = step.object || {};
+  return `${obj.kind || ""}/${obj.namespace || ""}/${obj.name || ""}`;
 }
 
-function tally(trace, step) {
-  trace.seen.add(`${step.seq}:${step.step}`);
-  if (step.step === 6 || step.step === 7 || step.step === 13) trace.counts[step.step] += 1;
+// A step about a pod the trace created (not the trace's own object): it belongs to that pod's chain.
+export function isPodStep(trace, step) {
+  const obj = step.object || {};
+  return obj.kind === "Pod" && !(trace.kind === "Pod" && obj.name === trace.name);
 }
 
-function withTally(trace) {
-  trace.seen = new Set();
-  trace.counts = { 6: 0, 7: 0, 13: 0 };
-  for (const step of trace.steps) tally(trace, step);
-  // A long trace comes with some of its steps only: the server counted them all.
-  if ((trace.steps_total || 0) > trace.steps.length && trace.step_counts) {
-    for (const n of [6, 7, 13]) trace.counts[n] = trace.step_counts[n] || 0;
-  }
+// A pod's chain has ended at step 13 (done or skipped) or at its ending entry (step 0: deleted
+// before it started).
+function ends(step) {
+  return step.step >= 13 || step.step === 0;
+}
+
+// Insert `step` into `list`, kept in seq order (steps nearly always come in order: a push).
+function insertBySeq(list, step) {
+  let i = list.length;
+  while (i > 0 && (list[i - 1].seq ?? 0) > (step.seq ?? 0)) i -= 1;
+  list.splice(i, 0, step);
+}
+
+function bump(map, key, by) {
+  const n = (map.get(key) || 0) + by;
+  if (n > 0) map.set(key, n);
+  else map.delete(key);
+}
+
+// A trace as the page keeps it. Its steps are indexed by id (a step the snapshot already carried
+// may arrive again on the socket), and sorted into the trace's own steps and one chain per pod,
+// each kept up to date as steps arrive: drawing a frame never walks a thousand-pod trace.
+// `counts`: steps per step number, all of them (the snapshot carries a few steps of a long trace
+// with the server's counts; steps with ids up to `countedTo` are already in them).
+export function newTrace(fields, countedTo = 0) {
+  const counts = {};
+  for (const [n, c] of Object.entries(fields.step_counts || {})) counts[n] = c;
+  const trace = {
+    ...fields,
+    steps: [],
+    byId: new Map(),
+    counts,
+    countedTo,
+    own: [], // the trace's own object's steps (and its ending)
+    chains: new Map(), // pod -> {steps, ended}, in order of first appearance
+    live: new Set(), // pods whose chain has not ended, in order of first appearance
+    at: new Map(), // step number -> how many live chains are at it
+    pods: new Set(), // "ns/name" of every pod the trace's steps name
+    lastChain: null,
+  };
+  for (const step of fields.steps || []) addStep(trace, step);
   return trace;
+}
+
+// Add a step to its trace; false when the trace has it already.
+export function addStep(trace, step) {
+  const id = step.id ?? `${step.seq}:${step.step}`;
+  if (trace.byId.has(id)) return false;
+  trace.byId.set(id, step);
+  insertBySeq(trace.steps, step);
+  if (!(typeof id === "number" && id <= trace.countedTo)) trace.counts[step.step] = (trace.counts[step.step] || 0) + 1;
+  const obj = step.object || {};
+  if (obj.kind === "Pod" && obj.name) trace.pods.add(`${obj.namespace || "default"}/${obj.name}`);
+  if (!isPodStep(trace, step)) {
+    insertBySeq(trace.own, step);
+    return true;
+  }
+  const key = stepObject(step);
+  let chain = trace.chains.get(key);
+  if (!chain) {
+    chain = { steps: [], ended: false };
+    trace.chains.set(key, chain);
+    trace.lastChain = key;
+  }
+  const before = chain.ended ? null : chain.steps[chain.steps.length - 1];
+  insertBySeq(chain.steps, step);
+  chain.ended = chain.ended || ends(step);
+  if (before) bump(trace.at, before.step, -1);
+  if (chain.ended) trace.live.delete(key);
+  else {
+    trace.live.add(key);
+    bump(trace.at, chain.steps[chain.steps.length - 1].step, 1);
+  }
+  return true;
+}
+
+// The steps the snapshot left out (GET …/flow/steps?trace=…), all of them, in pages; the trace is
+// then rebuilt from its steps in seq order (inserting thousands one by one into the middle would
+// walk the newer ones each time).
+export async function fetchSteps(base, request, trace) {
+  const found = new Map();
+  let after = 0;
+  for (;;) {
+    const result = await request(`${base}/flow/steps?trace=${encodeURIComponent(trace.id)}&after=${after}`);
+    if (!result.ok || typeof result.data !== "object") return false;
+    for (const step of result.data.steps) if (!found.has(step.id)) found.set(step.id, step);
+    if (!result.data.more || !result.data.steps.length) break;
+    after = result.data.steps[result.data.steps.length - 1].seq;
+  }
+  for (const step of trace.steps) found.set(step.id, step); // with those that arrived meanwhile
+  const steps = [...found.values()].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+  Object.assign(trace, newTrace({ ...trace, steps }, trace.countedTo));
+  return true;
 }
 
 export class Store {
@@ -70,12 +152,14 @@ export class Store {
     this.nodes = new Map();
     this.pods = new Map();
     this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
+    this.podRequests = new Map(); // "ns/name" -> {cpu: millicores, memory: bytes}, as kube-scheduler sums them
+    this.byNode = new Map(); // node name ("" for none) -> Set of pod keys
     this.scheduling = new Map();
     this.workloads = new Map(); // "Kind/ns/name" -> object
     this.services = new Map(); // "ns/name" -> Service
     this.endpoints = new Map(); // "ns/name" -> Endpoints
     this.endpointChanges = []; // the endpoints controller's writes seen live, oldest first
-    this.traces = new Map(); // id -> {id, kind, name, namespace, verb, client, steps: [...]}
+    this.traces = new Map(); // id -> newTrace(...)
     this.paceMs = 600;
     this.stepMode = false;
     this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
@@ -96,13 +180,15 @@ export class Store {
     this.nodes = new Map((snap.nodes || []).map((n) => [n.metadata.name, n]));
     this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
     this.podStatus = new Map(Object.entries(snap.pod_status || {}));
+    this.podRequests = new Map(Object.entries(snap.pod_requests || {}));
+    this.indexPods();
     // Pending pods' places in the scheduling queue ("namespace/name" → queue facts).
     this.scheduling = new Map(Object.entries(snap.scheduling || {}));
     this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
     this.services = new Map((snap.services || []).map((s) => [objectKey(s), s]));
     this.endpoints = new Map((snap.endpoints || []).map((e) => [objectKey(e), e]));
     this.traces = new Map();
-    for (const trace of snap.traces || []) this.addTrace(trace);
+    for (const trace of snap.traces || []) this.addTrace(trace, snap.step_id || 0);
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
     if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
     if (snap.leader !== undefined) this.leader = snap.leader;
@@ -110,9 +196,10 @@ export class Store {
     this.emit({ type: "snapshot" });
   }
 
-  addTrace(trace) {
-    const steps = (trace.steps || []).slice().sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-    this.traces.set(trace.id, withTally({ ...trace, steps }));
+  // A whole trace (the snapshot's, or GET …/traces/<id>): steps with ids up to `countedTo` are
+  // already in its step_counts.
+  addTrace(trace, countedTo = 0) {
+    this.traces.set(trace.id, newTrace(trace, countedTo));
     this.trimTraces();
   }
 
@@ -148,8 +235,15 @@ export class Store {
         while (this.endpointChanges.length > MAX_ENDPOINT_CHANGES) this.endpointChanges.shift();
       }
       if (kind === "Pod") {
-        if (action === "deleted") this.podStatus.delete(key);
-        else if (msg.pod_status !== undefined) this.podStatus.set(key, msg.pod_status);
+        this.unindexPod(key, before);
+        if (action === "deleted") {
+          this.podStatus.delete(key);
+          this.podRequests.delete(key);
+        } else {
+          this.indexPod(key, obj);
+          if (msg.pod_status !== undefined) this.podStatus.set(key, msg.pod_status);
+          if (msg.pod_requests !== undefined) this.podRequests.set(key, msg.pod_requests);
+        }
       }
       this.emit({ type: "object", kind, key, action, before, object: obj });
     } else {
@@ -167,27 +261,44 @@ export class Store {
     let trace = this.traces.get(msg.trace);
     if (!trace) {
       const obj = msg.object || {};
-      trace = withTally({ id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, steps: [] });
+      trace = newTrace({ id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name });
       this.traces.set(msg.trace, trace);
       this.trimTraces();
     }
-    const seq = msg.seq ?? trace.steps.length;
-    if (!trace.seen.has(`${seq}:${msg.step}`)) {
-      const step = { ...msg, seq };
-      trace.steps.push(step);
-      tally(trace, step);
-    }
-    if (!trace.finished_at && isComplete(trace)) trace.finished_at = msg.ts || new Date().toISOString();
+    addStep(trace, msg);
     // The server says when a trace ends: its final ending entry (`flow.end`, step 0).
     if (msg.type === "flow.end" && msg.final) {
       trace.ending = msg;
-      trace.finished_at = trace.finished_at || msg.ts || new Date().toISOString();
+      trace.finished_at = trace.finished_at || msg.finished_at || msg.ts;
     }
     this.emit({ type: "step", trace: trace.id, step: msg });
   }
 
   podStatusOf(pod) {
     return this.podStatus.get(podKey(pod)) ?? ((pod.status || {}).phase || "Pending");
+  }
+
+  // The pod's requests as kube-scheduler sums them (sidecars, init containers, overhead): sent by
+  // the server with the pod, never re-derived here.
+  podRequestsOf(pod) {
+    return this.podRequests.get(podKey(pod)) || { cpu: 0, memory: 0 };
+  }
+
+  indexPods() {
+    this.byNode = new Map();
+    for (const [key, pod] of this.pods) this.indexPod(key, pod);
+  }
+
+  indexPod(key, pod) {
+    const node = (pod.spec && pod.spec.nodeName) || "";
+    if (!this.byNode.has(node)) this.byNode.set(node, new Set());
+    this.byNode.get(node).add(key);
+  }
+
+  unindexPod(key, pod) {
+    if (!pod) return;
+    const set = this.byNode.get((pod.spec && pod.spec.nodeName) || "");
+    if (set) set.delete(key);
   }
 
   applyExecSession(msg) {
@@ -202,16 +313,17 @@ export class Store {
     return [...this.execSessions.values()].filter((s) => `${s.namespace}/${s.pod}` === key);
   }
 
-  // Requested vs allocatable for one node: what the capacity bars show.
+  // The pods bound to one node (what its card shows), and those bound to none (the Pending lane).
   podsOn(nodeName) {
     const pods = [];
-    for (const pod of this.pods.values()) if (pod.spec && pod.spec.nodeName === nodeName) pods.push(pod);
+    for (const key of this.byNode.get(nodeName) || []) {
+      const pod = this.pods.get(key);
+      if (pod) pods.push(pod);
+    }
     return pods;
   }
 
   pendingPods() {
-    const pods = [];
-    for (const pod of this.pods.values()) if (!(pod.spec && pod.spec.nodeName)) pods.push(pod);
-    return pods;
+    return this.podsOn("");
   }
 }

@@ -93,6 +93,10 @@ def live_server_url(tmp_path_factory) -> Iterator[str]:
     env = dict(os.environ, KUBESIM_SQLITE_PATH=str(data / "db.sqlite3"), KUBESIM_PACE_MS="60")
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
+    # The page as served in production: hashed, gzipped files (kubesim/static.py), collected from
+    # this checkout's sources now, so an edited module is never served from an older collection.
+    env["KUBESIM_STATIC_ROOT"] = str(data / "static")
+    _manage(env, "collectstatic", "--noinput", "-v0")
     _manage(env, "migrate", "--noinput")
     _manage(env, "loaddemo")
     port = free_port()

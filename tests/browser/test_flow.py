@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import TIMEOUT_MS, apply_yaml, open_dashboard, record_flow_steps
 
 pytestmark = pytest.mark.browser
@@ -57,6 +58,11 @@ def test_uploaded_pod_goes_through_the_numbered_steps_and_runs_on_its_node(page)
     # The trace's ending entry follows step 13: the caption says how it ended.
     page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
     assert "reached its goal" in page.locator(".caption").text_content()
+    # The word fits its round badge (it used to spill over the circle's edges).
+    badge = page.locator(".caption-num")
+    assert badge.evaluate("el => el.scrollWidth <= el.clientWidth && el.scrollHeight <= el.clientHeight")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator(".caption").screenshot(path=str(SCREENSHOTS / "flow-ending-badge.png"))
     # The ending is the current entry now: no step badge is current, every step is done or skipped.
     assert "is-done" in page.locator('.step[data-step="13"]').get_attribute("class")
     assert page.problems.errors == []

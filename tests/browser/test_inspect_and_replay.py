@@ -62,3 +62,34 @@ def test_replay_walks_a_finished_trace_again_and_the_picker_selects_a_trace(page
     target = next(i for i, label in enumerate(labels) if "replay-web" in label)
     page.select_option("#trace-select", index=target)
     assert "replay-web" in page.locator(".caption-meta").text_content()
+
+
+def test_a_long_trace_loaded_from_the_snapshot_replays_whole_fetching_its_other_steps(page):
+    """The snapshot carries a long trace's first and newest steps and its counts; Replay fetches
+    the others from …/flow/steps and walks the trace's own steps and one pod's chain in full."""
+    open_dashboard(page)
+    rc = (
+        "apiVersion: v1\nkind: ReplicationController\nmetadata:\n  name: long-web\nspec:\n  replicas: 3\n"
+        "  selector:\n    app: long-web\n  template:\n    metadata:\n      labels:\n        app: long-web\n"
+        "    spec:\n      containers:\n        - name: web\n          image: nginx:1.15\n"
+    )
+    apply_yaml(page, rc)
+    running = '.pod[data-pod^="default/long-web-"][data-state="Running"]'
+    page.wait_for_function(f"() => document.querySelectorAll('{running}').length === 3", timeout=TIMEOUT_MS)
+    page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
+    fetched: list[str] = []
+    page.on(
+        "request",
+        lambda request: fetched.append(request.url) if "/flow/steps?trace=" in request.url else None,
+    )
+    page.reload()
+    page.wait_for_selector('#conn[data-state="live"]', timeout=TIMEOUT_MS)
+    page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
+    assert "long-web" in page.locator("#trace-select option").nth(1).text_content()
+    page.click("#replay")
+    page.wait_for_selector("#replay-bar:not([hidden])", timeout=TIMEOUT_MS)
+    assert fetched, "the replay fetched the steps the snapshot left out"
+    # Steps 1–6 of the RC, one pod's 7–13 and the ending: 14 entries, none missing.
+    assert page.locator("#replay-label").text_content().endswith("/14")
+    page.eval_on_selector("#replay-scrub", "el => { el.value = '12'; el.dispatchEvent(new Event('input')); }")
+    page.wait_for_function("() => document.querySelector('.caption-num').textContent === '13'")

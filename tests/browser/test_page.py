@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.helpers import TIMEOUT_MS, apply_yaml, open_dashboard
@@ -27,13 +29,23 @@ def test_root_redirects_to_the_demo_cluster_and_loads_without_console_errors(pag
 
 def test_static_assets_are_served_locally_without_a_cdn(page):
     requests: list[str] = []
+    responses: dict[str, object] = {}
     page.on("request", lambda request: requests.append(request.url))
+    page.on("response", lambda response: responses.setdefault(response.url, response))
     open_dashboard(page)
     outside = [
         url for url in requests if not url.startswith(page.base_url) and not url.startswith("ws://127.0.0.1")
     ]
     assert outside == []
-    assert any(url.endswith("/static/kubesim/app.js") for url in requests)
+    # Collected files (kubesim/static.py): every module under its content-hashed name, imports
+    # between modules included, gzipped and cached for good; the page ran (it drew the nodes).
+    modules = [url for url in requests if "/static/kubesim/" in url and url.endswith(".js")]
+    assert modules and all(re.search(r"/static/kubesim/[a-z_]+\.[0-9a-f]{12}\.js$", url) for url in modules)
+    for name in ("app", "store", "flow_view", "cluster_view", "dom"):
+        assert any(re.search(rf"/{name}\.[0-9a-f]{{12}}\.js$", url) for url in modules), name
+    app = next(responses[url] for url in modules if re.search(r"/app\.[0-9a-f]{12}\.js$", url))
+    headers = app.all_headers()
+    assert "immutable" in headers["cache-control"] and headers.get("content-encoding") == "gzip"
 
 
 def test_language_switch_translates_the_ui_and_the_flow_captions(page):

@@ -37,10 +37,12 @@ def test_high_priority_pod_preempts_and_the_panel_shows_victims_and_queue(page):
         page.locator(f'.node-card .pod[data-pod="default/{name}"]').wait_for(timeout=TIMEOUT_MS)
     # An equal-priority pod cannot preempt: it waits, and the lane says what would retry it.
     apply_yaml(page, pod_yaml("same", "2", 0))
-    page.wait_for_selector("#pending-lane .lane-queue-retry", timeout=TIMEOUT_MS)
-    retry = page.locator("#pending-lane .lane-queue-retry").first.text_content()
+    # Its own row (pods other tests left pending may come first in the lane).
+    row = '#pending-lane .lane-pod:has(.pod[data-pod="default/same"])'
+    page.wait_for_selector(f"{row} .lane-queue-retry", timeout=TIMEOUT_MS)
+    retry = page.locator(f"{row} .lane-queue-retry").text_content()
     assert "a scheduled or nominated pod is deleted" in retry
-    assert "unschedulablePods" in page.locator("#pending-lane .lane-queue-name").first.text_content()
+    assert "unschedulablePods" in page.locator(f"{row} .lane-queue-name").text_content()
     page.screenshot(path=str(SCREENSHOTS / "preemption_pending_lane.png"), full_page=True)
 
     apply_yaml(page, pod_yaml("high", "2", 1000))

@@ -131,7 +131,7 @@ def course(shell, page, base: str, step_mode: bool, label: str) -> None:
         "the RC's deletion",
     )
     ending = snapshot(base)["traces"][-1]["ending"]
-    assert (ending["outcome"], ending["by"], ending["detail"]) == (
+    assert (ending["outcome"], ending["by"], ending["detail"]["en"]) == (
         "deleted",
         "replicationcontroller/nginx",
         ADOPTED,

@@ -28,7 +28,7 @@ def test_page_embeds_the_13_steps_in_both_languages_and_the_examples(demo):
     html = response.content.decode()
     boot = json.loads(html.split('<script id="ks-boot" type="application/json">', 1)[1].split("</script>")[0])
     assert [step["step"] for step in boot["steps"]] == list(range(1, 14))
-    assert boot["steps"][1]["zh"] == "kubectl 提交请求"
+    assert boot["steps"][1]["title"] == {"en": "kubectl sends the request", "zh": "kubectl 提交请求"}
     assert {"pod-nodeselector", "rc-nginx"} <= {example["name"] for example in boot["examples"]}
     assert "csrftoken" in response.cookies
 

@@ -7,6 +7,7 @@ from django.test import Client
 from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.flow import gate
+from cluster.flow.snapshot import HEAD_STEPS, TAIL_STEPS
 from cluster.models import Cluster, FlowTrace
 from tests.flow.support import KUBECTL, example
 
@@ -26,7 +27,13 @@ def test_the_snapshot_lists_nodes_pods_workloads_and_traces(demo, client):
     assert [n["metadata"]["name"] for n in state["nodes"]] == ["master", "node1", "node2"]
     assert len(state["pods"]) == 3 and [w["kind"] for w in state["workloads"]] == ["ReplicationController"]
     (trace,) = state["traces"]
-    assert trace["kind"] == "ReplicationController" and len(trace["steps"]) == 6 + 3 * 7 + 1
+    total = 6 + 3 * 7 + 1
+    assert trace["kind"] == "ReplicationController" and trace["steps_total"] == total
+    # A few steps only, the first and the newest, with the counts of every step number.
+    newest = range(total - TAIL_STEPS + 1, total + 1)
+    assert [s["seq"] for s in trace["steps"]] == [*range(1, HEAD_STEPS + 1), *newest]
+    once, thrice = {str(n): 1 for n in range(1, 7)}, {str(n): 3 for n in range(7, 14)}
+    assert trace["step_counts"] == {"0": 1, **once, **thrice}
     ending = trace["ending"]
     assert trace["steps"][-1] == ending and trace["finished_at"] is not None
     assert (ending["type"], ending["step"], ending["outcome"], ending["final"]) == (
@@ -35,8 +42,44 @@ def test_the_snapshot_lists_nodes_pods_workloads_and_traces(demo, client):
         "completed",
         True,
     )
-    assert "3 reported by their kubelets" in ending["detail"]
+    assert "3 reported by their kubelets" in ending["detail"]["en"]
+    assert ending["finished_at"] == ending["ts"]
     assert state["pace_ms"] == 0 and state["step_mode"] is False
+    assert set(state["pod_status"].values()) == {"Running"}
+    assert list(state["pod_requests"].values()) == [{"cpu": 0, "memory": 0}] * 3
+
+
+def test_the_steps_a_snapshot_leaves_out_come_from_flow_steps_by_page(demo, client):
+    drive()
+    api.create(demo, example("rc-nginx.yaml"), KUBECTL)
+    drive()
+    (trace,) = client.get("/clusters/demo/snapshot").json()["traces"]
+    url = f"/clusters/demo/flow/steps?trace={trace['id']}"
+    page = client.get(f"{url}&after={HEAD_STEPS}&limit=5").json()
+    assert [s["seq"] for s in page["steps"]] == list(range(HEAD_STEPS + 1, HEAD_STEPS + 6)) and page["more"]
+    rest = client.get(f"{url}&after={HEAD_STEPS}&before={trace['steps_total'] - TAIL_STEPS + 1}").json()
+    assert len(rest["steps"]) == trace["steps_total"] - HEAD_STEPS - TAIL_STEPS and not rest["more"]
+    assert set(rest["steps"][0]["title"]) == {"en", "zh"}
+    assert client.get(f"{url}&after=-1").status_code == 400
+    assert client.get("/clusters/demo/flow/steps?trace=nope").status_code == 404
+    catalogue = client.get("/clusters/demo/flow/steps").json()["steps"]
+    assert catalogue[0]["title"] == {"en": "Three list-watches are open", "zh": "三个 List-Watch 已就绪"}
+
+
+def test_a_pod_s_requests_are_summed_as_kube_scheduler_does_sidecars_included(demo, client):
+    pod = example("pod-nodename.yaml")
+    spec = pod["spec"]
+    spec["containers"][0]["resources"] = {"requests": {"cpu": "100m", "memory": "64Mi"}}
+    sidecar = {"name": "log", "image": "busybox", "restartPolicy": "Always"}
+    spec["initContainers"] = [
+        {**sidecar, "resources": {"requests": {"cpu": "50m", "memory": "16Mi"}}},
+        {"name": "setup", "image": "busybox", "resources": {"requests": {"cpu": "500m"}}},
+    ]
+    api.create(demo, pod, KUBECTL)
+    state = client.get("/clusters/demo/snapshot").json()
+    # The sidecar runs beside the containers (150m); the setup container runs after the sidecar
+    # started, alone with it (550m): the larger wins.
+    assert state["pod_requests"]["default/pod-example"] == {"cpu": 550, "memory": (64 + 16) * 2**20}
 
 
 def test_the_scheduling_attempts_of_a_pending_pod_carry_the_engine_explanation(demo, client):

@@ -22,6 +22,8 @@ def labs_server(tmp_path_factory) -> Iterator[dict]:
     env = dict(os.environ, KUBESIM_SQLITE_PATH=str(data / "db.sqlite3"), KUBESIM_PACE_MS="0")
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
+    env["KUBESIM_STATIC_ROOT"] = str(data / "static")  # collected now (see tests/browser/conftest.py)
+    _manage(env, "collectstatic", "--noinput", "-v0")
     _manage(env, "migrate", "--noinput")
     _manage(env, "loaddemo")
     env_user = dict(env, DJANGO_SUPERUSER_USERNAME=TEACHER[0], DJANGO_SUPERUSER_PASSWORD=TEACHER[1])

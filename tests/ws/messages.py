@@ -7,6 +7,8 @@ Each schema names the fields a message must carry and their types; a message may
 from __future__ import annotations
 
 OPTIONAL = object()  # marks a schema entry whose value may also be None
+TEXT = {"en": str, "zh": str}  # every translated text on the wire: one pair
+REQUESTS = {"cpu": int, "memory": int}  # a pod's summed requests: millicores, bytes
 
 STEP = {
     "type": str,
@@ -17,13 +19,9 @@ STEP = {
     "actor": str,
     "from": str,
     "to": str,
-    "title": str,
-    "title_zh": str,
-    "detail": str,
-    "detail_zh": str,
+    "title": TEXT,
+    "detail": TEXT,
     "skipped": bool,
-    "skip_reason": str,
-    "skip_reason_zh": str,
     "object": {"kind": str, "namespace": str, "name": str},
     "node": str,
     "revision": (int, OPTIONAL),
@@ -39,6 +37,8 @@ TRACE = {
     "client": str,
     "created_at": str,
     "finished_at": (str, OPTIONAL),
+    "steps_total": int,
+    "step_counts": dict,  # step number (as text) -> how many steps of it the trace has
     "steps": [STEP],
 }
 OBJECT_EVENT = {
@@ -62,12 +62,13 @@ SCHEMAS: dict[str, dict] = {
         "pods": [dict],
         "workloads": [dict],
         "pod_status": dict,  # "namespace/name" -> kubectl's STATUS column
+        "pod_requests": dict,  # "namespace/name" -> REQUESTS
     },
     "object.added": OBJECT_EVENT,
     "object.modified": OBJECT_EVENT,
     "object.deleted": OBJECT_EVENT,
     "flow.step": STEP,
-    "flow.end": {**STEP, "outcome": str, "by": str, "final": bool},
+    "flow.end": {**STEP, "outcome": str, "by": str, "final": bool},  # final ones: finished_at too
     "flow.settings": {"type": str, "pace_ms": int, "step_mode": bool},
     "resync": {"type": str},
     "error": {"type": str, "message": str},

@@ -10,7 +10,7 @@ from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.flow import snapshot
 from tests.flow.support import KUBECTL, example
-from tests.ws.messages import STEP, check, problems
+from tests.ws.messages import REQUESTS, STEP, check, problems
 from tests.ws.test_cluster_socket import apply, comparable, connect, create, drain, steps_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -59,9 +59,21 @@ VERBS = {
 }
 
 
+def _pod_facts(state: dict) -> dict:
+    return {key: (state["pod_status"][key], state["pod_requests"][key]) for key in state["pod_status"]}
+
+
+def _step_counts(state: dict) -> dict:
+    return {trace["id"]: trace["step_counts"] for trace in state["traces"]}
+
+
 async def _check_replay(cluster, first: dict, messages: list[dict]) -> dict:
+    """The objects, each pod's STATUS and requests, and each trace's step counts of `first` with
+    `messages` applied equal a fresh snapshot's."""
     check(first)
     state = comparable(first)
+    facts = _pod_facts(first)
+    counts = {trace: dict(tally) for trace, tally in _step_counts(first).items()}
     last = first["revision"]
     for message in messages:
         check(message)
@@ -69,10 +81,28 @@ async def _check_replay(cluster, first: dict, messages: list[dict]) -> dict:
             assert message["revision"] > last and message["prev_revision"] <= last
             last = message["revision"]
             apply(state, message)
+            if message["kind"] == "Pod":
+                check_pod_facts(message)
+                meta = message["object"]["metadata"]
+                key = f"{meta.get('namespace') or 'default'}/{meta['name']}"
+                if message["type"] == "object.deleted":
+                    facts.pop(key, None)
+                else:
+                    facts[key] = (message["pod_status"], message["pod_requests"])
+        elif message["type"] in ("flow.step", "flow.end") and message["id"] > first["step_id"]:
+            tally = counts.setdefault(message["trace"], {})
+            tally[str(message["step"])] = tally.get(str(message["step"]), 0) + 1
     fresh = await database_sync_to_async(snapshot.build)(cluster)
     check(fresh)
     assert state == comparable(fresh)
+    assert facts == _pod_facts(fresh)
+    assert {trace: counts.get(trace, {}) for trace in _step_counts(fresh)} == _step_counts(fresh)
     return state
+
+
+def check_pod_facts(message: dict) -> None:
+    """A Pod's object message carries what the page shows of it, computed by the server."""
+    assert problems(message, {"pod_status": str, "pod_requests": REQUESTS}) == []
 
 
 @pytest.mark.parametrize("verb", [v for v in VERBS if v != "bind"])

@@ -61,8 +61,9 @@ async def test_the_course_order_in_step_mode_never_waits_on_a_trace_that_cannot_
         end = messages[-1]
         assert end["type"] == "flow.end" and end["final"] and end["outcome"] == "deleted"
         assert end["by"] == "replicationcontroller/nginx" and end["actor"] == "controller-manager"
-        assert "it matched selector app=nginx and the controller already had 3 replicas" in end["detail"]
-        assert end["detail_zh"] and end["title"] == "Deleted by replicationcontroller/nginx"
+        why = "it matched selector app=nginx and the controller already had 3 replicas"
+        assert why in end["detail"]["en"]
+        assert end["detail"]["zh"] and end["title"]["en"] == "Deleted by replicationcontroller/nginx"
         unfinished = await database_sync_to_async(
             lambda: list(FlowTrace.objects.filter(cluster=demo, finished_at=None))
         )()

@@ -6,7 +6,7 @@ Playwright and prints:
 
 - first contentful paint and the time until every node card is drawn (the page's own
   `kubesim-cluster-painted` mark), over several fresh loads: median, min and max;
-- the snapshot's size (bytes of GET …/snapshot);
+- the snapshot's size: bytes sent (gzipped, as the page gets it) and bytes of JSON;
 - the gaps between animation frames while a second RC of --burst replicas is created and runs
   (p50, p99, max): how smooth the page stays while a thousand pods arrive.
 """
@@ -29,6 +29,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from cluster.access import presenter_token
 from kubesim.benchstats import percentile
 
 CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
@@ -86,6 +87,8 @@ class Server:
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
             "KUBESIM_SQLITE_PATH": str(Path(self.dir.name) / "db.sqlite3"),
             "KUBESIM_PACE_MS": "0",
+            # The page as `make run` serves it: collected, hashed and gzipped static files.
+            "KUBESIM_STATIC_ROOT": str(Path(self.dir.name) / "static"),
         }
         self.process: subprocess.Popen | None = None
 
@@ -96,6 +99,7 @@ class Server:
     def __enter__(self) -> Server:
         manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
         subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True)
+        subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=self.env, check=True)
         create = f"from cluster.demo import create_many; create_many({CLUSTER!r}, {self.nodes}, pace_ms=0)"
         subprocess.run([*manage, "shell", "-c", create], env=self.env, check=True)
         self.process = subprocess.Popen(
@@ -123,8 +127,12 @@ class Server:
                 self.process.kill()
         self.dir.cleanup()
 
-    def get(self, path: str) -> bytes:
-        with urllib.request.urlopen(f"{self.url}{path}", timeout=60) as response:
+    def get(self, path: str, gzip: bool = False) -> bytes:
+        """The response's body as sent (with `gzip`, compressed if the server chose to)."""
+        request = urllib.request.Request(f"{self.url}{path}")
+        if gzip:
+            request.add_header("Accept-Encoding", "gzip")
+        with urllib.request.urlopen(request, timeout=60) as response:
             return response.read()
 
     # Every write the benchmark makes goes through here (one place to add credentials).
@@ -132,6 +140,7 @@ class Server:
         request = urllib.request.Request(f"{self.url}{path}", data=json.dumps(body).encode(), method="POST")
         request.add_header("Content-Type", "application/json")
         request.add_header("User-Agent", "kubesim-bench-page")
+        request.add_header("Authorization", f"Bearer {presenter_token()}")
         with urllib.request.urlopen(request, timeout=60):
             pass
 
@@ -164,14 +173,23 @@ class Command(BaseCommand):
         parser.add_argument("--width", type=int, default=1600)
         parser.add_argument("--height", type=int, default=1000)
         parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+        parser.add_argument(
+            "--profile",
+            type=int,
+            default=0,
+            metavar="N",
+            help="also print the N functions of the page that took the most CPU during the burst",
+        )
 
     def handle(self, *args, nodes, pods, burst, loads, width, height, **options):
+        self.profile_top = options["profile"]
         if not CHROMIUM.exists():
             raise CommandError(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
         try:
             from playwright.sync_api import sync_playwright
         except ImportError as error:
             raise CommandError("playwright is not installed (pip install -r requirements-dev.txt)") from error
+        load_before = os.getloadavg()[0]
         with Server(nodes) as server, sync_playwright() as playwright:
             browser = playwright.chromium.launch(
                 executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
@@ -180,17 +198,20 @@ class Command(BaseCommand):
                 result = self._measure(server, browser, nodes, pods, burst, loads, (width, height))
             finally:
                 browser.close()
+        result["load_average"] = [load_before, os.getloadavg()[0]]
         if options["json"]:
             self.stdout.write(json.dumps(result))
             return
         load = result["load"]
         self.stdout.write(
-            f"{nodes} nodes, {pods} pods, {loads} loads at {width}x{height}:\n"
+            f"{nodes} nodes, {pods} pods, {loads} loads at {width}x{height}"
+            f" (load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end):\n"
             f"  first contentful paint  median {load['fcp_ms'][0]:.0f} ms"
             f" (min {load['fcp_ms'][1]:.0f}, max {load['fcp_ms'][2]:.0f})\n"
             f"  every node card drawn   median {load['cards_ms'][0]:.0f} ms"
             f" (min {load['cards_ms'][1]:.0f}, max {load['cards_ms'][2]:.0f})\n"
-            f"  snapshot                {result['snapshot_bytes']:,} bytes"
+            f"  snapshot                {result['snapshot_sent_bytes']:,} bytes sent"
+            f" ({result['snapshot_bytes']:,} bytes of JSON)"
             + (
                 f", received over HTTP at median {load['snapshot_ms'][0]:.0f} ms\n"
                 if load["snapshot_ms"]
@@ -206,6 +227,7 @@ class Command(BaseCommand):
             server.create_rc("base", pods)
             server.wait_running("base", pods, timeout=900)
         snapshot = server.get(f"/clusters/{CLUSTER}/snapshot")
+        sent = server.get(f"/clusters/{CLUSTER}/snapshot", gzip=True)
         fcps, cards, received = [], [], []
         for _ in range(loads):
             figures = self._load(browser, server, nodes, size)
@@ -217,12 +239,19 @@ class Command(BaseCommand):
         page = context.new_page()
         self._open(page, server, nodes)
         page.evaluate(FRAME_PROBE)
+        profiler = None
+        if self.profile_top:
+            profiler = context.new_cdp_session(page)
+            profiler.send("Profiler.enable")
+            profiler.send("Profiler.start")
         started = time.monotonic()
         server.create_rc("burst", burst)
-        server.wait_running("burst", burst, timeout=900)
+        server.wait_running("burst", burst, timeout=1800)
         burst_s = time.monotonic() - started
         page.wait_for_timeout(500)  # the last events reach the page
         frames = page.evaluate("() => { window.__stopFrames = true; return window.__frames; }")
+        if profiler is not None:
+            self._print_profile(profiler.send("Profiler.stop")["profile"])
         context.close()
         gaps = [b - a for a, b in itertools.pairwise(frames)]
         return {
@@ -234,6 +263,8 @@ class Command(BaseCommand):
                 "snapshot_ms": _summary(received) if received else None,
             },
             "snapshot_bytes": len(snapshot),
+            # What a page downloads: the same snapshot gzipped (the websocket sends it so too).
+            "snapshot_sent_bytes": len(sent),
             "burst_s": burst_s,
             "frames": {
                 "count": len(gaps),
@@ -261,6 +292,20 @@ class Command(BaseCommand):
             arg=nodes,
             timeout=60_000,
         )
+
+    def _print_profile(self, profile: dict) -> None:
+        """The page's functions by self time (a CDP CPU profile's samples), the costliest first."""
+        nodes = {node["id"]: node for node in profile["nodes"]}
+        spent: dict[str, float] = {}
+        for node_id, delta in zip(profile["samples"], profile["timeDeltas"], strict=False):
+            frame = nodes[node_id]["callFrame"]
+            name = frame["functionName"] or "(anonymous)"
+            where = f"{name} {frame['url'].rsplit('/', 1)[-1]}:{frame['lineNumber'] + 1}"
+            spent[where] = spent.get(where, 0.0) + delta / 1000
+        total = sum(spent.values()) or 1.0
+        self.stdout.write(f"page CPU profile during the burst ({total:.0f} ms sampled):")
+        for where, ms in sorted(spent.items(), key=lambda item: -item[1])[: self.profile_top]:
+            self.stdout.write(f"  {ms:8.0f} ms {100 * ms / total:5.1f}%  {where}")
 
 
 def _summary(values: list[float]) -> tuple[float, float, float]:
