@@ -134,7 +134,6 @@ def _with_builtins(cluster: Cluster, kind: str) -> list[str]:
     return texts
 
 
-
 def pod_facts(pods: list[dict]) -> dict[str, dict]:
     """Every pod's kubectl STATUS and summed requests, by "namespace/name" (cluster/podview.py):
     the page shows them as they are, never re-deriving them (a pod stays Pending until its
