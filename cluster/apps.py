@@ -10,8 +10,9 @@ class ClusterConfig(AppConfig):
         # each write's steps through the store's write hook (both idempotent). Imported here: the
         # app registry must be ready before models are imported.
         from cluster import quota
-        from cluster.apiserver import store
+        from cluster.apiserver import priority_admission, store
         from cluster.flow import hooks
 
         quota.install()
+        priority_admission.install()
         store.set_write_hook(hooks.on_write)

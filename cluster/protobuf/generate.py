@@ -32,6 +32,8 @@ PACKAGES: dict[str, tuple[str, str, str, str]] = {
         "authentication.k8s.io/v1",
     ),
     "k8s.io.api.coordination.v1": ("api", "coordination/v1", "coordination_v1", "coordination.k8s.io/v1"),
+    "k8s.io.api.batch.v1": ("api", "batch/v1", "batch_v1", "batch/v1"),
+    "k8s.io.api.scheduling.v1": ("api", "scheduling/v1", "scheduling_v1", "scheduling.k8s.io/v1"),
     "k8s.io.apimachinery.pkg.apis.meta.v1": ("apimachinery", "pkg/apis/meta/v1", "meta_v1", ""),
     "k8s.io.apimachinery.pkg.runtime": ("apimachinery", "pkg/runtime", "runtime", ""),
     "k8s.io.apimachinery.pkg.runtime.schema": ("apimachinery", "pkg/runtime/schema", "runtime_schema", ""),
@@ -42,12 +44,14 @@ PACKAGES: dict[str, tuple[str, str, str, str]] = {
 # The top-level kinds a client may send, per package; everything they reference comes along.
 ROOTS: dict[str, tuple[str, ...]] = {
     "k8s.io.api.core.v1": ("Pod", "ReplicationController", "Node", "Namespace", "Event", "Binding"),
-    "k8s.io.api.apps.v1": ("Deployment", "ReplicaSet"),
+    "k8s.io.api.apps.v1": ("Deployment", "ReplicaSet", "DaemonSet"),
     "k8s.io.api.autoscaling.v1": ("Scale",),
     "k8s.io.api.policy.v1": ("Eviction",),
     "k8s.io.api.authorization.v1": ("SelfSubjectAccessReview", "SelfSubjectRulesReview"),
     "k8s.io.api.authentication.v1": ("SelfSubjectReview",),
     "k8s.io.api.coordination.v1": ("Lease",),
+    "k8s.io.api.batch.v1": ("Job",),
+    "k8s.io.api.scheduling.v1": ("PriorityClass",),
     "k8s.io.apimachinery.pkg.apis.meta.v1": ("DeleteOptions", "CreateOptions", "Status"),
     "k8s.io.apimachinery.pkg.runtime": ("Unknown",),
 }
