@@ -53,7 +53,9 @@ def job_defaults(obj: dict) -> None:
     spec.setdefault("backoffLimit", 6)
     spec.setdefault("completionMode", "NonIndexed")
     spec.setdefault("suspend", False)
-    spec.setdefault("podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed")
+    spec.setdefault(
+        "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
+    )
     template = _template(spec)
     meta = obj.setdefault("metadata", {})
     labels = (template.get("metadata") or {}).get("labels")
@@ -123,4 +125,6 @@ def validate_job(errors: FieldErrors, obj: dict, old: dict | None) -> None:
             if key == "completions" and old_spec.get("completions") != spec.get("completions"):
                 errors.invalid("spec.completions", spec.get("completions"), "field is immutable")
             elif key != "completions" and spec.get(key) != old_spec.get(key):
-                errors.invalid(f"spec.{key}", spec.get(key) if key != "template" else "", "field is immutable")
+                errors.invalid(
+                    f"spec.{key}", spec.get(key) if key != "template" else "", "field is immutable"
+                )

@@ -9,7 +9,9 @@ from cluster.models import ApiObject, Cluster
 
 
 def _stored_classes(cluster: Cluster) -> list[dict]:
-    return list(ApiObject.objects.filter(cluster_id=cluster.pk, kind="PriorityClass").values_list("body", flat=True))
+    return list(
+        ApiObject.objects.filter(cluster_id=cluster.pk, kind="PriorityClass").values_list("body", flat=True)
+    )
 
 
 def default_class(cluster: Cluster) -> dict | None:
@@ -22,7 +24,9 @@ def find_class(cluster: Cluster, name: str) -> dict | None:
     system = system_class(cluster, name)
     if system is not None:
         return system
-    row = ApiObject.objects.filter(cluster_id=cluster.pk, kind="PriorityClass", namespace="", name=name).first()
+    row = ApiObject.objects.filter(
+        cluster_id=cluster.pk, kind="PriorityClass", namespace="", name=name
+    ).first()
     return row.body if row is not None else None
 
 
@@ -53,7 +57,8 @@ def admit_priority_class(cluster, verb: str, kind: str, body: dict, actor) -> No
         raise forbidden(
             "priorityclasses",
             name,
-            f"PriorityClass {current['metadata']['name']} is already marked as default. Only one default can exist",
+            f"PriorityClass {current['metadata']['name']} is already marked as default. "
+            "Only one default can exist",
             "scheduling.k8s.io",
         )
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from cluster import broadcast
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import workload_kinds
+from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment import DeploymentController
+from cluster.controllers.job import JobController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
@@ -19,7 +21,7 @@ from cluster.models import Cluster, FlowStep, FlowTrace
 
 WORKLOADS = workload_kinds()  # each has its controller below
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
-_ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1}
+_ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1, "DaemonSet": 1, "Job": 1}
 
 
 class ControllerManager:
@@ -30,8 +32,8 @@ class ControllerManager:
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*WORKLOADS, "Pod"),
-            "ReplicationControllers, ReplicaSets, Deployments and Pods",
+            (*WORKLOADS, "Pod", "Node"),
+            "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, Jobs, Pods and Nodes",
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -43,6 +45,8 @@ class ControllerManager:
             "ReplicationController": ReplicationManager(self),
             "ReplicaSet": ReplicaSetController(self),
             "Deployment": DeploymentController(self),
+            "DaemonSet": DaemonSetController(self),
+            "Job": JobController(self),
         }
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
@@ -69,6 +73,10 @@ class ControllerManager:
         return self.informer.sync()
 
     def _observe(self, delta: Delta) -> None:
+        if delta.kind == "Node":  # a node added, removed or relabelled: every DaemonSet looks again
+            for namespace, name in self.informer.store["DaemonSet"]:
+                self._mark(("DaemonSet", namespace, name), None)
+            return
         if delta.kind == "Pod":
             self._index_pod(delta)
             ref = controller_ref(delta.obj) or (controller_ref(delta.old) if delta.old else None)

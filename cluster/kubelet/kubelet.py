@@ -23,9 +23,8 @@ from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
 from cluster.informer import Delta, Informer, db
-from cluster.kubelet import commands
+from cluster.kubelet import commands, runtime
 from cluster.kubelet import images as catalog
-from cluster.kubelet import runtime
 from cluster.kubelet.nodes import NodeDuties
 from cluster.models import Cluster, FlowTrace
 from k8s import clock
@@ -181,14 +180,18 @@ class KubeletManager(NodeDuties):
                 lambda: self._finished(key, host_ip, pod_ip, pulled, codes, restarts),
             )
 
-    async def _finished(self, key, host_ip: str, pod_ip: str, pulled: dict, codes: dict, restarts: int) -> None:
+    async def _finished(
+        self, key, host_ip: str, pod_ip: str, pulled: dict, codes: dict, restarts: int
+    ) -> None:
         pod = self.informer.get("Pod", *key)
         if pod is None or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
             return
         node = pod["spec"]["nodeName"]
         await self._exited(key, pod, node, host_ip, pod_ip, pulled, codes, restarts, None, None)
 
-    async def _exited(self, key, pod, node, host_ip, pod_ip, pulled, codes, restarts, trace_id, step_12) -> None:
+    async def _exited(
+        self, key, pod, node, host_ip, pod_ip, pulled, codes, restarts, trace_id, step_12
+    ) -> None:
         status = runtime.exited_status(pod, host_ip, pod_ip, pulled, codes, restarts)
         await db(self._write_status)(pod, status, trace_id, node, step_12)
         policy = pod["spec"].get("restartPolicy", "Always")
