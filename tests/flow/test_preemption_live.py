@@ -21,8 +21,14 @@ CLASSES = (10, 1000)  # PriorityClasses p10 and p1000; priority 0 is the default
 @pytest.fixture(autouse=True)
 def priority_classes(demo):
     for value in CLASSES:
-        body = {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": f"p{value}"}}
-        api.create(demo, {**body, "value": value}, KUBECTL)
+        meta = {"name": f"p{value}"}
+        body = {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": meta,
+            "value": value,
+        }
+        api.create(demo, body, KUBECTL)
 
 
 def make_pod(name: str, cpu: str, priority: int = 0, labels: dict | None = None) -> dict:

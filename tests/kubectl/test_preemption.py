@@ -1,6 +1,7 @@
 """Preemption seen through the real kubectl, as the teacher: every node (node1 and node2; this
-cluster's master has no taint, so it too) is filled with pods of PriorityClass `low`, then a pod of class `high` is nominated to a node, the victims get their
-`Preempted` events and go, and the preemptor is bound there on the next attempt."""
+cluster's master has no taint, so it too) is filled with pods of PriorityClass `low`, then a pod
+of class `high` is nominated to a node, the victims get their `Preempted` events and go, and the
+preemptor is bound there on the next attempt."""
 
 from __future__ import annotations
 
