@@ -7,6 +7,7 @@ from asgiref.sync import async_to_sync
 
 from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.models import FlowTrace
 from k8s import clock
 from tests.flow.support import KUBECTL
 
@@ -160,3 +161,37 @@ def test_a_sleeping_job_pod_completes_after_its_duration_on_the_clock(demo, fake
     assert pod["status"]["phase"] == "Succeeded"
     assert api.get(demo, "Job", "default", "nap")["status"]["succeeded"] == 1
     assert clock.monotonic() == fake_clock.monotonic()
+
+
+def _steps(cluster, kind: str) -> list[int]:
+    trace = FlowTrace.objects.get(cluster=cluster, kind=kind, verb="create")
+    return sorted({s.step for s in trace.steps.all()})
+
+
+def test_job_and_daemon_set_pods_go_through_the_13_steps_like_rc_pods(demo):
+    drive()
+    api.create(demo, job("steps", ["sleep", "60"]), KUBECTL)
+    api.create(demo, daemon_set("walk"), KUBECTL)
+    drive()
+    # Every step of the flow, then the ending entry (0) once the pods run.
+    assert _steps(demo, "Job") == list(range(14))
+    assert _steps(demo, "DaemonSet") == list(range(14))
+
+
+def test_a_daemon_set_follows_nodes_added_and_removed(demo):
+    drive()
+    ds = api.create(demo, daemon_set("follow"), KUBECTL)
+    drive()
+    node3 = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "node3", "labels": {"kubernetes.io/hostname": "node3"}},
+        "status": {"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110"}},
+    }
+    api.create(demo, node3, KUBECTL)
+    drive()
+    assert sorted(p["spec"].get("nodeName") for p in owned(demo, ds)) == ["node1", "node2", "node3"]
+    api.delete(demo, "Node", None, "node3", KUBECTL)
+    drive()
+    assert sorted(p["spec"].get("nodeName") for p in owned(demo, ds)) == ["node1", "node2"]
+    assert api.get(demo, "DaemonSet", "default", "follow")["status"]["desiredNumberScheduled"] == 2
