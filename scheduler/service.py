@@ -85,7 +85,9 @@ class Scheduler:
             cluster_name,
             self.component,
             ("Node", "Pod", *SPREADING_OWNER_KINDS, *((PDB_KIND,) if kind_info(PDB_KIND) else ())),
-            "Pods, Nodes, ReplicationControllers, ReplicaSets and PodDisruptionBudgets",
+            "Pods, Nodes, ReplicationControllers, ReplicaSets and PodDisruptionBudgets"
+            if kind_info(PDB_KIND)
+            else "Pods, Nodes, ReplicationControllers and ReplicaSets",
             "",
         )
         self.workloads: dict[tuple[str, str, str], dict] = {}
