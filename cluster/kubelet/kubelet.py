@@ -371,8 +371,9 @@ class KubeletManager(NodeDuties):
             with transaction.atomic():
                 if step_12 is not None and trace_id:
                     record_step(trace_id, 12, **step_12)
+                # The newest copy the watch delivered (no extra read): what others wrote stays.
                 meta = pod["metadata"]
-                live = api.get(self.cluster, "Pod", meta.get("namespace"), meta["name"])
+                live = self.informer.get("Pod", meta.get("namespace", ""), meta["name"]) or pod
                 body["status"] = runtime.keep_foreign_status(live.get("status") or {}, status)
                 api.update(self.cluster, body, self._actor(trace_id, node), subresource="status")
         except ApiError:

@@ -135,3 +135,15 @@ def test_pod_admission_errors(cluster, actor):
     assert err.message == 'pods "web-" is forbidden: no PriorityClass with name nope was found'
     same = api.create(cluster, pod("w", spec={"priorityClassName": "never", "priority": 5}), actor)
     assert same["spec"]["priority"] == 5  # a matching value is accepted
+
+
+def test_a_pod_of_a_class_applied_again_is_unchanged(cluster, actor):
+    api.create(cluster, pc("high", 1000), actor)
+    manifest = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: again}\n"
+        "spec:\n  priorityClassName: high\n  containers: [{name: c, image: nginx:1.15}]\n"
+    )
+    assert api.apply_manifests(cluster, manifest, actor)["objects"][0]["action"] == "created"
+    again = api.apply_manifests(cluster, manifest, actor)
+    assert again["objects"][0]["action"] == "unchanged"
+    assert api.get(cluster, "Pod", "default", "again")["spec"]["priority"] == 1000
