@@ -120,6 +120,8 @@ spec:
       containers:
         - name: agent
           image: nginx:1.27
+          ports:
+            - containerPort: 80
 """
 
 
@@ -148,5 +150,16 @@ def test_kubectl_get_ds_and_rollout_status(kubectl):
         assert f"Desired Number of Nodes Scheduled: {nodes}" in described
         status = next(line for line in described.splitlines() if line.startswith("Pods Status:"))
         assert status.split(":", 1)[1].strip() == f"{nodes} Running / 0 Waiting / 0 Succeeded / 0 Failed"
+        # A new image rolls out node by node; the strategic merge keeps the container's ports.
+        kubectl.ok("set", "image", "ds/agent", "agent=nginx:1.25")
+        rolled = kubectl.run("rollout", "status", "ds/agent", "--timeout=60s")
+        assert rolled.returncode == 0, rolled.stderr
+        template = json.loads(kubectl.ok("get", "ds", "agent", "-o", "json"))["spec"]["template"]
+        (container,) = template["spec"]["containers"]
+        assert (container["image"], container["ports"][0]["containerPort"]) == ("nginx:1.25", 80)
+        images = kubectl.ok(
+            "get", "pods", "-l", "app=agent", "-o", "jsonpath={.items[*].spec.containers[0].image}"
+        )
+        assert set(images.split()) == {"nginx:1.25"}
     finally:
         kubectl.run("delete", "ds", "agent", "--ignore-not-found")
