@@ -37,11 +37,29 @@ def valid(kind: str, name: str) -> dict:
             "message": "m",
         },
         "Lease": {"apiVersion": "coordination.k8s.io/v1", "spec": {"holderIdentity": "h"}},
+        "DaemonSet": {"apiVersion": "apps/v1", "spec": {k: v for k, v in apps.items() if k != "replicas"}},
+        "Job": {
+            "apiVersion": "batch/v1",
+            "spec": {"suspend": True, "template": {"spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}},
+        },
+        "PriorityClass": {"apiVersion": "scheduling.k8s.io/v1", "value": 5},
     }
     return copy.deepcopy({"kind": kind, "metadata": meta, **bodies[kind]})
 
 
-KINDS = ("Pod", "Node", "ReplicationController", "ReplicaSet", "Deployment", "Namespace", "Event", "Lease")
+KINDS = (
+    "Pod",
+    "Node",
+    "ReplicationController",
+    "ReplicaSet",
+    "Deployment",
+    "Namespace",
+    "Event",
+    "Lease",
+    "DaemonSet",
+    "Job",
+    "PriorityClass",
+)
 Path = tuple  # of str (fields) and int (list indexes)
 
 
