@@ -19,9 +19,15 @@ def drive() -> None:
 
 
 def owned(cluster, owner: dict) -> list[dict]:
+    """The owner's pods, but those already on their way out (graceful deletion's terminating ones)."""
     items, _ = api.list_objects(cluster, "Pod", "default")
     uid = owner["metadata"]["uid"]
-    return [p for p in items if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])]
+    return [
+        p
+        for p in items
+        if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])
+        and not p["metadata"].get("deletionTimestamp")
+    ]
 
 
 def daemon_set(name: str = "agent", **template_spec) -> dict:
