@@ -10,9 +10,10 @@ class ClusterConfig(AppConfig):
         # each write's steps through the store's write hook (both idempotent). Imported here: the
         # app registry must be ready before models are imported.
         from cluster import quota
-        from cluster.apiserver import serviceips, store
+        from cluster.apiserver import priority_admission, serviceips, store
         from cluster.flow import hooks
 
         quota.install()
         serviceips.install()  # a Service's clusterIP and node ports, chosen inside its write
+        priority_admission.install()
         store.set_write_hook(hooks.on_write)

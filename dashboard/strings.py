@@ -52,7 +52,7 @@ def ui_strings() -> dict[str, str]:
         "no_pods_here": _("No pods on this node"),
         "waiting_scheduler": _("Waiting for the scheduler"),
         "workloads": _("Workloads"),
-        "no_workloads": _("No ReplicationControllers, ReplicaSets or Deployments."),
+        "no_workloads": _("No ReplicationControllers, ReplicaSets, Deployments, DaemonSets or Jobs."),
         "replicas": _("replicas"),
         "node_actions": _("Node actions"),
         # quick actions

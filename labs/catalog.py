@@ -51,7 +51,7 @@ def import_bundled() -> list[LabDefinition]:
 
 
 def in_course_order(definitions) -> list[LabDefinition]:
-    """The bundled labs in the course's order (their files are numbered 01–09), then the
+    """The bundled labs in the course's order (their files are numbered 01–11), then the
     instructors' own labs by id."""
     order = _bundled_order()
     return sorted(definitions, key=lambda d: (order.get(d.slug, len(order)), d.slug))

@@ -14,9 +14,11 @@ from kubesim.yamldocs import Document, YamlError, format_path, load_documents
 from scheduler.engine.config import ConfigError, profile_from_config
 from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import Profile
+from scheduler.priority_classes import PriorityClasses, PriorityError
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
-API_VERSIONS = {"PodDisruptionBudget": "policy/v1"}
+API_VERSIONS = {"PodDisruptionBudget": "policy/v1", "PriorityClass": "scheduling.k8s.io/v1"}
+CLUSTER_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass")
 
 
 class InputError(Exception):
@@ -119,6 +121,7 @@ class ClusterInput:
     nodes: list[dict]
     pods: list[dict]
     pdbs: list[PodDisruptionBudget]
+    classes: PriorityClasses
 
     @property
     def nominated(self) -> list[tuple[dict, str]]:
@@ -133,28 +136,49 @@ class ClusterInput:
 
 def load_cluster(path: Path) -> ClusterInput:
     nodes, pods, pdbs = [], [], []
+    classes: dict[str, dict] = {}
+    located: dict[int, tuple[Document, tuple]] = {}
     for document, where, obj in _expand_lists(path, _read(path)):
-        checked = _check_object(path, document, where, obj, ("Node", "Pod", "PodDisruptionBudget"))
-        if checked["kind"] == "PodDisruptionBudget":
+        checked = _check_object(path, document, where, obj, CLUSTER_KINDS)
+        if checked["kind"] == "PriorityClass":
+            if not isinstance(checked.get("value"), int) or isinstance(checked.get("value"), bool):
+                raise _fail(path, document, where, ("value",), "must be an integer")
+            classes[checked["metadata"]["name"]] = checked
+            located[id(checked)] = (document, where)
+        elif checked["kind"] == "PodDisruptionBudget":
             status = checked.get("status") or {}
             if not isinstance(status.get("disruptionsAllowed", 0), int):
                 raise _fail(path, document, where, ("status", "disruptionsAllowed"), "must be an integer")
             pdbs.append(PodDisruptionBudget.of(checked))
         else:
             (nodes if checked["kind"] == "Node" else pods).append(checked)
+            located[id(checked)] = (document, where)
+    resolver = PriorityClasses(classes)
+    for pod in pods:
+        try:
+            resolver.admit(pod)
+        except PriorityError as err:
+            document, where = located[id(pod)]
+            raise _fail(path, document, where, ("spec", "priorityClassName"), str(err)) from None
     names = [node["metadata"]["name"] for node in nodes]
     if len(set(names)) != len(names):
         duplicate = next(name for name in names if names.count(name) > 1)
         raise InputError(path, f"Node {duplicate!r} is defined twice")
-    return ClusterInput(nodes, pods, pdbs)
+    return ClusterInput(nodes, pods, pdbs, resolver)
 
 
-def load_pod(path: Path) -> dict:
+def load_pod(path: Path, classes: PriorityClasses | None = None) -> dict:
+    """The Pod, its priority resolved from the cluster file's PriorityClasses (Priority admission)."""
     documents = _read(path)
     if len(documents) != 1:
         raise InputError(path, f"expected exactly one Pod, found {len(documents)} documents")
     document = documents[0]
-    return _check_object(path, document, (), document.data, ("Pod",))
+    pod = _check_object(path, document, (), document.data, ("Pod",))
+    try:
+        (classes or PriorityClasses({})).admit(pod)
+    except PriorityError as err:
+        raise _fail(path, document, (), ("spec", "priorityClassName"), str(err)) from None
+    return pod
 
 
 def load_profile(path: Path | None) -> Profile:

@@ -20,6 +20,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
+from cluster.apiserver.kinds import kind_info
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.informer import Delta, Informer, db
@@ -28,6 +29,7 @@ from scheduler import texts
 from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
 from scheduler.engine.podinfo import PodInfo
+from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduler.engine.queueing_hints import ADD, DELETE, POD, ClusterEvent, node_events, pod_events
 from scheduler.models import SchedulingAttempt
@@ -39,6 +41,7 @@ MERGE_PATCH = "application/merge-patch+json"
 # The owners kube-scheduler's default spreading (SelectorSpread's "default" constraints) looks at:
 # ReplicationControllers and ReplicaSets, not every workload kind (docs/scheduler.md).
 SPREADING_OWNER_KINDS = ("ReplicationController", "ReplicaSet")
+PDB_KIND = "PodDisruptionBudget"  # policy/v1: watched when the registry serves it
 
 
 # Clusters up to this many nodes are scheduled on the event loop (the demo's 3 nodes: 0.1 ms, and
@@ -81,11 +84,15 @@ class Scheduler:
         self.informer = Informer(
             cluster_name,
             self.component,
-            ("Node", "Pod", *SPREADING_OWNER_KINDS),
-            "Pods, Nodes, ReplicationControllers and ReplicaSets",
+            ("Node", "Pod", *SPREADING_OWNER_KINDS, *((PDB_KIND,) if kind_info(PDB_KIND) else ())),
+            "Pods, Nodes, ReplicationControllers, ReplicaSets and PodDisruptionBudgets"
+            if kind_info(PDB_KIND)
+            else "Pods, Nodes, ReplicationControllers and ReplicaSets",
             "",
         )
         self.workloads: dict[tuple[str, str, str], dict] = {}
+        # PodDisruptionBudgets preemption counts violations of, read generically from the watch.
+        self.pdbs: dict[tuple[str, str], PodDisruptionBudget] = {}
         self.cluster: Cluster | None = None
         self.snapshot = Snapshot()
         self.bound: dict[tuple[str, str], PodInfo] = {}
@@ -139,6 +146,12 @@ class Scheduler:
 
     # -- the snapshot and the queue follow the watch ------------------------------------------
     def _observe(self, delta: Delta) -> None:
+        if delta.kind == PDB_KIND:
+            if delta.type == "DELETED":
+                self.pdbs.pop(delta.key, None)
+            else:
+                self.pdbs[delta.key] = PodDisruptionBudget.of(delta.obj)
+            return
         if delta.kind in SPREADING_OWNER_KINDS:
             self._observe_workload(delta)
             return
@@ -213,11 +226,12 @@ class Scheduler:
         # (nothing else touches this snapshot while the cycle runs); a classroom's few nodes take
         # less time than the trip to a thread and back.
         self.profile = self.profile or default_profile()
+        pdbs = list(self.pdbs.values())
         if len(self.snapshot) <= INLINE_MAX_NODES:
-            decision = schedule(pod, self.snapshot, self.profile, nominated=nominated)
+            decision = schedule(pod, self.snapshot, self.profile, nominated=nominated, pdbs=pdbs)
         else:
             decision = await asyncio.to_thread(
-                schedule, pod, self.snapshot, self.profile, nominated=nominated
+                schedule, pod, self.snapshot, self.profile, nominated=nominated, pdbs=pdbs
             )
         revision = self.informer.revision or 0
         woken_by, previous_message = entry.woken_by, entry.last_message

@@ -130,7 +130,7 @@ def test_text_output_shows_the_matrices_and_the_message():
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\n---\nkind: Service\nmetadata: {name: s}\n"},
             "cluster.yaml: document 2 (line 4): "
-            "kind: expected Node, Pod or PodDisruptionBudget, got 'Service'",
+            "kind: expected Node, Pod, PodDisruptionBudget or PriorityClass, got 'Service'",
         ),
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    cpu: 1K\n"},
@@ -252,3 +252,43 @@ def test_equal_priority_nodes_are_named_once_under_no_victims(tmp_path):
     )
     assert result["preemption"]["noVictims"] == ["node1", "node2"]
     assert result["preemption"]["nodes"] == {} and result["preemption"]["candidates"] == []
+
+
+def class_json(pod: str) -> dict:
+    done = explain(
+        "--cluster",
+        str(FIXTURES / "priorityclass-cluster.yaml"),
+        "--pod",
+        str(FIXTURES / pod),
+        "--output",
+        "json",
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_priority_classes_resolve_the_pods_priorities_and_preemption_takes_the_default_class_pod():
+    result = class_json("pod-class-high.yaml")
+    preemption = result["preemption"]
+    # The Job's pod has the global default's 10; the DaemonSet's pod system-node-critical's value.
+    assert preemption["nominatedNode"] == "node2"
+    assert [(v["pod"], v["priority"]) for v in preemption["victims"]] == [("default/pi-7k2mw", 10)]
+    # node1 holds only the DaemonSet's pod, of higher priority: nothing there may be evicted.
+    assert [c["node"] for c in preemption["candidates"]] == ["node2"]
+    assert preemption["noVictims"] == ["node1"] or "node1" in json.dumps(preemption["noVictims"])
+
+
+def test_a_daemon_set_pod_is_placed_by_its_match_fields_term():
+    result = class_json("pod-daemon-node2.yaml")
+    assert result["selected"] == "node2"
+    first = result["nodes"]["node1"]["firstFailure"]
+    assert (first["plugin"], first["status"]) == ("NodeAffinity", "UnschedulableAndUnresolvable")
+    assert "matchFields on metadata.name" in first["why"]["en"]
+
+
+def test_an_unknown_priority_class_is_a_located_input_error(tmp_path):
+    pod = tmp_path / "pod.yaml"
+    pod.write_text((FIXTURES / "pod-class-high.yaml").read_text().replace("high", "missing"))
+    done = explain("--cluster", str(FIXTURES / "priorityclass-cluster.yaml"), "--pod", str(pod))
+    assert done.returncode == 2
+    assert "spec.priorityClassName: no PriorityClass with name missing was found" in done.stderr

@@ -28,3 +28,20 @@ def unregister(fn: Admit) -> None:
 def admit(cluster, verb: str, kind: str, body: dict, actor) -> None:
     for fn in tuple(_REGISTERED):
         fn(cluster, verb, kind, body, actor)
+
+
+# Mutating admission of a create, run before the kind's defaults (as upstream's plugins see what
+# the client sent): fn(cluster, kind, body) may change the body or raise ApiError.
+Mutate = Callable[..., None]
+_MUTATING: list[Mutate] = []
+
+
+def register_mutating(fn: Mutate) -> Mutate:
+    if fn not in _MUTATING:
+        _MUTATING.append(fn)
+    return fn
+
+
+def mutate(cluster, kind: str, body: dict) -> None:
+    for fn in tuple(_MUTATING):
+        fn(cluster, kind, body)

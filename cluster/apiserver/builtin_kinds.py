@@ -7,7 +7,15 @@ The order is discovery's: groups in first-seen order, the core group first.
 
 from __future__ import annotations
 
-from cluster.apiserver import configkinds, defaults, endpointkinds, servicekind, validators
+from cluster.apiserver import (
+    configkinds,
+    daemonset_job_rules,
+    defaults,
+    endpointkinds,
+    priority,
+    servicekind,
+    validators,
+)
 from cluster.apiserver.kinds import (
     KindInfo,
     Subresource,
@@ -15,7 +23,7 @@ from cluster.apiserver.kinds import (
     scale_subresource,
     status_subresource,
 )
-from cluster.kubeapi import describe_network, tables, tables_network
+from cluster.kubeapi import describe_network, describe_scheduling, tables, tables_network, tables_scheduling
 from cluster.kubeapi.describe import describer
 
 BUILTIN = (
@@ -121,6 +129,23 @@ BUILTIN = (
         describe=describer("Deployment"),
     ),
     KindInfo(
+        kind="DaemonSet",
+        plural="daemonsets",
+        singular="daemonset",
+        group="apps",
+        version="v1",
+        namespaced=True,
+        short_names=("ds",),
+        categories=("all",),
+        subresources=(status_subresource("DaemonSet", "apps"),),
+        workload=True,
+        reset_rank=20,  # before Pods: it owns pods
+        defaults=daemonset_job_rules.daemon_set_defaults,
+        validate=daemonset_job_rules.validate_daemon_set,
+        table=tables_scheduling.DAEMON_SET,
+        describe=describe_scheduling.DESCRIBE_DAEMON_SET,
+    ),
+    KindInfo(
         kind="Event",
         plural="events",
         singular="event",
@@ -163,6 +188,36 @@ BUILTIN = (
         validate=validators.metadata_only,
         table=tables.NAMESPACE,
         describe=describer("Namespace"),
+    ),
+    KindInfo(
+        kind="Job",
+        plural="jobs",
+        singular="job",
+        group="batch",
+        version="v1",
+        namespaced=True,
+        categories=("all",),
+        subresources=(status_subresource("Job", "batch"),),
+        workload=True,
+        reset_rank=20,  # before Pods: it owns pods
+        defaults=daemonset_job_rules.job_defaults,
+        validate=daemonset_job_rules.validate_job,
+        table=tables_scheduling.JOB,
+        describe=describe_scheduling.DESCRIBE_JOB,
+    ),
+    KindInfo(
+        kind="PriorityClass",
+        plural="priorityclasses",
+        singular="priorityclass",
+        group="scheduling.k8s.io",
+        version="v1",
+        namespaced=False,
+        short_names=("pc",),
+        reset_rank=80,  # after the pods that name it
+        defaults=priority.defaults,
+        validate=priority.validate,
+        table=tables_scheduling.PRIORITY_CLASS,
+        describe=describe_scheduling.DESCRIBE_PRIORITY_CLASS,
     ),
     KindInfo(
         kind="Lease",

@@ -116,8 +116,8 @@ def _pod(obj: dict) -> None:
         return
     pod_spec(spec)
     spec.setdefault("serviceAccountName", "default")
-    spec.setdefault("priority", 0)
-    spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    # spec.priority and spec.preemptionPolicy are Priority admission's (priority_admission.py),
+    # set on create from the pod's PriorityClass: a manifest applied again keeps the stored ones.
     tolerations = spec.setdefault("tolerations", [])
     if isinstance(tolerations, list):
         for default in _DEFAULT_TOLERATIONS:

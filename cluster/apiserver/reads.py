@@ -8,6 +8,7 @@ from cluster.apiserver import defaultservice, rows
 from cluster.apiserver.errors import ApiError, bad_request, not_found
 from cluster.apiserver.fields import fields_match, filter_fields, parse_field_selector
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo, kind_info
+from cluster.apiserver.priority import system_class, system_classes
 from cluster.apiserver.selectors import filter_labels, labels_match, parse_label_selector
 from cluster.models import ApiObject, Cluster
 
@@ -53,6 +54,8 @@ def get(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
         return builtin_namespace(cluster, name)
     if (builtin := defaultservice.builtin(cluster, kind, namespace, name)) is not None:
         return builtin
+    if kind == "PriorityClass" and (system := system_class(cluster, name)) is not None:
+        return system
     raise not_found(info, name)
 
 
@@ -105,6 +108,11 @@ def list_objects(
         ]
         if extra:
             items = sorted(items + extra, key=lambda b: (b["metadata"]["namespace"], b["metadata"]["name"]))
+    if kind == "PriorityClass":  # the system classes every cluster has
+        stored = {item["metadata"]["name"] for item in items}
+        extra = [pc for pc in system_classes(cluster) if pc["metadata"]["name"] not in stored]
+        extra = [b for b in extra if labels_match(labels, b) and fields_match(fields, b)]
+        items = sorted(items + extra, key=lambda b: b["metadata"]["name"])
     return items, before
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, graceful, store, typecheck
+from cluster.apiserver import cascade, defaults, graceful, priority, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
@@ -117,6 +117,8 @@ def delete(
     if kind == "Namespace" and name in BUILTIN_NAMESPACES:
         message = f'namespaces "{name}" is forbidden: this namespace may not be deleted'
         raise ApiError(403, "Forbidden", message, {"name": name, "kind": "namespaces"})
+    if (refused := priority.undeletable(kind, name)) is not None:
+        raise refused
     if propagation not in cascade.PROPAGATION_POLICIES:
         supported = ", ".join(f'"{p}"' for p in ("Foreground", "Background", "Orphan"))
         message = f"Unsupported value: {go_value(propagation)}: supported values: {supported}"

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, defaultservice, store, typecheck
+from cluster.apiserver import admission, defaults, defaultservice, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
+from cluster.apiserver.priority import SYSTEM_CLASSES
 from cluster.apiserver.reads import check_kind, info_for, namespace_exists
 from cluster.apiserver.validators import validate
 from cluster.models import ApiObject, Cluster
@@ -24,6 +25,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
     typecheck.check_body(info, obj)
     body = store.clone(obj)
     body["apiVersion"] = info.api_version
+    admission.mutate(cluster, info.kind, body)
     defaults.on_create(body, info.namespaced)
     causes = validate(info, body)
     name = body["metadata"].get("name") or ""
@@ -36,6 +38,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
         locked = store.lock(cluster)
         builtin = info.kind == "Namespace" and name in BUILTIN_NAMESPACES
         builtin = builtin or defaultservice.builtin(cluster, info.kind, namespace, name) is not None
+        builtin = builtin or (info.kind == "PriorityClass" and name in SYSTEM_CLASSES)
         if builtin or store.find(locked, info.kind, namespace, name) is not None:
             raise already_exists(info, name)
         store.write(locked, "create", info.kind, body, None, actor)

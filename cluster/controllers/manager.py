@@ -9,8 +9,10 @@ from __future__ import annotations
 from cluster import broadcast
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import workload_kinds
+from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment import DeploymentController
 from cluster.controllers.disruption import DisruptionController
+from cluster.controllers.job import JobController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
@@ -20,7 +22,7 @@ from cluster.models import Cluster, FlowStep, FlowTrace
 
 WORKLOADS = workload_kinds()  # each has its controller below
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
-_ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1}
+_ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1, "DaemonSet": 1, "Job": 1}
 
 
 class ControllerManager:
@@ -31,8 +33,9 @@ class ControllerManager:
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*WORKLOADS, "Pod", "PodDisruptionBudget"),
-            "ReplicationControllers, ReplicaSets, Deployments, Pods and PodDisruptionBudgets",
+            (*WORKLOADS, "Pod", "Node", "PodDisruptionBudget"),
+            "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, Jobs, Pods, Nodes and "
+            "PodDisruptionBudgets",
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -44,6 +47,8 @@ class ControllerManager:
             "ReplicationController": ReplicationManager(self),
             "ReplicaSet": ReplicaSetController(self),
             "Deployment": DeploymentController(self),
+            "DaemonSet": DaemonSetController(self),
+            "Job": JobController(self),
         }
         self.disruption = DisruptionController(self)
 
@@ -79,6 +84,10 @@ class ControllerManager:
     def _observe(self, delta: Delta) -> None:
         if delta.kind == "PodDisruptionBudget":
             return  # the disruption controller's (observed above)
+        if delta.kind == "Node":  # a node added, removed or relabelled: every DaemonSet looks again
+            for namespace, name in self.informer.store["DaemonSet"]:
+                self._mark(("DaemonSet", namespace, name), None)
+            return
         if delta.kind == "Pod":
             self._index_pod(delta)
             ref = controller_ref(delta.obj) or (controller_ref(delta.old) if delta.old else None)

@@ -145,7 +145,7 @@ class ReplicationManager:
             current = live_owner(locked, owner)
             if current is None:
                 return 0
-            room = wanted_replicas(current) - active_pods(locked, current["metadata"]["uid"])
+            room = self.room(locked, current)
             made = []
             for _ in range(min(size, room)):
                 pod = self._create_pod(current, trace_id)
@@ -161,6 +161,10 @@ class ReplicationManager:
                 self.cm.cluster, current, "SuccessfulCreate", message, actor, component=self.event_component
             )
         return len(made)
+
+    def room(self, locked, owner: dict) -> int:
+        """How many more pods the owner's live row wants now."""
+        return wanted_replicas(owner) - active_pods(locked, owner["metadata"]["uid"])
 
     def _delete_batch(self, owner: dict, pods: list[dict], trace_id: str | None, reasons: dict) -> int:
         """Delete the surplus among `pods` that the owner's live row still does not want."""

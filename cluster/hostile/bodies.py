@@ -41,6 +41,12 @@ def valid(kind: str, name: str) -> dict:
             "apiVersion": "policy/v1",
             "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "x"}}},
         },
+        "DaemonSet": {"apiVersion": "apps/v1", "spec": {k: v for k, v in apps.items() if k != "replicas"}},
+        "Job": {
+            "apiVersion": "batch/v1",
+            "spec": {"suspend": True, "template": {"spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}},
+        },
+        "PriorityClass": {"apiVersion": "scheduling.k8s.io/v1", "value": 5},
     }
     return copy.deepcopy({"kind": kind, "metadata": meta, **bodies[kind]})
 
@@ -55,6 +61,9 @@ KINDS = (
     "Event",
     "Lease",
     "PodDisruptionBudget",
+    "DaemonSet",
+    "Job",
+    "PriorityClass",
 )
 Path = tuple  # of str (fields) and int (list indexes)
 

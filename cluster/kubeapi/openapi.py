@@ -42,6 +42,8 @@ def qualified(name: str) -> str:
         return f"io.k8s.apimachinery.pkg.apis.meta.v1.{name}"
     if name in schema_types.APPS_TYPES:
         return f"io.k8s.api.apps.v1.{name}"
+    if name in schema_types.BATCH_TYPES:
+        return f"io.k8s.api.batch.v1.{name}"
     info = kind_info(name)
     if info is not None and info.group:  # coordination.k8s.io/v1 Lease: io.k8s.api.coordination.v1
         return f"io.k8s.api.{info.group.split('.')[0]}.{info.version}.{name}"

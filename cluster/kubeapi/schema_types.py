@@ -128,6 +128,30 @@ _LINES = {
         "availableReplicas:int unavailableReplicas:int terminatingReplicas:int conditions:[obj] "
         "collisionCount:int"
     ),
+    "DaemonSet": _TOP + "spec:DaemonSetSpec status:DaemonSetStatus",
+    "DaemonSetSpec": (
+        "selector:LabelSelector template:PodTemplateSpec updateStrategy:DaemonSetUpdateStrategy "
+        "minReadySeconds:int revisionHistoryLimit:int"
+    ),
+    "DaemonSetUpdateStrategy": "type rollingUpdate:RollingUpdateDaemonSet",
+    "RollingUpdateDaemonSet": "maxUnavailable:IntOrString maxSurge:IntOrString",
+    "DaemonSetStatus*": (
+        "currentNumberScheduled:int numberMisscheduled:int desiredNumberScheduled:int numberReady:int "
+        "observedGeneration:int updatedNumberScheduled:int numberAvailable:int numberUnavailable:int "
+        "collisionCount:int conditions:[obj]"
+    ),
+    "Job": _TOP + "spec:JobSpec status:JobStatus",
+    "JobSpec": (
+        "parallelism:int completions:int activeDeadlineSeconds:int podFailurePolicy:obj "
+        "successPolicy:obj backoffLimit:int backoffLimitPerIndex:int maxFailedIndexes:int "
+        "selector:LabelSelector manualSelector:bool template:PodTemplateSpec "
+        "ttlSecondsAfterFinished:int completionMode suspend:bool podReplacementPolicy managedBy"
+    ),
+    "JobStatus*": (
+        "conditions:[obj] startTime:Time completionTime:Time active:int succeeded:int failed:int "
+        "terminating:int completedIndexes failedIndexes uncountedTerminatedPods:obj ready:int"
+    ),
+    "PriorityClass": _TOP + "value:int globalDefault:bool description preemptionPolicy",
 }
 
 
@@ -151,4 +175,7 @@ OPEN_TYPES = frozenset(k.rstrip("*") for k in _LINES if k.endswith("*"))
 
 # The Go package each type lives in, for OpenAPI's fully qualified schema names.
 META_TYPES = {"ObjectMeta", "OwnerReference", "LabelSelector", "LabelSelectorRequirement"}
-APPS_TYPES = {name for name in TYPES if name.startswith(("ReplicaSet", "Deployment", "RollingUpdate"))}
+APPS_TYPES = {
+    name for name in TYPES if name.startswith(("ReplicaSet", "Deployment", "DaemonSet", "RollingUpdate"))
+}
+BATCH_TYPES = {name for name in TYPES if name.startswith("Job")}

@@ -41,6 +41,8 @@ MERGE_KEYS: dict[tuple[str, str], str] = {
     ("ReplicationControllerStatus", "conditions"): "type",
     ("ReplicaSetStatus", "conditions"): "type",
     ("DeploymentStatus", "conditions"): "type",
+    ("DaemonSetStatus", "conditions"): "type",
+    ("JobStatus", "conditions"): "type",
 }
 # Element types of the merge lists whose elements are not described in TYPES.
 _ELEMENT_TYPES = {("PodSpec", "ephemeralContainers"): "Container"}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
 from collections.abc import Awaitable, Callable
 
 from django.db import transaction
@@ -24,12 +23,13 @@ from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
 from cluster.informer import Delta, Informer, db
-from cluster.kubelet import configwait, runtime
+from cluster.kubelet import commands, configwait, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
 from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
+from k8s import clock
 from k8s.pods import changed_images
 
 IMAGE_BACKOFF_INITIAL = 10.0
@@ -159,7 +159,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         if pulled is None:
             # ErrImagePull ended the trace (step 13); retry later, as the image back-off does.
             delay = min(IMAGE_BACKOFF_INITIAL * 2**attempt, IMAGE_BACKOFF_MAX)
-            self.retries[key] = (time.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
+            self.retries[key] = (clock.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
             return
         pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
         problem = await db(self._config_problem)(pod)
@@ -167,7 +167,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
             # A ConfigMap, Secret or key is missing: wait, and try again after the back-off.
             await gate.before_step(self.cluster_name, trace_id, 13)
             await db(self._config_failed)(pod, node, host_ip, pod_ip, problem, trace_id)
-            due = time.monotonic() + configwait.CONFIG_RETRY_SECONDS
+            due = clock.monotonic() + configwait.CONFIG_RETRY_SECONDS
             self.retries[key] = (due, lambda: self._run_pod(key, None, attempt + 1))
             return
         self._start_containers(pod, node)
@@ -179,20 +179,46 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
     async def _report_started(
         self, key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts: int, step_12: dict | None = None
     ) -> None:
-        """Report the started containers; those that exit at once crash-loop or complete."""
+        """Report the started containers; those whose command ends exit at once or after its
+        duration (commands.py), and then crash-loop, complete or fail as restartPolicy says."""
         containers = pod["spec"].get("containers") or []
-        exiting = {c["name"] for c in containers if runtime.exits_at_once(c, pulled[c["name"]])}
-        if not exiting:
+        ends = {c["name"]: commands.outcome(c, pulled[c["name"]]) for c in containers}
+        now = {name: end.exit_code for name, end in ends.items() if end is not None and end.seconds <= 0}
+        later = [end.seconds for end in ends.values() if end is not None and end.seconds > 0]
+        if not now:
             status = runtime.running_status(pod, host_ip, pod_ip, pulled)
             await db(self._write_status)(pod, status, trace_id, node, step_12)
+        else:
+            await self._exited(key, pod, node, host_ip, pod_ip, pulled, now, restarts, trace_id, step_12)
+        if later and not now:
+            # The containers run for their command's duration (the injectable clock's seconds).
+            codes = {name: end.exit_code for name, end in ends.items() if end is not None}
+            self.retries[key] = (
+                clock.monotonic() + max(later),
+                lambda: self._finished(key, host_ip, pod_ip, pulled, codes, restarts),
+            )
+
+    async def _finished(
+        self, key, host_ip: str, pod_ip: str, pulled: dict, codes: dict, restarts: int
+    ) -> None:
+        pod = self.informer.get("Pod", *key)
+        if pod is None or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
             return
-        status = runtime.exited_status(pod, host_ip, pod_ip, pulled, exiting, restarts)
+        node = pod["spec"]["nodeName"]
+        await self._exited(key, pod, node, host_ip, pod_ip, pulled, codes, restarts, None, None)
+
+    async def _exited(
+        self, key, pod, node, host_ip, pod_ip, pulled, codes, restarts, trace_id, step_12
+    ) -> None:
+        status = runtime.exited_status(pod, host_ip, pod_ip, pulled, codes, restarts)
         await db(self._write_status)(pod, status, trace_id, node, step_12)
-        if pod["spec"].get("restartPolicy", "Always") != "Always":
+        policy = pod["spec"].get("restartPolicy", "Always")
+        restarting = {name for name, code in codes.items() if runtime.restarts_after(policy, code)}
+        if not restarting:
             return
-        self._crash_loop_events(pod, node, exiting)
+        self._crash_loop_events(pod, node, restarting)
         self.retries[key] = (
-            time.monotonic() + runtime.restart_delay(restarts),
+            clock.monotonic() + runtime.restart_delay(restarts),
             lambda: self._restart(key, host_ip, pod_ip, pulled, restarts + 1),
         )
 
@@ -233,7 +259,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 self._event(pod, node, "Killing", message, container)
 
     def _start_due_retries(self) -> None:
-        now = time.monotonic()
+        now = clock.monotonic()
         for key, (due, retry) in list(self.retries.items()):
             if due <= now:
                 del self.retries[key]
@@ -243,7 +269,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         """Seconds until the next image pull retry, container restart or pod removal is due."""
         waits = [self.termination_wakeup()]
         if self.retries:
-            waits.append(max(0.0, min(due for due, _ in self.retries.values()) - time.monotonic()))
+            waits.append(max(0.0, min(due for due, _ in self.retries.values()) - clock.monotonic()))
         waits = [wait for wait in waits if wait is not None]
         return min(waits) if waits else None
 
@@ -367,12 +393,15 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         """PUT …/status from the kubelet's copy: the status subresource replaces only the status.
         `step_12`: the step recorded first, in the same transaction (the gate was open)."""
         body = copy.deepcopy(pod)
-        body["status"] = status
         body["metadata"].pop("resourceVersion", None)
         try:
             with transaction.atomic():
                 if step_12 is not None and trace_id:
                     record_step(trace_id, 12, **step_12)
+                # The newest copy the watch delivered (no extra read): what others wrote stays.
+                meta = pod["metadata"]
+                live = self.informer.get("Pod", meta.get("namespace", ""), meta["name"]) or pod
+                body["status"] = runtime.keep_foreign_status(live.get("status") or {}, status)
                 api.update(self.cluster, body, self._actor(trace_id, node), subresource="status")
         except ApiError:
             return  # deleted meanwhile

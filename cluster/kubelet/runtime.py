@@ -182,37 +182,40 @@ def node_status(node: dict, index: int) -> dict:
     return status
 
 
-def exits_at_once(container: dict, image: Image) -> bool:
-    """A container whose image's default command ends at once (busybox's `sh` with no terminal)."""
-    return not image.long_running and not container.get("command") and not container.get("args")
-
-
 def restart_delay(restarts: int) -> float:
     """The kubelet's crash-loop back-off: 10 s doubling to 5 minutes."""
     return min(10.0 * 2**restarts, 300.0)
 
 
-def exited_status(
-    pod: dict, host_ip: str, pod_ip: str, images: dict[str, Image], exiting: set[str], restarts: int
-) -> dict:
-    """The status after some containers exited with code 0 right after starting.
+def restarts_after(policy: str, exit_code: int) -> bool:
+    """The pod's restartPolicy applied to one exit: Always, or OnFailure after a failure."""
+    return policy == "Always" or (policy == "OnFailure" and exit_code != 0)
 
-    restartPolicy Always restarts them: they wait in CrashLoopBackOff with the exit as lastState
-    and the pod stays Running; otherwise they stay terminated (Completed) and the pod Succeeded
-    once no container runs.
+
+def exited_status(
+    pod: dict, host_ip: str, pod_ip: str, images: dict[str, Image], exiting: dict[str, int], restarts: int
+) -> dict:
+    """The status after the containers in `exiting` (name -> exit code) ended.
+
+    A container the restartPolicy restarts (Always; OnFailure after a non-zero code) waits in
+    CrashLoopBackOff with the exit as lastState and the pod stays Running; otherwise it stays
+    terminated (Completed, or Error with its code), and once no container runs the pod is
+    Succeeded when every code was 0, else Failed.
     """
     status = running_status(pod, host_ip, pod_ip, images)
     spec = pod.get("spec") or {}
-    always = spec.get("restartPolicy", "Always") == "Always"
+    policy = spec.get("restartPolicy", "Always")
     name = pod["metadata"]["name"]
     reference = f"{name}_{pod['metadata'].get('namespace', 'default')}({pod['metadata'].get('uid', '')})"
     for container in status["containerStatuses"]:
         if container["name"] not in exiting:
             continue
         started = container["state"]["running"]["startedAt"]
+        code = exiting[container["name"]]
+        always = restarts_after(policy, code)
         terminated = {
-            "exitCode": 0,
-            "reason": "Completed",
+            "exitCode": code,
+            "reason": "Completed" if code == 0 else "Error",
             "startedAt": started,
             "finishedAt": now_rfc3339(),
             "containerID": container["containerID"],
@@ -230,10 +233,12 @@ def exited_status(
     for condition in status["conditions"]:
         if condition["type"] in ("Ready", "ContainersReady"):
             condition.update(status="False", reason="ContainersNotReady", message=message)
-    if not always and len(exiting) == len(status["containerStatuses"]):
-        status["phase"] = "Succeeded"
+    ended = [c for c in status["containerStatuses"] if "terminated" in c["state"]]
+    if len(ended) == len(status["containerStatuses"]):
+        failed = any(c["state"]["terminated"]["exitCode"] for c in ended)
+        status["phase"] = "Failed" if failed else "Succeeded"
         for condition in status["conditions"]:
-            if condition["type"] in ("Ready", "ContainersReady"):
+            if condition["type"] in ("Ready", "ContainersReady") and not failed:
                 condition["reason"] = "PodCompleted"
                 condition.pop("message", None)
     return status
@@ -266,3 +271,20 @@ def restarted_status(
         }
     status["startTime"] = (pod.get("status") or {}).get("startTime") or status["startTime"]
     return status
+
+
+# The pod conditions the kubelet's status manager writes; any other (DisruptionTarget from the
+# scheduler or an eviction, a readiness gate's) belongs to someone else and is kept.
+KUBELET_CONDITIONS = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")
+
+
+def keep_foreign_status(live: dict, status: dict) -> dict:
+    """The kubelet's new status with the fields it does not own taken from the live object, as
+    the status manager merges: status.nominatedNodeName and other components' conditions."""
+    merged = dict(status)
+    if live.get("nominatedNodeName"):
+        merged["nominatedNodeName"] = live["nominatedNodeName"]
+    foreign = [c for c in live.get("conditions") or [] if c.get("type") not in KUBELET_CONDITIONS]
+    if foreign:
+        merged["conditions"] = [*(status.get("conditions") or []), *foreign]
+    return merged

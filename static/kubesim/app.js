@@ -61,7 +61,8 @@ const clusterView = new ClusterView(store, {
   onWorkload(w, anchor) {
     const ns = w.metadata.namespace || "default";
     openMenu(anchor, `${w.kind.toLowerCase()}/${w.metadata.name}`, [
-      { label: t("scale"), run: () => scaleWorkload(w) },
+      // Only what has spec.replicas scales (not a DaemonSet or a Job).
+      ...("replicas" in (w.spec || {}) ? [{ label: t("scale"), run: () => scaleWorkload(w) }] : []),
       { label: t("inspect"), run: () => inspectObject(w.kind, ns, w.metadata.name) },
       { label: t("delete"), danger: true, run: () => deleteObject(w.kind, ns, w.metadata.name) },
     ]);

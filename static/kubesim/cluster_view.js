@@ -380,8 +380,7 @@ export class ClusterView {
     }
     const short = Object.fromEntries(KINDS.workloads.map((k) => [k, KINDS.resources[k].shortNames[0] || k.toLowerCase()]));
     box.append(h("div", { class: "workload-list" }, items.map((w) => {
-      const want = (w.spec || {}).replicas ?? 1;
-      const ready = (w.status || {}).readyReplicas || 0;
+      const [ready, want] = workloadCount(w);
       return h("button", {
         type: "button",
         class: `workload${ready >= want ? " is-ready" : ""}`,
@@ -390,6 +389,16 @@ export class ClusterView {
       h("span", { class: "wl-count", text: `${ready}/${want}` }));
     })));
   }
+}
+
+// What a workload's chip counts: its ready replicas of spec.replicas; a DaemonSet's ready pods of
+// the nodes that should run one; a Job's succeeded pods of its completions.
+function workloadCount(w) {
+  const spec = w.spec || {};
+  const status = w.status || {};
+  if (w.kind === "DaemonSet") return [status.numberReady || 0, status.desiredNumberScheduled || 0];
+  if (w.kind === "Job") return [status.succeeded || 0, spec.completions ?? 1];
+  return [status.readyReplicas || 0, spec.replicas ?? 1];
 }
 
 function queueLine(queue) {

@@ -12,16 +12,23 @@ pytestmark = pytest.mark.browser
 
 
 def pod_yaml(name: str, cpu: str, priority: int) -> str:
+    """A pod of PriorityClass p<priority> (created first in the same document), or of none for 0."""
+    klass = (
+        f"apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: p{priority}\n"
+        f"value: {priority}\n---\n"
+        if priority
+        else ""
+    )
+    line = f"  priorityClassName: p{priority}\n" if priority else ""
     return f"""\
-apiVersion: v1
+{klass}apiVersion: v1
 kind: Pod
 metadata:
   name: {name}
   labels:
     app: {name}
 spec:
-  priority: {priority}
-  containers:
+{line}  containers:
     - name: c
       image: nginx:1.15
       resources:

@@ -15,15 +15,32 @@ def drive(name: str = "demo") -> None:
     async_to_sync(controlplane.run_until_idle)(name)
 
 
+CLASSES = (10, 1000)  # PriorityClasses p10 and p1000; priority 0 is the default without a class
+
+
+@pytest.fixture(autouse=True)
+def priority_classes(demo):
+    for value in CLASSES:
+        meta = {"name": f"p{value}"}
+        body = {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": meta,
+            "value": value,
+        }
+        api.create(demo, body, KUBECTL)
+
+
 def make_pod(name: str, cpu: str, priority: int = 0, labels: dict | None = None) -> dict:
+    """A pod of PriorityClass p<priority> (Priority admission resolves its spec.priority)."""
+    spec = {"containers": [{"name": "c", "image": "nginx:1.15", "resources": {"requests": {"cpu": cpu}}}]}
+    if priority:
+        spec["priorityClassName"] = f"p{priority}"
     return {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": "default", "labels": labels or {"app": name}},
-        "spec": {
-            "priority": priority,
-            "containers": [{"name": "c", "image": "nginx:1.15", "resources": {"requests": {"cpu": cpu}}}],
-        },
+        "spec": spec,
     }
 
 

@@ -84,3 +84,45 @@ def _now():
     from datetime import UTC, datetime
 
     return datetime.now(UTC)
+
+
+def test_describe_priority_class_job_and_daemon_set_are_kubectls_text(kubectl):
+    from cluster.kubeapi.describe_scheduling import describe_daemon_set, describe_job, describe_priority_class
+
+    def events_about(obj: dict) -> list[dict]:
+        return [
+            e for e in json.loads(kubectl.ok("get", "events", "-o", "json"))["items"] if _involves(e, obj)
+        ]
+
+    def same(kind: str, name: str, lines_of) -> None:
+        obj = json.loads(kubectl.ok("get", kind, name, "-o", "json"))
+        out = kubectl.ok("describe", kind, name)
+        assert without_ages(out) == without_ages(_with_events(lines_of(obj), events_about(obj), _now()))
+
+    try:
+        kubectl.ok("create", "priorityclass", "described-pc", "--value=42", "--description=for describe")
+        same("priorityclass", "described-pc", describe_priority_class)
+        same("priorityclass", "system-node-critical", describe_priority_class)
+        kubectl.ok("create", "job", "described-job", "--image=busybox:1.36", "--", "echo", "hi")
+        for _ in range(100):
+            if "Complete" in kubectl.ok("get", "job", "described-job"):
+                break
+            time.sleep(0.2)
+        same("job", "described-job", describe_job)
+        kubectl.ok(
+            "apply",
+            "-f",
+            "-",
+            stdin=RC.replace("ReplicationController", "DaemonSet")
+            .replace("apiVersion: v1", "apiVersion: apps/v1")
+            .replace("  replicas: 2\n", "")
+            .replace("  selector:\n    app: described", "  selector:\n    matchLabels:\n      app: described")
+            .replace("name: described", "name: described-ds"),
+        )
+        pods = _wait_running(kubectl, "app=described", 1)
+        time.sleep(0.5)  # the DaemonSet's status catches up
+        same("daemonset", "described-ds", lambda ds: describe_daemon_set(ds, pods))
+    finally:
+        kubectl.run("delete", "ds", "described-ds", "--ignore-not-found")
+        kubectl.run("delete", "job", "described-job", "--ignore-not-found")
+        kubectl.run("delete", "priorityclass", "described-pc", "--ignore-not-found")

@@ -51,7 +51,7 @@ def test_labs_are_listed_in_course_order_with_their_published_state(teacher):
     page = teacher.get("/labs/manage/").content.decode()
     slugs = re.findall(r"<code>([a-z-]+)</code>", page)
     ids = [load_lab_file(str(path)).id for path in bundled_paths()]
-    assert slugs[: len(ids)] == ids and ids[0] == "list-watch" and ids[-1] == "scaling"
+    assert slugs[: len(ids)] == ids and ids[0] == "list-watch" and ids[-1] == "daemonsets"
     assert page.count('class="labs-state is-published"') == len(ids)
     LabDefinition.objects.filter(slug="scaling").update(published=False)
     assert 'class="labs-state is-draft">Draft<' in teacher.get("/labs/manage/").content.decode()

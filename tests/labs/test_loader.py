@@ -135,5 +135,5 @@ def test_bundled_labs_are_valid_and_bilingual(path):
         assert step.instructions.en.strip() and step.instructions.zh.strip()
 
 
-def test_there_are_nine_bundled_labs():
-    assert len(bundled_paths()) == 9
+def test_there_are_eleven_bundled_labs():
+    assert len(bundled_paths()) == 11

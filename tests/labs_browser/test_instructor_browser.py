@@ -44,7 +44,7 @@ def test_the_instructor_imports_edits_saves_and_runs_a_class(teacher_page, brows
     page.wait_for_url(f"{base}/labs/manage/", timeout=TIMEOUT_MS)
     slugs = page.locator(".labs-table tbody tr td code").all_text_contents()
     assert slugs[:3] == ["list-watch", "nodename", "nodeselector"] and slugs[8] == "scaling"
-    assert page.locator(".labs-state.is-published").count() == 9
+    assert page.locator(".labs-state.is-published").count() == 11
     shot(page, "manage")
 
     # Import a file, find the error by its line number, fix it and save.

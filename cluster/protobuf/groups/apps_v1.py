@@ -9,9 +9,44 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.apps.v1"
 GROUP_VERSION = "apps/v1"
-KINDS = ("Deployment", "ReplicaSet")
+KINDS = ("DaemonSet", "Deployment", "ReplicaSet")
 
 MESSAGES = {
+    "DaemonSet": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "DaemonSetSpec", "o"),
+        (3, "status", "DaemonSetStatus", "o"),
+    ),
+    "DaemonSetCondition": (
+        (1, "type", "string", ""),
+        (2, "status", "string", ""),
+        (3, "lastTransitionTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "o"),
+        (4, "reason", "string", "o"),
+        (5, "message", "string", "o"),
+    ),
+    "DaemonSetSpec": (
+        (1, "selector", "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", "*"),
+        (2, "template", "k8s.io.api.core.v1.PodTemplateSpec", ""),
+        (3, "updateStrategy", "DaemonSetUpdateStrategy", "o"),
+        (4, "minReadySeconds", "int32", "o"),
+        (6, "revisionHistoryLimit", "int32", "*o"),
+    ),
+    "DaemonSetStatus": (
+        (1, "currentNumberScheduled", "int32", ""),
+        (2, "numberMisscheduled", "int32", ""),
+        (3, "desiredNumberScheduled", "int32", ""),
+        (4, "numberReady", "int32", ""),
+        (5, "observedGeneration", "int64", "o"),
+        (6, "updatedNumberScheduled", "int32", "o"),
+        (7, "numberAvailable", "int32", "o"),
+        (8, "numberUnavailable", "int32", "o"),
+        (9, "collisionCount", "int32", "*o"),
+        (10, "conditions", "DaemonSetCondition", "ro"),
+    ),
+    "DaemonSetUpdateStrategy": (
+        (1, "type", "string", "o"),
+        (2, "rollingUpdate", "RollingUpdateDaemonSet", "*o"),
+    ),
     "Deployment": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "spec", "DeploymentSpec", "o"),
@@ -76,6 +111,10 @@ MESSAGES = {
         (7, "terminatingReplicas", "int32", "*o"),
         (3, "observedGeneration", "int64", "o"),
         (6, "conditions", "ReplicaSetCondition", "ro"),
+    ),
+    "RollingUpdateDaemonSet": (
+        (1, "maxUnavailable", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", "*o"),
+        (2, "maxSurge", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", "*o"),
     ),
     "RollingUpdateDeployment": (
         (1, "maxUnavailable", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", "*o"),

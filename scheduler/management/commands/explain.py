@@ -27,7 +27,8 @@ class Command(BaseCommand):
             "--cluster",
             required=True,
             type=Path,
-            help="Nodes, Pods (spec.priority honoured) and PodDisruptionBudgets (multi-doc or v1 List)",
+            help="Nodes, Pods (spec.priority or priorityClassName honoured), PriorityClasses and "
+            "PodDisruptionBudgets (multi-doc or v1 List)",
         )
         parser.add_argument("--pod", required=True, type=Path, help="the Pod to place")
         parser.add_argument("--config", type=Path, help="a KubeSchedulerConfiguration (v1)")
@@ -46,7 +47,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             cluster = load_cluster(options["cluster"])
-            pod = load_pod(options["pod"])
+            pod = load_pod(options["pod"], cluster.classes)
             profile = load_profile(options["config"])
         except InputError as err:
             self.stderr.write(f"error: {err}")
