@@ -65,6 +65,7 @@ class ControlPlane:
                 self.kubelets.workers.clear()
             if not worked:
                 await self.scheduler.save_attempts()  # idle now: nothing waits for the lull
+                await self.scheduler.explainer.explain_all()
                 return
         raise RuntimeError(f"control plane of {self.cluster_name!r} did not settle in {max_rounds} rounds")
 
@@ -77,6 +78,7 @@ class ControlPlane:
         self.tasks.append(asyncio.create_task(self._leases()))
         self.tasks.append(asyncio.create_task(self._write_events()))
         self.tasks.append(asyncio.create_task(self._collect_garbage()))
+        self.tasks.append(asyncio.create_task(self.scheduler.explainer.run()))
         broadcast.bind_loop()
         broadcast.listen(self.cluster_name)
         self.listening = True
@@ -92,6 +94,7 @@ class ControlPlane:
             for task in task_map.values():
                 task.cancel()
             component.informer.close()
+        self.scheduler.explainer.close()
         self.tasks.clear()
         if self.listening:
             broadcast.unlisten(self.cluster_name)

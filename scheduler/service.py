@@ -24,12 +24,13 @@ from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowTrace
-from scheduler import texts
+from scheduler import explanations, texts
 from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduler.engine.queueing_hints import ADD, DELETE, POD, ClusterEvent, node_events, pod_events
+from scheduler.explanations import Explainer
 from scheduler.models import SchedulingAttempt
 from scheduler.queue import QueuedPod, SchedulingQueue, describe_entry
 
@@ -93,8 +94,10 @@ class Scheduler:
         # Pending pods nominated to a node (status.nominatedNodeName): upstream's PodNominator.
         self.nominated: dict[tuple[str, str], tuple[PodInfo, str]] = {}
         self.profile = None  # built on first use: plugins load once per scheduler
-        # Attempts of the current pass, written in one batch when the queue is drained.
+        # Attempts of the current pass not written yet: with the binding, or when the queue is
+        # drained. Their explanations are built later (scheduler/explanations.py).
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
+        self.explainer = Explainer(cluster_name)
 
     async def warm_up(self) -> None:
         """Pay the first cycle's one-off costs (loading every plugin, the first use of each code
@@ -122,12 +125,10 @@ class Scheduler:
         return batch
 
     async def save_attempts(self) -> None:
-        """Write the pending attempts: explained (JSON for every node: ~4 ms for 100 nodes) off the
-        database thread, then inserted in one batch."""
+        """Write the pending attempts in one batch; their explanations follow in a lull."""
         batch = self._take_unsaved()
         if batch:
-            explained = await asyncio.to_thread(_explain, batch)
-            await db(_insert_attempts)(explained)
+            self.explainer.add(await db(_insert_attempts)(batch))
 
     def next_wakeup(self) -> float | None:
         return self.queue.next_wakeup()
@@ -135,6 +136,7 @@ class Scheduler:
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
+            self.explainer.register(self.cluster.pk)
         return self.informer.sync()
 
     # -- the snapshot and the queue follow the watch ------------------------------------------
@@ -233,10 +235,9 @@ class Scheduler:
         queue = {"queue": "bound", "attempts": entry.attempts + 1, "wokenBy": woken_by}
         self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, _assigned(pod, node), queue)
         if await gate.is_open(self.cluster_name, trace_id):
-            # Nobody could see steps 9–11 apart. A small cluster's attempts (cheap to explain) go
-            # in the same trip to the database thread, ahead of the binding.
-            attempts = self._take_unsaved() if len(self.snapshot) <= INLINE_MAX_NODES else []
-            bound = await db(self._place)(entry, decision, node, attempts)
+            # Nobody could see steps 9–11 apart. The attempts go in the same trip to the database
+            # thread, ahead of the binding.
+            bound = await self._place_saving(entry, decision, node)
         else:
             await db(self._record_placement)(entry, decision, node, (9,))
             await gate.before_step(self.cluster_name, trace_id, 10)
@@ -312,13 +313,19 @@ class Scheduler:
         )
         self.unsaved.append((attempt, decision))
 
-    def _place(self, entry: QueuedPod, decision, node: str, attempts: list) -> bool:
+    async def _place_saving(self, entry: QueuedPod, decision, node: str) -> bool:
+        attempts = self._take_unsaved()
+        bound, saved = await db(self._place)(entry, decision, node, attempts)
+        self.explainer.add(saved)
+        return bound
+
+    def _place(self, entry: QueuedPod, decision, node: str, attempts: list) -> tuple[bool, list]:
         """Steps 9 and 10 (the node picked, the binding sent), then the binding itself (step 11);
         `attempts` are saved first, so none is read after its binding without it."""
-        if attempts:
-            _insert_attempts(_explain(attempts))
-        self._record_placement(entry, decision, node, (9, 10))
-        return self._bind(entry, node)
+        with transaction.atomic():
+            saved = _insert_attempts(attempts)
+            self._record_placement(entry, decision, node, (9, 10))
+            return self._bind(entry, node), saved
 
     def _record_placement(self, entry: QueuedPod, decision, node: str, steps: tuple[int, ...]) -> None:
         if not entry.trace_id:
@@ -486,6 +493,7 @@ class Scheduler:
 
 def attempts(cluster: Cluster, namespace: str, pod: str, limit: int | None = 20) -> list[dict]:
     """The pod's scheduling attempts, newest first, each with `decision` = the engine's Decision.to_json()."""
+    explanations.ready(cluster, namespace, pod)
     rows = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
     return [row.to_json() for row in (rows[:limit] if limit else rows)]
 
@@ -506,28 +514,29 @@ ATTEMPT_COLUMNS = (
 )
 
 
-def _explain(batch: list[tuple[SchedulingAttempt, object]]) -> list[tuple[SchedulingAttempt, str]]:
-    """Each attempt with its decision in the engine's compact stored form (expanded when read)."""
-    return [
-        (attempt, json.dumps(to_compact(decision), ensure_ascii=False, separators=(",", ":")))
-        for attempt, decision in batch
-    ]
-
-
-def _insert_attempts(explained: list[tuple[SchedulingAttempt, str]]) -> None:
+def _insert_attempts(batch: list[tuple[SchedulingAttempt, object]]) -> list[tuple[int, str, str, object]]:
+    """Insert the attempts with no explanation yet; (id, namespace, pod, decision) of each, for
+    the explainer."""
+    if not batch:
+        return []
     table = connection.ops.quote_name(SchedulingAttempt._meta.db_table)
-    columns = ", ".join((*ATTEMPT_COLUMNS, "decision", "created_at"))
-    placeholders = ", ".join(["%s"] * (len(ATTEMPT_COLUMNS) + 2))
+    columns = ", ".join((*ATTEMPT_COLUMNS, "created_at"))
+    placeholders = ", ".join(["%s"] * (len(ATTEMPT_COLUMNS) + 1))
+    returning = connection.features.can_return_columns_from_insert
+    statement = f"INSERT INTO {table} ({columns}) VALUES ({placeholders})"
+    statement += " RETURNING id" if returning else ""
     now = timezone.now()
     created = connection.ops.adapt_datetimefield_value(now)
-    params = []
-    for attempt, text in explained:
-        attempt.created_at = now
-        values = [getattr(attempt, c) for c in ATTEMPT_COLUMNS]
-        values[1] = rows.json_param(json.dumps(attempt.queue, ensure_ascii=False))
-        params.append([*values, rows.json_param(text), created])
+    saved = []
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", params)
+        for attempt, decision in batch:
+            attempt.created_at = now
+            values = [getattr(attempt, c) for c in ATTEMPT_COLUMNS]
+            values[1] = rows.json_param(json.dumps(attempt.queue, ensure_ascii=False))
+            cursor.execute(statement, [*values, created])
+            attempt.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
+            saved.append((attempt.pk, attempt.namespace, attempt.pod, decision))
+    return saved
 
 
 def _assigned(pod: dict, node: str) -> str:
