@@ -14,19 +14,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 from cluster import broadcast, event_recorder, leader
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
 from cluster.controllers.manager import ControllerManager
 from cluster.informer import db, reset_connection
 from cluster.kubelet.kubelet import KubeletManager
+from cluster.lull import lull
 from cluster.models import Cluster
 from scheduler.service import Scheduler
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_RENEW_SECONDS = 10.0
-EVENT_DELAY_SECONDS = 0.05
+# A burst puts the Events it queued off this long at most, or until this many wait.
+EVENT_MAX_DEFER_SECONDS = 5.0
+EVENT_MAX_PENDING = 2000
 # Throwaway clusters that their creator drives itself with run_until_idle (labs' self-test,
 # bench_flow): a second control plane would act on them twice.
 DRIVEN_ELSEWHERE = ("checklab-", "bench-")
@@ -132,16 +136,25 @@ class ControlPlane:
             waiter.close()
 
     async def _write_events(self) -> None:
-        """The event broadcaster: a moment after Events are queued, write them in order."""
+        """The event broadcaster: Events queued by the components are written in order, in batches
+        of one transaction each, in the control plane's lulls: they are news about its work, not
+        part of it."""
         waiter = event_recorder.QUEUED.subscribe(self.cluster_name)
         try:
             while True:
                 await waiter.wait(POLL_SECONDS)
-                # Let the work that queued them go first: Events are news about it, not part of it.
-                await asyncio.sleep(EVENT_DELAY_SECONDS)
+                deadline = time.monotonic() + EVENT_MAX_DEFER_SECONDS
                 try:
-                    while await db(event_recorder.flush)(self.cluster_name):
-                        await asyncio.sleep(0)
+                    while event_recorder.pending(self.cluster_name):
+                        quiet = event_recorder.pending(self.cluster_name) < EVENT_MAX_PENDING and (
+                            await lull(self.cluster_name, deadline)
+                        )
+                        # Put off no longer, the control plane still at work: a short batch, and
+                        # the next one a second later.
+                        limit = 100 if quiet else 20
+                        await db(event_recorder.flush)(self.cluster_name, limit)
+                        if not quiet:
+                            deadline = time.monotonic() + 1.0
                 except Exception:
                     logger.exception("events of %s could not be written", self.cluster_name)
                     await db(reset_connection)()

@@ -23,15 +23,17 @@ from django.db import connection, transaction
 
 from cluster import broadcast
 from cluster.apiserver import rows
+from cluster.lull import lull
 from scheduler.engine.compact import to_compact
 from scheduler.models import SchedulingAttempt
 
-# How long the control plane must have been quiet before the explainer takes its turn, and how
-# long a burst may put it off.
-QUIET_SECONDS = 0.05
-MAX_DEFER_SECONDS = 3.0
-# Attempts explained per trip to a worker thread and written per transaction.
-CHUNK = 50
+# How long a burst of the control plane may put the explainer off (cluster/lull.py), and how many
+# decisions it may keep waiting meanwhile (each holds its cycle's score columns).
+MAX_DEFER_SECONDS = 10.0
+MAX_PENDING = 2000
+# Attempts explained per trip to a worker thread and written per transaction (~40 ms of CPU on
+# 100 nodes: a lull's work must not hold up the next pod for long).
+CHUNK = 10
 # A reader in another process waits this long for the control plane's writer.
 WAIT_SECONDS = 10.0
 WAIT_POLL_SECONDS = 0.05
@@ -85,8 +87,6 @@ class Explainer:
             ids = ids[:limit] if limit else ids
             taken = [(i, self.pending.pop(i)[2]) for i in ids]
             self.in_flight.update(ids)
-            if self.pending:
-                self.oldest = time.monotonic()
         return taken
 
     def _done(self, ids) -> None:
@@ -113,7 +113,8 @@ class Explainer:
                 if not self.pending:
                     await waiter.wait(1.0)
                     continue
-                await _lull(self.cluster_name, self.oldest + MAX_DEFER_SECONDS)
+                if len(self.pending) < MAX_PENDING:
+                    await lull(self.cluster_name, self.oldest + MAX_DEFER_SECONDS)
                 await self.explain_some(CHUNK)
         finally:
             waiter.close()
@@ -139,19 +140,6 @@ class Explainer:
             self._explain_and_store(taken, False)
         with self.lock:
             self.lock.wait_for(lambda: not self.in_flight, timeout=WAIT_SECONDS)
-
-
-async def _lull(cluster_name: str, deadline: float) -> None:
-    """Return once this process's control plane has been idle QUIET_SECONDS, or at `deadline`."""
-    quiet_since = None
-    while time.monotonic() < deadline:
-        if broadcast.busy(cluster_name):
-            quiet_since = None
-        elif quiet_since is None:
-            quiet_since = time.monotonic()
-        elif time.monotonic() - quiet_since >= QUIET_SECONDS:
-            return
-        await asyncio.sleep(0.01)
 
 
 def store(explained: list[tuple[int, str]]) -> None:

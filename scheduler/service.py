@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import transaction
 
 from cluster import event_recorder
-from cluster.apiserver import rows
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
@@ -24,7 +21,8 @@ from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowTrace
-from scheduler import explanations, texts
+from scheduler import attempt_rows, batch, explanations, texts
+from scheduler.batch import INLINE_MAX_NODES
 from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
 from scheduler.engine.podinfo import PodInfo
@@ -41,10 +39,6 @@ MERGE_PATCH = "application/merge-patch+json"
 # ReplicationControllers and ReplicaSets, not every workload kind (docs/scheduler.md).
 SPREADING_OWNER_KINDS = ("ReplicationController", "ReplicaSet")
 
-
-# Clusters up to this many nodes are scheduled on the event loop (the demo's 3 nodes: 0.1 ms, and
-# 0.15 ms more to explain), bigger ones in a worker thread.
-INLINE_MAX_NODES = 10
 
 _SAMPLE_NODE = {
     "metadata": {"name": "warm-up", "labels": {"kubernetes.io/hostname": "warm-up"}},
@@ -113,7 +107,10 @@ class Scheduler:
         self.queue.flush()
         worked = bool(deltas) or self.informer.behind
         while (entry := self.queue.pop()) is not None:
-            await self.schedule_one(entry)
+            if await batch.gate_open(self.cluster_name):
+                await batch.schedule_all(self, batch.take(self.queue, entry))
+            else:
+                await self.schedule_one(entry)
             worked = True
         # The queue is drained: the attempts of this pass are saved now, so an attempt is never
         # read after its binding without it (one batch per pass, not one insert per pod).
@@ -126,9 +123,9 @@ class Scheduler:
 
     async def save_attempts(self) -> None:
         """Write the pending attempts in one batch; their explanations follow in a lull."""
-        batch = self._take_unsaved()
-        if batch:
-            self.explainer.add(await db(_insert_attempts)(batch))
+        unsaved = self._take_unsaved()
+        if unsaved:
+            self.explainer.add(await db(attempt_rows.insert)(unsaved))
 
     def next_wakeup(self) -> float | None:
         return self.queue.next_wakeup()
@@ -222,18 +219,11 @@ class Scheduler:
                 schedule, pod, self.snapshot, self.profile, nominated=nominated
             )
         revision = self.informer.revision or 0
-        woken_by, previous_message = entry.woken_by, entry.last_message
         if decision.selected is None:
-            self.queue.park(entry, decision.message or "", decision.rejecting_plugins())
-            queue = {**describe_entry(entry), "wokenBy": woken_by}
-            cleared = await db(self._unschedulable)(entry, decision, revision, queue, previous_message)
-            self._after_preemption(entry, decision, cleared)
+            await self.failed_cycle(entry, decision, revision)
             return
-        self.queue.done(entry)
-        self.nominated.pop(entry.key, None)
+        self.scheduled(entry, decision, revision)
         node = decision.selected
-        queue = {"queue": "bound", "attempts": entry.attempts + 1, "wokenBy": woken_by}
-        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, _assigned(pod, node), queue)
         if await gate.is_open(self.cluster_name, trace_id):
             # Nobody could see steps 9–11 apart. The attempts go in the same trip to the database
             # thread, ahead of the binding.
@@ -251,6 +241,23 @@ class Scheduler:
             self._account_bound(entry.key, assumed, node)
             if known is None:
                 self.queue.on_event(ClusterEvent(POD, ADD, None, assumed))
+
+    async def failed_cycle(self, entry: QueuedPod, decision, revision: int) -> None:
+        """No node fits: the pod waits in the queue; the attempt, the event, the pod's condition
+        and any preemption are written."""
+        woken_by, previous_message = entry.woken_by, entry.last_message
+        self.queue.park(entry, decision.message or "", decision.rejecting_plugins())
+        queue = {**describe_entry(entry), "wokenBy": woken_by}
+        cleared = await db(self._unschedulable)(entry, decision, revision, queue, previous_message)
+        self._after_preemption(entry, decision, cleared)
+
+    def scheduled(self, entry: QueuedPod, decision, revision: int) -> None:
+        """A node was picked: the pod leaves the queue, its attempt waits to be saved."""
+        self.queue.done(entry)
+        self.nominated.pop(entry.key, None)
+        queue = {"queue": "bound", "attempts": entry.attempts + 1, "wokenBy": entry.woken_by}
+        message = _assigned(entry.pod, decision.selected)
+        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, message, queue)
 
     def _after_preemption(self, entry: QueuedPod, decision, cleared: list[tuple[str, str]]) -> None:
         """Keep the nominator in step with what the failed cycle wrote to the API."""
@@ -323,7 +330,7 @@ class Scheduler:
         """Steps 9 and 10 (the node picked, the binding sent), then the binding itself (step 11);
         `attempts` are saved first, so none is read after its binding without it."""
         with transaction.atomic():
-            saved = _insert_attempts(attempts)
+            saved = attempt_rows.insert(attempts)
             self._record_placement(entry, decision, node, (9, 10))
             return self._bind(entry, node), saved
 
@@ -496,47 +503,6 @@ def attempts(cluster: Cluster, namespace: str, pod: str, limit: int | None = 20)
     explanations.ready(cluster, namespace, pod)
     rows = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
     return [row.to_json() for row in (rows[:limit] if limit else rows)]
-
-
-ATTEMPT_COLUMNS = (
-    "cluster_id",
-    "queue",
-    "namespace",
-    "pod",
-    "pod_uid",
-    "attempt",
-    "result",
-    "node",
-    "message",
-    "revision",
-    "nodes",
-    "trace_id",
-)
-
-
-def _insert_attempts(batch: list[tuple[SchedulingAttempt, object]]) -> list[tuple[int, str, str, object]]:
-    """Insert the attempts with no explanation yet; (id, namespace, pod, decision) of each, for
-    the explainer."""
-    if not batch:
-        return []
-    table = connection.ops.quote_name(SchedulingAttempt._meta.db_table)
-    columns = ", ".join((*ATTEMPT_COLUMNS, "created_at"))
-    placeholders = ", ".join(["%s"] * (len(ATTEMPT_COLUMNS) + 1))
-    returning = connection.features.can_return_columns_from_insert
-    statement = f"INSERT INTO {table} ({columns}) VALUES ({placeholders})"
-    statement += " RETURNING id" if returning else ""
-    now = timezone.now()
-    created = connection.ops.adapt_datetimefield_value(now)
-    saved = []
-    with transaction.atomic(), connection.cursor() as cursor:
-        for attempt, decision in batch:
-            attempt.created_at = now
-            values = [getattr(attempt, c) for c in ATTEMPT_COLUMNS]
-            values[1] = rows.json_param(json.dumps(attempt.queue, ensure_ascii=False))
-            cursor.execute(statement, [*values, created])
-            attempt.pk = cursor.fetchone()[0] if returning else cursor.lastrowid
-            saved.append((attempt.pk, attempt.namespace, attempt.pod, decision))
-    return saved
 
 
 def _assigned(pod: dict, node: str) -> str:

@@ -27,6 +27,7 @@ from cluster.informer import Delta, Informer, db
 from cluster.kubelet import images as catalog
 from cluster.kubelet import runtime
 from cluster.kubelet.nodes import NodeDuties
+from cluster.kubelet.statuswriter import StatusWriter
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
 
@@ -50,6 +51,8 @@ class KubeletManager(NodeDuties):
         # Image pull and crash-loop back-offs: when, and the coroutine to run then.
         self.retries: dict[tuple[str, str], tuple[float, Callable[[], Awaitable[None]]]] = {}
         self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
+        # Reports of the pod workers that reach them together, written in one transaction.
+        self.status_writer = StatusWriter(self._write_status)
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -166,7 +169,7 @@ class KubeletManager(NodeDuties):
         exiting = {c["name"] for c in containers if runtime.exits_at_once(c, pulled[c["name"]])}
         if not exiting:
             status = runtime.running_status(pod, host_ip, pod_ip, pulled)
-            await db(self._write_status)(pod, status, trace_id, node, step_12)
+            await self.status_writer.write(pod, status, trace_id, node, step_12)
             return
         status = runtime.exited_status(pod, host_ip, pod_ip, pulled, exiting, restarts)
         await db(self._write_status)(pod, status, trace_id, node, step_12)
