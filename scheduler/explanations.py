@@ -29,8 +29,8 @@ from scheduler.models import SchedulingAttempt
 
 # How long a burst of the control plane may put the explainer off (cluster/lull.py), and how many
 # decisions it may keep waiting meanwhile (each holds its cycle's score columns).
-MAX_DEFER_SECONDS = 10.0
-MAX_PENDING = 2000
+MAX_DEFER_SECONDS = 30.0
+MAX_PENDING = 1500
 # Attempts explained per trip to a worker thread and written per transaction (~40 ms of CPU on
 # 100 nodes: a lull's work must not hold up the next pod for long).
 CHUNK = 10
