@@ -35,6 +35,7 @@ EVENT_MAX_PENDING = 2000
 # bench_flow): a second control plane would act on them twice.
 DRIVEN_ELSEWHERE = ("checklab-", "bench-")
 STATUS_REPORT_EVERY = 30  # lease renewals: 5 minutes
+STOP_EXPLAIN_SECONDS = 5.0
 
 
 class ControlPlane:
@@ -88,6 +89,10 @@ class ControlPlane:
         self.listening = True
 
     async def stop(self) -> None:
+        # The explanations this scheduler still holds are written before it goes (a bounded wait:
+        # readers in other processes wait for them).
+        with contextlib.suppress(Exception, TimeoutError):
+            await asyncio.wait_for(self.scheduler.explainer.explain_all(), STOP_EXPLAIN_SECONDS)
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -100,6 +105,10 @@ class ControlPlane:
             component.informer.close()
         self.scheduler.explainer.close()
         self.tasks.clear()
+        # A cancelled task's call into the database thread still runs there: one more trip waits
+        # for it, so nothing of this control plane writes after stop().
+        with contextlib.suppress(Exception):
+            await db(lambda: None)()
         if self.listening:
             broadcast.unlisten(self.cluster_name)
             self.listening = False

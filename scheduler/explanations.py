@@ -18,8 +18,10 @@ import asyncio
 import json
 import threading
 import time
+from datetime import timedelta
 
 from django.db import connection, transaction
+from django.utils import timezone
 
 from cluster import broadcast
 from cluster.apiserver import rows
@@ -37,6 +39,7 @@ CHUNK = 10
 # A reader in another process waits this long for the control plane's writer.
 WAIT_SECONDS = 10.0
 WAIT_POLL_SECONDS = 0.05
+RECENT_SECONDS = 60.0
 
 # cluster id -> the explainer of this process's scheduler for it.
 _explainers: dict[int, Explainer] = {}
@@ -161,8 +164,11 @@ def ready(cluster, namespace: str, pod: str) -> None:
     if local is not None:
         local.explain_pod(namespace, pod)
         return
+    # Only recent ones are waited for: a control plane killed mid-burst leaves its last few
+    # unexplained for good (they read as decision null).
+    since = timezone.now() - timedelta(seconds=RECENT_SECONDS)
     unexplained = SchedulingAttempt.objects.filter(
-        cluster=cluster, namespace=namespace, pod=pod, decision__isnull=True
+        cluster=cluster, namespace=namespace, pod=pod, decision__isnull=True, created_at__gte=since
     )
     deadline = time.monotonic() + WAIT_SECONDS
     while unexplained.exists() and time.monotonic() < deadline:
