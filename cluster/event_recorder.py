@@ -120,9 +120,13 @@ def flush(cluster_name: str, limit: int = 100) -> int:
         return 0
     written = 0
     fresh: dict[tuple, str] = {}  # Events created in this transaction
+    # Events wait for a lull: their cluster may have been deleted (or made anew) meanwhile.
+    live = set(Cluster.objects.filter(name=cluster_name).values_list("pk", flat=True))
     with transaction.atomic():
         while queue and written < limit:
             item = queue.popleft()
+            if item.cluster.pk not in live:
+                continue
             name = _seen.get(item.key) or fresh.get(item.key)
             if name is None or not _bump(item, name):
                 try:
