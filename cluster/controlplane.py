@@ -31,6 +31,7 @@ LEASE_RENEW_SECONDS = 10.0
 # A burst puts the Events it queued off this long at most, or until this many wait.
 EVENT_MAX_DEFER_SECONDS = 5.0
 EVENT_MAX_PENDING = 2000
+EVENT_BATCH = 20
 # Throwaway clusters that their creator drives itself with run_until_idle (labs' self-test,
 # bench_flow): a second control plane would act on them twice.
 DRIVEN_ELSEWHERE = ("checklab-", "bench-")
@@ -158,11 +159,9 @@ class ControlPlane:
                         quiet = event_recorder.pending(self.cluster_name) < EVENT_MAX_PENDING and (
                             await lull(self.cluster_name, deadline)
                         )
-                        # Put off no longer, the control plane still at work: a short batch, and
-                        # the next one a second later.
-                        limit = 100 if quiet else 20
-                        await db(event_recorder.flush)(self.cluster_name, limit)
-                        if not quiet:
+                        # Short batches: a request arriving in the lull waits for one at most.
+                        await db(event_recorder.flush)(self.cluster_name, EVENT_BATCH)
+                        if not quiet:  # the control plane still at work: the next one a second later
                             deadline = time.monotonic() + 1.0
                 except Exception:
                     logger.exception("events of %s could not be written", self.cluster_name)

@@ -33,9 +33,9 @@ from scheduler.models import SchedulingAttempt
 # decisions it may keep waiting meanwhile (each holds its cycle's score columns).
 MAX_DEFER_SECONDS = 30.0
 MAX_PENDING = 1500
-# Attempts explained per trip to a worker thread and written per transaction (~40 ms of CPU on
+# Attempts explained per trip to a worker thread and written per transaction (~20 ms of CPU on
 # 100 nodes: a lull's work must not hold up the next pod for long).
-CHUNK = 10
+CHUNK = 5
 # A reader in another process waits this long for the control plane's writer.
 WAIT_SECONDS = 10.0
 WAIT_POLL_SECONDS = 0.05
