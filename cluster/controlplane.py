@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
+import time
 
 from django.db import transaction
 
@@ -27,6 +28,7 @@ from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollecto
 from cluster.controllers.manager import ControllerManager
 from cluster.informer import db, reset_connection
 from cluster.kubelet.kubelet import KubeletManager
+from cluster.lull import lull
 from cluster.models import Cluster
 from k8s import clock
 from scheduler.queue import MAX_UNSCHEDULABLE_SECONDS, UNSCHEDULABLE
@@ -35,13 +37,17 @@ from scheduler.service import Scheduler
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_RENEW_SECONDS = 10.0
-EVENT_DELAY_SECONDS = 0.05
 EMBEDDED_SWEEP_SECONDS = 5.0
 HEARTBEAT_BATCH = 10  # node heartbeats per transaction, spread over LEASE_RENEW_SECONDS
+# A burst puts the Events it queued off this long at most, or until this many wait.
+EVENT_MAX_DEFER_SECONDS = 5.0
+EVENT_MAX_PENDING = 2000
+EVENT_BATCH = 20
 # Throwaway clusters that their creator drives itself with run_until_idle (labs' self-test,
 # bench_flow): a second control plane would act on them twice.
 DRIVEN_ELSEWHERE = ("checklab-", "bench-")
 STATUS_REPORT_EVERY = 30  # lease renewals: 5 minutes
+STOP_EXPLAIN_SECONDS = 5.0
 
 
 class ControlPlane:
@@ -82,6 +88,7 @@ class ControlPlane:
                 self.kubelets.workers.clear()
             if not worked:
                 await self.scheduler.save_attempts()  # idle now: nothing waits for the lull
+                await self.scheduler.explainer.explain_all()
                 return
         raise RuntimeError(f"control plane of {self.cluster_name!r} did not settle in {max_rounds} rounds")
 
@@ -94,11 +101,16 @@ class ControlPlane:
         self.tasks.append(asyncio.create_task(self._leases()))
         self.tasks.append(asyncio.create_task(self._write_events()))
         self.tasks.append(asyncio.create_task(self._collect_garbage()))
+        self.tasks.append(asyncio.create_task(self.scheduler.explainer.run()))
         broadcast.bind_loop()
         broadcast.listen(self.cluster_name)
         self.listening = True
 
     async def stop(self) -> None:
+        # The explanations this scheduler still holds are written before it goes (a bounded wait:
+        # readers in other processes wait for them).
+        with contextlib.suppress(Exception, TimeoutError):
+            await asyncio.wait_for(self.scheduler.explainer.explain_all(), STOP_EXPLAIN_SECONDS)
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:
@@ -109,7 +121,12 @@ class ControlPlane:
             for task in task_map.values():
                 task.cancel()
             component.informer.close()
+        self.scheduler.explainer.close()
         self.tasks.clear()
+        # A cancelled task's call into the database thread still runs there: one more trip waits
+        # for it, so nothing of this control plane writes after stop().
+        with contextlib.suppress(Exception):
+            await db(lambda: None)()
         if self.listening:
             broadcast.unlisten(self.cluster_name)
             self.listening = False
@@ -146,17 +163,24 @@ class ControlPlane:
             waiter.close()
 
     async def _write_events(self) -> None:
-        """The event broadcaster: a moment after Events are queued, write them in order."""
+        """The event broadcaster: Events queued by the components are written in order, in batches
+        of one transaction each, in the control plane's lulls: they are news about its work, not
+        part of it."""
         waiter = event_recorder.QUEUED.subscribe(self.cluster_name)
         try:
             while True:
                 if not event_recorder.pending(self.cluster_name):  # some may be queued before we began
                     await waiter.wait(self.poll)
-                # Let the work that queued them go first: Events are news about it, not part of it.
-                await asyncio.sleep(EVENT_DELAY_SECONDS)
+                deadline = time.monotonic() + EVENT_MAX_DEFER_SECONDS
                 try:
-                    while await db(event_recorder.flush)(self.cluster_name):
-                        await asyncio.sleep(0)
+                    while event_recorder.pending(self.cluster_name):
+                        quiet = event_recorder.pending(self.cluster_name) < EVENT_MAX_PENDING and (
+                            await lull(self.cluster_name, deadline)
+                        )
+                        # Short batches: a request arriving in the lull waits for one at most.
+                        await db(event_recorder.flush)(self.cluster_name, EVENT_BATCH)
+                        if not quiet:  # the control plane still at work: the next one a second later
+                            deadline = time.monotonic() + 1.0
                 except Exception:
                     logger.exception("events of %s could not be written", self.cluster_name)
                     await db(reset_connection)()

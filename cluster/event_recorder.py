@@ -14,6 +14,8 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from django.db import transaction
+
 from cluster import broadcast, event_correlator
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
@@ -110,22 +112,34 @@ def pending(cluster_name: str) -> int:
     return len(_queues.get(cluster_name, ()))
 
 
-def flush(cluster_name: str, limit: int = 20) -> int:
-    """Write up to `limit` queued Events in order (synchronous: the database thread); how many."""
+def flush(cluster_name: str, limit: int = 100) -> int:
+    """Write up to `limit` queued Events in order, in one transaction (synchronous: the database
+    thread); how many. Each Event is still its own API write, in a savepoint of its own."""
     queue = _queues.get(cluster_name)
+    if not queue:
+        return 0
     written = 0
-    while queue and written < limit:
-        item = queue.popleft()
-        name = _seen.get(item.key)
-        if name is None or not _bump(item, name):
-            try:
-                api.create(item.cluster, item.body, item.actor)
-            except ApiError:
-                continue  # its namespace is gone
-            if len(_seen) >= SEEN_LIMIT:
-                _seen.clear()  # forget old correlations rather than grow without bound
-            _seen[item.key] = item.body["metadata"]["name"]
-        written += 1
+    fresh: dict[tuple, str] = {}  # Events created in this transaction
+    # Events wait for a lull: their cluster may have been deleted (or made anew) meanwhile.
+    live = set(Cluster.objects.filter(name=cluster_name).values_list("pk", flat=True))
+    with transaction.atomic():
+        while queue and written < limit:
+            item = queue.popleft()
+            if item.cluster.pk not in live:
+                continue
+            name = _seen.get(item.key) or fresh.get(item.key)
+            if name is None or not _bump(item, name):
+                try:
+                    api.create(item.cluster, item.body, item.actor)
+                except ApiError:
+                    continue  # its namespace is gone
+                fresh[item.key] = item.body["metadata"]["name"]
+            written += 1
+    # Committed: only now are the Events there to be counted up by their repeats.
+    for key, name in fresh.items():
+        if len(_seen) >= SEEN_LIMIT:
+            _seen.clear()  # forget old correlations rather than grow without bound
+        _seen[key] = name
     return written
 
 

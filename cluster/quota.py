@@ -14,9 +14,10 @@ for students' sandboxes); the teacher overrides them per cluster (`Cluster.quota
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from functools import cache
 
 from django.conf import settings
-from django.db.models import Count
+from django.db import connection
 
 from cluster.apiserver import admission
 from cluster.apiserver.errors import ApiError
@@ -104,10 +105,22 @@ def admit(cluster, verb: str, kind: str, body: dict, actor) -> None:
 
 def counts(cluster) -> dict[str, int]:
     """Stored objects per counted kind, in one query over the (cluster, kind, …) index: Events
-    and Leases, the numerous ones, are never scanned."""
-    counted = [kind for kind in KINDS if kind not in UNCOUNTED]
-    rows = ApiObject.objects.filter(cluster=cluster, kind__in=counted).values("kind").annotate(n=Count("id"))
-    return {row["kind"]: row["n"] for row in rows}
+    and Leases, the numerous ones, are never scanned. Plain SQL: it runs with every create, and
+    compiling the ORM's grouped count cost ~1 ms, ten times running it."""
+    counted = tuple(kind for kind in KINDS if kind not in UNCOUNTED)
+    statement = _count_statement(connection.vendor, len(counted))
+    with connection.cursor() as cursor:
+        cursor.execute(statement, [cluster.pk, *counted])
+        return dict(cursor.fetchall())
+
+
+@cache
+def _count_statement(vendor: str, kinds: int) -> str:
+    table = connection.ops.quote_name(ApiObject._meta.db_table)
+    placeholders = ", ".join(["%s"] * kinds)
+    return (
+        f"SELECT kind, COUNT(*) FROM {table} WHERE cluster_id = %s AND kind IN ({placeholders}) GROUP BY kind"
+    )
 
 
 def install() -> None:

@@ -7,6 +7,7 @@ from django.db.models import Max
 from cluster.models import FlowStep
 from labs.labmodel import Text
 from labs.paths import parse_path, resolve
+from scheduler import explanations
 from scheduler.engine.compact import expand
 from scheduler.models import SchedulingAttempt
 
@@ -131,6 +132,7 @@ def event_expectation(params: dict) -> Text:
 
 def latest_attempt(cluster, namespace: str, pod: str) -> dict | None:
     """The explanation (Decision.to_json()) of the scheduler's newest attempt for the pod."""
+    explanations.ready(cluster, namespace, pod)
     attempts = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
     stored = attempts.order_by("-created_at", "-pk").values_list("decision", flat=True).first()
     return None if stored is None else expand(stored)

@@ -22,7 +22,9 @@ class SchedulingAttempt(models.Model):
     message = models.TextField(blank=True)  # the FailedScheduling text, or "Successfully assigned …"
     revision = models.BigIntegerField()  # the cluster revision the scheduler's snapshot reflected
     nodes = models.PositiveIntegerField()  # how many nodes the cycle considered
-    decision = models.JSONField()  # scheduler.engine.compact form; to_json() expands it
+    # scheduler.engine.compact form; to_json() expands it. NULL while it is being built
+    # (scheduler/explanations.py: readers call explanations.ready() first).
+    decision = models.JSONField(null=True)
     # Where the pod went after this attempt (queue, backoff, rejecting plugins, the events that
     # would retry it) and what had woken it for this attempt.
     queue = models.JSONField(default=dict, blank=True)
@@ -48,5 +50,5 @@ class SchedulingAttempt(models.Model):
             "trace": self.trace_id,
             "createdAt": self.created_at.isoformat(),
             "queue": self.queue,
-            "decision": expand(self.decision),
+            "decision": None if self.decision is None else expand(self.decision),
         }

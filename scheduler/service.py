@@ -9,13 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import transaction
 
 from cluster import event_recorder
-from cluster.apiserver import rows
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
@@ -25,13 +22,15 @@ from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowTrace
-from scheduler import texts
+from scheduler import attempt_rows, batch, explanations, texts
+from scheduler.batch import INLINE_MAX_NODES
 from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduler.engine.queueing_hints import ADD, DELETE, POD, ClusterEvent, node_events, pod_events
+from scheduler.explanations import Explainer
 from scheduler.models import SchedulingAttempt
 from scheduler.queue import QueuedPod, SchedulingQueue, describe_entry
 
@@ -43,10 +42,6 @@ MERGE_PATCH = "application/merge-patch+json"
 SPREADING_OWNER_KINDS = ("ReplicationController", "ReplicaSet")
 PDB_KIND = "PodDisruptionBudget"  # policy/v1: watched when the registry serves it
 
-
-# Clusters up to this many nodes are scheduled on the event loop (the demo's 3 nodes: 0.1 ms, and
-# 0.15 ms more to explain), bigger ones in a worker thread.
-INLINE_MAX_NODES = 10
 
 _SAMPLE_NODE = {
     "metadata": {"name": "warm-up", "labels": {"kubernetes.io/hostname": "warm-up"}},
@@ -100,8 +95,10 @@ class Scheduler:
         # Pending pods nominated to a node (status.nominatedNodeName): upstream's PodNominator.
         self.nominated: dict[tuple[str, str], tuple[PodInfo, str]] = {}
         self.profile = None  # built on first use: plugins load once per scheduler
-        # Attempts of the current pass, written in one batch when the queue is drained.
+        # Attempts of the current pass not written yet: with the binding, or when the queue is
+        # drained. Their explanations are built later (scheduler/explanations.py).
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
+        self.explainer = Explainer(cluster_name)
 
     async def warm_up(self) -> None:
         """Pay the first cycle's one-off costs (loading every plugin, the first use of each code
@@ -117,7 +114,10 @@ class Scheduler:
         self.queue.flush()
         worked = bool(deltas) or self.informer.behind
         while (entry := self.queue.pop()) is not None:
-            await self.schedule_one(entry)
+            if await batch.gate_open(self.cluster_name):
+                await batch.schedule_all(self, batch.take(self.queue, entry))
+            else:
+                await self.schedule_one(entry)
             worked = True
         # The queue is drained: the attempts of this pass are saved now, so an attempt is never
         # read after its binding without it (one batch per pass, not one insert per pod).
@@ -129,12 +129,10 @@ class Scheduler:
         return batch
 
     async def save_attempts(self) -> None:
-        """Write the pending attempts: explained (JSON for every node: ~4 ms for 100 nodes) off the
-        database thread, then inserted in one batch."""
-        batch = self._take_unsaved()
-        if batch:
-            explained = await asyncio.to_thread(_explain, batch)
-            await db(_insert_attempts)(explained)
+        """Write the pending attempts in one batch; their explanations follow in a lull."""
+        unsaved = self._take_unsaved()
+        if unsaved:
+            self.explainer.add(await db(attempt_rows.insert)(unsaved))
 
     def next_wakeup(self) -> float | None:
         return self.queue.next_wakeup()
@@ -142,6 +140,7 @@ class Scheduler:
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
+            self.explainer.register(self.cluster.pk)
         return self.informer.sync()
 
     # -- the snapshot and the queue follow the watch ------------------------------------------
@@ -234,23 +233,15 @@ class Scheduler:
                 schedule, pod, self.snapshot, self.profile, nominated=nominated, pdbs=pdbs
             )
         revision = self.informer.revision or 0
-        woken_by, previous_message = entry.woken_by, entry.last_message
         if decision.selected is None:
-            self.queue.park(entry, decision.message or "", decision.rejecting_plugins())
-            queue = {**describe_entry(entry), "wokenBy": woken_by}
-            cleared = await db(self._unschedulable)(entry, decision, revision, queue, previous_message)
-            self._after_preemption(entry, decision, cleared)
+            await self.failed_cycle(entry, decision, revision)
             return
-        self.queue.done(entry)
-        self.nominated.pop(entry.key, None)
+        self.scheduled(entry, decision, revision)
         node = decision.selected
-        queue = {"queue": "bound", "attempts": entry.attempts + 1, "wokenBy": woken_by}
-        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, _assigned(pod, node), queue)
         if await gate.is_open(self.cluster_name, trace_id):
-            # Nobody could see steps 9–11 apart. A small cluster's attempts (cheap to explain) go
-            # in the same trip to the database thread, ahead of the binding.
-            attempts = self._take_unsaved() if len(self.snapshot) <= INLINE_MAX_NODES else []
-            bound = await db(self._place)(entry, decision, node, attempts)
+            # Nobody could see steps 9–11 apart. The attempts go in the same trip to the database
+            # thread, ahead of the binding.
+            bound = await self._place_saving(entry, decision, node)
         else:
             await db(self._record_placement)(entry, decision, node, (9,))
             await gate.before_step(self.cluster_name, trace_id, 10)
@@ -264,6 +255,23 @@ class Scheduler:
             self._account_bound(entry.key, assumed, node)
             if known is None:
                 self.queue.on_event(ClusterEvent(POD, ADD, None, assumed))
+
+    async def failed_cycle(self, entry: QueuedPod, decision, revision: int) -> None:
+        """No node fits: the pod waits in the queue; the attempt, the event, the pod's condition
+        and any preemption are written."""
+        woken_by, previous_message = entry.woken_by, entry.last_message
+        self.queue.park(entry, decision.message or "", decision.rejecting_plugins())
+        queue = {**describe_entry(entry), "wokenBy": woken_by}
+        cleared = await db(self._unschedulable)(entry, decision, revision, queue, previous_message)
+        self._after_preemption(entry, decision, cleared)
+
+    def scheduled(self, entry: QueuedPod, decision, revision: int) -> None:
+        """A node was picked: the pod leaves the queue, its attempt waits to be saved."""
+        self.queue.done(entry)
+        self.nominated.pop(entry.key, None)
+        queue = {"queue": "bound", "attempts": entry.attempts + 1, "wokenBy": entry.woken_by}
+        message = _assigned(entry.pod, decision.selected)
+        self._attempt(entry, decision, revision, SchedulingAttempt.SCHEDULED, message, queue)
 
     def _after_preemption(self, entry: QueuedPod, decision, cleared: list[tuple[str, str]]) -> None:
         """Keep the nominator in step with what the failed cycle wrote to the API."""
@@ -326,13 +334,19 @@ class Scheduler:
         )
         self.unsaved.append((attempt, decision))
 
-    def _place(self, entry: QueuedPod, decision, node: str, attempts: list) -> bool:
+    async def _place_saving(self, entry: QueuedPod, decision, node: str) -> bool:
+        attempts = self._take_unsaved()
+        bound, saved = await db(self._place)(entry, decision, node, attempts)
+        self.explainer.add(saved)
+        return bound
+
+    def _place(self, entry: QueuedPod, decision, node: str, attempts: list) -> tuple[bool, list]:
         """Steps 9 and 10 (the node picked, the binding sent), then the binding itself (step 11);
         `attempts` are saved first, so none is read after its binding without it."""
-        if attempts:
-            _insert_attempts(_explain(attempts))
-        self._record_placement(entry, decision, node, (9, 10))
-        return self._bind(entry, node)
+        with transaction.atomic():
+            saved = attempt_rows.insert(attempts)
+            self._record_placement(entry, decision, node, (9, 10))
+            return self._bind(entry, node), saved
 
     def _record_placement(self, entry: QueuedPod, decision, node: str, steps: tuple[int, ...]) -> None:
         if not entry.trace_id:
@@ -500,48 +514,9 @@ class Scheduler:
 
 def attempts(cluster: Cluster, namespace: str, pod: str, limit: int | None = 20) -> list[dict]:
     """The pod's scheduling attempts, newest first, each with `decision` = the engine's Decision.to_json()."""
+    explanations.ready(cluster, namespace, pod)
     rows = SchedulingAttempt.objects.filter(cluster=cluster, namespace=namespace, pod=pod)
     return [row.to_json() for row in (rows[:limit] if limit else rows)]
-
-
-ATTEMPT_COLUMNS = (
-    "cluster_id",
-    "queue",
-    "namespace",
-    "pod",
-    "pod_uid",
-    "attempt",
-    "result",
-    "node",
-    "message",
-    "revision",
-    "nodes",
-    "trace_id",
-)
-
-
-def _explain(batch: list[tuple[SchedulingAttempt, object]]) -> list[tuple[SchedulingAttempt, str]]:
-    """Each attempt with its decision in the engine's compact stored form (expanded when read)."""
-    return [
-        (attempt, json.dumps(to_compact(decision), ensure_ascii=False, separators=(",", ":")))
-        for attempt, decision in batch
-    ]
-
-
-def _insert_attempts(explained: list[tuple[SchedulingAttempt, str]]) -> None:
-    table = connection.ops.quote_name(SchedulingAttempt._meta.db_table)
-    columns = ", ".join((*ATTEMPT_COLUMNS, "decision", "created_at"))
-    placeholders = ", ".join(["%s"] * (len(ATTEMPT_COLUMNS) + 2))
-    now = timezone.now()
-    created = connection.ops.adapt_datetimefield_value(now)
-    params = []
-    for attempt, text in explained:
-        attempt.created_at = now
-        values = [getattr(attempt, c) for c in ATTEMPT_COLUMNS]
-        values[1] = rows.json_param(json.dumps(attempt.queue, ensure_ascii=False))
-        params.append([*values, rows.json_param(text), created])
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({placeholders})", params)
 
 
 def _assigned(pod: dict, node: str) -> str:

@@ -150,13 +150,22 @@ def _go_type(spec: str, field: str) -> str:
 
 
 class _Mismatch(Exception):
-    def __init__(self, struct: str, path: str, spec: str, field: str, value: object) -> None:
+    """A wrong JSON type. The walk builds no path while it goes (it runs on every write); each
+    level adds its field name as the error passes back up, and the message is made at the top."""
+
+    def __init__(self, struct: str, spec: str, field: str, value: object) -> None:
+        super().__init__()
+        self.struct, self.spec, self.field, self.value = struct, spec, field, value
+        self.keys: list[str] = []  # innermost first
+
+    def message(self) -> str:
+        value, spec = self.value, self.spec
         got = _json_kind(value)
         if isinstance(value, int | float) and not isinstance(value, bool) and spec == "integer":
             got = f"number {value:g}" if isinstance(value, float) else f"number {value}"
-        go_type = _go_type(spec, field)
-        where = f"Go struct field {struct}.{path}"
-        super().__init__(f"json: cannot unmarshal {got} into {where} of type {go_type}")
+        go_type = _go_type(spec, self.field)
+        where = f"Go struct field {self.struct}.{'.'.join(reversed(self.keys))}"
+        return f"json: cannot unmarshal {got} into {where} of type {go_type}"
 
 
 def _fits(spec: str, value: object) -> bool:
@@ -178,12 +187,45 @@ def _fits(spec: str, value: object) -> bool:
     return isinstance(value, dict)  # maps, named types and free-form objects
 
 
-def _walk_type(type_name: str, value: dict, path: str) -> None:
+# How the walk treats a field spec: its JSON type check, and what to walk inside.
+_SCALAR, _LIST, _MAP, _TYPE = range(4)
+_CHECKS = {
+    "string": (str,),
+    "Time": (str,),
+    "integer": (int,),
+    "boolean": (bool,),
+    "Quantity": (str, int, float),
+    "IntOrString": (str, int),
+}
+_shapes: dict[str, tuple[int, tuple, str]] = {}
+
+
+def _shape(spec: str) -> tuple[int, tuple, str]:
+    """(what to walk, the Python types that fit, the inner spec or the type name), per spec."""
+    found = _shapes.get(spec)
+    if found is None:
+        if spec.startswith("["):
+            found = (_LIST, (list,), spec[1:-1])
+        elif spec.startswith("{"):
+            found = (_MAP, (dict,), spec[1:-1])
+        elif spec in _CHECKS:
+            found = (_SCALAR, _CHECKS[spec], spec)
+        else:
+            found = (_TYPE if _fields(spec) is not None else _SCALAR, (dict,), spec)
+        _shapes[spec] = found
+    return found
+
+
+def _walk_type(type_name: str, value: dict) -> None:
     fields = _fields(type_name) or {}
     for key, child in value.items():
         spec = fields.get(key)
-        if spec is not None:
-            _walk_field(type_name, spec, key, child, f"{path}.{key}" if path else key)
+        if spec is not None and child is not None:  # null leaves Go's zero value
+            try:
+                _walk_field(type_name, spec, key, child)
+            except _Mismatch as mismatch:
+                mismatch.keys.append(key)
+                raise
 
 
 def _in_range(field: str, value: int) -> bool:
@@ -194,21 +236,20 @@ def _in_range(field: str, value: int) -> bool:
     return -(2**bits) <= value < 2**bits
 
 
-def _walk_field(struct: str, spec: str, field: str, value: object, path: str) -> None:
-    if not _fits(spec, value):
-        raise _Mismatch(struct, path, spec, field, value)
-    if spec == "integer" and value is not None and not _in_range(field, value):  # type: ignore[arg-type]
-        raise _Mismatch(struct, path, spec, field, float(value))  # type: ignore[arg-type]
-    if value is None:
-        return
-    if spec.startswith("["):
-        for item in value:  # type: ignore[union-attr]
-            _walk_field(struct, spec[1:-1], field, item, path)
-    elif spec.startswith("{"):
-        for item in value.values():  # type: ignore[union-attr]
-            _walk_field(struct, spec[1:-1], field, item, path)
-    elif _fields(spec) is not None:
-        _walk_type(spec, value, path)  # type: ignore[arg-type]
+def _walk_field(struct: str, spec: str, field: str, value: object) -> None:
+    """`value` (not None) of a field of `struct` whose spec is `spec`."""
+    shape, types, inner = _shape(spec)
+    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+        raise _Mismatch(struct, spec, field, value)
+    if shape == _SCALAR:
+        if types == (int,) and not _in_range(field, value):  # type: ignore[arg-type]
+            raise _Mismatch(struct, spec, field, float(value))  # type: ignore[arg-type]
+    elif shape == _TYPE:
+        _walk_type(spec, value)  # type: ignore[arg-type]
+    else:
+        for item in value if shape == _LIST else value.values():  # type: ignore[union-attr]
+            if item is not None:
+                _walk_field(struct, inner, field, item)
 
 
 def type_error(kind: str, obj: dict) -> str | None:
@@ -216,9 +257,9 @@ def type_error(kind: str, obj: dict) -> str | None:
     if _fields(kind) is None:
         return None
     try:
-        _walk_type(kind, obj, "")
+        _walk_type(kind, obj)
     except _Mismatch as mismatch:
-        return str(mismatch)
+        return mismatch.message()
     # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
     return configkinds.bad_base64(obj) if kind == "Secret" else None
 

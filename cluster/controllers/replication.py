@@ -91,7 +91,8 @@ class ReplicationManager:
         if steps and diff <= 0:
             en, zh = texts.no_new_pod(self.title, diff)
             await db(skip_steps)(FlowTrace(pk=trace_id), range(7, 14), en, zh, obj=_ref(owner))
-        await db(self._update_status)(owner, trace_id)
+        if self._status_changed(owner):  # most syncs of a burst change no count: no trip then
+            await db(self._update_status)(owner, trace_id)
 
     async def _record_decision(self, owner: dict, trace_id: str, have: int, wanted: int) -> None:
         cluster = self.cm.cluster_name
@@ -261,6 +262,10 @@ class ReplicationManager:
         }
         # The API omits zero counts (omitempty), except replicas.
         return {k: v for k, v in status.items() if v or k == "replicas"}
+
+    def _status_changed(self, owner: dict) -> bool:
+        current = {k: v for k, v in (owner.get("status") or {}).items() if k != "conditions"}
+        return current != self.compute_status(owner)
 
     def _update_status(self, owner: dict, trace_id: str | None) -> None:
         status = self.compute_status(owner)

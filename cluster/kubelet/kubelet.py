@@ -27,6 +27,7 @@ from cluster.kubelet import commands, configwait, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
+from cluster.kubelet.statuswriter import StatusWriter
 from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
 from k8s import clock
@@ -53,6 +54,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         self.retries: dict[tuple[str, str], tuple[float, Callable[[], Awaitable[None]]]] = {}
         self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
         self._init_terminations()
+        # Reports of the pod workers that reach them together, written in one transaction.
+        self.status_writer = StatusWriter(self._write_status)
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -187,7 +190,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         later = [end.seconds for end in ends.values() if end is not None and end.seconds > 0]
         if not now:
             status = runtime.running_status(pod, host_ip, pod_ip, pulled)
-            await db(self._write_status)(pod, status, trace_id, node, step_12)
+            await self.status_writer.write(pod, status, trace_id, node, step_12)
         else:
             await self._exited(key, pod, node, host_ip, pod_ip, pulled, now, restarts, trace_id, step_12)
         if later and not now:

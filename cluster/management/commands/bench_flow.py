@@ -91,8 +91,11 @@ class Command(BaseCommand):
                 f"create → last step broadcast, {pods} pods on {nodes} nodes: "
                 f"p50 {p50:.1f} ms, p99 {p99:.1f} ms"
             )
-            seconds = await self._scale(cluster, replicas)
-            self.stdout.write(f"RC scaled 1 → {replicas} replicas: all Running after {seconds:.1f} s")
+            seconds, cpu = await self._scale(cluster, replicas)
+            self.stdout.write(
+                f"RC scaled 1 → {replicas} replicas: all Running after {seconds:.1f} s "
+                f"(CPU of this process meanwhile: {cpu:.1f} s)"
+            )
         finally:
             hub.leave(client)
             await plane.stop()
@@ -115,12 +118,14 @@ class Command(BaseCommand):
     async def _scale(self, cluster: Cluster, replicas: int) -> float:
         await database_sync_to_async(api.create)(cluster, _rc(1), KUBECTL)
         await self._wait_running(cluster, 1, 30)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         await database_sync_to_async(api.scale)(
             cluster, "ReplicationController", "default", "scale", replicas, KUBECTL
         )
         await self._wait_running(cluster, replicas, 300)
-        return time.perf_counter() - start
+        # On a shared machine the wall time follows the load; the CPU time (every thread of the
+        # process) much less so.
+        return time.perf_counter() - start, time.process_time() - cpu
 
     async def _wait_running(self, cluster: Cluster, replicas: int, timeout: float) -> None:
         deadline = time.monotonic() + timeout
