@@ -113,14 +113,15 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         uid = pod["metadata"].get("uid", "")
         if uid not in self.handled and _needs_start(pod):
             self.handled.add(uid)
-            self.workers[key] = asyncio.create_task(self._at_work(self._run_pod(key, delta.trace_id)))
+            self.workers[key] = asyncio.create_task(self._at_work(lambda: self._run_pod(key, delta.trace_id)))
         elif uid in self.handled and changed_images(pod) and not self._busy(key):
-            self.workers[key] = asyncio.create_task(self._at_work(self._upgrade(key, delta.trace_id)))
+            self.workers[key] = asyncio.create_task(self._at_work(lambda: self._upgrade(key, delta.trace_id)))
 
-    async def _at_work(self, work: Awaitable[None]) -> None:
-        """A pod worker counts as the control plane at work (the hub waits for it, see hub.py)."""
+    async def _at_work(self, work: Callable[[], Awaitable[None]]) -> None:
+        """A pod worker counts as the control plane at work (the hub waits for it, see hub.py).
+        The work's coroutine is made here, so a worker cancelled before it ran leaves none unawaited."""
         with broadcast.working(self.cluster_name):
-            await work
+            await work()
 
     def _busy(self, key: tuple[str, str]) -> bool:
         task = self.workers.get(key)
@@ -266,7 +267,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         for key, (due, retry) in list(self.retries.items()):
             if due <= now:
                 del self.retries[key]
-                self.workers[key] = asyncio.create_task(self._at_work(retry()))
+                self.workers[key] = asyncio.create_task(self._at_work(retry))
 
     def next_wakeup(self) -> float | None:
         """Seconds until the next image pull retry, container restart or pod removal is due."""
