@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from cluster import broadcast
 from cluster.apiserver import rows
+from cluster.informer import db
 from cluster.lull import lull
 from scheduler.engine.compact import to_compact
 from scheduler.models import SchedulingAttempt
@@ -130,9 +131,11 @@ class Explainer:
         return len(taken)
 
     async def explain_all(self) -> None:
-        """Everything pending, now (run_until_idle: tests read attempts right after)."""
-        while await self.explain_some(CHUNK):
-            pass
+        """Everything pending, now (run_until_idle: tests read attempts right after). On the
+        database thread, as run_until_idle's other work: a caller's open transaction (a test's, a
+        lab self-test's) is that thread's, and another connection would wait for it in vain."""
+        while taken := self._take(limit=CHUNK):
+            await db(self._explain_and_store)(taken, False)
 
     # -- readers (any thread) --------------------------------------------------------------------
     def explain_pod(self, namespace: str, pod: str) -> None:

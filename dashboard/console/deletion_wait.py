@@ -2,8 +2,9 @@
 it deleted is gone, so that the next command (`apply` of a pod by the same name) finds it gone.
 
 A pod deleted gracefully stays, Terminating, until its kubelet removes it: the console waits for
-that only while a control plane leads the cluster (its Lease is fresh; a lab's self-test drives
-its throwaway cluster itself) and at most the grace period and a little more.
+that only while a control plane runs the cluster (the embedded default runs every one in this
+process, and wakes a parked one; elsewhere its Lease is fresh; a lab's self-test drives its
+throwaway cluster itself) and at most the grace period and a little more.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
-from cluster import leader
+from cluster import activity, leader
 from cluster.apiserver import service as api
+from cluster.controlplane import DRIVEN_ELSEWHERE
 from cluster.kubeapi.humanize import parse_time
 from cluster.models import Cluster
 
@@ -21,6 +23,8 @@ SLACK_SECONDS = 5
 
 
 def _control_plane_alive(cluster: Cluster) -> bool:
+    if activity.announced():  # embedded: its Lease is written once and never renewed
+        return not cluster.name.startswith(DRIVEN_ELSEWHERE)
     lease = leader.current(cluster)
     renewed = parse_time((lease or {}).get("renewTime"))
     if renewed is None:
