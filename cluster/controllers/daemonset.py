@@ -21,10 +21,10 @@ from cluster.controllers.daemon_nodes import daemon_pod_spec, node_should_run_da
 from cluster.controllers.deployment import resolve, template_hash
 from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import is_active, is_ready, pod_from_template, random_suffix
+from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.flow import gate
 from cluster.informer import db
-from k8s.labels import SelectorError, label_selector
 
 HASH_LABEL = "controller-revision-hash"
 GENERATION_LABEL = "pod-template-generation"
@@ -50,11 +50,7 @@ class DaemonSetController(ReplicationManager):
     title = "DaemonSet controller"
     event_component = "daemonset-controller"
 
-    def selects(self, owner: dict, labels: dict) -> bool:
-        try:
-            return label_selector((owner.get("spec") or {}).get("selector"))(labels)
-        except SelectorError:
-            return False
+    selects = ReplicaSetController.selects  # a LabelSelector, as a ReplicaSet's
 
     def nodes(self) -> list[dict]:
         return sorted(self.cm.informer.store["Node"].values(), key=lambda n: n["metadata"]["name"])

@@ -17,10 +17,10 @@ from cluster.apiserver import service as api
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.controllers.pods import is_active
+from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.informer import db
 from cluster.models import ApiObject
-from k8s.labels import SelectorError, label_selector
 
 BACKOFF_MESSAGE = "Job has reached the specified backoff limit"
 COMPLETE_MESSAGE = "Reached expected number of succeeded pods"
@@ -70,11 +70,7 @@ class JobController(ReplicationManager):
     title = "Job controller"
     event_component = "job-controller"
 
-    def selects(self, owner: dict, labels: dict) -> bool:
-        try:
-            return label_selector((owner.get("spec") or {}).get("selector"))(labels)
-        except SelectorError:
-            return False
+    selects = ReplicaSetController.selects  # a LabelSelector, as a ReplicaSet's
 
     def counts(self, job: dict) -> tuple[list[dict], int, int]:
         """(active pods, succeeded, failed) among the Job's pods."""
