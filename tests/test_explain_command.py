@@ -159,17 +159,15 @@ def test_an_unknown_config_field_is_named():
     assert "Traceback" not in done.stderr
 
 
-def preemption_json(pod: str) -> dict:
-    done = explain(
-        "--cluster",
-        str(FIXTURES / "preemption-cluster.yaml"),
-        "--pod",
-        str(FIXTURES / pod),
-        "--output",
-        "json",
-    )
+def explained_json(cluster: str, pod: str) -> dict:
+    """`explain --output json` of fixture `pod` against fixture `cluster`, which must succeed."""
+    done = explain("--cluster", str(FIXTURES / cluster), "--pod", str(FIXTURES / pod), "--output", "json")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+def preemption_json(pod: str) -> dict:
+    return explained_json("preemption-cluster.yaml", pod)
 
 
 def test_preemption_nominates_the_node_whose_victims_violate_no_pdb():
@@ -255,16 +253,7 @@ def test_equal_priority_nodes_are_named_once_under_no_victims(tmp_path):
 
 
 def class_json(pod: str) -> dict:
-    done = explain(
-        "--cluster",
-        str(FIXTURES / "priorityclass-cluster.yaml"),
-        "--pod",
-        str(FIXTURES / pod),
-        "--output",
-        "json",
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    return explained_json("priorityclass-cluster.yaml", pod)
 
 
 def test_priority_classes_resolve_the_pods_priorities_and_preemption_takes_the_default_class_pod():
