@@ -8,6 +8,7 @@ continue, pace, step_mode (docs/architecture.md rule 5).
 from __future__ import annotations
 
 import asyncio
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -25,9 +26,16 @@ MAX_FRAME = 1_000_000
 MAX_OBJECTS_BYTES = 20 * MAX_FRAME
 
 
-def _snapshot_text(cluster: Cluster) -> tuple[str, int, int]:
+def _snapshot_text(cluster: Cluster, view: str) -> tuple[str, int, int]:
     """The snapshot as JSON text (objects spliced in as stored), with its revision and step id."""
-    return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster))
+    return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster), view)
+
+
+def _view_of(scope: dict) -> str:
+    """`?view=page` on the socket's URL: the snapshot's pods as the page draws them."""
+    query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
+    view = (query.get("view") or ["full"])[-1]
+    return view if view in snapshot.VIEWS else "full"
 
 
 def _visible_cluster(name: str, scope: dict) -> Cluster | None:
@@ -51,6 +59,7 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
         self.client: Client | None = None
+        self.view = _view_of(self.scope)
         self.cluster = await database_sync_to_async(_visible_cluster)(self.cluster_name, self.scope)
         if self.cluster is None:
             await self.close(code=4404)
@@ -74,7 +83,7 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
             revision, step_id = await database_sync_to_async(snapshot.position)(self.cluster)
             await self.send(text_data=RESYNC)
         else:
-            text, revision, step_id = await database_sync_to_async(_snapshot_text)(self.cluster)
+            text, revision, step_id = await database_sync_to_async(_snapshot_text)(self.cluster, self.view)
             if len(text) <= min(snapshot.COMPRESS_OVER, MAX_FRAME):
                 await self.send(text_data=text)
             else:

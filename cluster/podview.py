@@ -25,3 +25,48 @@ def requests(pod: dict) -> dict[str, int]:
 def facts(pod: dict) -> tuple[str, dict[str, int]]:
     """(kubectl's STATUS, requests) of the pod."""
     return status_text(pod), requests(pod)
+
+
+# The page's view of a pod (`?view=page` on the snapshot): what the dashboard draws and keys by,
+# about a seventh of the stored object. The inspector fetches the whole object when asked.
+SUMMARY_METADATA = (
+    "name",
+    "generateName",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "labels",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+)
+SUMMARY_SPEC = ("nodeName", "priority", "priorityClassName")
+SUMMARY_STATUS = ("phase", "reason", "message", "podIP", "nominatedNodeName")
+
+
+def summary(pod: dict) -> dict:
+    """The pod's page view: identity, owners, node, phase, and the conditions that are not met
+    (the Pending lane shows PodScheduled's message)."""
+    meta = pod.get("metadata") or {}
+    spec = pod.get("spec") or {}
+    status = pod.get("status") or {}
+    out_meta = {k: meta[k] for k in SUMMARY_METADATA if k in meta}
+    if meta.get("ownerReferences"):
+        out_meta["ownerReferences"] = [
+            {k: ref[k] for k in ("apiVersion", "kind", "name", "uid", "controller") if k in ref}
+            for ref in meta["ownerReferences"]
+        ]
+    out_spec = {k: spec[k] for k in SUMMARY_SPEC if k in spec}
+    containers = spec.get("containers") or []
+    out_spec["containers"] = [{"name": c.get("name"), "image": c.get("image")} for c in containers]
+    out_status = {k: status[k] for k in SUMMARY_STATUS if k in status}
+    unmet = [c for c in status.get("conditions") or [] if c.get("status") != "True"]
+    if unmet:
+        out_status["conditions"] = unmet
+    return {
+        "apiVersion": pod.get("apiVersion", "v1"),
+        "kind": "Pod",
+        "metadata": out_meta,
+        "spec": out_spec,
+        "status": out_status,
+    }

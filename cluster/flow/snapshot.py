@@ -37,22 +37,25 @@ def gzipped(body: bytes) -> bytes:
 
 
 STEP_FIELDS = ("id", *STEP_COLUMNS)
+# `view`: "full" sends pods as stored; "page" sends each pod's page view (cluster/podview.summary),
+# what the dashboard draws: a 1,000-pod snapshot's pods go from ~2.4 MB of JSON to ~0.4 MB.
+VIEWS = ("full", "page")
 
 
-def build(cluster: Cluster) -> dict:
+def build(cluster: Cluster, view: str = "full") -> dict:
     """Everything the dashboard draws, at a revision R: events after R follow on the socket.
 
     R and the newest step id are read first, so the objects are at least as new as R; an event
     the objects already show may follow and is applied again (applying an object is idempotent),
     and a step already in `traces` may follow too (the browser keys steps by trace and seq).
     """
-    state, objects = _read(cluster)
+    state, objects = _read(cluster, view)
     return {**state, **{key: [json.loads(text) for text in texts] for key, texts in objects.items()}}
 
 
-def build_text(cluster: Cluster, extra: dict | None = None) -> str:
+def build_text(cluster: Cluster, extra: dict | None = None, view: str = "full") -> str:
     """`build` (plus `extra` keys) as JSON text, with the objects' stored JSON spliced in as is."""
-    return build_text_at_position(cluster, extra)[0]
+    return build_text_at_position(cluster, extra, view)[0]
 
 
 def objects_bytes(cluster: Cluster) -> int:
@@ -67,16 +70,18 @@ def position(cluster: Cluster) -> tuple[int, int]:
     return revision, step_id
 
 
-def build_text_at_position(cluster: Cluster, extra: dict | None = None) -> tuple[str, int, int]:
+def build_text_at_position(
+    cluster: Cluster, extra: dict | None = None, view: str = "full"
+) -> tuple[str, int, int]:
     """`build_text`, with the revision and the newest step id it is at (where events resume)."""
-    state, objects = _read(cluster)
+    state, objects = _read(cluster, view)
     state.update(extra or {})
     head = json.dumps(state, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":"))
     parts = [f'"{key}":[{",".join(texts)}]' for key, texts in objects.items()]
     return head[:-1] + "," + ",".join(parts) + "}", state["revision"], state["step_id"]
 
 
-def build_at(cluster: Cluster, revision: int) -> dict:
+def build_at(cluster: Cluster, revision: int, view: str = "full") -> dict:
     """The cluster's objects as they stood at `revision`, read back from the event log, for a
     replay: the same shape as the live snapshot (no traces, no settings), `historical` set.
     Raises Gone (410) for a compacted revision and a 400 for one in the future."""
@@ -87,19 +92,24 @@ def build_at(cluster: Cluster, revision: int) -> dict:
         "cluster": cluster.name,
         "revision": revision,
         "historical": True,
+        "view": view,
         "nodes": found["Node"],
-        "pods": pods,
+        "pods": [podview.summary(pod) for pod in pods] if view == "page" else pods,
         "workloads": [obj for kind in workload_kinds() for obj in found[kind]],
         **pod_facts(pods),
     }
 
 
-def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
+def _read(cluster: Cluster, view: str = "full") -> tuple[dict, dict[str, list[str]]]:
     fresh = Cluster.objects.get(pk=cluster.pk)
     step_id = FlowStep.objects.filter(trace__cluster=cluster).aggregate(top=Max("pk"))["top"] or 0
+    pod_texts = rows.bodies(cluster.pk, "Pod")
+    pods = [json.loads(text) for text in pod_texts]
+    if view == "page":
+        pod_texts = [json.dumps(podview.summary(pod), separators=(",", ":")) for pod in pods]
     objects = {
         "nodes": rows.bodies(cluster.pk, "Node"),
-        "pods": rows.bodies(cluster.pk, "Pod"),
+        "pods": pod_texts,
         "workloads": [text for kind in workload_kinds() for text in rows.bodies(cluster.pk, kind)],
         # The dashboard's Services strip and the flow's endpoints lane.
         "services": _with_builtins(cluster, "Service"),
@@ -113,7 +123,8 @@ def _read(cluster: Cluster) -> tuple[dict, dict[str, list[str]]]:
         "traces": _traces(cluster, step_id),
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
-        **pod_facts([json.loads(text) for text in objects["pods"]]),
+        "view": view,
+        **pod_facts(pods),
         "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.
         "scheduling": queue_view.pending(cluster),

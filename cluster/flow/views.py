@@ -73,9 +73,13 @@ def _settings(cluster: Cluster) -> JsonResponse:
 @refusals
 def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
+    view = request.GET.get("view", "full")
+    if view not in snapshot.VIEWS:
+        error = bad_request(f"view must be one of {', '.join(snapshot.VIEWS)}, not {view!r}")
+        return JsonResponse(error.status(), status=error.code)
     if "revision" in request.GET:
-        return _snapshot_at(found, request.GET["revision"])
-    body = snapshot.build_text(found, leader.with_leader({}, found)).encode()
+        return _snapshot_at(found, request.GET["revision"], view)
+    body = snapshot.build_text(found, leader.with_leader({}, found), view).encode()
     accepts = request.headers.get("Accept-Encoding", "")
     if len(body) <= snapshot.COMPRESS_OVER or "gzip" not in accepts.lower():
         response = HttpResponse(body, content_type="application/json")
@@ -86,13 +90,13 @@ def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     return response
 
 
-def _snapshot_at(cluster: Cluster, value: str) -> JsonResponse:
+def _snapshot_at(cluster: Cluster, value: str, view: str) -> JsonResponse:
     """?revision=N: the cluster as it was at revision N (replay), or a Status saying why not."""
     try:
         revision = int(value)
         if revision < 0:
             raise ValueError
-        return JsonResponse(snapshot.build_at(cluster, revision))
+        return JsonResponse(snapshot.build_at(cluster, revision, view))
     except ValueError:
         error = bad_request(f"revision must be a non-negative integer, not {value!r}")
     except ApiError as raised:

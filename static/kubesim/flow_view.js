@@ -190,7 +190,7 @@ export class FlowView {
   // The cluster at `revision`, read back from the server's event log (null once compacted away).
   async clusterAt(revision) {
     if (this.past.has(revision)) return this.past.get(revision);
-    const result = await request(`${BASE}/snapshot?revision=${revision}`);
+    const result = await request(`${BASE}/snapshot?revision=${revision}&view=page`);
     let past = null;
     if (result.ok && typeof result.data === "object") {
       past = new Store();
