@@ -31,11 +31,12 @@ def _snapshot_text(cluster: Cluster, view: str) -> tuple[str, int, int]:
     return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster), view)
 
 
-def _view_of(scope: dict) -> str:
-    """`?view=page` on the socket's URL: the snapshot's pods as the page draws them."""
+def _query(scope: dict) -> tuple[str, bool]:
+    """The socket URL's options: `view=page` (the snapshot's pods as the page draws them) and
+    `batch=1` (each hub read as one `batch` message)."""
     query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
     view = (query.get("view") or ["full"])[-1]
-    return view if view in snapshot.VIEWS else "full"
+    return (view if view in snapshot.VIEWS else "full"), (query.get("batch") or [""])[-1] == "1"
 
 
 def _visible_cluster(name: str, scope: dict) -> Cluster | None:
@@ -59,13 +60,14 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
         self.client: Client | None = None
-        self.view = _view_of(self.scope)
+        self.view, batched = _query(self.scope)
         self.cluster = await database_sync_to_async(_visible_cluster)(self.cluster_name, self.scope)
         if self.cluster is None:
             await self.close(code=4404)
             return
         await self.accept()
         self.client = client_for(self.base_send, self._send_text)
+        self.client.batched = batched
         await hub_for(self.cluster_name).join(self.client)
         await self._send_snapshot()
 

@@ -13,6 +13,9 @@ const MAX_IMAGES = 3;
 const MAX_PENDING_ROWS = 100;
 const ANIMATED_CHANGES = 40;
 const REDRAW_MS = 100;
+// A frame's share for redrawing cards: the rest waits for the next frame, so a thousand-pod burst
+// never holds the page for longer than a frame or two (the chips of the cards left over stay due).
+const FRAME_BUDGET_MS = 6;
 
 export class ClusterView {
   constructor(store, hooks) {
@@ -92,18 +95,38 @@ export class ClusterView {
   render() {
     // A burst (a thousand replicas at pace 0) changes hundreds of pods a frame: they change
     // without the pop and flash, which would repaint every one of them for most of a second.
-    this.calm = this.changedPods.size > ANIMATED_CHANGES;
-    if (this.dirtyAll) this.renderAllNodes();
-    else {
-      for (const name of this.dirtyNodes) this.renderNode(name);
-      for (const name of this.dirtyPods) if (!this.dirtyNodes.has(name)) this.updatePods(name);
+    const deadline = performance.now() + FRAME_BUDGET_MS;
+    this.calm = this.calm || this.changedPods.size > ANIMATED_CHANGES;
+    if (this.dirtyAll) {
+      this.renderAllNodes();
+      this.dirtyNodes.clear();
+      this.dirtyPods.clear();
+    } else {
+      for (const name of this.dirtyNodes) {
+        if (performance.now() > deadline) break;
+        this.renderNode(name);
+        this.dirtyNodes.delete(name);
+        this.dirtyPods.delete(name);
+      }
+      for (const name of this.dirtyPods) {
+        if (performance.now() > deadline) break;
+        this.updatePods(name);
+        this.dirtyPods.delete(name);
+      }
     }
     if (this.dirtyPending || this.dirtyAll) this.renderPending();
     if (this.dirtyWorkloads) this.renderWorkloads();
-    this.dirtyNodes.clear();
-    this.dirtyPods.clear();
-    this.changedPods.clear();
     this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = false;
+    if (this.dirtyNodes.size || this.dirtyPods.size) {
+      // Cards left for the next frame: their changed pods stay marked until they are drawn.
+      if (!this.nextFrame) this.nextFrame = requestAnimationFrame(() => {
+        this.nextFrame = 0;
+        this.render();
+      });
+    } else {
+      this.changedPods.clear();
+      this.calm = false;
+    }
     if (!this.painted && this.store.nodes.size) {
       this.painted = true;
       performance.mark("kubesim-cluster-painted"); // first paint of the snapshot, for the perf figure

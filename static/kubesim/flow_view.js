@@ -277,12 +277,9 @@ export class FlowView {
   // Beside the 13 steps, unnumbered: the endpoints controller's writes that concern this trace's
   // pods (seen live since the page loaded), e.g. a pod's IP joining its Service once Ready.
   renderEndpointsLane(trace) {
-    const pods = new Set();
-    if (trace && trace.kind === "Pod") pods.add(`${trace.namespace || "default"}/${trace.name}`);
-    for (const step of trace ? trace.steps : []) {
-      const obj = step.object || {};
-      if (obj.kind === "Pod" && obj.name) pods.add(`${obj.namespace || "default"}/${obj.name}`);
-    }
+    // The trace's pods as the store keeps them (never a walk over a thousand-pod trace's steps).
+    const own = trace && trace.kind === "Pod" ? `${trace.namespace || "default"}/${trace.name}` : null;
+    const pods = { has: (key) => key === own || Boolean(trace && trace.pods.has(key)) };
     const entries = this.store.endpointChanges
       .map((entry) => ({ ...entry, changes: entry.changes.filter((c) => pods.has(`${entry.namespace}/${c.pod}`)) }))
       .filter((entry) => entry.changes.length);

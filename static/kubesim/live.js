@@ -7,7 +7,8 @@ import { $, BASE, CLUSTER, request, t } from "./dom.js";
 // server builds a big snapshot slowly: fetching it again over HTTP meanwhile doubles the work).
 const SNAPSHOT_WAIT_MS = 10000;
 // Pods as the page draws them (cluster/podview.py): a seventh of the stored objects' bytes.
-const VIEW = "view=page";
+// and each server read as one `batch` message: a frame per message cost the page a task each.
+const VIEW = "view=page&batch=1";
 
 export class Live {
   constructor(store) {
@@ -80,6 +81,14 @@ export class Live {
     } catch {
       return;
     }
+    if (msg.type === "batch") {
+      for (const one of msg.messages || []) this.handle(one);
+      return;
+    }
+    this.handle(msg);
+  }
+
+  handle(msg) {
     if (msg.type === "snapshot") {
       clearTimeout(this.snapshotTimer);
       this.store.loadSnapshot(msg);

@@ -25,11 +25,13 @@ def record_flow_steps(page) -> list[dict]:
                 message = json.loads(payload)
             except (TypeError, ValueError):
                 return
-            if message.get("type") == "flow.step":
-                steps.append(message)
-            elif message.get("type") == "snapshot":
-                for trace in message.get("traces", []):
-                    steps.extend(trace.get("steps", []))
+            # The page asks for batches (?batch=1): one frame holds a server read's messages.
+            for one in message.get("messages", []) if message.get("type") == "batch" else [message]:
+                if one.get("type") == "flow.step":
+                    steps.append(one)
+                elif one.get("type") == "snapshot":
+                    for trace in one.get("traces", []):
+                        steps.extend(trace.get("steps", []))
 
         ws.on("framereceived", on_frame)
 
