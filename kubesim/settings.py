@@ -69,6 +69,15 @@ TEMPLATES = [
     },
 ]
 
+# The embedded default's SQLite options (a benchmark's throwaway database uses them too).
+SQLITE_OPTIONS = {
+    # IMMEDIATE transactions take the write lock up front, so two writers queue on the busy
+    # timeout instead of failing with "database is locked" mid-transaction.
+    "transaction_mode": "IMMEDIATE",
+    "timeout": 20,
+    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+}
+
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
@@ -86,13 +95,7 @@ else:
             # readers and the writer lock each other out ("database table is locked"), while with
             # WAL they run side by side as they do when serving (requests on their own threads).
             "TEST": {"NAME": str(Path(tempfile.gettempdir()) / f"kubesim-test-{os.getpid()}.sqlite3")},
-            "OPTIONS": {
-                # IMMEDIATE transactions take the write lock up front, so two writers queue on
-                # the busy timeout instead of failing with "database is locked" mid-transaction.
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 20,
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            },
+            "OPTIONS": dict(SQLITE_OPTIONS),
         }
     }
 

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connections
@@ -45,9 +46,11 @@ def migrated_or_throwaway(stdout=None) -> Iterator[str]:
     saved = dict(settings_dict)
     connections["default"].close()
     # New connections (every thread's) read this dict: all of them open the throwaway file.
-    settings_dict.update(ENGINE="django.db.backends.sqlite3", NAME=str(folder / "db.sqlite3"))
-    settings_dict.setdefault("OPTIONS", {})
-    settings_dict["OPTIONS"] = {}
+    # As the embedded default opens it: the writer queue, WAL and the busy timeout (without them
+    # the control plane's writers and its event flushes fail with "database is locked").
+    settings_dict.update(
+        ENGINE="kubesim.sqlite", NAME=str(folder / "db.sqlite3"), OPTIONS=dict(settings.SQLITE_OPTIONS)
+    )
     connections["default"].settings_dict = settings_dict
     try:
         call_command("migrate", verbosity=0, interactive=False)
