@@ -320,4 +320,7 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)
     activity.requested(cluster.name)  # a parked control plane starts again (cluster/activity.py)
+    if verb not in READ_VERBS and hasattr(who, "META"):
+        # An HTTP write: its end is noted too (cluster/middleware.py), once its writes committed.
+        who.kubesim_writes_to = cluster.name
     return cluster

@@ -75,7 +75,18 @@ def requested(cluster_name: str) -> None:
 
 
 def requested_at(cluster_name: str) -> float:
-    return _requested.get(cluster_name, 0.0)
+    """When a person last acted on the cluster: a request began, or a write request ended (its
+    writes committed: `acted`), whichever is later."""
+    return max(_requested.get(cluster_name, 0.0), _acted.get(cluster_name, 0.0))
+
+
+_acted: dict[str, float] = {}
+
+
+def acted(cluster_name: str) -> None:
+    """A write request on the cluster has its response (cluster/middleware.py): a check that began
+    while it was under way saw the cluster without its writes, so the grader checks again."""
+    _acted[cluster_name] = time.monotonic()
 
 
 def idle_for(cluster_name: str) -> float:
