@@ -56,6 +56,9 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "--tty": ("tty", False),
     "-it": ("stdin_tty", False),
     "-ti": ("stdin_tty", False),
+    # kubectl api-resources
+    "--namespaced": ("namespaced", False),
+    "--api-group": ("api_group", True),
 }
 
 
@@ -110,6 +113,16 @@ def _split_flag(token: str) -> tuple[str, str | None]:
     return token, None
 
 
+def _boolean(name: str, value: str) -> bool:
+    """`--flag=false`: a boolean flag's value, as Go's strconv.ParseBool reads it."""
+    if value in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if value in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    parsing = f'strconv.ParseBool: parsing "{value}": invalid syntax'
+    raise UsageError(f'error: invalid argument "{value}" for "{name}" flag: {parsing}')
+
+
 def parse(line: str) -> CommandLine:
     try:
         tokens = shlex.split(line)
@@ -134,7 +147,7 @@ def parse(line: str) -> CommandLine:
             raise UsageError(f"error: unknown flag: {name}")
         canonical, takes_value = spec
         if not takes_value:
-            cmd.flags[canonical] = True
+            cmd.flags[canonical] = True if value is None else _boolean(name, value)
             continue
         if value is None:
             value = next(rest, None)

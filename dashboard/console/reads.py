@@ -29,6 +29,7 @@ HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
  logs       logs <pod>
  exec       exec <pod> -- hostname | exec -it <pod> -- bash   (exit or Ctrl+D leaves the shell)
  explain-scheduling <pod>   open the scheduler panel for a pod
+ api-resources   api-resources | api-resources --namespaced=false | api-resources -o wide
  clear      clear the screen
 """
 

@@ -1,11 +1,11 @@
 """What the console's shell adds around kubectl: its working directory (`ls`, `cat`, `-f FILE`),
-`--help` for every command (kubectl's own usage text), and `version`."""
+`--help` for every command (kubectl's own usage text), `version` and `api-resources`."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from cluster.kubeapi.resources import VERSION
+from cluster.kubeapi.resources import VERSION, discovery_groups
 from dashboard.console.parser import CommandLine, UsageError
 from dashboard.console.reads import HELP
 from dashboard.console.result import ConsoleResult
@@ -65,4 +65,54 @@ def version(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
     )
 
 
-FILE_COMMANDS = {"ls": ls, "cat": cat, "version": version}
+def api_resources(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+    """`kubectl api-resources` as kubectl prints it: discovery's resources sorted by group, then by
+    name; `--namespaced=BOOL`, `--api-group=GROUP`, `--no-headers`, `-o wide|name`."""
+    output = cmd.flag("output")
+    if output not in ("", "wide", "name"):
+        raise UsageError(f"error: --output {output} is not available")
+    if cmd.args:
+        raise UsageError(f"error: unexpected arguments: [{' '.join(cmd.args)}]")
+    found = [
+        info
+        for group, members in discovery_groups().items()
+        for info in members
+        if ("api_group" not in cmd.flags or cmd.flags["api_group"] == group)
+        and ("namespaced" not in cmd.flags or cmd.flags["namespaced"] == info.namespaced)
+    ]
+    found.sort(key=lambda info: (info.group, info.plural))
+    if output == "name":
+        return ConsoleResult(
+            "".join(f"{info.plural}{'.' + info.group if info.group else ''}\n" for info in found)
+        )
+    rows = [] if cmd.flags.get("no_headers") else [["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]]
+    if output == "wide" and rows:
+        rows[0] += ["VERBS", "CATEGORIES"]
+    for info in found:
+        row = [
+            info.plural,
+            ",".join(info.short_names),
+            info.api_version,
+            str(info.namespaced).lower(),
+            info.kind,
+        ]
+        if output == "wide":
+            row += [",".join(info.verbs), ",".join(info.categories)]
+        rows.append(row)
+    return ConsoleResult(tabwriter(rows))
+
+
+def tabwriter(rows: list[list[str]], padding: int = 3) -> str:
+    """Rows laid out as kubectl's tab writer does: each cell but the last padded to its column's
+    widest cell plus `padding` spaces."""
+    widths = [
+        max(len(row[i]) for row in rows if i < len(row) - 1)
+        for i in range(max(map(len, rows), default=1) - 1)
+    ]
+    return "".join(
+        "".join(cell.ljust(widths[i] + padding) for i, cell in enumerate(row[:-1])) + row[-1] + "\n"
+        for row in rows
+    )
+
+
+FILE_COMMANDS = {"ls": ls, "cat": cat, "version": version, "api-resources": api_resources}

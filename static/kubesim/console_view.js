@@ -5,7 +5,7 @@ import { $, BASE, clear, h, KINDS, request, t } from "./dom.js";
 import { FollowUps } from "./followups.js";
 import { ExecSession, statusText } from "./exec_session.js";
 
-const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "exec", "explain-scheduling", "version", "ls", "cat", "help", "clear"];
+const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "exec", "explain-scheduling", "version", "api-resources", "ls", "cat", "help", "clear"];
 const TYPES = ["all", "pods", "nodes", "rc", "rs", "deploy", "events", "ns", "pod", "node", "replicationcontrollers", "replicasets", "deployments", "namespaces"];
 const HISTORY_KEY = "kubesim.console.history";
 const NEEDS_STDIN = /^(kubectl\s+)?(apply|create|delete)\b.*\s(-f|--filename)(\s+-|=-)?\s*$/;

@@ -180,7 +180,18 @@ def test_apply_create_and_delete_take_files_from_the_working_directory(demo):
 
 
 def test_every_command_has_kubectls_help_and_version_answers(demo):
-    for verb in ("get", "describe", "label", "apply", "create", "delete", "scale", "logs", "taint"):
+    for verb in (
+        "get",
+        "describe",
+        "label",
+        "apply",
+        "create",
+        "delete",
+        "scale",
+        "logs",
+        "taint",
+        "api-resources",
+    ):
         text = run(f"kubectl {verb} --help")["output"]
         assert "\nUsage:\n  kubectl " + verb in text and "\nExamples:\n" in text, verb
     label = run("label --help")["output"]
@@ -189,6 +200,15 @@ def test_every_command_has_kubectls_help_and_version_answers(demo):
     assert run("version")["output"] == (
         "Client Version: v1.33.1\nKustomize Version: v5.6.0\nServer Version: v1.33.1\n"
     )
+
+
+def test_api_resources_lists_the_served_kinds_and_a_false_boolean_flag_is_false(demo):
+    listing = run("kubectl api-resources --namespaced=false")["output"].splitlines()
+    assert listing[0].split() == ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+    assert [line.split()[0] for line in listing[1:3]] == ["namespaces", "nodes"]
+    assert all(" false " in line for line in listing[1:])
+    assert "--overwrite=false" not in run("label nodes node1 zz=a --overwrite=false")["output"]
+    assert "already has a value" in run("label nodes node1 zz=b --overwrite=false")["output"]
 
 
 def test_get_all_and_describe_rc_print_as_kubectl_does(demo):
