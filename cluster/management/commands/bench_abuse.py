@@ -16,7 +16,8 @@ from django.core.management.base import BaseCommand
 
 from cluster.hostile import cases
 from cluster.hostile.client import Client
-from cluster.management.commands.bench_fanout import EmbeddedServer, _rss_kib
+from cluster.management.commands.bench_fanout import _rss_kib
+from kubesim.benchserver import ThrowawayServer
 
 
 def _open_files(pid: int | None) -> int | None:
@@ -41,7 +42,7 @@ class Command(BaseCommand):
         if url:
             self._run(Client(url, cluster), pid, every, watches, burst)
             return
-        with EmbeddedServer() as server:
+        with ThrowawayServer("kubesim-abuse-") as server:
             self._run(Client(server.url, cluster), server.process.pid, every, watches, burst)
 
     def _run(self, client: Client, pid: int | None, every: int, watches: int, burst: int) -> None:

@@ -15,12 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import secrets
-import socket
-import subprocess
-import sys
-import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -28,10 +23,10 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from cluster.wsclient import WALL_OFFSET, Crowd, auth_header
+from kubesim.benchserver import ThrowawayServer
 
 
 def teacher_token() -> str:
@@ -118,58 +113,6 @@ def _quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))] * 1000
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-class EmbeddedServer:
-    """`manage.py serve` on a throwaway SQLite database: the embedded default, pace 0."""
-
-    def __init__(self) -> None:
-        self.dir = tempfile.TemporaryDirectory(prefix="kubesim-fanout-")
-        self.port = _free_port()
-        self.env = {
-            **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
-            "KUBESIM_SQLITE_PATH": str(Path(self.dir.name) / "db.sqlite3"),
-            "KUBESIM_PACE_MS": "0",
-        }
-        self.process: subprocess.Popen | None = None
-
-    def __enter__(self) -> EmbeddedServer:
-        manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
-        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True)
-        self.process = subprocess.Popen(
-            [*manage, "serve", "--port", str(self.port)],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                _request(f"{self.url}/clusters/demo/snapshot")
-                return self
-            except OSError:
-                time.sleep(0.3)
-        self.__exit__()
-        raise CommandError("the embedded server did not start")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __exit__(self, *exc) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.dir.cleanup()
-
-
 @dataclass
 class Tally:
     """Seconds, gathered over all pods (and clients)."""
@@ -196,7 +139,7 @@ class Command(BaseCommand):
         if url:
             result = asyncio.run(self._bench(url, pid, cluster, clients, pods))
         else:
-            with EmbeddedServer() as server:
+            with ThrowawayServer("kubesim-fanout-") as server:
                 result = asyncio.run(self._bench([server.url], [server.process.pid], cluster, clients, pods))
         result["setup"] = "embedded" if not url else f"{len(url)} server(s)"
         if options["json"]:

@@ -16,20 +16,16 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from cluster.access import presenter_token
+from kubesim.benchserver import ThrowawayServer, cpu_seconds
 from kubesim.benchstats import percentile
 
 CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
@@ -53,12 +49,6 @@ LOAD_FIGURES = r"""() => {
 }"""
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _rc(name: str, replicas: int) -> dict:
     labels = {"app": name}
     return {
@@ -76,56 +66,15 @@ def _rc(name: str, replicas: int) -> dict:
     }
 
 
-class Server:
-    """`manage.py serve` on a throwaway SQLite database holding one generated cluster."""
+class Server(ThrowawayServer):
+    """`manage.py serve` on a throwaway SQLite database holding one generated cluster, with the
+    page's static files collected as `make run` does."""
 
     def __init__(self, nodes: int) -> None:
-        self.dir = tempfile.TemporaryDirectory(prefix="kubesim-bench-page-")
-        self.port = _free_port()
-        self.nodes = nodes
-        self.env = {
-            **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
-            "KUBESIM_SQLITE_PATH": str(Path(self.dir.name) / "db.sqlite3"),
-            "KUBESIM_PACE_MS": "0",
-            # The page as `make run` serves it: collected, hashed and gzipped static files.
-            "KUBESIM_STATIC_ROOT": str(Path(self.dir.name) / "static"),
-        }
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> Server:
-        manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
-        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=self.env, check=True)
-        subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=self.env, check=True)
-        create = f"from cluster.demo import create_many; create_many({CLUSTER!r}, {self.nodes}, pace_ms=0)"
-        subprocess.run([*manage, "shell", "-c", create], env=self.env, check=True)
-        self.process = subprocess.Popen(
-            [*manage, "serve", "--port", str(self.port)],
-            env=self.env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+        create = f"from cluster.demo import create_many; create_many({CLUSTER!r}, {nodes}, pace_ms=0)"
+        super().__init__(
+            "kubesim-bench-page-", static=True, setup=create, ready=f"/clusters/{CLUSTER}/snapshot"
         )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                self.get(f"/clusters/{CLUSTER}/snapshot")
-                return self
-            except OSError:
-                time.sleep(0.3)
-        self.__exit__()
-        raise CommandError("the server did not start")
-
-    def __exit__(self, *exc) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.dir.cleanup()
 
     def get(self, path: str, gzip: bool = False) -> bytes:
         """The response's body as sent (with `gzip`, compressed if the server chose to)."""
@@ -156,9 +105,7 @@ class Server:
         return int((json.loads(self.get(path)).get("status") or {}).get("readyReplicas") or 0)
 
     def cpu_seconds(self) -> float:
-        """The server process's CPU time so far (user + system), from /proc."""
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.process.pid)
 
     def wait_quiet(self, timeout: float = 300.0, window: float = 1.0, busy: float = 0.05) -> float:
         """Wait until the server is idle (under `busy` of a core over `window` seconds): after a

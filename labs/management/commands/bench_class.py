@@ -42,6 +42,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
+from kubesim.benchserver import cpu_seconds, free_port
 from kubesim.benchstats import percentile
 
 LABEL_STEPS = 4
@@ -104,24 +105,11 @@ def label_steps(nodes: int) -> int:
     return max(1, min(LABEL_STEPS, nodes))
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process (and its reaped children), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = sum(int(value) for value in fields[11:15])
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
 class Server:
     """`manage.py serve` on the bench's throwaway database (the embedded default)."""
 
     def __init__(self, database: Path, park_after: float) -> None:
-        self.port = _free_port()
+        self.port = free_port()
         self.log = open(database.parent / "serve.log", "wb")  # noqa: SIM115 (closed in stop)
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
@@ -419,11 +407,11 @@ class Command(BaseCommand):
         )
         time.sleep(idle_after)
         before = _db_writes(server.env["KUBESIM_SQLITE_PATH"])
-        cpu = _cpu_seconds(server.process.pid)
+        cpu = cpu_seconds(server.process.pid)
         begin = time.perf_counter()
         time.sleep(window)
         elapsed = time.perf_counter() - begin
-        cpu = _cpu_seconds(server.process.pid) - cpu
+        cpu = cpu_seconds(server.process.pid) - cpu
         after = _db_writes(server.env["KUBESIM_SQLITE_PATH"])
         rss = _rss_mib(server.process.pid)
         self.stdout.write(
