@@ -144,6 +144,19 @@ def news_except(cluster_name: str, kinds: tuple[str, ...]) -> tuple[int, int, in
         return others, _latest_kindless.get(cluster_name, 0), _other_news.get(cluster_name, 0)
 
 
+def revisions_by_kind(cluster_name: str) -> tuple[dict[str, int], int]:
+    """The newest revision announced for each kind, and for kindless nudges (see `news_of`)."""
+    with _latest_lock:
+        return dict(_latest_of_kind.get(cluster_name) or {}), _latest_kindless.get(cluster_name, 0)
+
+
+def news_of(revisions: tuple[dict[str, int], int], kinds: Iterable[str]) -> tuple[int, int]:
+    """A key (from `revisions_by_kind`) that changes with every nudge announcing a write of one of
+    `kinds`, or of a kind not known."""
+    of_kind, kindless = revisions
+    return max((of_kind.get(kind, 0) for kind in kinds), default=0), kindless
+
+
 _other_news: dict[str, int] = {}
 
 

@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 
 from cluster import activity, broadcast
 from labs.models import Student
-from labs.progress import evaluate
+from labs.progress import evaluate_watching
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 5.0
@@ -27,12 +27,12 @@ _tasks: dict[int, asyncio.Task] = {}
 
 # Not thread-sensitive: checking reads (WAL readers do not block) must not queue behind the
 # control planes' work on the one thread-sensitive executor.
-def _evaluate_sync(student_id: int) -> bool:
+def _evaluate_sync(student_id: int) -> tuple[bool, frozenset[str] | None]:
+    """(the student still has a sandbox, the kinds its current step reads: see evaluate_watching)."""
     student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
     if student is None or student.sandbox is None:
-        return False
-    evaluate(student)
-    return True
+        return False, None
+    return True, evaluate_watching(student)[1]
 
 
 _evaluate = database_sync_to_async(_evaluate_sync, thread_sensitive=False)
@@ -41,6 +41,12 @@ _evaluate = database_sync_to_async(_evaluate_sync, thread_sensitive=False)
 async def _run(student_id: int, cluster_name: str) -> None:
     waiter = broadcast.NUDGES.subscribe(cluster_name)
     seen, checked_at = None, 0.0
+    # The kinds the current step's checks read (None: any change may matter). The sandbox's own
+    # churn is checked only when it wrote one of them: sixty sandboxes starting pods kept the
+    # graders checking "label node1" steps fifty times a second, and a student's check waited
+    # behind them. After the student acts, any change is checked (a wrong turn is an attempt).
+    watched: frozenset[str] | None = None
+    seen_watched = None
     try:
         while True:
             # A sandbox at work writes many times a second: its own control plane's writes are
@@ -53,18 +59,23 @@ async def _run(student_id: int, cluster_name: str) -> None:
                 await waiter.wait(rest)  # the nudge of a student's write ends the wait
             # Node heartbeats (Lease renewals) change nothing a lab checks: no evaluation for them.
             news = broadcast.news_except(cluster_name, IGNORED_KINDS)
+            revisions = broadcast.revisions_by_kind(cluster_name)  # as of this check's start
+            acted = activity.requested_at(cluster_name) >= checked_at
             try:
-                if news != seen:
+                relevant = news if watched is None else broadcast.news_of(revisions, watched)
+                if news != seen and (acted or relevant != seen_watched):
                     checked_at = time.monotonic()
-                    if not await _evaluate(student_id):
+                    present, watched = await _evaluate(student_id)
+                    if not present:
                         return
-                seen = news
+                    relevant = news if watched is None else broadcast.news_of(revisions, watched)
+                seen, seen_watched = news, relevant
             except Exception:
                 logger.exception("checking student %s failed; retrying", student_id)
             # The slow poll is a safety net for nudges lost between processes; the embedded
             # default loses none, so an idle class costs nothing there.
             if not await waiter.wait(None if activity.announced() else POLL_SECONDS):
-                seen = None  # the safety net's poll: evaluate whatever was announced
+                seen = seen_watched = None  # the safety net's poll: evaluate whatever was announced
     finally:
         waiter.close()
         if _tasks.get(student_id) is asyncio.current_task():

@@ -18,7 +18,7 @@ from django.utils import timezone
 from cluster.apiserver import service as api
 from cluster.models import Cluster, FlowTrace
 from labs.catalog import lab_of
-from labs.checks import run_step
+from labs.checks import Probe, run_step
 from labs.labmodel import Lab
 from labs.models import StepProgress, Student
 
@@ -59,21 +59,32 @@ def evaluate(student: Student, explicit: bool = False) -> bool:
     `explicit` (an answer submitted, "check now") counts a failing result as an attempt even when
     the sandbox did not change. Returns True when anything changed (listeners were notified).
     The checks only read; the write lock is taken briefly, and only when the result is news."""
+    return evaluate_watching(student, explicit)[0]
+
+
+def evaluate_watching(student: Student, explicit: bool = False) -> tuple[bool, frozenset[str] | None]:
+    """`evaluate`, and the kinds whose writes can change the current step's result: those its
+    checks read (frozenset() once the lab is done; None when unknown, or when they read more than
+    objects, such as flow steps)."""
     lab = lab_of(student.session.lab)
     cluster = student.sandbox
     if cluster is None:
-        return False
+        return False, None
     revision = _revision(cluster)
     changed = False
+    watched: frozenset[str] | None = None
     while True:
         current = Student.objects.values_list("current_step", flat=True).get(pk=student.pk)
         if current >= len(lab.steps):
+            watched = frozenset()
             break
         progress = _progress(student, lab, current)
         if progress.checked_revision >= revision and not explicit:
             break
         step = lab.steps[current]
-        failures = [r.as_dict() for r in run_step(cluster, step, progress.answer) if not r.passed]
+        probe = Probe(cluster)
+        failures = [r.as_dict() for r in run_step(cluster, step, progress.answer, probe) if not r.passed]
+        watched = None if probe.kinds is None else frozenset(probe.kinds)
         mark = action_mark(cluster) if failures else ""
         news, passed = _record(student.pk, progress.pk, revision, failures, mark, explicit)
         changed |= news
@@ -83,7 +94,7 @@ def evaluate(student: Student, explicit: bool = False) -> bool:
     if changed:
         student.refresh_from_db(fields=["current_step", "action_mark"])
         notify(student)
-    return changed
+    return changed, watched
 
 
 def _progress(student: Student, lab: Lab, index: int) -> StepProgress:

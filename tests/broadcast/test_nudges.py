@@ -75,3 +75,19 @@ def test_a_component_waiting_at_the_gate_is_not_busy():
             assert not broadcast.busy(CLUSTER)
         assert broadcast.busy(CLUSTER)
     assert not broadcast.busy(CLUSTER)
+
+
+def test_news_of_some_kinds_moves_with_their_writes_and_kindless_nudges_only():
+    def key():
+        return broadcast.news_of(broadcast.revisions_by_kind(CLUSTER), ("Node",))
+
+    broadcast._remember(CLUSTER, 3, ("Node",))
+    before = key()
+    broadcast._remember(CLUSTER, 4, ("Pod", "Event"))  # a pod starting: not a node's label
+    assert key() == before
+    broadcast._remember(CLUSTER, 5, ("Node",))
+    assert key() != before
+    moved = key()
+    broadcast._remember(CLUSTER, 6)  # kinds not known: could be a node
+    assert key() != moved
+    assert broadcast.news_of(broadcast.revisions_by_kind(CLUSTER), ()) == (0, 6)

@@ -8,7 +8,7 @@ import pytest
 
 from cluster.apiserver import service as api
 from labs import sandbox
-from labs.progress import evaluate
+from labs.progress import evaluate, evaluate_watching
 from labs.selftest import apply_solution, forget, settle
 from labs.state import board_state, student_state
 
@@ -106,3 +106,17 @@ def test_the_student_page_is_the_sandbox_dashboard_with_the_lab_panel(student_a)
 def test_a_visitor_without_a_class_is_sent_to_join(outsider):
     assert outsider.get("/lab/").url == "/join/"
     assert "课堂代码" in outsider.get("/join/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+
+def test_an_evaluation_names_the_kinds_whose_writes_can_change_the_current_step(student_a, nodeselector_lab):
+    student = student_a.student
+    settle(student.sandbox)
+    # pending-pod reads the scheduler's attempts (schedulingFailure): any change may matter.
+    assert evaluate_watching(student)[1] is None
+    apply_solution(student.sandbox, nodeselector_lab.steps[0].solution)
+    settle(student.sandbox)
+    changed, watched = evaluate_watching(student)
+    assert changed and student_state(student)["step"]["id"] == "label-node"
+    # label-node checks a node's label and where the pod runs: Node and Pod writes only.
+    assert watched == frozenset({"Node", "Pod"})
+    forget(student.sandbox)
