@@ -197,23 +197,8 @@ class DaemonSetController(ReplicationManager):
         current = {k: v for k, v in (ds.get("status") or {}).items() if k != "conditions"}
         if current == status:
             return
-        body = copy.deepcopy(ds)
-        body["status"] = {
-            **status,
-            **(
-                {"conditions": ds["status"]["conditions"]}
-                if (ds.get("status") or {}).get("conditions")
-                else {}
-            ),
-        }
-        body["metadata"].pop("resourceVersion", None)
-        try:
-            stored = api.update(
-                self.cm.cluster, body, self.cm.actor(trace_id, self.title), subresource="status"
-            )
-        except ApiError:
-            return
-        self.cm.assume(stored)
+        conditions = (ds.get("status") or {}).get("conditions")
+        self._store_status(ds, {**status, **({"conditions": conditions} if conditions else {})}, trace_id)
 
 
 # DaemonSetStatus fields without omitempty.

@@ -10,8 +10,6 @@ Controller's batches, so they follow the same 13 steps.
 
 from __future__ import annotations
 
-import copy
-
 from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.defaults import now_rfc3339
@@ -139,16 +137,7 @@ class JobController(ReplicationManager):
         status = status if status is not None else self._status(job)
         if status == job.get("status"):
             return
-        body = copy.deepcopy(job)
-        body["status"] = status
-        body["metadata"].pop("resourceVersion", None)
-        try:
-            stored = api.update(
-                self.cm.cluster, body, self.cm.actor(trace_id, self.title), subresource="status"
-            )
-        except ApiError:
-            return
-        self.cm.assume(stored)
+        self._store_status(job, status, trace_id)
 
     def _finish(
         self, job: dict, active: list[dict], succeeded: int, failed: int, trace_id, failed_: bool

@@ -272,11 +272,16 @@ class ReplicationManager:
         current = {k: v for k, v in (owner.get("status") or {}).items() if k != "conditions"}
         if current == status:
             return
-        body = copy.deepcopy(owner)
-        body["status"] = {**(owner.get("status") or {}), **status}
+        stored = {**(owner.get("status") or {}), **status}
         for key in ("fullyLabeledReplicas", "readyReplicas", "availableReplicas"):
             if key not in status:
-                body["status"].pop(key, None)
+                stored.pop(key, None)
+        self._store_status(owner, stored, trace_id)
+
+    def _store_status(self, owner: dict, status: dict, trace_id: str | None) -> None:
+        """Write `status` through the owner's status subresource (and assume what was stored)."""
+        body = copy.deepcopy(owner)
+        body["status"] = status
         body["metadata"].pop("resourceVersion", None)
         try:
             stored = api.update(
