@@ -6,16 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from cluster.kubeapi.describe import _with_events, events_of
-from cluster.kubeapi.humanize import since
-from cluster.kubeapi.tables import TableSpec
+from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from k8s.selectors import format_label_selector
 
 COLUMNS = (
-    ("Name", "string", "name", 0),
+    NAME_COLUMN,
     ("Min Available", "string", "", 0),
     ("Max Unavailable", "string", "", 0),
     ("Allowed Disruptions", "integer", "", 0),
-    ("Age", "string", "", 0),
+    AGE_COLUMN,
 )
 
 
@@ -30,7 +29,7 @@ def _row(obj: dict, now: datetime) -> list:
         _intstr(spec.get("minAvailable")),
         _intstr(spec.get("maxUnavailable")),
         int(status.get("disruptionsAllowed") or 0),
-        since(obj["metadata"].get("creationTimestamp"), now),
+        age(obj, now),
     ]
 
 

@@ -16,20 +16,20 @@ from cluster.kubeapi.humanize import human_duration, since
 from cluster.kubeapi.podstatus import pod_summary
 from k8s.selectors import format_label_selector, format_labels
 
-_NAME = ("Name", "string", "name", 0)
-_AGE = ("Age", "string", "", 0)
-_CONTAINERS_IMAGES_SELECTOR = (
+NAME_COLUMN = ("Name", "string", "name", 0)
+AGE_COLUMN = ("Age", "string", "", 0)
+CONTAINERS_IMAGES_SELECTOR = (
     ("Containers", "string", "", 1),
     ("Images", "string", "", 1),
     ("Selector", "string", "", 1),
 )
 _REPLICA_COLUMNS = (
-    _NAME,
+    NAME_COLUMN,
     ("Desired", "integer", "", 0),
     ("Current", "integer", "", 0),
     ("Ready", "integer", "", 0),
-    _AGE,
-    *_CONTAINERS_IMAGES_SELECTOR,
+    AGE_COLUMN,
+    *CONTAINERS_IMAGES_SELECTOR,
 )
 # (name, type, format, priority): priority 1 columns are shown by `-o wide` only.
 Column = tuple[str, str, str, int]
@@ -47,21 +47,21 @@ class TableSpec:
 
 COLUMNS: dict[str, tuple[Column, ...]] = {
     "Pod": (
-        _NAME,
+        NAME_COLUMN,
         ("Ready", "string", "", 0),
         ("Status", "string", "", 0),
         ("Restarts", "string", "", 0),
-        _AGE,
+        AGE_COLUMN,
         ("IP", "string", "", 1),
         ("Node", "string", "", 1),
         ("Nominated Node", "string", "", 1),
         ("Readiness Gates", "string", "", 1),
     ),
     "Node": (
-        _NAME,
+        NAME_COLUMN,
         ("Status", "string", "", 0),
         ("Roles", "string", "", 0),
-        _AGE,
+        AGE_COLUMN,
         ("Version", "string", "", 0),
         ("Internal-IP", "string", "", 1),
         ("External-IP", "string", "", 1),
@@ -72,12 +72,12 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
     "ReplicationController": _REPLICA_COLUMNS,
     "ReplicaSet": _REPLICA_COLUMNS,
     "Deployment": (
-        _NAME,
+        NAME_COLUMN,
         ("Ready", "string", "", 0),
         ("Up-to-date", "integer", "", 0),
         ("Available", "integer", "", 0),
-        _AGE,
-        *_CONTAINERS_IMAGES_SELECTOR,
+        AGE_COLUMN,
+        *CONTAINERS_IMAGES_SELECTOR,
     ),
     "Event": (
         ("Last Seen", "string", "", 0),
@@ -91,8 +91,8 @@ COLUMNS: dict[str, tuple[Column, ...]] = {
         ("Count", "string", "", 1),
         ("Name", "string", "name", 1),
     ),
-    "Namespace": (_NAME, ("Status", "string", "", 0), _AGE),
-    "Lease": (_NAME, ("Holder", "string", "", 0), _AGE),
+    "Namespace": (NAME_COLUMN, ("Status", "string", "", 0), AGE_COLUMN),
+    "Lease": (NAME_COLUMN, ("Holder", "string", "", 0), AGE_COLUMN),
 }
 _DESCRIPTIONS = {
     "Name": "Name must be unique within a namespace.",
@@ -155,7 +155,12 @@ def to_table(
     }
 
 
-def _containers_images(template: dict | None) -> list[str]:
+def age(obj: dict, now: datetime) -> str:
+    """kubectl's AGE cell."""
+    return since(obj["metadata"].get("creationTimestamp"), now)
+
+
+def containers_images(template: dict | None) -> list[str]:
     containers = ((template or {}).get("spec") or {}).get("containers") or []
     return [",".join(c.get("name", "") for c in containers), ",".join(c.get("image", "") for c in containers)]
 
@@ -167,8 +172,8 @@ def _rc_row(obj: dict, now: datetime) -> list:
         spec.get("replicas", 1),
         status.get("replicas", 0),
         status.get("readyReplicas", 0),
-        since(obj["metadata"].get("creationTimestamp"), now),
-        *_containers_images(spec.get("template")),
+        age(obj, now),
+        *containers_images(spec.get("template")),
         format_labels(spec.get("selector")),
     ]
 
@@ -187,8 +192,8 @@ def _deployment_row(obj: dict, now: datetime) -> list:
         f"{status.get('readyReplicas', 0)}/{spec.get('replicas', 1)}",
         status.get("updatedReplicas", 0),
         status.get("availableReplicas", 0),
-        since(obj["metadata"].get("creationTimestamp"), now),
-        *_containers_images(spec.get("template")),
+        age(obj, now),
+        *containers_images(spec.get("template")),
         selector,
     ]
 
@@ -227,7 +232,7 @@ def _node_row(obj: dict, now: datetime) -> list:
         obj["metadata"]["name"],
         node_status(obj),
         ",".join(node_roles(obj)) or "<none>",
-        since(obj["metadata"].get("creationTimestamp"), now),
+        age(obj, now),
         info.get("kubeletVersion", ""),
         _address(obj, "InternalIP"),
         _address(obj, "ExternalIP"),
@@ -271,12 +276,12 @@ def _event_row(obj: dict, now: datetime) -> list:
 
 def _namespace_row(obj: dict, now: datetime) -> list:
     phase = (obj.get("status") or {}).get("phase", "")
-    return [obj["metadata"]["name"], phase, since(obj["metadata"].get("creationTimestamp"), now)]
+    return [obj["metadata"]["name"], phase, age(obj, now)]
 
 
 def _lease_row(obj: dict, now: datetime) -> list:
     holder = (obj.get("spec") or {}).get("holderIdentity") or ""
-    return [obj["metadata"]["name"], holder, since(obj["metadata"].get("creationTimestamp"), now)]
+    return [obj["metadata"]["name"], holder, age(obj, now)]
 
 
 def _pod_row(obj: dict, now: datetime) -> list:
@@ -296,7 +301,7 @@ def _pod_row(obj: dict, now: datetime) -> list:
         f"{s.ready}/{s.total}",
         s.reason,
         restarts,
-        since(obj["metadata"].get("creationTimestamp"), now),
+        age(obj, now),
         (ips[0].get("ip") if ips else "") or "<none>",
         spec.get("nodeName") or "<none>",
         status.get("nominatedNodeName") or "<none>",

@@ -6,17 +6,10 @@ from __future__ import annotations
 import base64
 from datetime import datetime
 
-from cluster.kubeapi.humanize import since
-from cluster.kubeapi.tables import TableSpec
+from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from k8s.selectors import format_labels
 
-_NAME = ("Name", "string", "name", 0)
-_AGE = ("Age", "string", "", 0)
 _MAX = 3  # the printers show three endpoints, then "+ N more..."
-
-
-def _age(obj: dict, now: datetime) -> str:
-    return since(obj["metadata"].get("creationTimestamp"), now)
 
 
 def port_string(ports: list) -> str:
@@ -56,7 +49,7 @@ def _service_row(obj: dict, now: datetime) -> list:
         spec.get("clusterIP") or "<none>",
         external_ip(obj),
         port_string(spec.get("ports") or []) or "<none>",
-        _age(obj, now),
+        age(obj, now),
         format_labels(spec.get("selector")),
     ]
 
@@ -90,7 +83,7 @@ def _more(items: list[str], count: int) -> str:
 
 
 def _endpoints_row(obj: dict, now: datetime) -> list:
-    return [obj["metadata"]["name"], format_endpoints(obj), _age(obj, now)]
+    return [obj["metadata"]["name"], format_endpoints(obj), age(obj, now)]
 
 
 def _slice_row(obj: dict, now: datetime) -> list:
@@ -102,17 +95,17 @@ def _slice_row(obj: dict, now: datetime) -> list:
         obj.get("addressType", ""),
         _more(port_texts, len(port_texts)),
         _more(addresses, len(addresses)),
-        _age(obj, now),
+        age(obj, now),
     ]
 
 
 def _config_map_row(obj: dict, now: datetime) -> list:
     count = len(obj.get("data") or {}) + len(obj.get("binaryData") or {})
-    return [obj["metadata"]["name"], count, _age(obj, now)]
+    return [obj["metadata"]["name"], count, age(obj, now)]
 
 
 def _secret_row(obj: dict, now: datetime) -> list:
-    return [obj["metadata"]["name"], obj.get("type", ""), len(obj.get("data") or {}), _age(obj, now)]
+    return [obj["metadata"]["name"], obj.get("type", ""), len(obj.get("data") or {}), age(obj, now)]
 
 
 def data_bytes(value: str) -> int:
@@ -125,26 +118,28 @@ def data_bytes(value: str) -> int:
 
 SERVICE = TableSpec(
     (
-        _NAME,
+        NAME_COLUMN,
         ("Type", "string", "", 0),
         ("Cluster-IP", "string", "", 0),
         ("External-IP", "string", "", 0),
         ("Port(s)", "string", "", 0),
-        _AGE,
+        AGE_COLUMN,
         ("Selector", "string", "", 1),
     ),
     _service_row,
 )
-ENDPOINTS = TableSpec((_NAME, ("Endpoints", "string", "", 0), _AGE), _endpoints_row)
+ENDPOINTS = TableSpec((NAME_COLUMN, ("Endpoints", "string", "", 0), AGE_COLUMN), _endpoints_row)
 ENDPOINT_SLICE = TableSpec(
     (
-        _NAME,
+        NAME_COLUMN,
         ("AddressType", "string", "", 0),
         ("Ports", "string", "", 0),
         ("Endpoints", "string", "", 0),
-        _AGE,
+        AGE_COLUMN,
     ),
     _slice_row,
 )
-CONFIG_MAP = TableSpec((_NAME, ("Data", "integer", "", 0), _AGE), _config_map_row)
-SECRET = TableSpec((_NAME, ("Type", "string", "", 0), ("Data", "integer", "", 0), _AGE), _secret_row)
+CONFIG_MAP = TableSpec((NAME_COLUMN, ("Data", "integer", "", 0), AGE_COLUMN), _config_map_row)
+SECRET = TableSpec(
+    (NAME_COLUMN, ("Type", "string", "", 0), ("Data", "integer", "", 0), AGE_COLUMN), _secret_row
+)

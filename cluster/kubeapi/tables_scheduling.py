@@ -4,22 +4,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cluster.kubeapi.humanize import human_duration, parse_time, since
-from cluster.kubeapi.tables import TableSpec
+from cluster.kubeapi.humanize import human_duration, parse_time
+from cluster.kubeapi.tables import (
+    AGE_COLUMN,
+    CONTAINERS_IMAGES_SELECTOR,
+    NAME_COLUMN,
+    TableSpec,
+    age,
+    containers_images,
+)
 from k8s.selectors import format_label_selector, format_labels
-
-_NAME = ("Name", "string", "name", 0)
-_AGE = ("Age", "string", "", 0)
-_WIDE = (("Containers", "string", "", 1), ("Images", "string", "", 1), ("Selector", "string", "", 1))
-
-
-def _containers_images(template: dict | None) -> list[str]:
-    containers = ((template or {}).get("spec") or {}).get("containers") or []
-    return [",".join(c.get("name", "") for c in containers), ",".join(c.get("image", "") for c in containers)]
-
-
-def _age(obj: dict, now: datetime) -> str:
-    return since(obj["metadata"].get("creationTimestamp"), now)
 
 
 def _priority_class_row(obj: dict, now: datetime) -> list:
@@ -27,7 +21,7 @@ def _priority_class_row(obj: dict, now: datetime) -> list:
         obj["metadata"]["name"],
         obj.get("value", 0),
         bool(obj.get("globalDefault")),
-        _age(obj, now),
+        age(obj, now),
         obj.get("preemptionPolicy") or "",
     ]
 
@@ -43,8 +37,8 @@ def _daemon_set_row(obj: dict, now: datetime) -> list:
         status.get("updatedNumberScheduled", 0),
         status.get("numberAvailable", 0),
         format_labels((template.get("spec") or {}).get("nodeSelector")),
-        _age(obj, now),
-        *_containers_images(template),
+        age(obj, now),
+        *containers_images(template),
         format_label_selector(spec.get("selector")),
     ]
 
@@ -96,44 +90,44 @@ def _job_row(obj: dict, now: datetime) -> list:
         job_status(obj),
         job_completions(obj),
         job_duration(obj, now),
-        _age(obj, now),
-        *_containers_images(spec.get("template")),
+        age(obj, now),
+        *containers_images(spec.get("template")),
         format_label_selector(spec.get("selector")),
     ]
 
 
 PRIORITY_CLASS = TableSpec(
     (
-        _NAME,
+        NAME_COLUMN,
         ("Value", "integer", "", 0),
         ("Global-Default", "boolean", "", 0),
-        _AGE,
+        AGE_COLUMN,
         ("PreemptionPolicy", "string", "", 0),
     ),
     _priority_class_row,
 )
 DAEMON_SET = TableSpec(
     (
-        _NAME,
+        NAME_COLUMN,
         ("Desired", "integer", "", 0),
         ("Current", "integer", "", 0),
         ("Ready", "integer", "", 0),
         ("Up-to-date", "integer", "", 0),
         ("Available", "integer", "", 0),
         ("Node Selector", "string", "", 0),
-        _AGE,
-        *_WIDE,
+        AGE_COLUMN,
+        *CONTAINERS_IMAGES_SELECTOR,
     ),
     _daemon_set_row,
 )
 JOB = TableSpec(
     (
-        _NAME,
+        NAME_COLUMN,
         ("Status", "string", "", 0),
         ("Completions", "string", "", 0),
         ("Duration", "string", "", 0),
-        _AGE,
-        *_WIDE,
+        AGE_COLUMN,
+        *CONTAINERS_IMAGES_SELECTOR,
     ),
     _job_row,
 )
