@@ -29,6 +29,24 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def nginx_rc(name: str, replicas: int) -> dict:
+    """A ReplicationController of nginx pods labelled app=NAME: the benchmarks' workload."""
+    labels = {"app": name}
+    return {
+        "apiVersion": "v1",
+        "kind": "ReplicationController",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "selector": labels,
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
+            },
+        },
+    }
+
+
 class ThrowawayServer:
     """A context manager: the server runs inside the block; its folder goes afterwards."""
 

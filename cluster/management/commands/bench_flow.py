@@ -21,6 +21,7 @@ from cluster.demo import create_many
 from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
 from cluster.sinks import InboxClient
+from kubesim.benchserver import nginx_rc
 from kubesim.benchstats import percentile
 from kubesim.gc_tuning import tune_for_long_running
 from kubesim.throwaway_db import migrated_or_throwaway
@@ -34,22 +35,6 @@ def _pod(name: str) -> dict:
         "kind": "Pod",
         "metadata": {"name": name, "labels": {"app": "bench"}},
         "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
-    }
-
-
-def _rc(replicas: int) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "ReplicationController",
-        "metadata": {"name": "scale"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"app": "scale"},
-            "template": {
-                "metadata": {"labels": {"app": "scale"}},
-                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
-            },
-        },
     }
 
 
@@ -116,7 +101,7 @@ class Command(BaseCommand):
         return latencies
 
     async def _scale(self, cluster: Cluster, replicas: int) -> float:
-        await database_sync_to_async(api.create)(cluster, _rc(1), KUBECTL)
+        await database_sync_to_async(api.create)(cluster, nginx_rc("scale", 1), KUBECTL)
         await self._wait_running(cluster, 1, 30)
         start, cpu = time.perf_counter(), time.process_time()
         await database_sync_to_async(api.scale)(

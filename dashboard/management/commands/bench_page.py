@@ -25,7 +25,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from cluster.access import presenter_token
-from kubesim.benchserver import ThrowawayServer, cpu_seconds
+from kubesim.benchserver import ThrowawayServer, cpu_seconds, nginx_rc
 from kubesim.benchstats import percentile
 
 CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
@@ -47,23 +47,6 @@ LOAD_FIGURES = r"""() => {
   return {fcp: fcp ? fcp.startTime : null, painted: painted ? painted.startTime : null,
           snapshot: snap ? snap.responseEnd : null, cards: document.querySelectorAll(".node-card").length};
 }"""
-
-
-def _rc(name: str, replicas: int) -> dict:
-    labels = {"app": name}
-    return {
-        "apiVersion": "v1",
-        "kind": "ReplicationController",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": labels,
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
-            },
-        },
-    }
 
 
 class Server(ThrowawayServer):
@@ -95,7 +78,7 @@ class Server(ThrowawayServer):
 
     def create_rc(self, name: str, replicas: int) -> None:
         path = f"/clusters/{CLUSTER}/api/v1/namespaces/default/replicationcontrollers"
-        self.create(path, _rc(name, replicas))
+        self.create(path, nginx_rc(name, replicas))
 
     def running(self, app: str) -> int:
         """The RC's ready replicas (its status, as `kubectl get rc` shows them): reading the RC
