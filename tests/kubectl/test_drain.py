@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import urllib.request
 
 import pytest
 
-from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server
+from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server, wait_for
 
 pytestmark = pytest.mark.kubectl
 
@@ -55,15 +54,6 @@ def kubectl(demo_server) -> Kubectl:
     return Kubectl(binary, f"{server.http}/clusters/demo", home, server.kubeconfig("demo", "teacher"))
 
 
-def _wait(predicate, seconds: float = 30) -> bool:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.3)
-    return False
-
-
 def _web_pods(kubectl) -> list[dict]:
     return json.loads(kubectl.ok("get", "pods", "-l", "app=web", "-o", "json"))["items"]
 
@@ -77,7 +67,7 @@ def _create_web(kubectl) -> None:
     created = kubectl.run("create", "deployment", "web", "--image=nginx:1.27", "--replicas=2")
     assert created.returncode == 0, created.stderr
     assert created.stdout == "deployment.apps/web created\n"
-    if not _wait(lambda: len(_running_on(kubectl)) == 2):
+    if not wait_for(lambda: len(_running_on(kubectl)) == 2, 30):
         pytest.skip("the embedded control plane is not running inside `manage.py serve`")
 
 
@@ -88,7 +78,7 @@ def cleanup(kubectl):
         kubectl.run("uncordon", node)
     kubectl.run("delete", "pdb", "web-pdb", "--ignore-not-found")
     kubectl.run("delete", "deployment", "web", "--wait=false")
-    _wait(lambda: not _web_pods(kubectl))
+    wait_for(lambda: not _web_pods(kubectl), 30)
 
 
 def test_drain_cordons_evicts_and_the_replacements_land_on_node1(kubectl, demo_server, cleanup):
@@ -103,7 +93,7 @@ def test_drain_cordons_evicts_and_the_replacements_land_on_node1(kubectl, demo_s
     assert lines[0] == "node/node2 cordoned" and lines[-1] == "node/node2 drained"
     evicted = [line for line in lines if re.fullmatch(r"pod/web-[a-z0-9]+-[a-z0-9]{5} evicted", line)]
     assert len(evicted) == 2, drained.stdout + drained.stderr
-    assert _wait(lambda: _running_on(kubectl) == ["node1", "node1"])
+    assert wait_for(lambda: _running_on(kubectl) == ["node1", "node1"], 30)
     nodes = kubectl.ok("get", "node", "node2", "--no-headers")
     assert nodes.split()[1] == "Ready,SchedulingDisabled"
     # The scheduler explains the replacements' placement: node2 fails NodeUnschedulable.
@@ -119,10 +109,11 @@ def test_drain_cordons_evicts_and_the_replacements_land_on_node1(kubectl, demo_s
 def test_a_budget_makes_the_drain_wait_and_report_the_429(kubectl, cleanup):
     _create_web(kubectl)
     assert kubectl.ok("apply", "-f", "-", stdin=PDB) == "poddisruptionbudget.policy/web-pdb created\n"
-    assert _wait(
+    assert wait_for(
         lambda: (
             json.loads(kubectl.ok("get", "pdb", "web-pdb", "-o", "json"))["status"].get("expectedPods") == 2
-        )
+        ),
+        30,
     )
     table = kubectl.ok("get", "pdb")
     assert table.splitlines()[0].split() == [
@@ -151,12 +142,12 @@ def test_a_budget_makes_the_drain_wait_and_report_the_429(kubectl, cleanup):
 
 def test_delete_wait_false_then_get_shows_terminating_until_the_kubelet_is_done(kubectl):
     kubectl.ok("apply", "-f", "-", stdin=SLEEPER)
-    if not _wait(lambda: "Running" in kubectl.ok("get", "pod", "sleeper", "--no-headers")):
+    if not wait_for(lambda: "Running" in kubectl.ok("get", "pod", "sleeper", "--no-headers"), 30):
         pytest.skip("the embedded control plane is not running inside `manage.py serve`")
     assert kubectl.ok("delete", "pod", "sleeper", "--wait=false") == 'pod "sleeper" deleted\n'
     row = kubectl.ok("get", "pod", "sleeper", "--no-headers").split()
     assert row[:3] == ["sleeper", "1/1", "Terminating"]
     # busybox's `sleep` ignores SIGTERM: it is killed when its 4 s grace period runs out.
-    assert _wait(lambda: kubectl.run("get", "pod", "sleeper").returncode != 0, 20)
+    assert wait_for(lambda: kubectl.run("get", "pod", "sleeper").returncode != 0, 20)
     gone = kubectl.run("get", "pod", "sleeper")
     assert gone.stderr == 'Error from server (NotFound): pods "sleeper" not found\n'

@@ -6,9 +6,10 @@ preemptor is bound there on the next attempt."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
+
+from tests.kubectl.conftest import wait_for
 
 pytestmark = pytest.mark.kubectl
 
@@ -21,15 +22,6 @@ def pod(name: str, cpu: str, klass: str, node: str = "") -> str:
     if node:
         spec["nodeName"] = node
     return json.dumps({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
-
-
-def _wait(predicate, seconds: float = 20) -> bool:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.3)
-    return False
 
 
 def test_a_pod_of_class_high_preempts_low_pods_on_the_nodes(kubectl):
@@ -52,7 +44,7 @@ def test_a_pod_of_class_high_preempts_low_pods_on_the_nodes(kubectl):
         assert kubectl.ok("get", "pod", "pre-low-node1", "-o", "jsonpath={.spec.priority}") == "10"
         kubectl.ok("apply", "-f", "-", stdin=pod("pre-high", "2", "high"))
         assert kubectl.ok("get", "pod", "pre-high", "-o", "jsonpath={.spec.priority}") == "1000"
-        if not _wait(lambda: kubectl.ok("get", "pod", "pre-high", "-o", "jsonpath={.spec.nodeName}")):
+        if not wait_for(lambda: kubectl.ok("get", "pod", "pre-high", "-o", "jsonpath={.spec.nodeName}")):
             pytest.skip("the embedded control plane is not running inside `manage.py serve`")
         uid = kubectl.ok("get", "pod", "pre-high", "-o", "jsonpath={.metadata.uid}")
         node = kubectl.ok("get", "pod", "pre-high", "-o", "jsonpath={.spec.nodeName}")
@@ -67,7 +59,7 @@ def test_a_pod_of_class_high_preempts_low_pods_on_the_nodes(kubectl):
             ]
 
         # Events are written a moment after they happen, as client-go's broadcaster does.
-        assert _wait(preempted), kubectl.ok("describe", "pod", "pre-high")
+        assert wait_for(preempted), kubectl.ok("describe", "pod", "pre-high")
         victims = {e["involvedObject"]["name"] for e in preempted()}
         assert f"pre-low-{node}" in victims
         for event in preempted():

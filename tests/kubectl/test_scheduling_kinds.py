@@ -4,20 +4,12 @@ bodies), tables, describe and rollout status."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
+from tests.kubectl.conftest import wait_for
+
 pytestmark = pytest.mark.kubectl
-
-
-def _wait(predicate, seconds: float = 20) -> bool:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.3)
-    return False
 
 
 def test_every_cluster_has_the_system_priority_classes_and_refuses_to_delete_them(kubectl):
@@ -79,7 +71,7 @@ def test_kubectl_create_job_runs_to_complete(kubectl):
             kubectl.ok("create", "job", "hi", "--image=busybox:1.36", "--", "echo", "hi").strip()
             == "job.batch/hi created"
         )
-        if not _wait(lambda: "Complete" in kubectl.ok("get", "jobs", "hi")):
+        if not wait_for(lambda: "Complete" in kubectl.ok("get", "jobs", "hi")):
             pytest.skip("the embedded control plane is not running inside `manage.py serve`")
         header, row = kubectl.ok("get", "jobs", "hi").splitlines()
         assert header.split() == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
@@ -99,7 +91,7 @@ def test_kubectl_create_job_runs_to_complete(kubectl):
 def test_a_failing_job_pod_shows_error(kubectl):
     try:
         kubectl.ok("create", "job", "boom", "--image=busybox:1.36", "--", "sh", "-c", "exit 1")
-        if not _wait(lambda: "Error" in kubectl.ok("get", "pods", "-l", "job-name=boom")):
+        if not wait_for(lambda: "Error" in kubectl.ok("get", "pods", "-l", "job-name=boom")):
             pytest.skip("the embedded control plane is not running inside `manage.py serve`")
     finally:
         kubectl.run("delete", "job", "boom", "--ignore-not-found")
