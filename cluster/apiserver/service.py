@@ -15,7 +15,7 @@ from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
 from cluster.apiserver.manifests import apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
-from cluster.apiserver.reads import check_kind, get, info_for, list_objects
+from cluster.apiserver.reads import check_kind, get, info_for, list_items, list_objects
 from cluster.apiserver.scale import get_scale, scale
 from cluster.apiserver.writes import check_version, create, find_or_builtin, locked_row, store_update
 from cluster.models import Cluster, WatchEvent
@@ -31,6 +31,7 @@ __all__ = [
     "events_since",
     "get",
     "get_scale",
+    "list_items",
     "list_objects",
     "patch",
     "scale",
