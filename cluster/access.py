@@ -323,4 +323,5 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
     if verb not in READ_VERBS and hasattr(who, "META"):
         # An HTTP write: its end is noted too (cluster/middleware.py), once its writes committed.
         who.kubesim_writes_to = cluster.name
+        activity.writing(cluster.name)
     return cluster

@@ -1,6 +1,6 @@
 """Evaluate a step's checks against a sandbox, with student-facing messages in English and Chinese.
 
-Checks read cluster state only through `cluster.apiserver`'s reads (get, list_objects), the
+Checks read cluster state only through `cluster.apiserver`'s reads (get, list_items), the
 scheduler's recorded attempts and the flow's recorded steps. Each evaluator returns whether the
 check holds, what it expects and what it found; a failure shows the instructor's own message
 when the lab gives one, else the expectation, and always what was found.
@@ -69,7 +69,7 @@ class Probe:
         self._reading(kind)
         key = ("list", kind, namespace, selector)
         if key not in self._cache:
-            self._cache[key] = api.list_objects(self.cluster, kind, namespace, label_selector=selector)[0]
+            self._cache[key] = api.list_items(self.cluster, kind, namespace, label_selector=selector)
         return self._cache[key]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -57,14 +58,25 @@ class StudentConsumer(NoConnectionHop, AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def send_state(self) -> None:
+        stamp = time.time()  # before the read: a state read later is at least as new
         state = await _student_state(self.student_id)
         if state is None:
             await self.close(code=4404)
             return
+        await self._send(state, stamp)
+
+    async def _send(self, state: dict, stamp: float) -> None:
+        # A state computed before the one last sent (their messages crossed) is stale: dropped.
+        if stamp < getattr(self, "sent_stamp", 0.0):
+            return
+        self.sent_stamp = stamp
         await self.send_json({"type": "state", "state": state})
 
     async def lab_changed(self, event: dict) -> None:
-        await self.send_state()
+        if event.get("state") is not None:  # computed with the check that changed it (labs.grader)
+            await self._send(event["state"], event["stamp"])
+        else:
+            await self.send_state()
 
 
 @reading

@@ -1,9 +1,11 @@
 """Automatic checking: one small task per student that re-evaluates on each sandbox nudge.
 
 The task waits on the cluster's nudges (cluster.broadcast.NUDGES, fired after every committed
-write) and, with a slow poll as a safety net where nudges cross processes, calls
-`progress.evaluate`, which is a no-op when the revision did not move. Tasks are started by the
-student's and the instructor's websockets, so a class that nobody watches costs nothing.
+write) and, with a slow poll as a safety net where nudges cross processes, runs `progress.check`
+(a no-op when the revision did not move). News goes to the student's panel at once, with the state
+worked out from the check's outcome; the outcome is stored after that (labs/outcome.py), and the
+board redraws. Tasks are started by the student's and the instructor's websockets, so a class that
+nobody watches costs nothing.
 """
 
 from __future__ import annotations
@@ -11,12 +13,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 
 from cluster import activity, broadcast
 from labs.models import Student
-from labs.progress import evaluate_watching
+from labs.progress import Evaluation, check, save, session_group, student_group
+from labs.state import student_state
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 5.0
@@ -25,17 +31,83 @@ BUSY_INTERVAL_SECONDS = 1.0
 _tasks: dict[int, asyncio.Task] = {}
 
 
-# Not thread-sensitive: checking reads (WAL readers do not block) must not queue behind the
-# control planes' work on the one thread-sensitive executor.
-def _evaluate_sync(student_id: int) -> tuple[bool, frozenset[str] | None]:
-    """(the student still has a sandbox, the kinds its current step reads: see evaluate_watching)."""
+# Checks run on threads of their own, not on the thread-sensitive executor behind the control
+# planes' work (WAL readers do not block), in two lanes: a check after a person acted never queues
+# behind the sixty sandboxes' own churn checks. Their outcomes are stored on a third, so that a
+# check's thread is not held while the store waits its turn for SQLite's one writer.
+ACTED_LANE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-check")
+CHURN_LANE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-churn")
+STORE_LANE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-store")
+
+
+@dataclass
+class Checked:
+    present: bool  # the student still has a sandbox
+    watched: frozenset[str] | None = None  # the kinds its current step reads (progress.Evaluation)
+    student: Student | None = None
+    evaluation: Evaluation | None = None
+    state: dict | None = None  # the panel's state with the outcome, before it is stored
+    stamp: float = 0.0  # time.time() before the state was read (labs.consumers drops older ones)
+
+
+def _check_sync(student_id: int, acted: bool) -> Checked:
+    stamp = time.time()
     student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
     if student is None or student.sandbox is None:
-        return False, None
-    return True, evaluate_watching(student)[1]
+        return Checked(False)
+    evaluation = check(student, acted=acted, fresh=True)
+    outcome = evaluation.outcome
+    if outcome is None or not outcome.changed:
+        return Checked(True, evaluation.watched, student, evaluation)
+    # Shown before it is stored: the store queues for SQLite's one writer (STORE_LANE).
+    student.current_step, student.action_mark = outcome.current_step, outcome.action_mark
+    state = student_state(student, outcome.row(outcome.current_step))
+    return Checked(True, evaluation.watched, student, evaluation, state, stamp)
 
 
-_evaluate = database_sync_to_async(_evaluate_sync, thread_sensitive=False)
+def _store_sync(checked: Checked, acted: bool) -> Checked | None:
+    """Store the outcome; when it lost to a concurrent writer (who told the panel too) and the
+    panel was shown it, what is stored instead."""
+    student, evaluation = checked.student, checked.evaluation
+    if save(student, evaluation, urgent=acted) or checked.state is None:
+        return None
+    stamp = time.time()
+    student.refresh_from_db(fields=["current_step", "action_mark"])
+    return Checked(True, checked.watched, student, evaluation, student_state(student), stamp)
+
+
+_check_acted = database_sync_to_async(_check_sync, thread_sensitive=False, executor=ACTED_LANE)
+_check_churn = database_sync_to_async(_check_sync, thread_sensitive=False, executor=CHURN_LANE)
+_store = database_sync_to_async(_store_sync, thread_sensitive=False, executor=STORE_LANE)
+
+
+async def _check_once(student_id: int, acted: bool) -> Checked:
+    """Check, show the panel any news at once, store it, and redraw the board."""
+    checked = await (_check_acted if acted else _check_churn)(student_id, acted)
+    if checked.evaluation is None or checked.evaluation.outcome is None:
+        return checked
+    if checked.state is not None:
+        await _tell_student(student_id, checked.state, checked.stamp)
+    instead = await _store(checked, acted)
+    if instead is not None:
+        await _tell_student(student_id, instead.state, instead.stamp)
+    if checked.state is not None:
+        await _tell_board(checked.student.session_id)
+    return checked
+
+
+async def _tell_student(student_id: int, state: dict, stamp: float) -> None:
+    """The panel gets the state computed with the check (no second read on another thread)."""
+    layer = get_channel_layer()
+    if layer is not None:
+        message = {"type": "lab.changed", "state": state, "stamp": stamp}
+        await layer.group_send(student_group(student_id), message)
+
+
+async def _tell_board(session_id: int) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        await layer.group_send(session_group(session_id), {"type": "lab.changed"})
 
 
 async def _run(student_id: int, cluster_name: str) -> None:
@@ -57,17 +129,22 @@ async def _run(student_id: int, cluster_name: str) -> None:
                 if rest <= 0:
                     break
                 await waiter.wait(rest)  # the nudge of a student's write ends the wait
+            while (rest := activity.write_under_way(cluster_name)) > 0:
+                await waiter.wait(rest)  # the request's end (cluster/middleware.py) nudges
             # Node heartbeats (Lease renewals) change nothing a lab checks: no evaluation for them.
             news = broadcast.news_except(cluster_name, IGNORED_KINDS)
             revisions = broadcast.revisions_by_kind(cluster_name)  # as of this check's start
-            acted = activity.requested_at(cluster_name) >= checked_at
+            # Where requests reach other processes too (the scaled profile) this one cannot tell
+            # who acted: every check is then a person's.
+            acted = activity.requested_at(cluster_name) >= checked_at or not activity.announced()
             try:
                 relevant = news if watched is None else broadcast.news_of(revisions, watched)
                 if news != seen and (acted or relevant != seen_watched):
                     checked_at = time.monotonic()
-                    present, watched = await _evaluate(student_id)
-                    if not present:
+                    checked = await _check_once(student_id, acted)
+                    if not checked.present:
                         return
+                    watched = checked.watched
                     relevant = news if watched is None else broadcast.news_of(revisions, watched)
                 seen, seen_watched = news, relevant
             except Exception:

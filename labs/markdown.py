@@ -7,6 +7,8 @@ tab without giving it a handle on the lab page (`rel="noopener noreferrer"`).
 
 from __future__ import annotations
 
+import functools
+
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
@@ -26,6 +28,12 @@ _MARKDOWN.validateLink = _safe_link
 _MARKDOWN.add_render_rule("link_open", _link_open)
 
 
+# A class's lab panels render the same few texts with every state they are sent.
+@functools.lru_cache(maxsize=2048)
+def _html(text: str) -> str:
+    return _MARKDOWN.render(text).strip()
+
+
 def render(text: str) -> SafeString:
     # Safe to mark: raw HTML is off and only http(s) URLs become links.
-    return mark_safe(_MARKDOWN.render(text).strip())
+    return mark_safe(_html(text))

@@ -1,26 +1,28 @@
 """A student's progress: evaluate the current step when their sandbox changed, and tell listeners.
 
-`evaluate` is called on every revision nudge of the sandbox (labs.grader), when the student
-answers a question, and when a page asks for the state. It is idempotent per revision: a step is
+`check` runs the checks and works out what changed (labs/outcome.py); `save` stores it. The lab
+grader (labs.grader) calls them on the sandbox's nudges; `evaluate` (both, then the listeners are
+told) is called when the student answers a question and when a page asks for the state. A step is
 checked once per sandbox revision, so many callers cost one evaluation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+from dataclasses import dataclass
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db import transaction
-from django.utils import timezone
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster, FlowTrace
+from kubesim.sqlite import writers
 from labs.catalog import lab_of
 from labs.checks import Probe, run_step
-from labs.labmodel import Lab
 from labs.models import StepProgress, Student
+from labs.outcome import Outcome, StepResult, store, work_out
 
 
 def student_group(student_id: int) -> str:
@@ -38,11 +40,11 @@ def action_mark(cluster: Cluster) -> str:
     traces = FlowTrace.objects.filter(cluster=cluster).count()
     nodes = [
         (n["metadata"]["name"], n["metadata"].get("labels"), n.get("spec"))
-        for n in api.list_objects(cluster, "Node")[0]
+        for n in api.list_items(cluster, "Node")
     ]
     pods = sorted(
         p["metadata"]["name"]
-        for p in api.list_objects(cluster, "Pod")[0]
+        for p in api.list_items(cluster, "Pod")
         if not p["metadata"].get("ownerReferences")
     )
     text = json.dumps([traces, nodes, pods], sort_keys=True, default=str)
@@ -63,84 +65,99 @@ def evaluate(student: Student, explicit: bool = False) -> bool:
 
 
 def evaluate_watching(student: Student, explicit: bool = False) -> tuple[bool, frozenset[str] | None]:
-    """`evaluate`, and the kinds whose writes can change the current step's result: those its
-    checks read (frozenset() once the lab is done; None when unknown, or when they read more than
-    objects, such as flow steps)."""
+    """`evaluate`, and the kinds whose writes can change the current step's result (see
+    `Evaluation.watched`)."""
+    evaluation = check(student, explicit)
+    changed = save(student, evaluation) and evaluation.outcome.changed
+    if changed:
+        notify(student)
+    return changed, evaluation.watched
+
+
+@dataclass
+class Evaluation:
+    # What to store (labs.outcome), None when nothing is news: see `save`.
+    outcome: Outcome | None
+    # The kinds whose writes can change the current step's result: those its checks read
+    # (frozenset() once the lab is done; None when unknown, or when they read more than objects,
+    # such as flow steps).
+    watched: frozenset[str] | None
+
+
+def check(student: Student, explicit: bool = False, acted: bool = True, fresh: bool = False) -> Evaluation:
+    """Run the current step's checks (and the next steps' while they pass) and work out what they
+    change; nothing is stored yet (`save`), and listeners are not told (callers notify).
+
+    `acted` False says nobody acted on the sandbox since the last check (only its own components
+    wrote): what the student did is then as last stored, so it is not fingerprinted again.
+    `fresh` says `student` was read just now (its step and mark need no second read)."""
     lab = lab_of(student.session.lab)
     cluster = student.sandbox
     if cluster is None:
-        return False, None
+        return Evaluation(None, None)
     revision = _revision(cluster)
-    changed = False
+    if fresh:
+        read = (student.current_step, student.action_mark)
+    else:
+        read = Student.objects.values_list("current_step", "action_mark").get(pk=student.pk)
+    rows = {p.index: p for p in StepProgress.objects.filter(student_id=student.pk, index__gte=read[0])}
+    results: list[StepResult] = []
     watched: frozenset[str] | None = None
-    while True:
-        current = Student.objects.values_list("current_step", flat=True).get(pk=student.pk)
-        if current >= len(lab.steps):
-            watched = frozenset()
+    for index in range(read[0], len(lab.steps)):
+        step = lab.steps[index]
+        progress = _row(rows, index, step.id)
+        if progress is not None and progress.checked_revision >= revision and not explicit:
             break
-        progress = _progress(student, lab, current)
-        if progress.checked_revision >= revision and not explicit:
-            break
-        step = lab.steps[current]
         probe = Probe(cluster)
-        failures = [r.as_dict() for r in run_step(cluster, step, progress.answer, probe) if not r.passed]
+        answer = progress.answer if progress else ""
+        failures = [r.as_dict() for r in run_step(cluster, step, answer, probe) if not r.passed]
         watched = None if probe.kinds is None else frozenset(probe.kinds)
-        mark = action_mark(cluster) if failures else ""
-        news, passed = _record(student.pk, progress.pk, revision, failures, mark, explicit)
-        changed |= news
+        results.append(StepResult(index, step.id, failures, explicit))
         explicit = False
-        if not passed:
+        if failures:
             break
-    if changed:
-        student.refresh_from_db(fields=["current_step", "action_mark"])
-        notify(student)
-    return changed, watched
+    else:
+        watched = frozenset()
+    if not results:
+        return Evaluation(None, watched)
+    last = results[-1]
+    mark = ""
+    if last.failures:
+        mark = action_mark(cluster) if acted or last.explicit or not read[1] else read[1]
+        first = _row(rows, last.index, last.step_id)
+        if len(results) == 1 and not last.explicit and _same_failure(first, read[1], last.failures, mark):
+            return Evaluation(None, watched)  # no write: SQLite's one writer serves the class
+    return Evaluation(work_out(student, read, rows, results, revision, mark), watched)
 
 
-def _progress(student: Student, lab: Lab, index: int) -> StepProgress:
-    progress, _ = StepProgress.objects.get_or_create(
-        student=student, step_id=lab.steps[index].id, defaults={"index": index}
-    )
-    return progress
+def _row(rows: dict[int, StepProgress], index: int, step_id: str) -> StepProgress | None:
+    """The step's progress row as read (None: not created yet, or left from an edited lab)."""
+    row = rows.get(index)
+    return row if row is not None and row.step_id == step_id else None
 
 
-def _record(
-    student_id: int, progress_id: int, revision: int, failures: list, mark: str, explicit: bool
-) -> tuple[bool, bool]:
-    """Store one evaluation unless a concurrent one got there first; (news, passed)."""
-    if failures and not explicit and _same_failure(student_id, progress_id, failures, mark):
-        return False, False  # nothing to store: no write (SQLite's one writer serves the class)
-    with transaction.atomic():
-        student = Student.objects.select_for_update().get(pk=student_id)
-        progress = StepProgress.objects.filter(pk=progress_id).first()
-        if progress is None:
-            return False, False  # a reset removed this step's progress while it was being checked
-        if progress.checked_revision >= revision and not explicit:
-            return False, progress.passed_at is not None
-        before = (progress.passed_at, progress.attempts, progress.last_failure)
-        progress.checked_revision = revision
-        if not failures:
-            progress.passed_at = timezone.now()
-            progress.last_failure = []
-            student.current_step = progress.index + 1
-            student.save(update_fields=["current_step"])
-        else:
-            if explicit or (student.action_mark and mark != student.action_mark):
-                progress.attempts += 1
-            if mark != student.action_mark:
-                student.action_mark = mark
-                student.save(update_fields=["action_mark"])
-            progress.last_failure = failures
-        progress.save()
-    return before != (progress.passed_at, progress.attempts, progress.last_failure), not failures
-
-
-def _same_failure(student_id: int, progress_id: int, failures: list, mark: str) -> bool:
-    """The step still fails as last stored, and the student did nothing new since."""
-    stored = StepProgress.objects.filter(pk=progress_id).values_list("last_failure", "passed_at").first()
-    if stored is None or stored[1] is not None or stored[0] != failures:
+def save(student: Student, evaluation: Evaluation, urgent: bool = True) -> bool:
+    """Store the evaluation's outcome (before the control planes' writes when `urgent`: a person
+    waits for it); True when it was stored (False: nothing to store, or a concurrent evaluation
+    or reset got there first). `student`'s step and mark are brought up to date."""
+    outcome = evaluation.outcome
+    if outcome is None:
         return False
-    return Student.objects.filter(pk=student_id, action_mark=mark).exists()
+    with writers.urgent() if urgent else contextlib.nullcontext():
+        if not store(outcome):
+            return False
+    student.current_step, student.action_mark = outcome.current_step, outcome.action_mark
+    return True
+
+
+def _same_failure(progress: StepProgress | None, stored_mark: str, failures: list, mark: str) -> bool:
+    """The step still fails as last stored, and the student did nothing new since."""
+    return (
+        progress is not None
+        and progress.passed_at is None
+        and progress.last_failure == failures
+        and stored_mark == mark
+    )
 
 
 def notify(student: Student) -> None:

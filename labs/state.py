@@ -27,7 +27,9 @@ def solution_visible(progress: StepProgress, lab: Lab) -> bool:
     return progress.solution_revealed or progress.attempts >= step.solution.reveal_after
 
 
-def student_state(student: Student) -> dict:
+def student_state(student: Student, progress: StepProgress | None = None) -> dict:
+    """The lab panel's state; `progress` is the current step's row when the caller has it (labs.grader
+    shows a check's outcome before it is stored)."""
     lab = lab_of(student.session.lab)
     done = student.current_step >= len(lab.steps)
     state = {
@@ -43,7 +45,8 @@ def student_state(student: Student) -> dict:
     if done:
         return state
     step = lab.steps[student.current_step]
-    progress = student.progress.filter(step_id=step.id).first()
+    if progress is None or progress.step_id != step.id:
+        progress = student.progress.filter(step_id=step.id).first()
     if progress is None:
         progress = StepProgress(student=student, step_id=step.id, index=student.current_step)
     solution = None

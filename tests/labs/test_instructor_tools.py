@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from labs import progress
 from labs.loader import bundled_paths, load_lab_file
 from labs.models import LabDefinition
 
@@ -55,11 +54,6 @@ def test_labs_are_listed_in_course_order_with_their_published_state(teacher):
     assert page.count('class="labs-state is-published"') == len(ids)
     LabDefinition.objects.filter(slug="scaling").update(published=False)
     assert 'class="labs-state is-draft">Draft<' in teacher.get("/labs/manage/").content.decode()
-
-
-def test_a_check_that_lands_after_a_reset_is_dropped_quietly(student_a):
-    student = student_a.student
-    assert progress._record(student.pk, 987654321, 1, [], "", False) == (False, False)
 
 
 def test_the_nodeselector_lab_has_a_hint_for_labelling_the_wrong_node():

@@ -1,0 +1,108 @@
+"""What one check of a student's steps changes, worked out in memory, then stored in one short
+transaction.
+
+The rows are read before the transaction and written back only if nobody wrote them in between
+(optimistic: the student's step and mark, each row's checked revision), so the transaction holds
+SQLite's one writer for a few statements, not for the reads and the Python around them. A check
+that lost such a race stores nothing: whoever won told the listeners.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from labs.models import StepProgress, Student
+
+
+@dataclass
+class StepResult:
+    index: int
+    step_id: str
+    failures: list  # [] when the step passed
+    explicit: bool  # asked for (an answer, "check now"): a failure is an attempt even unchanged
+
+
+@dataclass
+class Outcome:
+    """The student's step, mark and progress rows as they are once the results are stored."""
+
+    student_id: int
+    read: tuple[int, str]  # (current step, action mark) as read: the write requires them unchanged
+    current_step: int
+    action_mark: str
+    updated: list[tuple[StepProgress, int]] = field(default_factory=list)  # (row, checked revision read)
+    created: list[StepProgress] = field(default_factory=list)
+    changed: bool = False  # a pass, an attempt or another failure: the listeners need the new state
+
+    def row(self, index: int) -> StepProgress | None:
+        return next((r for r in self.created + [u[0] for u in self.updated] if r.index == index), None)
+
+
+def work_out(
+    student: Student,
+    read: tuple[int, str],
+    rows: dict[int, StepProgress],
+    results: list[StepResult],
+    revision: int,
+    mark: str,
+) -> Outcome:
+    """Apply `results` (in step order) to copies of the rows read (`rows`, by step index)."""
+    current, stored_mark = read
+    outcome = Outcome(student.pk, read, current, stored_mark)
+    now = timezone.now()
+    for result in results:
+        row = rows.get(result.index)
+        if row is not None and row.step_id == result.step_id:
+            outcome.updated.append((row, row.checked_revision))
+        else:
+            row = StepProgress(
+                student_id=student.pk, step_id=result.step_id, index=result.index, started_at=now
+            )
+            outcome.created.append(row)
+        before = (row.passed_at, row.attempts, row.last_failure)
+        row.checked_revision = revision
+        if not result.failures:
+            row.passed_at = now
+            row.last_failure = []
+            outcome.current_step = result.index + 1
+        else:
+            if result.explicit or (outcome.action_mark and mark != outcome.action_mark):
+                row.attempts += 1
+            outcome.action_mark = mark
+            row.last_failure = result.failures
+        outcome.changed |= before != (row.passed_at, row.attempts, row.last_failure)
+    return outcome
+
+
+class _Lost(Exception):
+    """Somebody wrote the student's progress since it was read."""
+
+
+def store(outcome: Outcome) -> bool:
+    """Write the outcome unless the rows changed since they were read; True when it was written."""
+    current, mark = outcome.read
+    try:
+        with transaction.atomic():
+            written = Student.objects.filter(pk=outcome.student_id, current_step=current, action_mark=mark)
+            if not written.update(current_step=outcome.current_step, action_mark=outcome.action_mark):
+                raise _Lost
+            for row, read_revision in outcome.updated:
+                fields = {
+                    "checked_revision": row.checked_revision,
+                    "passed_at": row.passed_at,
+                    "attempts": row.attempts,
+                    "last_failure": row.last_failure,
+                }
+                # A reset deletes the row: no update, nothing stored.
+                if not StepProgress.objects.filter(pk=row.pk, checked_revision=read_revision).update(
+                    **fields
+                ):
+                    raise _Lost
+            if outcome.created:
+                StepProgress.objects.bulk_create(outcome.created)
+    except (_Lost, IntegrityError):
+        return False
+    return True
