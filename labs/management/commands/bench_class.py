@@ -6,7 +6,9 @@ HTTP (`/join/`, as a browser does: each gets a sandbox with its own control plan
 then reaches the server as kubectl does, over HTTP with their sandbox's bearer token, and works
 through a generated lab: create a 5-replica ReplicationController (the step checks that it exists),
 then label nodes, one change per step, while the lab panel's websocket (`/ws/labs/student/`, same
-token) waits for each check result; a last step passes when the RC's 5 pods are Running.
+token) waits for each check result; a last step passes when the RC's 5 pods are Running. A student
+sends the next write 0.2-1 s after the last result came, or with `--every S` every S seconds
+whatever the results (then the offered load does not grow as the checks get faster).
 
 It prints, while all the sandboxes are busy (their control planes creating, scheduling and
 starting the pods):
@@ -216,6 +218,14 @@ class Command(BaseCommand):
             "--warmup", type=float, default=5.0, help="seconds for the kubelets to register before the lesson"
         )
         parser.add_argument(
+            "--every",
+            type=float,
+            default=None,
+            help="a student sends a write every EVERY seconds whether or not the last check result "
+            "came (the same offered load however fast the checks are); by default a student waits "
+            "for each result, then 0.2-1 s",
+        )
+        parser.add_argument(
             "--park-after",
             type=float,
             default=20.0,
@@ -238,6 +248,7 @@ class Command(BaseCommand):
         if nodes < 1:
             raise CommandError("--nodes must be at least 1")
         idle_after = options["idle_after"] if options["idle_after"] is not None else park_after + 10
+        self.every = options["every"]
         folder = Path(tempfile.mkdtemp(prefix="kubesim-bench-class-"))
         database = folder / "db.sqlite3"
         saved = dict(connections.settings["default"])
@@ -315,6 +326,11 @@ class Command(BaseCommand):
                 f"students left without a lab socket (no check result measured): {without}"
             )
         await asyncio.sleep(warmup)
+        self.stdout.write(
+            f"each student writes every {self.every:g} s, results or not"
+            if self.every is not None
+            else "each student writes once the last check result came, after 0.2-1 s"
+        )
         result = {"writes": [], "labels": [], "rc": [], "running": [], "failed": 0}
         try:
             await asyncio.gather(
@@ -348,7 +364,10 @@ class Command(BaseCommand):
             patch = {"metadata": {"labels": {"step": str(i)}}}
             writes.append(("labels", "PATCH", path, patch, "application/merge-patch+json"))
         await asyncio.sleep(random.uniform(0, 2))  # students do not all press Enter at once
+        started, waits = time.monotonic(), []
         for index, (kind, method, path, body, content_type) in enumerate(writes):
+            if self.every is not None:
+                await asyncio.sleep(max(0.0, started + index * self.every - time.monotonic()))
             seen = len(sock.frames) if sock is not None else 0
             elapsed = await loop.run_in_executor(pool, person.write, method, path, body, content_type)
             committed = time.perf_counter()
@@ -358,18 +377,27 @@ class Command(BaseCommand):
             if sock is None:
                 await asyncio.sleep(0.5)  # no lab panel: as long as a check usually takes
                 continue
-            arrival = await _passed(sock, seen, index + 1)
-            if arrival is None:
-                result["failed"] += 1
-            else:
-                result[kind].append(max(0.0, arrival - committed))
+            waiting = self._check_result(sock, seen, index + 1, committed, kind, result)
+            if self.every is not None:
+                waits.append(asyncio.create_task(waiting))
+                continue
+            await waiting
             await asyncio.sleep(random.uniform(0.2, 1.0))
+        await asyncio.gather(*waits)
         if sock is not None:  # the last step: the RC's 5 pods Running, from the RC's creation
             arrival = await _passed(sock, seen_at_rc, len(writes) + 1, timeout=120.0)
             if arrival is None:
                 result["failed"] += 1
             else:
                 result["running"].append(arrival - rc_committed)
+
+    @staticmethod
+    async def _check_result(sock, seen: int, step: int, committed: float, kind: str, result: dict) -> None:
+        arrival = await _passed(sock, seen, step)
+        if arrival is None:
+            result["failed"] += 1
+        else:
+            result[kind].append(max(0.0, arrival - committed))
 
     def _report_busy(self, result: dict) -> None:
         def ms(values, fraction):
