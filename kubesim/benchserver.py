@@ -30,7 +30,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def nginx_rc(name: str, replicas: int) -> dict:
-    """A ReplicationController of nginx pods labelled app=NAME: the benchmarks' workload."""
+    """A ReplicationController of nginx pods labelled app=NAME: the benchmarks' and tests' workload."""
     labels = {"app": name}
     return {
         "apiVersion": "v1",

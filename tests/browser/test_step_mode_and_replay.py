@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kubesim.benchserver import nginx_rc
 from tests.browser.helpers import TIMEOUT_MS, api_write, open_dashboard, record_flow_steps
 
 pytestmark = pytest.mark.browser
@@ -20,23 +21,6 @@ def bare_pod(name: str, node: str) -> dict:
         "spec": {
             "nodeSelector": {"kubernetes.io/hostname": node},
             "containers": [{"name": "web", "image": "nginx:1.15"}],
-        },
-    }
-
-
-def rc(name: str, replicas: int) -> dict:
-    labels = {"app": name}
-    return {
-        "apiVersion": "v1",
-        "kind": "ReplicationController",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": labels,
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [{"name": "web", "image": "nginx:1.15"}]},
-            },
         },
     }
 
@@ -90,7 +74,7 @@ def test_one_next_is_one_step_of_the_watched_trace_and_the_highlight_never_goes_
     open_dashboard(page)
     step_mode(page, True)
     try:
-        api_write(page, "POST", RCS, rc("stepper", 2))
+        api_write(page, "POST", RCS, nginx_rc("stepper", 2))
         wait_until(page, lambda: any(m["object"]["name"] == "stepper" for m in messages))
         trace = next(m["trace"] for m in messages if m["object"]["name"] == "stepper")
 

@@ -4,27 +4,13 @@ from __future__ import annotations
 
 import urllib.error
 
+from kubesim.benchserver import nginx_rc
 from tests.scaleout.support import request
 
 
-def rc(name: str, replicas: int) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "ReplicationController",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"app": name},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "web", "image": "nginx:1.15"}]},
-            },
-        },
-    }
-
-
 def create_rc(base: str, name: str, replicas: int) -> dict:
-    return request(f"{base}/api/v1/namespaces/default/replicationcontrollers", "POST", rc(name, replicas))
+    path = f"{base}/api/v1/namespaces/default/replicationcontrollers"
+    return request(path, "POST", nginx_rc(name, replicas))
 
 
 def pods(base: str, app: str) -> list[dict]:
