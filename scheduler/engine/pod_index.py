@@ -13,7 +13,7 @@ and their pods.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from scheduler.engine.nodeinfo import NodeInfo
@@ -34,6 +34,20 @@ class LabelGroup:
     labels: dict[str, str]
     members: dict[PodInfo, NodeInfo]  # pod -> the node it is bound to
     key: tuple = ()  # its key in LabelIndex.groups
+    # node name -> [node, members bound there that are not terminating]: what PodTopologySpread
+    # counts, kept up to date so that a cycle does work per node, not per pod (the thousand
+    # replicas of an RC are one group).
+    live_per_node: dict[str, list] = field(default_factory=dict)
+
+    def count_live(self, node: NodeInfo, sign: int) -> None:
+        entry = self.live_per_node.get(node.name)
+        if entry is None:
+            self.live_per_node[node.name] = [node, sign]
+            return
+        entry[0] = node  # a node's update re-adds its pods with its new NodeInfo
+        entry[1] += sign
+        if not entry[1]:
+            del self.live_per_node[node.name]
 
 
 class LabelIndex:
@@ -46,6 +60,7 @@ class LabelIndex:
     def __init__(self) -> None:
         self.groups: dict[tuple, LabelGroup] = {}
         self._group_of: dict[PodInfo, LabelGroup] = {}
+        self._live: dict[PodInfo, NodeInfo] = {}  # members counted in live_per_node, and where
         self._by_label: dict[tuple[str, str], dict[tuple, LabelGroup]] = {}
 
     def add(self, pod: PodInfo, node: NodeInfo) -> None:
@@ -57,12 +72,18 @@ class LabelIndex:
                 self._by_label.setdefault(label, {})[key] = group
         group.members[pod] = node
         self._group_of[pod] = group  # not the key just built: thousands of bound pods share one
+        if not terminating(pod):
+            self._live[pod] = node
+            group.count_live(node, 1)
 
     def remove(self, pod: PodInfo) -> None:
         group = self._group_of.pop(pod, None)
         if group is None:
             return
         del group.members[pod]
+        node = self._live.pop(pod, None)
+        if node is not None:
+            group.count_live(node, -1)
         if not group.members:
             del self.groups[group.key]
             for label in hashable_labels(group.labels):
@@ -83,6 +104,11 @@ class LabelIndex:
             for group in self._by_label.get(labels[0], {}).values():
                 found[id(group)] = group
         return list(found.values())
+
+
+def terminating(pod: PodInfo) -> bool:
+    """The pod has a deletionTimestamp (a graceful deletion under way)."""
+    return bool((pod.pod.get("metadata") or {}).get("deletionTimestamp"))
 
 
 def hashable_labels(labels: dict) -> frozenset:

@@ -24,6 +24,19 @@ def _label_groups(snapshot: Snapshot) -> dict:
     }
 
 
+def _live_counts(snapshot: Snapshot) -> dict:
+    """Each group's live_per_node, with each node's zone as the node it holds says."""
+    return {
+        key: {name: (node.labels.get("zone"), count) for name, (node, count) in group.live_per_node.items()}
+        for key, group in snapshot.index(LabelIndex).groups.items()
+    }
+
+
+def _terminating(pod: dict) -> dict:
+    pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return pod
+
+
 def _term_groups(snapshot: Snapshot) -> dict:
     index = snapshot.index(ExistingTermsIndex)
     return {
@@ -61,9 +74,16 @@ def test_indexes_follow_pods_and_nodes_as_they_come_and_go():
     snapshot.remove_node("n2")  # its pods wait for the node to come back
     snapshot.add_pod(make_pod("late", labels={"app": "web"}, node_name="n9"))  # no such node yet
     snapshot.upsert_node(make_node("n9", labels={"zone": "a"}))
+    snapshot.add_pod(_terminating(make_pod("going", labels={"app": "web"}, node_name="n0")))
+    snapshot.remove_pod(make_pod("web-3", labels={"app": "web"}, node_name="n0"))
+    snapshot.add_pod(_terminating(make_pod("web-3", labels={"app": "web"}, node_name="n0")))
 
     fresh = _fresh(snapshot)
     assert _label_groups(snapshot) == _label_groups(fresh)
+    assert _live_counts(snapshot) == _live_counts(fresh)
+    web = snapshot.index(LabelIndex).groups[("default", frozenset({("app", "web")}))]
+    # n0 holds web-0, going and web-3 (the last two terminating); n1 web-4; n9 late.
+    assert _live_counts(snapshot)[web.key] == {"n0": ("c", 1), "n1": ("a", 1), "n9": ("a", 1)}
     assert _term_groups(snapshot) == _term_groups(fresh)
     placed = {entry[:3] for entries in _term_groups(snapshot).values() for entry in entries}
     assert ("default/db-0", "n1", "a") in placed

@@ -194,10 +194,6 @@ def go_round(value: float) -> int:
     return int(whole) + (1 if value - whole >= 0.5 else 0)
 
 
-def terminating(pod: PodInfo) -> bool:
-    return bool((pod.pod.get("metadata") or {}).get("deletionTimestamp"))
-
-
 def required_node_affinity(pod: PodInfo) -> Callable[[Mapping[str, str], str], bool] | None:
     """nodeaffinity.GetRequiredNodeAffinity: nodeSelector AND required terms; None matches every node."""
     node_selector = tuple(pod.node_selector.items())

@@ -39,7 +39,6 @@ from scheduler.engine.plugins.helper.topology import (
     SpreadConstraint,
     required_node_affinity,
     spread_constraints,
-    terminating,
     workload_selector,
 )
 from scheduler.engine.plugins.podtopologyspread import why as explain
@@ -82,10 +81,10 @@ def matching_per_node(snapshot: Any, c: SpreadConstraint, namespace: str) -> dic
     for group in snapshot.index(LabelIndex).candidates([c.label_pairs]):
         if group.namespace != namespace or not c.selector(group.labels):
             continue
-        for pod, node in group.members.items():
-            if not terminating(pod):
-                count = per_node[node.name][1] if node.name in per_node else 0
-                per_node[node.name] = (node, count + 1)
+        for name, (node, count) in group.live_per_node.items():
+            if name in per_node:
+                count += per_node[name][1]
+            per_node[name] = (node, count)
     return per_node
 
 
