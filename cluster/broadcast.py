@@ -56,12 +56,23 @@ class Waiter:
         self.key = key
         self.loop = loop
         self.event = asyncio.Event()
+        # A wake-up is on its way to the loop: the wakes that come meanwhile (a burst commits
+        # hundreds of writes a second) ride on it instead of each waking the loop again.
+        self._on_its_way = False
 
     def wake(self) -> None:
+        if self._on_its_way:
+            return
+        self._on_its_way = True
         try:
-            self.loop.call_soon_threadsafe(self.event.set)
+            self.loop.call_soon_threadsafe(self._set)
         except RuntimeError:  # the loop is closed: nobody is waiting any more
             self.signal._remove(self)
+
+    def _set(self) -> None:
+        # Cleared before the event is set: a wake that saw the flag still up is covered by this set.
+        self._on_its_way = False
+        self.event.set()
 
     async def wait(self, timeout: float | None = None) -> bool:
         """Wait for a wake-up (or the timeout); True when woken. Clears the flag for the next wait."""
