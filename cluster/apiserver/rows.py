@@ -10,7 +10,10 @@ to return text), so what the ORM reads back is byte for byte what it would have 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
+from datetime import datetime
 from functools import cache
+from typing import Any
 
 from django.db import connection
 from django.utils import timezone
@@ -19,6 +22,28 @@ from cluster.models import ApiObject, Cluster, Label, WatchEvent
 
 LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id", "created_at")
 ROW_COLUMNS = ("id", "uid", "resource_version", "body", "node_name", "phase", "owner_uid", "trace_id")
+
+
+@dataclass(slots=True)
+class LogEntry:
+    """A log entry: a WatchEvent row's fields without the ORM's model machinery (every write makes
+    one; in a burst the informers and the hub read thousands a second, each entry once per reader)."""
+
+    cluster_id: int
+    revision: int
+    type: str
+    kind: str
+    namespace: str
+    name: str
+    object: Any  # the object, or its stored JSON text when read without decoding
+    trace_id: str | None
+    created: Any  # as the database returned it (a datetime once written): see created_at
+
+    @property
+    def created_at(self) -> datetime:
+        if connection.vendor == "sqlite" and not isinstance(self.created, datetime):
+            return connection.ops.convert_datetimefield_value(self.created, None, connection)
+        return self.created
 
 
 def _table(model) -> str:
@@ -163,9 +188,9 @@ def replace_labels(row_id: int, labels: dict, had_labels: bool) -> None:
             cursor.executemany(sql("label_insert"), [(row_id, k, v) for k, v in labels.items()])
 
 
-def insert_event(event: WatchEvent, text: str) -> None:
+def insert_event(event: LogEntry, text: str) -> None:
     created = timezone.now()
-    event.created_at = created
+    event.created = created
     params = [
         event.cluster_id,
         event.revision,
@@ -207,7 +232,7 @@ def log(
     upto: int | None = None,
     kinds: tuple[str, ...] | None = None,
     decode: bool = True,
-) -> list[WatchEvent]:
+) -> list[LogEntry]:
     """Log entries after `after` (up to `upto`, of `kinds`), oldest first; JSON decoded only for
     those (not at all without `decode`: each event's `object` is then its stored JSON text)."""
     query, params = sql("log"), [cluster_id, after]
@@ -228,7 +253,7 @@ def log(
 
 def watch_page(
     cluster_id: int, after: int, kinds: tuple[str, ...], limit: int
-) -> tuple[int, int, list[WatchEvent]]:
+) -> tuple[int, int, list[LogEntry]]:
     """An informer's read in ONE statement: (the cluster's revision, its compacted revision, the
     log entries of `kinds` after `after` up to that revision, at most `limit`).
 
@@ -253,32 +278,16 @@ def watch_page(
     return current, compacted, _events(cluster_id, entries, True)
 
 
-def _events(cluster_id: int, found: list[tuple], decode: bool) -> list[WatchEvent]:
-    convert = connection.ops.convert_datetimefield_value if connection.vendor == "sqlite" else None
+def _events(cluster_id: int, found: list[tuple], decode: bool) -> list[LogEntry]:
     events = []
     for revision, type_, kind, namespace, name, obj, trace_id, created in found:
-        if convert is not None:
-            created = convert(created, None, connection)
         if isinstance(obj, bytes):
             obj = obj.decode()
         if decode:
             obj = json.loads(obj) if isinstance(obj, str) else obj
         elif not isinstance(obj, str):
             obj = json.dumps(obj)
-        event = WatchEvent(
-            cluster_id=cluster_id,
-            revision=revision,
-            type=type_,
-            kind=kind,
-            namespace=namespace,
-            name=name,
-            object=obj,
-            trace_id=trace_id,
-            created_at=created,
-        )
-        event._state.adding = False
-        event._state.db = connection.alias
-        events.append(event)
+        events.append(LogEntry(cluster_id, revision, type_, kind, namespace, name, obj, trace_id, created))
     return events
 
 

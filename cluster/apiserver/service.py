@@ -16,9 +16,10 @@ from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
 from cluster.apiserver.manifests import apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
 from cluster.apiserver.reads import check_kind, get, info_for, list_items, list_objects
+from cluster.apiserver.rows import LogEntry
 from cluster.apiserver.scale import get_scale, scale
 from cluster.apiserver.writes import check_version, create, find_or_builtin, locked_row, store_update
-from cluster.models import Cluster, WatchEvent
+from cluster.models import Cluster
 
 __all__ = [
     "Actor",
@@ -168,7 +169,7 @@ def bind(cluster: Cluster, namespace: str | None, name: str, node_name: str, act
 
 def events_since(
     cluster: Cluster, revision: int, limit: int | None = None, decode: bool = True
-) -> list[WatchEvent]:
+) -> list[LogEntry]:
     """The log after `revision`, oldest first; raises Gone (410) when it was compacted away.
     Without `decode`, each entry's `object` is its stored JSON text."""
     return store.events_since(cluster, revision, limit, decode)

@@ -17,7 +17,7 @@ from cluster import broadcast
 from cluster.apiserver import admission, rows
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import Gone
-from cluster.models import ApiObject, Cluster, FlowTrace, WatchEvent
+from cluster.models import ApiObject, Cluster, FlowTrace
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
@@ -99,15 +99,7 @@ def write(
     else:
         event_type = MODIFIED
         old_labels = (row.body.get("metadata") or {}).get("labels") or {}
-    event = WatchEvent(
-        cluster_id=cluster.pk,
-        revision=revision,
-        type=event_type,
-        kind=kind,
-        namespace=row.namespace,
-        name=row.name,
-        object=body,
-    )
+    event = rows.LogEntry(cluster.pk, revision, event_type, kind, row.namespace, row.name, body, None, None)
     trace = _write_hook(cluster, verb, row, event, actor) if _write_hook is not None else None
     event.trace_id = trace.pk if trace is not None else None
     text = rows.dumps(body)
@@ -147,7 +139,7 @@ def _compact(cluster: Cluster) -> None:
 
 def events_since(
     cluster: Cluster, revision: int, limit: int | None = None, decode: bool = True
-) -> list[WatchEvent]:
+) -> list[rows.LogEntry]:
     """Log entries after `revision`, oldest first; Gone (410) when they were compacted away.
     Without `decode`, each entry's `object` is its stored JSON text (for the broadcast hub, which
     sends it on as it is)."""
@@ -160,7 +152,7 @@ def events_since(
 
 def watch_page(
     cluster: Cluster, revision: int, kinds: tuple[str, ...], limit: int
-) -> tuple[list[WatchEvent], int]:
+) -> tuple[list[rows.LogEntry], int]:
     """An informer's read of the log: entries of `kinds` after `revision`, and the revision read up to.
 
     Entries of other kinds are skipped in the query (their JSON is never decoded): a component
