@@ -13,10 +13,10 @@ are shared. A pod no node fits ends the run of decisions: it is handled as a fai
 from __future__ import annotations
 
 import asyncio
-import copy
 
 from django.db import transaction
 
+from cluster.apiserver.store import clone
 from cluster.flow import gate
 from cluster.informer import db
 from scheduler import attempt_rows
@@ -71,7 +71,7 @@ def _decide(scheduler, entries: list[QueuedPod]) -> list[tuple[QueuedPod, object
         if decision.selected is None:
             decided.append((entry, decision, None))
             break
-        assumed = copy.deepcopy(entry.pod)
+        assumed = clone(entry.pod)
         assumed["spec"]["nodeName"] = decision.selected
         known = scheduler.bound.get(entry.key)
         scheduler._account_bound(entry.key, assumed, decision.selected)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from datetime import datetime
 
 from cluster.apiserver.kinds import kind_info
 from k8s import clock
@@ -30,8 +31,18 @@ _DEFAULT_TOLERATIONS = (
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"  # utilrand's alphabet: no vowels, no look-alikes
 
 
+_formatted: tuple[datetime | None, str] = (None, "")
+
+
 def now_rfc3339() -> str:
-    return clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    """The clock's time to the second, formatted once per second (every write stamps a time)."""
+    global _formatted
+    now = clock.now().replace(microsecond=0)
+    second, text = _formatted
+    if now != second:
+        text = now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        _formatted = (now, text)
+    return text
 
 
 def new_uid() -> str:

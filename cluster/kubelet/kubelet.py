@@ -10,7 +10,6 @@ with backoff.
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import Awaitable, Callable
 
 from django.db import transaction
@@ -19,6 +18,7 @@ from cluster import broadcast, event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
+from cluster.apiserver.store import clone
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
@@ -355,7 +355,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
     def _pulled(self, pod: dict, node: str, container: dict, image: catalog.Image, message: str) -> None:
         node_obj = self._node(node)
         if node_obj is not None and not self._has_image(node, image):
-            body = copy.deepcopy(node_obj)
+            body = clone(node_obj)
             body["status"]["images"] = [catalog.node_image_entry(image), *body["status"].get("images", [])]
             body["metadata"].pop("resourceVersion", None)
             try:
@@ -396,7 +396,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
     ) -> None:
         """PUT …/status from the kubelet's copy: the status subresource replaces only the status.
         `step_12`: the step recorded first, in the same transaction (the gate was open)."""
-        body = copy.deepcopy(pod)
+        body = clone(pod)
         body["metadata"].pop("resourceVersion", None)
         try:
             with transaction.atomic():
