@@ -22,6 +22,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
+from kubesim.sqlite import writers
 
 SEEN_LIMIT = 20_000
 # Wakes the writer of a cluster's queue (keyed by cluster name).
@@ -114,7 +115,8 @@ def pending(cluster_name: str) -> int:
 
 def flush(cluster_name: str, limit: int = 100) -> int:
     """Write up to `limit` queued Events in order, in one transaction (synchronous: the database
-    thread); how many. Each Event is still its own API write, in a savepoint of its own."""
+    thread); how many. Each Event is still its own API write, in a savepoint of its own. Fewer
+    when a request queues for the writer gate meanwhile (writers.urgent_waiting)."""
     queue = _queues.get(cluster_name)
     if not queue:
         return 0
@@ -124,6 +126,8 @@ def flush(cluster_name: str, limit: int = 100) -> int:
     live = set(Cluster.objects.filter(name=cluster_name).values_list("pk", flat=True))
     with transaction.atomic():
         while queue and written < limit:
+            if written and writers.urgent_waiting():
+                break  # the rest in the next flush, after the request
             item = queue.popleft()
             if item.cluster.pk not in live:
                 continue

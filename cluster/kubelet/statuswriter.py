@@ -16,6 +16,7 @@ from collections.abc import Callable
 from django.db import transaction
 
 from cluster.informer import db
+from kubesim.sqlite import writers
 
 MAX_BATCH = 64
 
@@ -39,17 +40,25 @@ class StatusWriter:
         while self.pending:
             batch, self.pending = self.pending[:MAX_BATCH], self.pending[MAX_BATCH:]
             try:
-                await db(self._write_all)([args for args, _ in batch])
+                written = await db(self._write_some)([args for args, _ in batch])
             except Exception as error:  # each waiting worker gets it, as if it wrote alone
                 for _, future in batch:
                     if not future.done():
                         future.set_exception(error)
                 continue
-            for _, future in batch:
+            for _, future in batch[:written]:
                 if not future.done():
                     future.set_result(None)
+            self.pending[:0] = batch[written:]  # cut short for a request: first in the next one
 
-    def _write_all(self, items: list[tuple]) -> None:
+    def _write_some(self, items: list[tuple]) -> int:
+        """Write the reports in order in one transaction; how many. It ends early (after one at
+        least) when a request queues for the writer gate (writers.urgent_waiting)."""
+        written = 0
         with transaction.atomic():
             for args in items:
                 self.write_one(*args)
+                written += 1
+                if writers.urgent_waiting():
+                    break
+        return written
