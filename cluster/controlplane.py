@@ -241,21 +241,19 @@ class ControlPlane:
     def _heartbeats(self, nodes: list[str], report: bool) -> None:
         """Renew the nodes' Leases (and report their status) in one transaction: SQLite serves
         one writer at a time, and a class of 60 ten-node sandboxes renews 60 Leases a second.
-        A request queueing for the writer gate splits it (writers.urgent_waiting)."""
-        remaining = list(nodes)
-        while remaining:
-            with transaction.atomic():
-                while remaining:
-                    node = remaining.pop(0)
-                    try:
-                        with transaction.atomic():
-                            self.kubelets.renew_lease(node)
-                            if report:
-                                self.kubelets.report_node_status(node)
-                    except Exception:
-                        logger.exception("the heartbeat of %s in %s failed", node, self.cluster_name)
-                    if writers.urgent_waiting():
-                        break  # commit, and let the request write before the other nodes
+        A request queueing for the writer gate splits it (writers.write_in_turns)."""
+
+        def beat(node: str) -> None:
+            try:
+                with transaction.atomic():
+                    self.kubelets.renew_lease(node)
+                    if report:
+                        self.kubelets.report_node_status(node)
+            except Exception:
+                logger.exception("the heartbeat of %s in %s failed", node, self.cluster_name)
+
+        while nodes:
+            nodes = nodes[writers.write_in_turns(nodes, beat) :]
 
     def pending(self) -> bool:
         """Work of its own that no write will announce: pod workers, retries due, Events queued."""

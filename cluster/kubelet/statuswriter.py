@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from django.db import transaction
-
 from cluster.informer import db
 from kubesim.sqlite import writers
 
@@ -53,12 +51,5 @@ class StatusWriter:
 
     def _write_some(self, items: list[tuple]) -> int:
         """Write the reports in order in one transaction; how many. It ends early (after one at
-        least) when a request queues for the writer gate (writers.urgent_waiting)."""
-        written = 0
-        with transaction.atomic():
-            for args in items:
-                self.write_one(*args)
-                written += 1
-                if writers.urgent_waiting():
-                    break
-        return written
+        least) when a request queues for the writer gate (writers.write_in_turns)."""
+        return writers.write_in_turns(items, lambda args: self.write_one(*args))

@@ -15,7 +15,12 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
+
+from django.db import transaction
+
+T = TypeVar("T")
 
 # A writer that waited this long goes on without the gate (SQLite's busy timeout still applies):
 # a transaction left open elsewhere (a test's) must not hang this thread forever.
@@ -71,6 +76,20 @@ def urgent_waiting() -> bool:
     control plane's batch transaction then commits what it has and queues again behind it, so a
     student's write waits for one item of the batch rather than for all of it."""
     return GATE.urgent_waiting()
+
+
+def write_in_turns(items: Sequence[T], write: Callable[[T], object]) -> int:
+    """write(item) for the items in order, in one transaction that ends early (after one item at
+    least) when an urgent writer queues for the gate; how many were written. The caller writes
+    the rest later: its next transaction queues behind the urgent one."""
+    written = 0
+    with transaction.atomic():
+        for item in items:
+            write(item)
+            written += 1
+            if urgent_waiting():
+                break
+    return written
 
 
 def is_urgent() -> bool:
