@@ -44,7 +44,8 @@ class LabelGroup:
         if entry is None:
             self.live_per_node[node.name] = [node, sign]
             return
-        entry[0] = node  # a node's update re-adds its pods with its new NodeInfo
+        if sign > 0:
+            entry[0] = node  # a node's update re-adds its pods with its new NodeInfo
         entry[1] += sign
         if not entry[1]:
             del self.live_per_node[node.name]
