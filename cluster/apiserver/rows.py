@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from typing import Any
 
@@ -20,14 +19,15 @@ from django.utils import timezone
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
 
-LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id", "created_at")
+LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id")
 ROW_COLUMNS = ("id", "uid", "resource_version", "body", "node_name", "phase", "owner_uid", "trace_id")
 
 
 @dataclass(slots=True)
 class LogEntry:
     """A log entry: a WatchEvent row's fields without the ORM's model machinery (every write makes
-    one; in a burst the informers and the hub read thousands a second, each entry once per reader)."""
+    one; in a burst the informers and the hub read thousands a second, each entry once per reader).
+    Its created_at stays in the table: no reader of the log needs it."""
 
     cluster_id: int
     revision: int
@@ -37,13 +37,6 @@ class LogEntry:
     name: str
     object: Any  # the object, or its stored JSON text when read without decoding
     trace_id: str | None
-    created: Any  # as the database returned it (a datetime once written): see created_at
-
-    @property
-    def created_at(self) -> datetime:
-        if connection.vendor == "sqlite" and not isinstance(self.created, datetime):
-            return connection.ops.convert_datetimefield_value(self.created, None, connection)
-        return self.created
 
 
 def _table(model) -> str:
@@ -190,7 +183,6 @@ def replace_labels(row_id: int, labels: dict, had_labels: bool) -> None:
 
 def insert_event(event: LogEntry, text: str) -> None:
     created = timezone.now()
-    event.created = created
     params = [
         event.cluster_id,
         event.revision,
@@ -280,14 +272,14 @@ def watch_page(
 
 def _events(cluster_id: int, found: list[tuple], decode: bool) -> list[LogEntry]:
     events = []
-    for revision, type_, kind, namespace, name, obj, trace_id, created in found:
+    for revision, type_, kind, namespace, name, obj, trace_id in found:
         if isinstance(obj, bytes):
             obj = obj.decode()
         if decode:
             obj = json.loads(obj) if isinstance(obj, str) else obj
         elif not isinstance(obj, str):
             obj = json.dumps(obj)
-        events.append(LogEntry(cluster_id, revision, type_, kind, namespace, name, obj, trace_id, created))
+        events.append(LogEntry(cluster_id, revision, type_, kind, namespace, name, obj, trace_id))
     return events
 
 

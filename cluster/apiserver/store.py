@@ -99,7 +99,7 @@ def write(
     else:
         event_type = MODIFIED
         old_labels = (row.body.get("metadata") or {}).get("labels") or {}
-    event = rows.LogEntry(cluster.pk, revision, event_type, kind, row.namespace, row.name, body, None, None)
+    event = rows.LogEntry(cluster.pk, revision, event_type, kind, row.namespace, row.name, body, None)
     trace = _write_hook(cluster, verb, row, event, actor) if _write_hook is not None else None
     event.trace_id = trace.pk if trace is not None else None
     text = rows.dumps(body)
