@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django.db.backends.sqlite3 import base
 
 from kubesim.sqlite import writers
 
 
+@lru_cache(maxsize=4096)
+def _qmark(query: str) -> str:
+    return base.FORMAT_QMARK_REGEX.sub("?", query).replace("%%", "%")
+
+
+class CursorWrapper(base.SQLiteCursorWrapper):
+    """Django's cursor, with each statement's %s → ? conversion done once per distinct text.
+
+    Django runs a regular expression over every statement it executes (~4 µs for an insert); the
+    API server runs the same few texts tens of thousands of times in a burst."""
+
+    def convert_query(self, query, *, param_names=None):
+        if param_names is None:
+            return _qmark(query)
+        return super().convert_query(query, param_names=param_names)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
     gate_held = False
+
+    def create_cursor(self, name=None):
+        return self.connection.cursor(factory=CursorWrapper)
 
     def _start_transaction_under_autocommit(self):
         self.gate_held = writers.GATE.acquire(writers.is_urgent())
