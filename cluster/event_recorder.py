@@ -22,7 +22,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
-from kubesim.sqlite import writers
+from kubesim.sqlite import memo, writers
 
 SEEN_LIMIT = 20_000
 # Wakes the writer of a cluster's queue (keyed by cluster name).
@@ -124,7 +124,7 @@ def flush(cluster_name: str, limit: int = 100) -> int:
     fresh: dict[tuple, str] = {}  # Events created in this transaction
     # Events wait for a lull: their cluster may have been deleted (or made anew) meanwhile.
     live = set(Cluster.objects.filter(name=cluster_name).values_list("pk", flat=True))
-    with transaction.atomic():
+    with memo.batch(), transaction.atomic():
         while queue and written < limit:
             if written and writers.urgent_waiting():
                 break  # the rest in the next flush, after the request

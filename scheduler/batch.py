@@ -19,6 +19,7 @@ from django.db import transaction
 from cluster.apiserver.store import clone
 from cluster.flow import gate
 from cluster.informer import db
+from kubesim.sqlite import memo
 from scheduler import attempt_rows
 from scheduler.engine import default_profile, schedule
 from scheduler.engine.queueing_hints import ADD, POD, ClusterEvent
@@ -105,7 +106,7 @@ def _forget(scheduler, key: tuple[str, str]) -> None:
 
 def _place_all(scheduler, placements: list, attempts: list) -> tuple[list[bool], list]:
     """The attempts, then steps 9 and 10 and the binding (step 11) of each pod, in one transaction."""
-    with transaction.atomic():
+    with memo.batch(), transaction.atomic():
         saved = attempt_rows.insert(attempts)
         bound = []
         for entry, decision in placements:

@@ -18,6 +18,7 @@ from django.db import connection
 from django.utils import timezone
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
+from kubesim.sqlite import memo
 
 LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id")
 ROW_COLUMNS = ("id", "uid", "resource_version", "body", "node_name", "phase", "owner_uid", "trace_id")
@@ -52,6 +53,7 @@ def _statements(vendor: str) -> dict[str, str]:
     return {
         "lock": f"SELECT revision, compacted_revision FROM {cluster} WHERE id = %s{lock}",
         "bump": f"UPDATE {cluster} SET revision = %s WHERE id = %s",
+        "set_compacted": f"UPDATE {cluster} SET compacted_revision = %s WHERE id = %s",
         "find": (
             f"SELECT {', '.join(ROW_COLUMNS)} FROM {obj} "
             "WHERE cluster_id = %s AND kind = %s AND namespace = %s AND name = %s"
@@ -113,16 +115,34 @@ def lock_revision(cluster_id: int) -> tuple[int, int]:
     """(revision, compacted_revision) of the cluster row, locked for this transaction.
 
     PostgreSQL: SELECT … FOR UPDATE. SQLite has no row locks: its IMMEDIATE transactions (settings)
-    already hold the database's write lock from BEGIN, which serializes every writer.
+    already hold the database's write lock from BEGIN, which serializes every writer. Inside a
+    batch (kubesim/sqlite/memo.py) the first read is kept, and bump and set_compacted update it.
     """
+    key = ("revision", cluster_id)
+    kept = memo.get(key)
+    if kept is not None:
+        return kept
     with connection.cursor() as cursor:
         cursor.execute(sql("lock"), [cluster_id])
-        return cursor.fetchone()
+        found = cursor.fetchone()
+    memo.put(key, found)
+    return found
 
 
 def bump(cluster_id: int, revision: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute(sql("bump"), [revision, cluster_id])
+    key = ("revision", cluster_id)
+    if (kept := memo.get(key)) is not None:
+        memo.put(key, (revision, kept[1]))
+
+
+def set_compacted(cluster_id: int, revision: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(sql("set_compacted"), [revision, cluster_id])
+    key = ("revision", cluster_id)
+    if (kept := memo.get(key)) is not None:
+        memo.put(key, (kept[0], revision))
 
 
 def find(cluster_id: int, kind: str, namespace: str, name: str) -> ApiObject | None:

@@ -18,6 +18,7 @@ from cluster.apiserver import admission, rows
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import Gone
 from cluster.models import ApiObject, Cluster, FlowTrace
+from kubesim.sqlite import memo
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
@@ -90,6 +91,7 @@ def write(
         row.body = body
         row.resource_version = revision
         row.delete()
+        memo.forget(("objects", cluster.pk))  # what a batch kept of the objects stored, counts
     elif row is None:
         event_type = ADDED
         row = ApiObject(cluster_id=cluster.pk, kind=kind, trace_id=actor.trace.pk if actor.trace else None)
@@ -133,7 +135,7 @@ def _compact(cluster: Cluster) -> None:
         return
     compacted = cluster.revision - keep
     rows.compact_log(cluster.pk, compacted)
-    Cluster.objects.filter(pk=cluster.pk).update(compacted_revision=compacted)
+    rows.set_compacted(cluster.pk, compacted)
     cluster.compacted_revision = compacted
 
 

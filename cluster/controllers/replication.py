@@ -32,6 +32,7 @@ from cluster.flow import texts as flow_texts
 from cluster.flow.recorder import record_step, skip_steps
 from cluster.informer import db
 from cluster.models import FlowTrace
+from kubesim.sqlite import memo
 
 # Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
 # turns while a large scale-up is still being created.
@@ -141,7 +142,7 @@ class ReplicationManager:
     # -- database thread ---------------------------------------------------------------------
     def _create_batch(self, owner: dict, trace_id: str | None, size: int) -> int:
         """Create at most `size` pods, as many as the owner's live row still wants; returns how many."""
-        with transaction.atomic():
+        with memo.batch(), transaction.atomic():
             locked = store.lock(self.cm.cluster)
             current = live_owner(locked, owner)
             if current is None:

@@ -12,6 +12,7 @@ from django.db import connection
 from django.utils import timezone
 
 from cluster.models import Cluster, FlowStep, FlowTrace
+from kubesim.sqlite import memo
 
 STEP_COLUMNS = (
     "trace_id",
@@ -47,7 +48,7 @@ def _statements(vendor: str) -> dict[str, str]:
         # The cluster row lock, the one every API write holds: step ids are handed out in commit
         # order (PostgreSQL assigns them at insert), and seq numbers never collide.
         "lock": (
-            f"SELECT c.id, c.revision, t.kind, t.namespace, t.name FROM {cluster} c "
+            f"SELECT c.id, c.revision, c.compacted_revision, t.kind, t.namespace, t.name FROM {cluster} c "
             f"INNER JOIN {trace} t ON t.cluster_id = c.id WHERE t.id = %s{lock}"
         ),
         "trace": f"SELECT kind, namespace, name FROM {trace} WHERE id = %s",
@@ -77,15 +78,29 @@ def _one(name: str, params: list) -> tuple | None:
 
 
 def lock_cluster(trace_id: str) -> tuple[int, int, tuple[str, str, str]]:
-    """Lock the trace's cluster row; (cluster id, its revision, the trace's (kind, namespace, name))."""
+    """Lock the trace's cluster row; (cluster id, its revision, the trace's (kind, namespace, name)).
+
+    Inside a batch (kubesim/sqlite/memo.py) what was read is kept: the trace's cluster and object
+    never change, and the revision is the one the API server's writes keep up to date there."""
+    trace = memo.get(("trace", trace_id))
+    if trace is not None:
+        cluster_id, own = trace
+        kept = memo.get(("revision", cluster_id))
+        if kept is not None:
+            return cluster_id, kept[0], own
     found = _one("lock", [trace_id])
     if found is None:
         raise FlowTrace.DoesNotExist(f"no trace {trace_id!r}")
-    cluster_id, revision, kind, namespace, name = found
+    cluster_id, revision, compacted, kind, namespace, name = found
+    memo.put(("trace", trace_id), (cluster_id, (kind, namespace, name)))
+    memo.put(("revision", cluster_id), (revision, compacted))
     return cluster_id, revision, (kind, namespace, name)
 
 
 def trace_object(trace_id: str) -> tuple[str, str, str]:
+    trace = memo.get(("trace", trace_id))
+    if trace is not None:
+        return trace[1]
     found = _one("trace", [trace_id])
     if found is None:
         raise FlowTrace.DoesNotExist(f"no trace {trace_id!r}")
@@ -93,7 +108,13 @@ def trace_object(trace_id: str) -> tuple[str, str, str]:
 
 
 def last_seq(trace_id: str) -> int:
-    return (_one("seq", [trace_id]) or (None,))[0] or 0
+    """The trace's last step number; inside a batch, kept and advanced by insert."""
+    kept = memo.get(("seq", trace_id))
+    if kept is not None:
+        return kept
+    seq = (_one("seq", [trace_id]) or (None,))[0] or 0
+    memo.put(("seq", trace_id), seq)
+    return seq
 
 
 def insert(steps: list[FlowStep]) -> None:
@@ -105,6 +126,11 @@ def insert(steps: list[FlowStep]) -> None:
         params.append([*(getattr(step, c) for c in STEP_COLUMNS[:-1]), adapted])
     with connection.cursor() as cursor:
         cursor.executemany(_sql("insert"), params)
+    newest: dict[str, int] = {}
+    for step in steps:  # numbered from last_seq: each trace's highest is its last now
+        newest[step.trace_id] = max(step.seq, newest.get(step.trace_id, 0))
+    for trace_id, seq in newest.items():
+        memo.put(("seq", trace_id), max(seq, memo.get(("seq", trace_id)) or 0))
 
 
 # Per trace: (seq counted up to, steps 8, steps 13, steps 6, pods ended early) among committed

@@ -28,11 +28,17 @@ class CursorWrapper(base.SQLiteCursorWrapper):
 
 class DatabaseWrapper(base.DatabaseWrapper):
     gate_held = False
+    memo: dict | None = None  # a batch's kept reads (kubesim/sqlite/memo.py), None outside one
+
+    def _forget_kept(self) -> None:
+        if self.memo:
+            self.memo.clear()
 
     def create_cursor(self, name=None):
         return self.connection.cursor(factory=CursorWrapper)
 
     def _start_transaction_under_autocommit(self):
+        self._forget_kept()
         self.gate_held = writers.GATE.acquire(writers.is_urgent())
         try:
             super()._start_transaction_under_autocommit()
@@ -46,18 +52,25 @@ class DatabaseWrapper(base.DatabaseWrapper):
             writers.GATE.release()
 
     def _commit(self):
+        self._forget_kept()
         try:
             return super()._commit()
         finally:
             self._release_gate()
 
     def _rollback(self):
+        self._forget_kept()
         try:
             return super()._rollback()
         finally:
             self._release_gate()
 
+    def _savepoint_rollback(self, sid):
+        self._forget_kept()  # the writes it undoes may have updated what was kept
+        return super()._savepoint_rollback(sid)
+
     def _close(self):
+        self._forget_kept()
         try:
             return super()._close()
         finally:

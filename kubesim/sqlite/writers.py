@@ -20,6 +20,8 @@ from typing import TypeVar
 
 from django.db import transaction
 
+from kubesim.sqlite import memo
+
 T = TypeVar("T")
 
 # A writer that waited this long goes on without the gate (SQLite's busy timeout still applies):
@@ -83,7 +85,7 @@ def write_in_turns(items: Sequence[T], write: Callable[[T], object]) -> int:
     least) when an urgent writer queues for the gate; how many were written. The caller writes
     the rest later: its next transaction queues behind the urgent one."""
     written = 0
-    with transaction.atomic():
+    with memo.batch(), transaction.atomic():
         for item in items:
             write(item)
             written += 1
