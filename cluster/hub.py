@@ -20,6 +20,7 @@ import logging
 import time
 
 from cluster import activity, broadcast, execsessions, leader, podview
+from cluster.apiserver import rows
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
 from cluster.flow.recorder import message_of
@@ -175,7 +176,7 @@ class Hub:
             }
             if event.kind == "Pod":
                 # What the page would otherwise re-derive: kubectl's STATUS, the summed requests.
-                head["pod_status"], head["pod_requests"] = podview.facts(json.loads(event.object))
+                head["pod_status"], head["pod_requests"] = podview.facts(rows.shared_object(event.object))
             self.prev_revision = event.revision
             text = json.dumps(head, separators=(",", ":"))
             out.append(Message(f'{text[:-1]},"object":{event.object}}}', revision=event.revision))

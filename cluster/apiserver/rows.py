@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from django.db import connection
@@ -287,20 +287,29 @@ def watch_page(
         return 0, 0, []
     current, compacted = found[0][0], found[0][1]
     entries = [row[2:] for row in found if row[2] is not None]
-    return current, compacted, _events(cluster_id, entries, True)
+    return current, compacted, _events(cluster_id, entries, True, shared_object)
 
 
-def _events(cluster_id: int, found: list[tuple], decode: bool) -> list[LogEntry]:
+def _events(cluster_id: int, found: list[tuple], decode: bool, loads=json.loads) -> list[LogEntry]:
     events = []
     for revision, type_, kind, namespace, name, obj, trace_id in found:
         if isinstance(obj, bytes):
             obj = obj.decode()
         if decode:
-            obj = json.loads(obj) if isinstance(obj, str) else obj
+            obj = loads(obj) if isinstance(obj, str) else obj
         elif not isinstance(obj, str):
             obj = json.dumps(obj)
         events.append(LogEntry(cluster_id, revision, type_, kind, namespace, name, obj, trace_id))
     return events
+
+
+@lru_cache(maxsize=2048)
+def shared_object(text: str) -> dict:
+    """A log entry's object decoded once for every reader of the same JSON text: the control
+    plane's three informers and the broadcast hub each read every pod change of a burst. What it
+    returns is shared, so nobody may change it: components copy an informer object
+    (store.clone) before they change it."""
+    return json.loads(text)
 
 
 def bodies_length(cluster_id: int, kinds: tuple[str, ...]) -> int:
