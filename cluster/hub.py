@@ -23,8 +23,8 @@ from cluster import activity, broadcast, execsessions, leader, podview
 from cluster.apiserver import rows
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
+from cluster.flow import steprows
 from cluster.flow.recorder import message_of
-from cluster.flow.steprows import STEP_COLUMNS
 from cluster.informer import db, reset_connection
 from cluster.models import Cluster, FlowStep
 from cluster.sinks import RESYNC, Batch, Client, Message
@@ -184,8 +184,7 @@ class Hub:
 
     def _read_steps_and_settings(self) -> list[Message]:
         out: list[Message] = []
-        steps = FlowStep.objects.filter(trace__cluster=self.cluster, pk__gt=self.step_id).order_by("pk")
-        for step in steps.values("id", *STEP_COLUMNS):
+        for step in steprows.since(self.cluster.pk, self.step_id):
             self.step_id = step["id"]
             text = json.dumps(message_of(step, self.cluster_name), ensure_ascii=False, separators=(",", ":"))
             out.append(Message(text, step_id=step["id"]))
