@@ -10,6 +10,7 @@ to return text), so what the ORM reads back is byte for byte what it would have 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
@@ -260,7 +261,7 @@ def log(
     with connection.cursor() as cursor:
         cursor.execute(query, params)
         found = cursor.fetchall()
-    return _events(cluster_id, found, decode)
+    return _events(cluster_id, found, json.loads if decode else None)
 
 
 def watch_page(
@@ -287,15 +288,16 @@ def watch_page(
         return 0, 0, []
     current, compacted = found[0][0], found[0][1]
     entries = [row[2:] for row in found if row[2] is not None]
-    return current, compacted, _events(cluster_id, entries, True, shared_object)
+    return current, compacted, _events(cluster_id, entries, shared_object)
 
 
-def _events(cluster_id: int, found: list[tuple], decode: bool, loads=json.loads) -> list[LogEntry]:
+def _events(cluster_id: int, found: list[tuple], loads: Callable[[str], Any] | None) -> list[LogEntry]:
+    """The entries of `found` rows; each object decoded with `loads`, or kept as its JSON text."""
     events = []
     for revision, type_, kind, namespace, name, obj, trace_id in found:
         if isinstance(obj, bytes):
             obj = obj.decode()
-        if decode:
+        if loads is not None:
             obj = loads(obj) if isinstance(obj, str) else obj
         elif not isinstance(obj, str):
             obj = json.dumps(obj)

@@ -141,11 +141,9 @@ def since(cluster_id: int, step_id: int) -> list[dict]:
     return steps
 
 
-def _aware(value) -> datetime | None:
-    """A stored created_at as the ORM reads it: SQLite's is naive UTC (text, or a datetime when the
-    driver parsed the column's declared type), PostgreSQL's is aware."""
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value)
+def _aware(value: datetime | None) -> datetime | None:
+    """A stored created_at as the ORM reads it: SQLite's driver gives naive UTC (Django registers
+    its converter for the column's declared type), PostgreSQL's an aware time."""
     if value is not None and value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value
