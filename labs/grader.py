@@ -21,6 +21,7 @@ from channels.layers import get_channel_layer
 
 from cluster import activity, broadcast
 from labs.models import Student
+from labs.outcome import Outcome
 from labs.progress import Evaluation, check, save, session_group, student_group
 from labs.state import student_state
 
@@ -50,16 +51,16 @@ class Checked:
     stamp: float = 0.0  # time.time() before the state was read (labs.consumers drops older ones)
 
 
-def _check_sync(student_id: int, acted: bool) -> Checked:
+def _check_sync(student_id: int, acted: bool, pending: Outcome | None) -> Checked:
     stamp = time.time()
     student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
     if student is None or student.sandbox is None:
         return Checked(False)
-    evaluation = check(student, acted=acted, fresh=True)
+    evaluation = check(student, acted=acted, fresh=True, pending=pending)
     outcome = evaluation.outcome
     if outcome is None or not outcome.changed:
         return Checked(True, evaluation.watched, student, evaluation)
-    # Shown before it is stored: the store queues for SQLite's one writer (STORE_LANE).
+    # Shown before it is stored: the store queues for SQLite's one writer (STORE_LANE, _Chain).
     student.current_step, student.action_mark = outcome.current_step, outcome.action_mark
     state = student_state(student, outcome.row(outcome.current_step))
     return Checked(True, evaluation.watched, student, evaluation, state, stamp)
@@ -81,19 +82,52 @@ _check_churn = database_sync_to_async(_check_sync, thread_sensitive=False, execu
 _store = database_sync_to_async(_store_sync, thread_sensitive=False, executor=STORE_LANE)
 
 
-async def _check_once(student_id: int, acted: bool) -> Checked:
-    """Check, show the panel any news at once, store it, and redraw the board."""
-    checked = await (_check_acted if acted else _check_churn)(student_id, acted)
+@dataclass
+class _Chain:
+    """A student's outcomes on their way to the database, stored one after another. The grader's
+    next check does not wait for a store: it works from the outcome still being stored (its rows
+    as they will be), and its own outcome is stored after that one. A store waits its turn for
+    SQLite's one writer behind the class's requests; a student who acted again meanwhile waited
+    for it before their change was even checked (0.3-0.4 s at p99 with sixty students)."""
+
+    pending: Outcome | None = None  # the last outcome handed to the store lane
+    last: asyncio.Task | None = None  # its store
+
+    def ahead(self) -> Outcome | None:
+        """The outcome a check must start from: the last one, while its store has not ended."""
+        return self.pending if self.last is not None and not self.last.done() else None
+
+
+_stores: set[asyncio.Task] = set()
+
+
+async def _check_once(student_id: int, acted: bool, chain: _Chain) -> Checked:
+    """Check, show the panel any news at once, and hand the outcome to the store chain."""
+    lane = _check_acted if acted else _check_churn
+    checked = await lane(student_id, acted, chain.ahead())
     if checked.evaluation is None or checked.evaluation.outcome is None:
         return checked
     if checked.state is not None:
         await _tell_student(student_id, checked.state, checked.stamp)
-    instead = await _store(checked, acted)
-    if instead is not None:
-        await _tell_student(student_id, instead.state, instead.stamp)
-    if checked.state is not None:
-        await _tell_board(checked.student.session_id)
+    store = asyncio.get_running_loop().create_task(_store_after(chain.last, student_id, checked, acted))
+    chain.pending, chain.last = checked.evaluation.outcome, store
+    _stores.add(store)
+    store.add_done_callback(_stores.discard)
     return checked
+
+
+async def _store_after(before: asyncio.Task | None, student_id: int, checked: Checked, acted: bool) -> None:
+    """Store the outcome once the one before it was stored (or lost), then redraw the board."""
+    if before is not None:
+        await asyncio.wait([before])
+    try:
+        instead = await _store(checked, acted)
+        if instead is not None:
+            await _tell_student(student_id, instead.state, instead.stamp)
+        if checked.state is not None:
+            await _tell_board(checked.student.session_id)
+    except Exception:
+        logger.exception("storing student %s's outcome failed", student_id)
 
 
 async def _tell_student(student_id: int, state: dict, stamp: float) -> None:
@@ -119,6 +153,7 @@ async def _run(student_id: int, cluster_name: str) -> None:
     # behind them. After the student acts, any change is checked (a wrong turn is an attempt).
     watched: frozenset[str] | None = None
     seen_watched = None
+    chain = _Chain()
     try:
         while True:
             # A sandbox at work writes many times a second: its own control plane's writes are
@@ -141,7 +176,7 @@ async def _run(student_id: int, cluster_name: str) -> None:
                 relevant = news if watched is None else broadcast.news_of(revisions, watched)
                 if news != seen and (acted or relevant != seen_watched):
                     checked_at = time.monotonic()
-                    checked = await _check_once(student_id, acted)
+                    checked = await _check_once(student_id, acted, chain)
                     if not checked.present:
                         return
                     watched = checked.watched
@@ -174,3 +209,4 @@ async def stop_all() -> None:
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    await asyncio.gather(*list(_stores), return_exceptions=True)  # outcomes handed over are stored

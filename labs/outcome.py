@@ -4,11 +4,14 @@ transaction.
 The rows are read before the transaction and written back only if nobody wrote them in between
 (optimistic: the student's step and mark, each row's checked revision), so the transaction holds
 SQLite's one writer for a few statements, not for the reads and the Python around them. A check
-that lost such a race stores nothing: whoever won told the listeners.
+that lost such a race stores nothing: whoever won told the listeners. A check may also start from
+an outcome not stored yet (`Outcome.rows_after`): its own store then comes after that one, and
+loses with it.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
@@ -39,6 +42,11 @@ class Outcome:
 
     def row(self, index: int) -> StepProgress | None:
         return next((r for r in self.created + [u[0] for u in self.updated] if r.index == index), None)
+
+    def rows_after(self) -> dict[int, StepProgress]:
+        """Copies of the rows as this outcome stores them, by step index: what a check chained
+        behind its store reads in place of the database's (labs.progress.check)."""
+        return {row.index: copy.copy(row) for row in self.created + [u[0] for u in self.updated]}
 
 
 def work_out(
@@ -96,10 +104,12 @@ def store(outcome: Outcome) -> bool:
                     "attempts": row.attempts,
                     "last_failure": row.last_failure,
                 }
-                # A reset deletes the row: no update, nothing stored.
-                if not StepProgress.objects.filter(pk=row.pk, checked_revision=read_revision).update(
-                    **fields
-                ):
+                # A reset deletes the row: no update, nothing stored. The row is found by its step,
+                # not its key: a chained outcome's row may have been created by the store before.
+                found = StepProgress.objects.filter(
+                    student_id=outcome.student_id, step_id=row.step_id, checked_revision=read_revision
+                )
+                if not found.update(**fields):
                     raise _Lost
             if outcome.created:
                 StepProgress.objects.bulk_create(outcome.created)

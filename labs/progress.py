@@ -84,23 +84,36 @@ class Evaluation:
     watched: frozenset[str] | None
 
 
-def check(student: Student, explicit: bool = False, acted: bool = True, fresh: bool = False) -> Evaluation:
+def check(
+    student: Student,
+    explicit: bool = False,
+    acted: bool = True,
+    fresh: bool = False,
+    pending: Outcome | None = None,
+) -> Evaluation:
     """Run the current step's checks (and the next steps' while they pass) and work out what they
     change; nothing is stored yet (`save`), and listeners are not told (callers notify).
 
     `acted` False says nobody acted on the sandbox since the last check (only its own components
     wrote): what the student did is then as last stored, so it is not fingerprinted again.
-    `fresh` says `student` was read just now (its step and mark need no second read)."""
+    `fresh` says `student` was read just now (its step and mark need no second read).
+    `pending` is an earlier outcome of this student's whose store has not ended: the check works
+    from what it will store, and its own outcome must be stored after it (labs.grader chains them).
+    """
     lab = lab_of(student.session.lab)
     cluster = student.sandbox
     if cluster is None:
         return Evaluation(None, None)
     revision = _revision(cluster)
-    if fresh:
+    if pending is not None:
+        read = (pending.current_step, pending.action_mark)
+    elif fresh:
         read = (student.current_step, student.action_mark)
     else:
         read = Student.objects.values_list("current_step", "action_mark").get(pk=student.pk)
     rows = {p.index: p for p in StepProgress.objects.filter(student_id=student.pk, index__gte=read[0])}
+    if pending is not None:
+        rows.update(pending.rows_after())
     results: list[StepResult] = []
     watched: frozenset[str] | None = None
     for index in range(read[0], len(lab.steps)):
