@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from cluster.apiserver import rows
 from cluster.apiserver import service as api
-from cluster.models import Cluster, FlowTrace
+from cluster.flow import steprows
+from cluster.models import Cluster
 from kubesim.sqlite import writers
 from labs.catalog import lab_of
 from labs.checks import Probe, run_step
@@ -37,7 +39,7 @@ def action_mark(cluster: Cluster) -> str:
     """A fingerprint of what the student did: traces started (their creates, scales, image
     changes), node labels/taints/cordons, and which objects they own. Components' status writes do
     not move it, so a pod going from ContainerCreating to Running is not a new attempt."""
-    traces = FlowTrace.objects.filter(cluster=cluster).count()
+    traces = steprows.trace_count(cluster.pk)
     nodes = [
         (n["metadata"]["name"], n["metadata"].get("labels"), n.get("spec"))
         for n in api.list_items(cluster, "Node")
@@ -52,7 +54,7 @@ def action_mark(cluster: Cluster) -> str:
 
 
 def _revision(cluster: Cluster) -> int:
-    return Cluster.objects.filter(pk=cluster.pk).values_list("revision", flat=True).first() or 0
+    return rows.revisions(cluster.pk)[0]
 
 
 def evaluate(student: Student, explicit: bool = False) -> bool:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
-from django.db.models import QuerySet
-
 from cluster.apiserver import defaultservice, rows
 from cluster.apiserver.errors import ApiError, bad_request, not_found
 from cluster.apiserver.fields import FieldRequirement, fields_match, filter_fields, parse_field_selector
@@ -63,7 +61,7 @@ def get(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
 
 
 def _revision(cluster: Cluster) -> int:
-    return Cluster.objects.filter(pk=cluster.pk).values_list("revision", flat=True).first() or 0
+    return rows.revisions(cluster.pk)[0]
 
 
 def list_objects(
@@ -79,10 +77,10 @@ def list_objects(
     watch from the returned revision replays nothing the items already show (rarely, under a storm
     of writes, it may: an event whose revision is ≤ the item's resourceVersion is old news).
     """
-    rows, complete = _listing(cluster, kind, namespace, label_selector, field_selector)
+    fetch, complete = _listing(cluster, kind, namespace, label_selector, field_selector)
     for _attempt in range(3):
         before = _revision(cluster)
-        bodies = list(rows.all())  # a fresh query each attempt
+        bodies = fetch()
         if _revision(cluster) == before:
             break
     return complete(bodies), before
@@ -93,30 +91,40 @@ def list_items(
 ) -> list[dict]:
     """`list_objects`' items alone, read with one statement, for readers that need no revision to
     watch from (lab checks: each statement is one more wait for the GIL under a class)."""
-    rows, complete = _listing(cluster, kind, namespace, label_selector, "")
-    return complete(list(rows.all()))
+    fetch, complete = _listing(cluster, kind, namespace, label_selector, "")
+    return complete(fetch())
 
 
 def _listing(
     cluster: Cluster, kind: str, namespace: str | None, label_selector: str, field_selector: str
-) -> tuple[QuerySet, Callable[[list[dict]], list[dict]]]:
-    """The stored bodies' query, and what turns its rows into the listed items (the selectors the
-    query could not apply, the built-in objects every cluster has)."""
+) -> tuple[Callable[[], list[dict]], Callable[[list[dict]], list[dict]]]:
+    """What reads the stored bodies (a fresh query each call), and what turns them into the listed
+    items (the selectors the query could not apply, the built-in objects every cluster has)."""
     info = info_for(kind)
     labels = parse_label_selector(label_selector)
     fields = parse_field_selector(kind, field_selector)
-    queryset = ApiObject.objects.filter(cluster=cluster, kind=kind)
-    if namespace and info.namespaced:
-        queryset = queryset.filter(namespace=namespace)
-    queryset, label_rest = filter_labels(queryset, labels)
-    queryset, field_rest = filter_fields(kind, queryset, fields)
-    rows = queryset.order_by("namespace", "name").values_list("body", flat=True)
+    in_namespace = namespace if namespace and info.namespaced else ""
+    if labels or fields:
+        queryset = ApiObject.objects.filter(cluster=cluster, kind=kind)
+        if in_namespace:
+            queryset = queryset.filter(namespace=in_namespace)
+        queryset, label_rest = filter_labels(queryset, labels)
+        queryset, field_rest = filter_fields(kind, queryset, fields)
+        found = queryset.order_by("namespace", "name").values_list("body", flat=True)
+
+        def fetch() -> list[dict]:
+            return list(found.all())
+    else:
+        label_rest, field_rest = labels, fields
+
+        def fetch() -> list[dict]:
+            return rows.decoded_bodies(cluster.pk, kind, in_namespace)
 
     def complete(bodies: list[dict]) -> list[dict]:
         items = [b for b in bodies if labels_match(label_rest, b) and fields_match(field_rest, b)]
         return _with_builtins(cluster, kind, namespace, labels, fields, items)
 
-    return rows, complete
+    return fetch, complete
 
 
 def _with_builtins(

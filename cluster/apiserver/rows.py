@@ -77,6 +77,9 @@ def _statements(vendor: str) -> dict[str, str]:
             "ORDER BY revision"
         ),
         "bodies": f"SELECT body FROM {obj} WHERE cluster_id = %s AND kind = %s ORDER BY namespace, name",
+        "bodies_in": (
+            f"SELECT body FROM {obj} WHERE cluster_id = %s AND kind = %s AND namespace = %s ORDER BY name"
+        ),
         # etcd's compaction: superseded entries and deletions at or below the revision go; the
         # newest entry of every live key stays.
         "compact": (
@@ -325,6 +328,19 @@ def bodies_length(cluster_id: int, kinds: tuple[str, ...]) -> int:
         )
         found = cursor.fetchone()
     return int(found[0] or 0) if found else 0
+
+
+def decoded_bodies(cluster_id: int, kind: str, namespace: str = "") -> list[dict]:
+    """Every object of `kind` (in `namespace` when one is given), by namespace and name, freshly
+    decoded: the caller's own copies. One plain statement: a list through the ORM cost ~0.5 ms of
+    query building, under a class on the same GIL as the writer that holds SQLite's lock."""
+    with connection.cursor() as cursor:
+        if namespace:
+            cursor.execute(sql("bodies_in"), [cluster_id, kind, namespace])
+        else:
+            cursor.execute(sql("bodies"), [cluster_id, kind])
+        found = cursor.fetchall()
+    return [json.loads(body) if isinstance(body, str) else body for (body,) in found]
 
 
 def bodies(cluster_id: int, kind: str) -> list[str]:

@@ -70,6 +70,7 @@ def _statements(vendor: str) -> dict[str, str]:
         "finish": f"UPDATE {trace} SET finished_at = %s WHERE id = %s AND finished_at IS NULL",
         "state": f"SELECT kind, namespace, name, finished_at FROM {trace} WHERE id = %s",
         "expected": f"SELECT expected_pods FROM {trace} WHERE id = %s",
+        "traces": f"SELECT COUNT(*) FROM {trace} WHERE cluster_id = %s",
     }
 
 
@@ -172,6 +173,12 @@ def insert(steps: list[FlowStep]) -> None:
 _tallies: dict[str, tuple[int, int, int, int, int]] = {}
 _expected: dict[str, int] = {}
 TALLIES_KEPT = 1000
+
+
+def trace_count(cluster_id: int) -> int:
+    """How many flow traces the cluster has (each create, scale or image change starts one)."""
+    found = _one("traces", [cluster_id])
+    return found[0] if found else 0
 
 
 def trace_state(trace_id: str) -> tuple[str, str, str, object] | None:
