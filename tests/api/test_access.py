@@ -12,7 +12,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from cluster import controlplane
 from cluster.access import sandbox_token
@@ -134,6 +136,14 @@ def test_a_sandbox_token_writes_to_its_sandbox_only(sandbox, demo):
     assert refused.status_code == 403 and 'User "student-abc" cannot create' in refused.json()["message"]
     forged = sandbox_token(sandbox)[:-1] + ("0" if sandbox_token(sandbox)[-1] != "0" else "1")
     assert post(Client(), sandbox.name, Authorization=f"Bearer {forged}").status_code == 401
+
+
+def test_a_sandbox_tokens_request_reads_its_sandbox_once(sandbox):
+    token = {"Authorization": f"Bearer {sandbox_token(sandbox)}"}
+    with CaptureQueriesContext(connection) as queries:
+        assert post(Client(), sandbox.name, **token).status_code == 201
+    by_name = [q["sql"] for q in queries.captured_queries if '"cluster_cluster"."name" =' in q["sql"]]
+    assert len(by_name) == 1  # the token's check; the request's cluster is that row
 
 
 def test_the_presenter_link_signs_the_teacher_in_and_the_page_shows_how_to_write(demo):
