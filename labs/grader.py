@@ -24,6 +24,7 @@ from labs.models import Student
 from labs.outcome import Outcome
 from labs.progress import Evaluation, check, save, session_group, student_group
 from labs.state import student_state
+from labs.storequeue import StoreQueue
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 5.0
@@ -35,10 +36,11 @@ _tasks: dict[int, asyncio.Task] = {}
 # Checks run on threads of their own, not on the thread-sensitive executor behind the control
 # planes' work (WAL readers do not block), in two lanes: a check after a person acted never queues
 # behind the sixty sandboxes' own churn checks. Their outcomes are stored on a third, so that a
-# check's thread is not held while the store waits its turn for SQLite's one writer.
+# check's thread is not held while the store waits its turn for SQLite's one writer; what queued
+# meanwhile is stored in one transaction (labs/storequeue.py).
 ACTED_LANE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-check")
 CHURN_LANE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-churn")
-STORE_LANE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-store")
+STORE_LANE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lab-store")
 
 
 @dataclass
@@ -79,7 +81,7 @@ def _store_sync(checked: Checked, acted: bool) -> Checked | None:
 
 _check_acted = database_sync_to_async(_check_sync, thread_sensitive=False, executor=ACTED_LANE)
 _check_churn = database_sync_to_async(_check_sync, thread_sensitive=False, executor=CHURN_LANE)
-_store = database_sync_to_async(_store_sync, thread_sensitive=False, executor=STORE_LANE)
+_STORES: StoreQueue[tuple[Checked, bool], Checked | None] = StoreQueue(STORE_LANE, lambda a: _store_sync(*a))
 
 
 @dataclass
@@ -121,7 +123,7 @@ async def _store_after(before: asyncio.Task | None, student_id: int, checked: Ch
     if before is not None:
         await asyncio.wait([before])
     try:
-        instead = await _store(checked, acted)
+        instead = await _STORES.put((checked, acted), urgent=acted)
         if instead is not None:
             await _tell_student(student_id, instead.state, instead.stamp)
         if checked.state is not None:

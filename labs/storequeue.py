@@ -1,0 +1,83 @@
+"""The lab grader's outcomes, stored together: what queued while one transaction waited for
+SQLite's one writer goes into the next one.
+
+Sixty students acting at once left sixty outcome transactions queued at the writer gate, each
+holding it for a few statements plus its BEGIN and COMMIT, and each of those waiting for the GIL
+again; the gate was busy most of a lesson. Here one thread at a time drains the queue and writes
+everything in it in one transaction. An outcome's own writes keep their savepoint
+(`labs.outcome.store`), so one that lost its race, or failed, leaves the others stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Generic, TypeVar
+
+from django.db import close_old_connections, transaction
+
+from kubesim.sqlite import writers
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class StoreQueue(Generic[T, R]):
+    def __init__(self, executor: Executor, store_one: Callable[[T], R]) -> None:
+        self._executor = executor
+        self._store_one = store_one
+        self._lock = threading.Lock()
+        self._items: list[tuple[T, bool, asyncio.Future, asyncio.AbstractEventLoop]] = []
+        self._draining = False
+
+    async def put(self, item: T, urgent: bool) -> R:
+        """Store `item` (before the control planes' writes when `urgent`: a person waits for
+        it) with whatever else is queued; store_one's result, or its exception."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        with self._lock:
+            self._items.append((item, urgent, future, loop))
+            start, self._draining = not self._draining, True
+        if start:
+            self._executor.submit(self._drain)
+        return await future
+
+    def _drain(self) -> None:
+        close_old_connections()
+        try:
+            while True:
+                with self._lock:
+                    batch, self._items = self._items, []
+                    if not batch:
+                        self._draining = False
+                        return
+                for (_, _, future, loop), (ok, value) in zip(batch, self._write(batch), strict=True):
+                    loop.call_soon_threadsafe(_settle, future, ok, value)
+        finally:
+            close_old_connections()
+
+    def _write(self, batch: list) -> list[tuple[bool, object]]:
+        results: list[tuple[bool, object]] = []
+        urgent = any(item_urgent for _, item_urgent, _, _ in batch)
+        try:
+            with writers.urgent() if urgent else contextlib.nullcontext(), transaction.atomic():
+                for item, _, _, _ in batch:
+                    try:
+                        results.append((True, self._store_one(item)))
+                    except Exception as exc:  # its savepoint was rolled back: the others go on
+                        results.append((False, exc))
+        except Exception as exc:  # the transaction itself failed: nothing was stored
+            return [(False, exc)] * len(batch)
+        return results
+
+
+def _settle(future: asyncio.Future, ok: bool, value: object) -> None:
+    if future.done():  # the waiter was cancelled
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)  # type: ignore[arg-type]

@@ -1,0 +1,56 @@
+"""The grader's outcomes queued while the store thread is busy are stored in one transaction; one
+that fails leaves the others stored."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection, transaction
+
+from labs.models import Student
+from labs.storequeue import StoreQueue
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _rename(item: tuple[int, str]) -> int:
+    """A real write in its own savepoint, as labs.outcome.store does; how many writes the
+    transaction holds so far (each leaves a commit hook, dropped with a rolled-back savepoint)."""
+    pk, name = item
+    with transaction.atomic():
+        Student.objects.filter(pk=pk).update(display_name=name)
+        transaction.on_commit(lambda: None)
+        if name == "fails":
+            raise ValueError("refused")
+    return len(connection.run_on_commit)
+
+
+def test_outcomes_queued_meanwhile_share_one_transaction_and_a_failure_stays_their_own(
+    session, student_a, student_b
+):
+    alice, bob = student_a.student, student_b.student
+    lane = ThreadPoolExecutor(max_workers=1)
+    queue = StoreQueue(lane, _rename)
+
+    async def scenario():
+        busy = threading.Event()
+        held = lane.submit(busy.wait, 30)
+        puts = [
+            asyncio.ensure_future(queue.put((alice.pk, "Alice 2"), urgent=True)),
+            asyncio.ensure_future(queue.put((bob.pk, "fails"), urgent=False)),
+            asyncio.ensure_future(queue.put((bob.pk, "Bob 2"), urgent=False)),
+        ]
+        await asyncio.sleep(0.05)
+        busy.set()
+        await asyncio.wrap_future(held)
+        return await asyncio.gather(*puts, return_exceptions=True)
+
+    first, failed, last = asyncio.run(scenario())
+    lane.shutdown()
+    assert isinstance(failed, ValueError)
+    assert (first, last) == (1, 2)  # one transaction: the second write found the first's hook
+    names = dict(Student.objects.filter(pk__in=[alice.pk, bob.pk]).values_list("pk", "display_name"))
+    assert names == {alice.pk: "Alice 2", bob.pk: "Bob 2"}
