@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from cluster.apiserver import rows
 from cluster.apiserver import service as api
+from cluster.apiserver.rows import revisions
 from cluster.flow import steprows
 from cluster.models import Cluster
 from kubesim.sqlite import writers
@@ -54,7 +54,7 @@ def action_mark(cluster: Cluster) -> str:
 
 
 def _revision(cluster: Cluster) -> int:
-    return rows.revisions(cluster.pk)[0]
+    return revisions(cluster.pk)[0]
 
 
 def evaluate(student: Student, explicit: bool = False) -> bool:
