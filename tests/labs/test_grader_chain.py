@@ -11,7 +11,6 @@ from channels.layers import get_channel_layer
 
 from labs import grader
 from labs.models import StepProgress, Student
-from labs.outcome import StepResult, store, work_out
 from labs.progress import student_group
 from labs.selftest import apply_solution, forget, settle
 
@@ -67,43 +66,3 @@ def test_the_next_check_does_not_wait_for_the_last_store_and_both_are_stored_in_
 
 def _stored_step(student_id: int) -> int:
     return Student.objects.values_list("current_step", flat=True).get(pk=student_id)
-
-
-def test_an_outcome_worked_out_from_a_pending_one_is_stored_after_it_and_loses_with_it(student_a):
-    student = student_a.student
-    row = student.progress.get(index=0)
-    read = (student.current_step, student.action_mark)
-    failing = [{"message": {"en": "not yet", "zh": "还没有"}}]
-    # Step 0 passes and step 1 (no row yet) fails: the row is created by the store.
-    first = work_out(
-        student,
-        read,
-        {0: row},
-        [StepResult(0, row.step_id, [], False), StepResult(1, "next", failing, False)],
-        5,
-        "m",
-    )
-    second = work_out(
-        student,
-        (first.current_step, first.action_mark),
-        first.rows_after(),
-        [StepResult(1, "next", [], False)],
-        6,
-        "m",
-    )
-    assert first.row(1).checked_revision == 5 and first.row(1).passed_at is None  # copies were changed
-    assert store(first) is True and store(second) is True
-    created = StepProgress.objects.get(student=student, step_id="next")
-    assert created.passed_at is not None and created.checked_revision == 6
-    student.refresh_from_db()
-    assert student.current_step == 2
-
-    # When the pending one loses (a reset got there first), the one after it loses too.
-    Student.objects.filter(pk=student.pk).update(current_step=0, action_mark="")
-    StepProgress.objects.filter(student=student).delete()
-    row = StepProgress.objects.create(student=student, step_id=row.step_id, index=0)
-    stale = work_out(student, (2, "m"), {0: row}, [StepResult(0, row.step_id, [], False)], 7, "")
-    after = work_out(student, (stale.current_step, stale.action_mark), stale.rows_after(), [], 8, "")
-    assert store(stale) is False and store(after) is False
-    student.refresh_from_db()
-    assert student.current_step == 0
