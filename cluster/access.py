@@ -33,6 +33,7 @@ from cluster.models import Cluster
 from cluster.quota import policy
 from cluster.ratelimit import WRITES
 from kubesim import state
+from kubesim.unique import unique_row
 
 ANONYMOUS = "system:anonymous"
 READ_VERBS = frozenset({"get", "list", "watch"})
@@ -105,7 +106,7 @@ def _user_of_token(token: str) -> tuple[object | None, bool, Cluster | None]:
     if hmac.compare_digest(token.encode(), presenter_token().encode()):
         return presenter_user(), True, None
     name, _, _digest = token.partition(".")
-    cluster = Cluster.objects.select_related("owner").filter(name=name, public=False).first()
+    cluster = unique_row(Cluster.objects.select_related("owner").filter(name=name, public=False))
     owned = cluster is not None and cluster.owner is not None
     if owned and hmac.compare_digest(token.encode(), sandbox_token(cluster).encode()):
         return cluster.owner, bool(cluster.owner.is_staff), cluster
@@ -323,7 +324,7 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
     if caller.sandbox is not None and caller.sandbox.name == cluster_name:
         cluster = caller.sandbox
     else:
-        cluster = Cluster.objects.filter(name=cluster_name).first()
+        cluster = unique_row(Cluster.objects.filter(name=cluster_name))
     if cluster is None:
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)

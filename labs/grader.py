@@ -20,6 +20,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from cluster import activity, broadcast
+from kubesim.unique import unique_row
 from labs.models import Student
 from labs.outcome import Outcome
 from labs.progress import Evaluation, check, save, session_group, student_group
@@ -55,7 +56,7 @@ class Checked:
 
 def _check_sync(student_id: int, acted: bool, pending: Outcome | None) -> Checked:
     stamp = time.time()
-    student = Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id).first()
+    student = unique_row(Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id))
     if student is None or student.sandbox is None:
         return Checked(False)
     evaluation = check(student, acted=acted, fresh=True, pending=pending)
