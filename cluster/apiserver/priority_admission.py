@@ -3,8 +3,6 @@ from its PriorityClass (cluster/apiserver/priority.py holds the kind's rules).""
 
 from __future__ import annotations
 
-import json
-
 from cluster.apiserver import admission, rows
 from cluster.apiserver.priority import forbidden, resolve, system_class
 from cluster.models import ApiObject, Cluster
@@ -13,7 +11,7 @@ from cluster.models import ApiObject, Cluster
 def _stored_classes(cluster: Cluster) -> list[dict]:
     # One plain statement: every pod's create asks, and the ORM's query building cost more than
     # the (usually empty) answer.
-    return [json.loads(text) for text in rows.bodies(cluster.pk, "PriorityClass")]
+    return rows.decoded_bodies(cluster.pk, "PriorityClass")
 
 
 def default_class(cluster: Cluster) -> dict | None:

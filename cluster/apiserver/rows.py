@@ -334,18 +334,21 @@ def decoded_bodies(cluster_id: int, kind: str, namespace: str = "") -> list[dict
     """Every object of `kind` (in `namespace` when one is given), by namespace and name, freshly
     decoded: the caller's own copies. One plain statement: a list through the ORM cost ~0.5 ms of
     query building, under a class on the same GIL as the writer that holds SQLite's lock."""
+    return [
+        json.loads(body) if isinstance(body, str) else body for body in _bodies(cluster_id, kind, namespace)
+    ]
+
+
+def bodies(cluster_id: int, kind: str) -> list[str]:
+    """The stored JSON text of every object of `kind`, by namespace and name (not decoded)."""
+    return [body if isinstance(body, str) else json.dumps(body) for body in _bodies(cluster_id, kind)]
+
+
+def _bodies(cluster_id: int, kind: str, namespace: str = "") -> list:
+    """The body column as the driver gives it (SQLite: text; PostgreSQL: text or decoded)."""
     with connection.cursor() as cursor:
         if namespace:
             cursor.execute(sql("bodies_in"), [cluster_id, kind, namespace])
         else:
             cursor.execute(sql("bodies"), [cluster_id, kind])
-        found = cursor.fetchall()
-    return [json.loads(body) if isinstance(body, str) else body for (body,) in found]
-
-
-def bodies(cluster_id: int, kind: str) -> list[str]:
-    """The stored JSON text of every object of `kind`, by namespace and name (not decoded)."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql("bodies"), [cluster_id, kind])
-        found = cursor.fetchall()
-    return [body if isinstance(body, str) else json.dumps(body) for (body,) in found]
+        return [body for (body,) in cursor.fetchall()]
