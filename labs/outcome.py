@@ -40,13 +40,17 @@ class Outcome:
     created: list[StepProgress] = field(default_factory=list)
     changed: bool = False  # a pass, an attempt or another failure: the listeners need the new state
 
+    def rows(self) -> list[StepProgress]:
+        """The rows as they are once stored, created and updated."""
+        return self.created + [row for row, _ in self.updated]
+
     def row(self, index: int) -> StepProgress | None:
-        return next((r for r in self.created + [u[0] for u in self.updated] if r.index == index), None)
+        return next((r for r in self.rows() if r.index == index), None)
 
     def rows_after(self) -> dict[int, StepProgress]:
         """Copies of the rows as this outcome stores them, by step index: what a check chained
         behind its store reads in place of the database's (labs.progress.check)."""
-        return {row.index: copy.copy(row) for row in self.created + [u[0] for u in self.updated]}
+        return {row.index: copy.copy(row) for row in self.rows()}
 
 
 def work_out(
