@@ -55,7 +55,11 @@ class StoreQueue(Generic[T, R]):
                         self._draining = False
                         return
                 for (_, _, future, loop), (ok, value) in zip(batch, self._write(batch), strict=True):
-                    loop.call_soon_threadsafe(_settle, future, ok, value)
+                    _tell(loop, future, ok, value)
+        except BaseException:
+            with self._lock:  # the next put drains what is left
+                self._draining = False
+            raise
         finally:
             close_old_connections()
 
@@ -72,6 +76,12 @@ class StoreQueue(Generic[T, R]):
         except Exception as exc:  # the transaction itself failed: nothing was stored
             return [(False, exc)] * len(batch)
         return results
+
+
+def _tell(loop: asyncio.AbstractEventLoop, future: asyncio.Future, ok: bool, value: object) -> None:
+    # RuntimeError: its event loop has closed, and nobody waits for the result any more.
+    with contextlib.suppress(RuntimeError):
+        loop.call_soon_threadsafe(_settle, future, ok, value)
 
 
 def _settle(future: asyncio.Future, ok: bool, value: object) -> None:

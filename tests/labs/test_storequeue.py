@@ -4,6 +4,7 @@ that fails leaves the others stored."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -54,3 +55,26 @@ def test_outcomes_queued_meanwhile_share_one_transaction_and_a_failure_stays_the
     assert (first, last) == (1, 2)  # one transaction: the second write found the first's hook
     names = dict(Student.objects.filter(pk__in=[alice.pk, bob.pk]).values_list("pk", "display_name"))
     assert names == {alice.pk: "Alice 2", bob.pk: "Bob 2"}
+
+
+def test_an_outcome_whose_event_loop_closed_meanwhile_does_not_stop_the_queue(student_a):
+    student = student_a.student
+    lane = ThreadPoolExecutor(max_workers=1)
+    queue = StoreQueue(lane, _rename)
+    busy = threading.Event()
+    held = lane.submit(busy.wait, 30)
+
+    async def give_up() -> None:  # the waiter leaves, and its loop closes, before the store ran
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(queue.put((student.pk, "left behind"), urgent=False), 0.05)
+
+    asyncio.run(give_up())
+    busy.set()
+    held.result(5)
+
+    async def later() -> int:
+        return await asyncio.wait_for(queue.put((student.pk, "later"), urgent=False), 10)
+
+    assert asyncio.run(later()) == 1
+    lane.shutdown()
+    assert Student.objects.get(pk=student.pk).display_name == "later"
