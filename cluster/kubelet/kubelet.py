@@ -27,7 +27,7 @@ from cluster.kubelet import commands, configwait, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
-from cluster.kubelet.statuswriter import StatusWriter
+from cluster.kubelet.podwrites import PodWrites
 from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
 from k8s import clock
@@ -54,8 +54,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         self.retries: dict[tuple[str, str], tuple[float, Callable[[], Awaitable[None]]]] = {}
         self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
         self._init_terminations()
-        # Reports of the pod workers that reach them together, written in one transaction.
-        self.status_writer = StatusWriter(self._write_status)
+        # Writes of the pod workers that reach them together, in one transaction.
+        self.pod_writes = PodWrites()
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -153,12 +153,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
             # already on the node, the containers run before a ContainerCreating could be sent,
             # and step 12 is written with the status of step 13 (nobody could see them apart).
             if not (await gate.is_open(self.cluster_name, trace_id) and self._all_present(pod, node)):
-                if step_12 is not None:
-                    await db(record_step)(trace_id, 12, **step_12)
-                    step_12 = None
-                await db(self._write_status)(
-                    pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node
-                )
+                await self.pod_writes.write(self._write_creating, pod, host_ip, node, trace_id, step_12)
+                step_12 = None
         pulled = await self._pull_all(pod, node, host_ip, trace_id)
         if pulled is None:
             # ErrImagePull ended the trace (step 13); retry later, as the image back-off does.
@@ -191,7 +187,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         later = [end.seconds for end in ends.values() if end is not None and end.seconds > 0]
         if not now:
             status = runtime.running_status(pod, host_ip, pod_ip, pulled)
-            await self.status_writer.write(pod, status, trace_id, node, step_12)
+            await self.pod_writes.write(self._write_status, pod, status, trace_id, node, step_12)
         else:
             await self._exited(key, pod, node, host_ip, pod_ip, pulled, now, restarts, trace_id, step_12)
         if later and not now:
@@ -215,7 +211,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         self, key, pod, node, host_ip, pod_ip, pulled, codes, restarts, trace_id, step_12
     ) -> None:
         status = runtime.exited_status(pod, host_ip, pod_ip, pulled, codes, restarts)
-        await db(self._write_status)(pod, status, trace_id, node, step_12)
+        await self.pod_writes.write(self._write_status, pod, status, trace_id, node, step_12)
         policy = pod["spec"].get("restartPolicy", "Always")
         restarting = {name for name, code in codes.items() if runtime.restarts_after(policy, code)}
         if not restarting:
@@ -254,7 +250,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         await gate.before_step(self.cluster_name, trace_id, 13)
         pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
         status = runtime.restarted_status(pod, host_ip, pod_ip, pulled, changed)
-        await db(self._write_status)(pod, status, trace_id, node)
+        await self.pod_writes.write(self._write_status, pod, status, trace_id, node)
 
     def _kill_changed(self, pod: dict, node: str, changed: set[str]) -> None:
         for container in pod["spec"].get("containers") or []:
@@ -307,7 +303,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 f'Successfully pulled image "{container["image"]}" in {took} ({took} including waiting). '
                 f"Image size: {image.size_bytes} bytes."
             )
-            await db(self._pulled)(pod, node, container, image, message)
+            await self.pod_writes.write(self._pulled, pod, node, container, image, message)
             found[container["name"]] = image
         return found
 
@@ -359,7 +355,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
             body["status"]["images"] = [catalog.node_image_entry(image), *body["status"].get("images", [])]
             body["metadata"].pop("resourceVersion", None)
             try:
-                stored = api.update(self.cluster, body, self._actor(None, node), subresource="status")
+                with transaction.atomic():  # its own savepoint in the workers' batch
+                    stored = api.update(self.cluster, body, self._actor(None, node), subresource="status")
                 self.informer.store["Node"][("", node)] = stored
             except ApiError:
                 pass
@@ -390,6 +387,15 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 continue
             self._event(pod, node, "Created", f"Created container: {container['name']}", container)
             self._event(pod, node, "Started", f"Started container {container['name']}", container)
+
+    def _write_creating(
+        self, pod: dict, host_ip: str, node: str, trace_id: str | None, step_12: dict | None
+    ) -> None:
+        """Step 12 (when the trace records one), then ContainerCreating: the status manager's
+        first report, before the images are pulled (it ends no step, so no trace)."""
+        if step_12 is not None and trace_id:
+            record_step(trace_id, 12, **step_12)
+        self._write_status(pod, runtime.waiting_status(pod, host_ip, "ContainerCreating"), None, node)
 
     def _write_status(
         self, pod: dict, status: dict, trace_id: str | None, node: str, step_12: dict | None = None

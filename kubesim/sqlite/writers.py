@@ -94,6 +94,17 @@ def write_in_turns(items: Sequence[T], write: Callable[[T], object]) -> int:
     return written
 
 
+@contextlib.contextmanager
+def one_statement() -> Iterator[None]:
+    """A turn at the gate for one write statement outside a transaction (SQLite's autocommit)."""
+    held = GATE.acquire(is_urgent())
+    try:
+        yield
+    finally:
+        if held:
+            GATE.release()
+
+
 def is_urgent() -> bool:
     return getattr(_local, "urgent", 0) > 0
 

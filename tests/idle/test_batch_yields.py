@@ -12,7 +12,7 @@ from django.db import connection
 
 from cluster import event_recorder
 from cluster.apiserver import service as api
-from cluster.kubelet.statuswriter import StatusWriter
+from cluster.kubelet.podwrites import PodWrites
 from cluster.models import ApiObject, Cluster
 from kubesim.sqlite import writers
 
@@ -96,8 +96,8 @@ def test_the_kubelets_status_batch_is_cut_for_a_queued_request_and_every_report_
             request.start_and_wait_until_queued()
 
     async def report_all() -> None:
-        writer = StatusWriter(write_one)
-        await asyncio.gather(*(writer.write(f"pod-{index}") for index in range(4)))
+        writer = PodWrites()
+        await asyncio.gather(*(writer.write(write_one, f"pod-{index}") for index in range(4)))
 
     asyncio.run(report_all())
     request.thread.join(5)

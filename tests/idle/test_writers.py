@@ -58,3 +58,44 @@ def test_every_sqlite_transaction_of_the_process_holds_the_gate_until_it_ends():
         pass
     assert not writers.GATE._held
     assert not Cluster.objects.filter(name="gated-2").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_write_outside_a_transaction_waits_for_its_turn_at_the_gate():
+    """`save()` outside atomic() is SQLite autocommit: it must queue like a transaction, not take
+    the write lock past the gate (a gated transaction would then meet SQLite's busy handler)."""
+    from django.db import connection
+
+    from cluster.models import Cluster
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the gate is SQLite's")
+    cluster = Cluster.objects.create(name="autocommit")
+    assert not writers.GATE._held
+    saved = threading.Event()
+
+    def save_outside_a_transaction() -> None:
+        try:
+            Cluster.objects.filter(pk=cluster.pk).update(pace_ms=7)
+            saved.set()
+        finally:
+            connection.close()
+
+    assert writers.GATE.acquire(urgent=False)  # another writer's turn
+    writer = threading.Thread(target=save_outside_a_transaction)
+    writer.start()
+    try:
+        assert not saved.wait(0.2), "the autocommit write went past the gate"
+    finally:
+        writers.GATE.release()
+    writer.join(5)
+    assert saved.is_set()
+    assert not writers.GATE._held
+    cluster.refresh_from_db()
+    assert cluster.pace_ms == 7
+    # Reads outside a transaction still go straight on while the gate is held.
+    assert writers.GATE.acquire(urgent=False)
+    try:
+        assert Cluster.objects.get(pk=cluster.pk).pace_ms == 7
+    finally:
+        writers.GATE.release()

@@ -163,3 +163,37 @@ def test_a_new_image_for_a_running_pod_restarts_its_container(demo):
     steps = list(trace.steps.order_by("seq"))
     assert [s.step for s in steps] == [*range(1, 14), 0]
     assert [s.step for s in steps if s.skipped] == list(range(5, 12))
+
+
+def test_pods_reaching_the_kubelets_together_share_their_transactions(demo, monkeypatch):
+    """Bound pods seen in one sync: their step 12 with ContainerCreating, each node's first pull
+    and the started status are each written in one transaction for the pods, and each pod still
+    gets its own steps, status and node image."""
+    from cluster.kubelet import podwrites
+
+    drive()
+    batches: list[list[str]] = []
+    write_in_turns = podwrites.writers.write_in_turns
+
+    def recorded(items, write):
+        written = write_in_turns(items, write)
+        batches.append([item[0].__name__ for item in items[:written]])
+        return written
+
+    monkeypatch.setattr(podwrites.writers, "write_in_turns", recorded)
+    for index, node in enumerate(("node1", "node2")):
+        pod = example("pod-nodename.yaml")
+        pod["metadata"]["name"] = f"redis-{index}"
+        pod["spec"]["nodeName"] = node
+        pod["spec"]["containers"][0]["image"] = "redis:7"
+        api.create(demo, pod, KUBECTL)
+    drive()
+
+    assert batches == [["_write_creating"] * 2, ["_pulled"] * 2, ["_write_status"] * 2]
+    for index, node in enumerate(("node1", "node2")):
+        pod = api.get(demo, "Pod", "default", f"redis-{index}")
+        assert pod["status"]["phase"] == "Running"
+        trace = FlowTrace.objects.filter(cluster=demo, kind="Pod", name=f"redis-{index}").get()
+        assert [s.step for s in trace.steps.order_by("seq")] == [*range(1, 14), 0]
+        images = api.get(demo, "Node", None, node)["status"]["images"]
+        assert any("redis:7" in image["names"] for image in images)
