@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from cluster import activity, broadcast
-from kubesim.unique import unique_row
+from kubesim.joined import JoinedLookup
 from labs.models import Student
 from labs.outcome import Outcome
 from labs.progress import Evaluation, check, save, session_group, student_group
@@ -44,6 +44,10 @@ CHURN_LANE = ThreadPoolExecutor(max_workers=2, thread_name_prefix="lab-churn")
 STORE_LANE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lab-store")
 
 
+# A student with their session, lab and sandbox (select_related's rows, one plain statement).
+_STUDENT = JoinedLookup(Student, "session", "session__lab", "sandbox", where=("id",))
+
+
 @dataclass
 class Checked:
     present: bool  # the student still has a sandbox
@@ -56,7 +60,7 @@ class Checked:
 
 def _check_sync(student_id: int, acted: bool, pending: Outcome | None) -> Checked:
     stamp = time.time()
-    student = unique_row(Student.objects.select_related("session__lab", "sandbox").filter(pk=student_id))
+    student = _STUDENT.get(student_id)
     if student is None or student.sandbox is None:
         return Checked(False)
     evaluation = check(student, acted=acted, fresh=True, pending=pending)

@@ -20,11 +20,15 @@ from cluster.apiserver import service as api
 from cluster.apiserver.rows import revisions
 from cluster.flow import steprows
 from cluster.models import Cluster
+from kubesim.joined import JoinedLookup
 from kubesim.sqlite import writers
 from labs.catalog import lab_of
 from labs.checks import Probe, run_step
 from labs.models import StepProgress, Student
 from labs.outcome import Outcome, StepResult, store, work_out
+
+# A student's progress rows from a step on (one plain statement; see kubesim/joined.py).
+_PROGRESS_FROM = JoinedLookup(StepProgress, where=("student", "index__gte"))
 
 
 def student_group(student_id: int) -> str:
@@ -113,7 +117,7 @@ def check(
         read = (student.current_step, student.action_mark)
     else:
         read = Student.objects.values_list("current_step", "action_mark").get(pk=student.pk)
-    rows = {p.index: p for p in StepProgress.objects.filter(student_id=student.pk, index__gte=read[0])}
+    rows = {p.index: p for p in _PROGRESS_FROM.all(student.pk, read[0])}
     if pending is not None:
         rows.update(pending.rows_after())
     results: list[StepResult] = []
