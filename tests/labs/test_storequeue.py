@@ -78,3 +78,55 @@ def test_an_outcome_whose_event_loop_closed_meanwhile_does_not_stop_the_queue(st
     assert asyncio.run(later()) == 1
     lane.shutdown()
     assert Student.objects.get(pk=student.pk).display_name == "later"
+
+
+def test_a_request_queued_at_the_gate_cuts_the_batch_and_writes_before_the_rest(
+    session, student_a, student_b
+):
+    """A student's write waits for one outcome, not for the whole batch; the rest follow it."""
+    from kubesim.sqlite import writers
+
+    if connection.vendor != "sqlite":
+        pytest.skip("the writer gate is SQLite's")
+    alice, bob = student_a.student, student_b.student
+    order: list[str] = []
+
+    def request() -> None:
+        writers.mark_urgent()
+        try:
+            with transaction.atomic():
+                Student.objects.filter(pk=bob.pk).update(action_mark="request")
+            order.append("request")
+        finally:
+            connection.close()
+
+    writer = threading.Thread(target=request)
+
+    def store(item: tuple[int, str]) -> int:
+        written = _rename(item)
+        order.append(item[1])
+        if not writer.is_alive() and "request" not in order:
+            writer.start()
+            while not writers.urgent_waiting():
+                threading.Event().wait(0.001)
+        return written
+
+    lane = ThreadPoolExecutor(max_workers=1)
+    queue = StoreQueue(lane, store)
+
+    async def scenario():
+        busy = threading.Event()
+        held = lane.submit(busy.wait, 30)
+        puts = [asyncio.ensure_future(queue.put((alice.pk, f"Alice {n}"), urgent=True)) for n in (1, 2, 3)]
+        await asyncio.sleep(0.05)
+        busy.set()
+        await asyncio.wrap_future(held)
+        return await asyncio.gather(*puts)
+
+    written = asyncio.run(scenario())
+    writer.join(5)
+    lane.shutdown()
+    assert order == ["Alice 1", "request", "Alice 2", "Alice 3"]
+    assert written == [1, 1, 2]  # the first alone, then the other two in the next transaction
+    assert Student.objects.get(pk=alice.pk).display_name == "Alice 3"
+    assert not writers.GATE._held
