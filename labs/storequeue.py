@@ -17,7 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Generic, TypeVar
 
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections
 
 from kubesim.sqlite import writers
 
@@ -68,21 +68,22 @@ class StoreQueue(Generic[T, R]):
             close_old_connections()
 
     def _write(self, batch: list) -> list[tuple[bool, object]]:
-        """Store the batch's items in order in one transaction; their results. It ends early
-        (after one item at least) when a request queues for the writer gate, as a control
-        plane's batch does (writers.write_in_turns): a student's write then waits for one outcome,
-        not for twenty (35-55 ms held with sixty students)."""
+        """Store the batch's items in order in one transaction; their results. Like a control
+        plane's batch (writers.write_in_turns), it ends early (after one item at least) when a
+        request queues for the writer gate: a student's write then waits for one outcome, not for
+        twenty (35-55 ms held with sixty students)."""
         results: list[tuple[bool, object]] = []
+
+        def store(entry: tuple) -> None:
+            try:
+                results.append((True, self._store_one(entry[0])))
+            except Exception as exc:  # its savepoint was rolled back: the others go on
+                results.append((False, exc))
+
         urgent = any(item_urgent for _, item_urgent, _, _ in batch)
         try:
-            with writers.urgent() if urgent else contextlib.nullcontext(), transaction.atomic():
-                for item, _, _, _ in batch:
-                    try:
-                        results.append((True, self._store_one(item)))
-                    except Exception as exc:  # its savepoint was rolled back: the others go on
-                        results.append((False, exc))
-                    if writers.urgent_waiting():
-                        break
+            with writers.urgent() if urgent else contextlib.nullcontext():
+                writers.write_in_turns(batch, store)
         except Exception as exc:  # the transaction itself failed: nothing was stored
             return [(False, exc)] * len(batch)
         return results
