@@ -36,7 +36,9 @@ ANCILLARY_BYTES = 64
 WALL_OFFSET = time.time() - time.perf_counter()
 
 
-def _arrival(ancillary: list) -> float:
+def kernel_arrival(ancillary: list) -> float:
+    """When the kernel received the last packet of a recvmsg() (its SO_TIMESTAMPNS stamp), as
+    perf_counter() time; now if the read carried no stamp."""
     for level, kind, data in ancillary:
         if level == socket_module.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
             seconds, nanoseconds = struct.unpack_from("qq", data)
@@ -92,7 +94,7 @@ class Socket:
             self._lost()
             return
         self.buffer += data
-        self._split(_arrival(ancillary))
+        self._split(kernel_arrival(ancillary))
 
     def _split(self, now: float) -> None:
         """Find the frames that are complete (headers only; payloads are parsed later)."""
