@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from labs import progressrows
 from labs.models import StepProgress, Student
 
 
@@ -95,28 +96,18 @@ class _Lost(Exception):
 
 def store(outcome: Outcome) -> bool:
     """Write the outcome unless the rows changed since they were read; True when it was written."""
-    current, mark = outcome.read
     try:
         with transaction.atomic():
-            written = Student.objects.filter(pk=outcome.student_id, current_step=current, action_mark=mark)
-            if not written.update(current_step=outcome.current_step, action_mark=outcome.action_mark):
+            if not progressrows.move_student(
+                outcome.student_id, outcome.read, outcome.current_step, outcome.action_mark
+            ):
                 raise _Lost
             for row, read_revision in outcome.updated:
-                fields = {
-                    "checked_revision": row.checked_revision,
-                    "passed_at": row.passed_at,
-                    "attempts": row.attempts,
-                    "last_failure": row.last_failure,
-                }
-                # A reset deletes the row: no update, nothing stored. The row is found by its step,
-                # not its key: a chained outcome's row may have been created by the store before.
-                found = StepProgress.objects.filter(
-                    student_id=outcome.student_id, step_id=row.step_id, checked_revision=read_revision
-                )
-                if not found.update(**fields):
+                # A reset deletes the row: no update, nothing stored.
+                if not progressrows.update_checked(row, read_revision):
                     raise _Lost
-            if outcome.created:
-                StepProgress.objects.bulk_create(outcome.created)
+            for row in outcome.created:
+                progressrows.insert(row)
     except (_Lost, IntegrityError):
         return False
     return True
