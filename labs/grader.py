@@ -73,11 +73,12 @@ def _check_sync(student_id: int, acted: bool, pending: Outcome | None) -> Checke
     return Checked(True, evaluation.watched, student, evaluation, state, stamp)
 
 
-def _store_sync(checked: Checked, acted: bool) -> Checked | None:
+def _store_sync(checked: Checked) -> Checked | None:
     """Store the outcome; when it lost to a concurrent writer (who told the panel too) and the
     panel was shown it, what is stored instead."""
     student, evaluation = checked.student, checked.evaluation
-    if save(student, evaluation, urgent=acted) or checked.state is None:
+    # The store queue gave this thread its turn at the writer gate (after the requests).
+    if save(student, evaluation, urgent=False) or checked.state is None:
         return None
     stamp = time.time()
     student.refresh_from_db(fields=["current_step", "action_mark"])
@@ -86,7 +87,7 @@ def _store_sync(checked: Checked, acted: bool) -> Checked | None:
 
 _check_acted = database_sync_to_async(_check_sync, thread_sensitive=False, executor=ACTED_LANE)
 _check_churn = database_sync_to_async(_check_sync, thread_sensitive=False, executor=CHURN_LANE)
-_STORES: StoreQueue[tuple[Checked, bool], Checked | None] = StoreQueue(STORE_LANE, lambda a: _store_sync(*a))
+_STORES: StoreQueue[Checked, Checked | None] = StoreQueue(STORE_LANE, _store_sync)
 
 
 @dataclass
@@ -128,7 +129,7 @@ async def _store_after(before: asyncio.Task | None, student_id: int, checked: Ch
     if before is not None:
         await asyncio.wait([before])
     try:
-        instead = await _STORES.put((checked, acted), urgent=acted)
+        instead = await _STORES.put(checked, urgent=acted)
         if instead is not None:
             await _tell_student(student_id, instead.state, instead.stamp)
         if checked.state is not None:

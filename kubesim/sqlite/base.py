@@ -61,7 +61,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _start_transaction_under_autocommit(self):
         self._forget_kept()
-        self.gate_held = writers.GATE.acquire(writers.is_urgent())
+        self.gate_held = writers.GATE.acquire(writers.turn())
         try:
             super()._start_transaction_under_autocommit()
         except BaseException:

@@ -11,28 +11,68 @@ from kubesim.sqlite import writers
 from kubesim.sqlite.writers import Gate
 
 
-def test_an_urgent_writer_goes_before_writers_that_waited_longer():
+def _order_of_turns(waiting: list[tuple[str, int]]) -> list[str]:
+    """The order in which writers that queued one after another (as listed) get the gate."""
     gate = Gate()
-    assert gate.acquire(urgent=False)
+    assert gate.acquire(writers.BACKGROUND)
     order: list[str] = []
 
-    def write(name: str, urgent: bool) -> None:
-        assert gate.acquire(urgent)
+    def write(name: str, turn: int) -> None:
+        assert gate.acquire(turn)
         order.append(name)
         gate.release()
 
-    background = [threading.Thread(target=write, args=(f"plane-{i}", False)) for i in range(3)]
-    for thread in background:
-        thread.start()
-    time.sleep(0.05)  # the control planes' writers wait first
-    request = threading.Thread(target=write, args=("request", True))
-    request.start()
-    time.sleep(0.05)
+    threads = []
+    for name, turn in waiting:
+        threads.append(threading.Thread(target=write, args=(name, turn)))
+        threads[-1].start()
+        time.sleep(0.03)  # queued after the one before
     gate.release()
-    for thread in [*background, request]:
+    for thread in threads:
         thread.join(5)
-    assert order[0] == "request"
-    assert sorted(order[1:]) == ["plane-0", "plane-1", "plane-2"]
+    return order
+
+
+def test_an_urgent_writer_goes_before_writers_that_waited_longer():
+    planes = [(f"plane-{i}", writers.BACKGROUND) for i in range(3)]
+    order = _order_of_turns([*planes, ("request", writers.REQUEST)])
+    assert order == ["request", "plane-0", "plane-1", "plane-2"]
+
+
+def test_requests_go_before_the_graders_stores_and_those_before_the_control_planes():
+    order = _order_of_turns(
+        [
+            ("plane", writers.BACKGROUND),
+            ("store-1", writers.PERSON),
+            ("store-2", writers.PERSON),
+            ("request-1", writers.REQUEST),
+            ("request-2", writers.REQUEST),
+        ]
+    )
+    assert order == ["request-1", "request-2", "store-1", "store-2", "plane"]
+
+
+def test_a_batch_gives_way_only_to_writers_whose_turn_comes_first():
+    gate = writers.GATE
+    assert gate.acquire(writers.BACKGROUND)
+    queued = threading.Thread(target=lambda: (gate.acquire(writers.PERSON), gate.release()))
+    queued.start()
+    try:
+        deadline = time.monotonic() + 5
+        while not gate.waiting_before(writers.BACKGROUND):
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        assert writers.urgent_waiting()  # a control plane's batch stops for the grader's store
+        with writers.turn_of(writers.PERSON):
+            assert not writers.urgent_waiting()  # the store's own batch does not stop for a store
+            with writers.urgent():
+                assert writers.turn() == writers.REQUEST
+            assert writers.turn() == writers.PERSON
+        assert writers.turn() == writers.BACKGROUND
+    finally:
+        gate.release()
+        queued.join(5)
+    assert not gate._held
 
 
 @pytest.mark.django_db(transaction=True)
@@ -81,7 +121,7 @@ def test_a_write_outside_a_transaction_waits_for_its_turn_at_the_gate():
         finally:
             connection.close()
 
-    assert writers.GATE.acquire(urgent=False)  # another writer's turn
+    assert writers.GATE.acquire(writers.BACKGROUND)  # another writer's turn
     writer = threading.Thread(target=save_outside_a_transaction)
     writer.start()
     try:
@@ -94,7 +134,7 @@ def test_a_write_outside_a_transaction_waits_for_its_turn_at_the_gate():
     cluster.refresh_from_db()
     assert cluster.pace_ms == 7
     # Reads outside a transaction still go straight on while the gate is held.
-    assert writers.GATE.acquire(urgent=False)
+    assert writers.GATE.acquire(writers.BACKGROUND)
     try:
         assert Cluster.objects.get(pk=cluster.pk).pace_ms == 7
     finally:
