@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import weakref
 from collections.abc import Hashable, Iterable
 
 from asgiref.sync import async_to_sync
@@ -38,8 +39,14 @@ class Signal:
     def fire(self, key: Hashable) -> None:
         with self._lock:
             waiters = list(self._waiters.get(key, ()))
+        if len(waiters) == 1:
+            _wakes_of(waiters[0].loop).add(waiters)
+            return
+        by_loop: dict[asyncio.AbstractEventLoop, list[Waiter]] = {}
         for waiter in waiters:
-            waiter.wake()
+            by_loop.setdefault(waiter.loop, []).append(waiter)
+        for loop, woken in by_loop.items():
+            _wakes_of(loop).add(woken)
 
     def _remove(self, waiter: Waiter) -> None:
         with self._lock:
@@ -50,29 +57,62 @@ class Signal:
                     del self._waiters[waiter.key]
 
 
+class _LoopWakes:
+    """The waiters of one event loop woken since that loop last ran its wake-ups: one
+    call_soon_threadsafe wakes them all. Each call writes to the loop's self-pipe, a system call
+    that gives up the GIL (and waits to get it back): a commit woke each of its cluster's waiters
+    with one of its own, and a burst commits hundreds of writes a second."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.lock = threading.Lock()
+        self.pending: set[Waiter] = set()
+
+    def add(self, waiters: list[Waiter]) -> None:
+        with self.lock:
+            on_its_way = bool(self.pending)  # the loop has not run the last call yet: ride on it
+            self.pending.update(waiters)
+        if on_its_way:
+            return
+        try:
+            self.loop.call_soon_threadsafe(self._run)
+        except RuntimeError:  # the loop is closed: nobody is waiting any more
+            with self.lock:
+                closed, self.pending = self.pending, set()
+            for waiter in closed:
+                waiter.signal._remove(waiter)
+
+    def _run(self) -> None:
+        # Taken before the events are set: a wake that came meanwhile schedules a call of its own.
+        with self.lock:
+            woken, self.pending = self.pending, set()
+        for waiter in woken:
+            waiter.event.set()
+
+
+_wakes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopWakes] = weakref.WeakKeyDictionary()
+_wakes_lock = threading.Lock()
+
+
+def _wakes_of(loop: asyncio.AbstractEventLoop) -> _LoopWakes:
+    wakes = _wakes.get(loop)
+    if wakes is None:
+        with _wakes_lock:
+            wakes = _wakes.get(loop)
+            if wakes is None:
+                wakes = _wakes[loop] = _LoopWakes(loop)
+    return wakes
+
+
 class Waiter:
     def __init__(self, signal: Signal, key: Hashable, loop: asyncio.AbstractEventLoop) -> None:
         self.signal = signal
         self.key = key
         self.loop = loop
         self.event = asyncio.Event()
-        # A wake-up is on its way to the loop: the wakes that come meanwhile (a burst commits
-        # hundreds of writes a second) ride on it instead of each waking the loop again.
-        self._on_its_way = False
 
     def wake(self) -> None:
-        if self._on_its_way:
-            return
-        self._on_its_way = True
-        try:
-            self.loop.call_soon_threadsafe(self._set)
-        except RuntimeError:  # the loop is closed: nobody is waiting any more
-            self.signal._remove(self)
-
-    def _set(self) -> None:
-        # Cleared before the event is set: a wake that saw the flag still up is covered by this set.
-        self._on_its_way = False
-        self.event.set()
+        _wakes_of(self.loop).add([self])
 
     async def wait(self, timeout: float | None = None) -> bool:
         """Wait for a wake-up (or the timeout); True when woken. Clears the flag for the next wait."""

@@ -1,5 +1,5 @@
 """broadcast.Signal: wakes from other threads reach a waiting coroutine, and a burst of them wakes
-the loop once rather than once per wake."""
+the loop once rather than once per wake, however many coroutines of that loop wait."""
 
 from __future__ import annotations
 
@@ -9,18 +9,22 @@ import threading
 from cluster.broadcast import Signal
 
 
+def _count_calls(loop: asyncio.AbstractEventLoop) -> list[int]:
+    """[the number of call_soon_threadsafe calls on `loop` from now on]"""
+    scheduled = [0]
+    original = loop.call_soon_threadsafe
+
+    def counting(callback, *args, **kwargs):
+        scheduled[0] += 1
+        return original(callback, *args, **kwargs)
+
+    loop.call_soon_threadsafe = counting
+    return scheduled
+
+
 def test_a_burst_of_wakes_from_a_thread_wakes_the_loop_once_and_a_later_wake_again():
     async def scenario() -> tuple[int, bool, bool]:
-        loop = asyncio.get_running_loop()
-        scheduled = 0
-        original = loop.call_soon_threadsafe
-
-        def counting(callback, *args, **kwargs):
-            nonlocal scheduled
-            scheduled += 1
-            return original(callback, *args, **kwargs)
-
-        loop.call_soon_threadsafe = counting
+        calls = _count_calls(asyncio.get_running_loop())
         signal = Signal()
         waiter = signal.subscribe("c")
         burst = threading.Thread(target=lambda: [signal.fire("c") for _ in range(500)])
@@ -29,11 +33,50 @@ def test_a_burst_of_wakes_from_a_thread_wakes_the_loop_once_and_a_later_wake_aga
         first = await waiter.wait(1)
         threading.Thread(target=signal.fire, args=("c",)).start()  # after the first wake was taken
         second = await waiter.wait(1)
-        return scheduled, first, second
+        return calls[0], first, second
 
     scheduled, first, second = asyncio.run(scenario())
     assert first and second
     assert scheduled == 2
+
+
+def test_one_wake_of_the_loop_wakes_every_waiter_of_every_key_fired_meanwhile():
+    async def scenario() -> tuple[int, list[bool], bool]:
+        calls = _count_calls(asyncio.get_running_loop())
+        signal = Signal()
+        waiters = [signal.subscribe("c") for _ in range(4)] + [signal.subscribe("d")]
+        elsewhere = signal.subscribe("e")  # not fired: stays asleep
+        burst = threading.Thread(target=lambda: [signal.fire(key) for key in ("c", "d") * 50])
+        burst.start()
+        burst.join()
+        woken = [await waiter.wait(1) for waiter in waiters]
+        return calls[0], woken, await elsewhere.wait(0.05)
+
+    scheduled, woken, elsewhere = asyncio.run(scenario())
+    assert woken == [True] * 5 and not elsewhere
+    assert scheduled == 1
+
+
+def test_waiters_of_two_loops_are_each_woken_on_their_own_loop():
+    signal = Signal()
+    ready, results = threading.Barrier(3), {}
+
+    def run(name: str) -> None:
+        async def wait() -> bool:
+            waiter = signal.subscribe("c")
+            ready.wait()
+            return await waiter.wait(2)
+
+        results[name] = asyncio.run(wait())
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in ("one", "two")]
+    for thread in threads:
+        thread.start()
+    ready.wait()
+    signal.fire("c")
+    for thread in threads:
+        thread.join(5)
+    assert results == {"one": True, "two": True}
 
 
 def test_a_wait_with_no_wake_times_out():
