@@ -7,8 +7,9 @@ then reaches the server as kubectl does, over HTTP with their sandbox's bearer t
 through a generated lab: create a 5-replica ReplicationController (the step checks that it exists),
 then label nodes, one change per step, while the lab panel's websocket (`/ws/labs/student/`, same
 token) waits for each check result; a last step passes when the RC's 5 pods are Running. A student
-sends the next write 0.2-1 s after the last result came, or with `--every S` every S seconds
-whatever the results (then the offered load does not grow as the checks get faster).
+starts 0-2 s into the lesson and sends the next write 0.2-1 s after the last result came (`--seed`
+makes those the same on every run), or with `--every S` every S seconds whatever the results
+(then the offered load does not grow as the checks get faster).
 
 It prints, while all the sandboxes are busy (their control planes creating, scheduling and
 starting the pods):
@@ -164,6 +165,7 @@ class Student:
     def __init__(self, port: int, token: str = "") -> None:
         self.port = port
         self.token = token
+        self.sandbox, self.sandbox_index = "", 0  # set once joined
         self.http = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         self.wire: Connection | None = None  # kubectl's writes, timed on the wire
         self.cookies: dict[str, str] = {}
@@ -240,6 +242,13 @@ class Command(BaseCommand):
             "for each result, then 0.2-1 s",
         )
         parser.add_argument(
+            "--seed",
+            type=int,
+            default=1,
+            help="seeds each student's start and pauses (the same lesson on every run, so two runs "
+            "differ by the code and the machine only)",
+        )
+        parser.add_argument(
             "--park-after",
             type=float,
             default=20.0,
@@ -263,6 +272,7 @@ class Command(BaseCommand):
             raise CommandError("--nodes must be at least 1")
         idle_after = options["idle_after"] if options["idle_after"] is not None else park_after + 10
         self.every = options["every"]
+        self.seed = options["seed"]
         folder = Path(tempfile.mkdtemp(prefix="kubesim-bench-class-"))
         database = folder / "db.sqlite3"
         saved = dict(connections.settings["default"])
@@ -320,6 +330,7 @@ class Command(BaseCommand):
             person.cookies.clear()  # from here on, kubectl's way: the bearer token only
             person.token = sandbox_token(sandbox)
             person.sandbox = sandbox.name
+            person.sandbox_index = i
         result = asyncio.run(self._class(server, people, nodes, warmup, pool))
         for person in people:
             person.close()
@@ -348,6 +359,7 @@ class Command(BaseCommand):
             else "each student writes once the last check result came, after 0.2-1 s"
         )
         result = {"writes": [], "writes_seen": [], "labels": [], "rc": [], "running": [], "failed": 0}
+        cpu, began = cpu_seconds(server.process.pid), time.perf_counter()
         try:
             await asyncio.gather(
                 *(
@@ -355,6 +367,9 @@ class Command(BaseCommand):
                     for p, s in zip(people, sockets, strict=True)
                 )
             )
+            # The server's work for the whole lesson (every pod Running): steadier than latencies.
+            result["cpu"] = cpu_seconds(server.process.pid) - cpu
+            result["seconds"] = time.perf_counter() - began
         finally:
             for sock in sockets:
                 if sock is not None:
@@ -373,13 +388,14 @@ class Command(BaseCommand):
         return None
 
     async def _student(self, loop, pool, person: Student, sock, nodes: int, result: dict) -> None:
+        pauses = random.Random(f"{self.seed}-{person.sandbox_index}")
         rc_path = f"/clusters/{person.sandbox}/api/v1/namespaces/default/replicationcontrollers"
         writes = [("rc", "POST", rc_path, RC, "application/json")]
         for i in range(1, label_steps(nodes) + 1):
             path = f"/clusters/{person.sandbox}/api/v1/nodes/node{i}"
             patch = {"metadata": {"labels": {"step": str(i)}}}
             writes.append(("labels", "PATCH", path, patch, "application/merge-patch+json"))
-        await asyncio.sleep(random.uniform(0, 2))  # students do not all press Enter at once
+        await asyncio.sleep(pauses.uniform(0, 2))  # students do not all press Enter at once
         started, waits = time.monotonic(), []
         for index, (kind, method, path, body, content_type) in enumerate(writes):
             if self.every is not None:
@@ -401,7 +417,7 @@ class Command(BaseCommand):
                 waits.append(asyncio.create_task(waiting))
                 continue
             await waiting
-            await asyncio.sleep(random.uniform(0.2, 1.0))
+            await asyncio.sleep(pauses.uniform(0.2, 1.0))
         await asyncio.gather(*waits)
         if sock is not None:  # the last step: the RC's 5 pods Running, from the RC's creation
             arrival = await _passed(sock, seen_at_rc, len(writes) + 1, timeout=120.0)
@@ -441,6 +457,10 @@ class Command(BaseCommand):
         self.stdout.write(
             f"RC created → its 5 pods Running (the last step passed): n={len(running)} "
             f"p50={ms(running, 0.5):.0f} ms p99={ms(running, 0.99):.0f} ms"
+        )
+        self.stdout.write(
+            f"server CPU from the first write to the last step passed: {result['cpu']:.1f} s "
+            f"over {result['seconds']:.1f} s"
         )
 
     def _report_idle(
