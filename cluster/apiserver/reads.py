@@ -104,7 +104,14 @@ def _listing(
     labels = parse_label_selector(label_selector)
     fields = parse_field_selector(kind, field_selector)
     in_namespace = namespace if namespace and info.namespaced else ""
-    if labels or fields:
+    if labels and not fields:
+        in_sql = [req for req in labels if req.operator in rows.SQL_LABEL_OPERATORS]
+        label_rest = [req for req in labels if req.operator not in rows.SQL_LABEL_OPERATORS]
+        field_rest = fields
+
+        def fetch() -> list[dict]:
+            return rows.decoded_bodies_labelled(cluster.pk, kind, in_namespace, in_sql)
+    elif labels or fields:
         queryset = ApiObject.objects.filter(cluster=cluster, kind=kind)
         if in_namespace:
             queryset = queryset.filter(namespace=in_namespace)

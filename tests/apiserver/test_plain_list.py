@@ -49,3 +49,40 @@ def test_a_list_without_selectors_is_one_statement_and_matches_the_selector_path
 
     everywhere[0]["metadata"]["name"] = "changed by the caller"
     assert api.list_items(cluster, "Pod")[0]["metadata"]["name"] == "a"
+
+
+@pytest.mark.parametrize(
+    "selector",
+    [
+        "app=web",
+        "app in (web,db),tier!=front",
+        "tier notin (front)",
+        "tier,!gone",
+        "app=web,version>1",  # Gt: matched in Python after the statement
+    ],
+)
+def test_a_list_with_label_selectors_is_one_statement_and_matches_them_as_kubernetes_does(actor, selector):
+    from cluster.apiserver.selectors import labels_match, parse_label_selector
+
+    cluster = Cluster.objects.create(name="labelled-list")
+    api.create(cluster, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}, actor)
+    labels = [
+        {"app": "web", "tier": "front", "version": "1"},
+        {"app": "web", "tier": "back", "version": "2"},
+        {"app": "db", "tier": "back"},
+        {"app": "db", "gone": "yes", "tier": "x"},
+        {"app": "web"},
+    ]
+    for i, pod_labels in enumerate(labels):
+        pod = _pod(f"p{i}", "team" if i % 2 else "default")
+        pod["metadata"]["labels"] = pod_labels
+        api.create(cluster, pod, actor)
+
+    with CaptureQueriesContext(connection) as queries:
+        found = api.list_items(cluster, "Pod", label_selector=selector)
+        in_team = api.list_items(cluster, "Pod", "team", label_selector=selector)
+    assert len(queries.captured_queries) == 2
+    requirements = parse_label_selector(selector)
+    expected = [p for p in api.list_items(cluster, "Pod") if labels_match(requirements, p)]
+    assert found == expected and found  # every selector here matches some pod
+    assert in_team == [p for p in expected if p["metadata"]["namespace"] == "team"]
