@@ -26,6 +26,7 @@ from django.db.models import F
 from cluster import broadcast
 from cluster.informer import db
 from cluster.models import Cluster, FlowTrace
+from kubesim.joined import JoinedLookup
 
 # Permits and mode changes wake waiters in this process at once; other processes poll this often.
 POLL_SECONDS = 0.5
@@ -43,6 +44,8 @@ class FlowSettings:
 
 
 _settings: dict[str, FlowSettings] = {}
+# Read by every component before its steps once the cache is stale: a statement built once.
+_CLUSTER = JoinedLookup(Cluster, where=("name",))
 
 
 def _name(cluster: Cluster | str) -> str:
@@ -58,8 +61,10 @@ def read_settings(cluster_name: str) -> FlowSettings:
     if cached is not None:
         return cached
     now = time.monotonic()
-    pace_ms, step_mode = Cluster.objects.values_list("pace_ms", "step_mode").get(name=cluster_name)
-    fresh = FlowSettings(pace_ms, step_mode, now)
+    cluster = _CLUSTER.get(cluster_name)
+    if cluster is None:
+        raise Cluster.DoesNotExist(f"no cluster named {cluster_name!r}")
+    fresh = FlowSettings(cluster.pace_ms, cluster.step_mode, now)
     _settings[cluster_name] = fresh
     return fresh
 
