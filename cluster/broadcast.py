@@ -147,13 +147,48 @@ _working: dict[str, int] = {}
 _waiting: dict[str, int] = {}
 
 
+# Who waits for a cluster's control plane to start or stop being at work (`next_change`): a lull
+# of sixty busy sandboxes polled every 10 ms was thousands of timer wake-ups a second.
+_changes: dict[str, list[asyncio.Future]] = {}
+
+
 @contextlib.contextmanager
 def _counted(table: dict[str, int], cluster_name: str):
+    was_busy = busy(cluster_name)
     table[cluster_name] = table.get(cluster_name, 0) + 1
+    _changed(cluster_name, was_busy)
     try:
         yield
     finally:
+        was_busy = busy(cluster_name)
         table[cluster_name] -= 1
+        _changed(cluster_name, was_busy)
+
+
+def _changed(cluster_name: str, was_busy: bool) -> None:
+    if busy(cluster_name) != was_busy:
+        for future in _changes.pop(cluster_name, ()):
+            if not future.done():
+                future.set_result(None)
+
+
+async def next_change(cluster_name: str, timeout: float) -> bool:
+    """Wait until the cluster's control plane starts or stops being at work (`busy`), at most
+    `timeout` seconds; True when it did."""
+    future = asyncio.get_running_loop().create_future()
+    waiting_here = _changes.setdefault(cluster_name, [])
+    waiting_here.append(future)
+    try:
+        await asyncio.wait_for(future, max(0.0, timeout))
+        return True
+    except TimeoutError:
+        return False
+    finally:
+        waiting_now = _changes.get(cluster_name)
+        if waiting_now is not None and future in waiting_now:
+            waiting_now.remove(future)
+            if not waiting_now:
+                del _changes[cluster_name]
 
 
 def working(cluster_name: str):

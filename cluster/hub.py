@@ -37,7 +37,6 @@ POLL_SECONDS = 2.0
 MIN_INTERVAL_SECONDS = 0.004
 # A read waits for a busy control plane at most this long (see _let_the_control_plane_finish).
 HOLD_MAX_SECONDS = 0.025
-HOLD_POLL_SECONDS = 0.001
 RETRY_SECONDS = 1.0
 # While a client is lagging, check this often whether it drained (to send it the resync).
 LAGGING_POLL_SECONDS = 0.2
@@ -124,8 +123,8 @@ class Hub:
         steps and each step goes out at once."""
         await asyncio.sleep(0)  # the woken components start first: their work is what follows
         deadline = time.monotonic() + HOLD_MAX_SECONDS
-        while broadcast.busy(self.cluster_name) and time.monotonic() < deadline:
-            await asyncio.sleep(HOLD_POLL_SECONDS)
+        while broadcast.busy(self.cluster_name) and (now := time.monotonic()) < deadline:
+            await broadcast.next_change(self.cluster_name, deadline - now)
 
     async def pump(self) -> None:
         # In the database thread, with the control plane: a read on a thread of its own was slower
