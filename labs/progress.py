@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from cluster.apiserver import service as api
-from cluster.apiserver.rows import revisions
+from cluster.apiserver.rows import revisions, shared_bodies
 from cluster.flow import steprows
 from cluster.models import Cluster
 from kubesim.joined import JoinedLookup
@@ -44,13 +43,14 @@ def action_mark(cluster: Cluster) -> str:
     changes), node labels/taints/cordons, and which objects they own. Components' status writes do
     not move it, so a pod going from ContainerCreating to Running is not a new attempt."""
     traces = steprows.trace_count(cluster.pk)
+    # Read only: the objects decoded once per stored text (a sandbox's nodes rarely change).
     nodes = [
         (n["metadata"]["name"], n["metadata"].get("labels"), n.get("spec"))
-        for n in api.list_items(cluster, "Node")
+        for n in shared_bodies(cluster.pk, "Node")
     ]
     pods = sorted(
         p["metadata"]["name"]
-        for p in api.list_items(cluster, "Pod")
+        for p in shared_bodies(cluster.pk, "Pod")
         if not p["metadata"].get("ownerReferences")
     )
     text = json.dumps([traces, nodes, pods], sort_keys=True, default=str)

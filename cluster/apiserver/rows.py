@@ -378,6 +378,12 @@ def bodies(cluster_id: int, kind: str) -> list[str]:
     return [body if isinstance(body, str) else json.dumps(body) for body in _bodies(cluster_id, kind)]
 
 
+def shared_bodies(cluster_id: int, kind: str) -> list[dict]:
+    """Every object of `kind`, by namespace and name, decoded once per JSON text for every reader
+    (`shared_object`): for readers that only look, never change what they get."""
+    return [shared_object(text) for text in bodies(cluster_id, kind)]
+
+
 def _bodies(cluster_id: int, kind: str, namespace: str = "") -> list:
     """The body column as the driver gives it (SQLite: text; PostgreSQL: text or decoded)."""
     with connection.cursor() as cursor:
