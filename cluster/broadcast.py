@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Hashable, Iterable
 
@@ -147,9 +148,11 @@ _working: dict[str, int] = {}
 _waiting: dict[str, int] = {}
 
 
-# Who waits for a cluster's control plane to start or stop being at work (`next_change`): a lull
-# of sixty busy sandboxes polled every 10 ms was thousands of timer wake-ups a second.
+# Who waits for a cluster's control plane to start or stop being at work (`next_change`), and
+# when it last did (`changed_at`): a lull of sixty busy sandboxes polled every 10 ms was
+# thousands of timer wake-ups a second.
 _changes: dict[str, list[asyncio.Future]] = {}
+_changed_at: dict[str, float] = {}
 
 
 @contextlib.contextmanager
@@ -167,9 +170,16 @@ def _counted(table: dict[str, int], cluster_name: str):
 
 def _changed(cluster_name: str, was_busy: bool) -> None:
     if busy(cluster_name) != was_busy:
+        _changed_at[cluster_name] = time.monotonic()
         for future in _changes.pop(cluster_name, ()):
             if not future.done():
                 future.set_result(None)
+
+
+def changed_at(cluster_name: str) -> float:
+    """When (time.monotonic()) the cluster's control plane last started or stopped being at
+    work; 0 when it never did in this process."""
+    return _changed_at.get(cluster_name, 0.0)
 
 
 async def next_change(cluster_name: str, timeout: float) -> bool:
