@@ -24,6 +24,7 @@ import hashlib
 import hmac
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from django.conf import settings
 
@@ -65,12 +66,24 @@ class Caller:
 
 # -- tokens ---------------------------------------------------------------------------------------
 _presenter_cache: tuple[tuple[str, float], str] = (("", 0.0), "")
+# The token file's path for each KUBESIM_STATE_DIR: every bearer-token request checks the token,
+# and state_dir() resolves the path and creates the folder (a handful of system calls, each giving
+# up the GIL for a request that then waits to get it back). One stat per request remains.
+_presenter_paths: dict[str, Path] = {}
+
+
+def _presenter_path() -> Path:
+    configured = os.environ.get("KUBESIM_STATE_DIR") or ""
+    path = _presenter_paths.get(configured)
+    if path is None:
+        path = _presenter_paths[configured] = state.state_dir() / state.PRESENTER_TOKEN_FILE
+    return path
 
 
 def presenter_token() -> str:
     """The presenter token from the state directory, re-read when the file changes (rotation)."""
     global _presenter_cache
-    path = state.state_dir() / state.PRESENTER_TOKEN_FILE
+    path = _presenter_path()
     try:
         mtime = os.stat(path).st_mtime
     except FileNotFoundError:
