@@ -41,13 +41,13 @@ class Signal:
         with self._lock:
             waiters = list(self._waiters.get(key, ()))
         if len(waiters) == 1:
-            _wakes_of(waiters[0].loop).add(waiters)
+            _wakes_of(waiters[0].loop).add(waiters[0].loop, waiters)
             return
         by_loop: dict[asyncio.AbstractEventLoop, list[Waiter]] = {}
         for waiter in waiters:
             by_loop.setdefault(waiter.loop, []).append(waiter)
         for loop, woken in by_loop.items():
-            _wakes_of(loop).add(woken)
+            _wakes_of(loop).add(loop, woken)
 
     def _remove(self, waiter: Waiter) -> None:
         with self._lock:
@@ -64,19 +64,19 @@ class _LoopWakes:
     that gives up the GIL (and waits to get it back): a commit woke each of its cluster's waiters
     with one of its own, and a burst commits hundreds of writes a second."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self) -> None:
+        # No reference to the loop itself: it is the key of `_wakes`, which must not keep it.
         self.lock = threading.Lock()
         self.pending: set[Waiter] = set()
 
-    def add(self, waiters: list[Waiter]) -> None:
+    def add(self, loop: asyncio.AbstractEventLoop, waiters: list[Waiter]) -> None:
         with self.lock:
             on_its_way = bool(self.pending)  # the loop has not run the last call yet: ride on it
             self.pending.update(waiters)
         if on_its_way:
             return
         try:
-            self.loop.call_soon_threadsafe(self._run)
+            loop.call_soon_threadsafe(self._run)
         except RuntimeError:  # the loop is closed: nobody is waiting any more
             with self.lock:
                 closed, self.pending = self.pending, set()
@@ -101,7 +101,7 @@ def _wakes_of(loop: asyncio.AbstractEventLoop) -> _LoopWakes:
         with _wakes_lock:
             wakes = _wakes.get(loop)
             if wakes is None:
-                wakes = _wakes[loop] = _LoopWakes(loop)
+                wakes = _wakes[loop] = _LoopWakes()
     return wakes
 
 
@@ -113,7 +113,7 @@ class Waiter:
         self.event = asyncio.Event()
 
     def wake(self) -> None:
-        _wakes_of(self.loop).add([self])
+        _wakes_of(self.loop).add(self.loop, [self])
 
     async def wait(self, timeout: float | None = None) -> bool:
         """Wait for a wake-up (or the timeout); True when woken. Clears the flag for the next wait."""

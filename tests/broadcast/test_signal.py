@@ -84,3 +84,21 @@ def test_a_wait_with_no_wake_times_out():
         return await Signal().subscribe("c").wait(0.05)
 
     assert asyncio.run(scenario()) is False
+
+
+def test_an_event_loop_that_is_gone_leaves_nothing_behind():
+    import gc
+    import weakref
+
+    signal = Signal()
+
+    async def wait_once() -> asyncio.AbstractEventLoop:
+        waiter = signal.subscribe("c")
+        threading.Thread(target=signal.fire, args=("c",)).start()
+        assert await waiter.wait(1)
+        waiter.close()
+        return asyncio.get_running_loop()
+
+    gone = weakref.ref(asyncio.run(wait_once()))
+    gc.collect()
+    assert gone() is None  # the loop's wake-ups did not keep it
