@@ -46,11 +46,12 @@ class Gate:
         self._held = False
         self._queues: tuple[deque[threading.Event], ...] = tuple(deque() for _ in range(REQUEST + 1))
 
-    def acquire(self, turn_of: int) -> bool:
-        """Wait for our turn; True when we hold the gate (False: waited too long, go on)."""
-        queue = self._queues[turn_of]
+    def acquire(self, priority: int) -> bool:
+        """Wait for our turn (REQUEST, PERSON or BACKGROUND); True when we hold the gate (False:
+        waited too long, go on)."""
+        queue = self._queues[priority]
         with self._lock:
-            if not self._held and not any(self._queues[turn_of:]):
+            if not self._held and not any(self._queues[priority:]):
                 self._held = True
                 return True
             turn = threading.Event()
@@ -63,9 +64,9 @@ class Gate:
             queue.remove(turn)
         return False
 
-    def waiting_before(self, turn_of: int) -> bool:
-        """A writer whose turn comes before `turn_of`'s queues."""
-        return any(self._queues[turn_of + 1 :])
+    def waiting_before(self, priority: int) -> bool:
+        """A writer whose turn comes before a writer of `priority` queues."""
+        return any(self._queues[priority + 1 :])
 
     def release(self) -> None:
         with self._lock:

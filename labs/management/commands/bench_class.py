@@ -19,6 +19,7 @@ starting the pods):
 - change → check result: the response received → the lab panel's frame saying the step passed
   (both the kernel's arrival times), p50/p99, over the RC step and the label steps;
 - RC created → the last step passed (its 5 pods Running: the sandbox's control plane), p50/p99;
+- the server's CPU from the first write to the last step passed (far steadier than latencies);
 then, once every student has left (no sockets, no requests), the server's CPU and the database's
 writes over an idle window, after the sandboxes had `--park-after` seconds to park.
 """
