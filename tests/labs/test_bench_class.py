@@ -1,0 +1,37 @@
+"""`manage.py bench_class` against the server it starts: a small class works through its lab, every
+write is timed on the wire, every check result arrives, and the idle sandboxes write nothing."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+
+def test_a_small_class_reports_its_writes_checks_cpu_and_idle_cost():
+    run = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "bench_class",
+            *("--students", "2", "--nodes", "2", "--warmup", "1"),
+            *("--park-after", "2", "--idle-after", "8", "--idle-window", "2"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = run.stdout
+    # An RC and two label steps per student, each timed on the wire and as the threads saw it.
+    writes = re.search(r"n=(\d+) p50=(\d+) ms p99=(\d+) ms .*as the bench's threads saw them", out)
+    assert writes and int(writes.group(1)) == 6, out
+    assert int(writes.group(2)) <= int(writes.group(3))
+    assert "no result in time: 0" in out
+    assert re.search(r"Running \(the last step passed\): n=2 ", out), out
+    cpu = re.search(r"server CPU from the first write to the last step passed: ([\d.]+) s over", out)
+    assert cpu and float(cpu.group(1)) > 0, out
+    assert re.search(r"0\.0 API writes/s, 0\.0 flow steps/s, database file changed: no", out), out
