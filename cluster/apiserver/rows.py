@@ -334,9 +334,7 @@ def decoded_bodies(cluster_id: int, kind: str, namespace: str = "") -> list[dict
     """Every object of `kind` (in `namespace` when one is given), by namespace and name, freshly
     decoded: the caller's own copies. One plain statement: a list through the ORM cost ~0.5 ms of
     query building, under a class on the same GIL as the writer that holds SQLite's lock."""
-    return [
-        json.loads(body) if isinstance(body, str) else body for body in _bodies(cluster_id, kind, namespace)
-    ]
+    return _decoded(_bodies(cluster_id, kind, namespace))
 
 
 # Label requirements a statement applies (the others, Gt and Lt, are matched in Python).
@@ -354,10 +352,7 @@ def decoded_bodies_labelled(cluster_id: int, kind: str, namespace: str, requirem
     params: list = [cluster_id, kind, *([namespace] if namespace else [])]
     for req, (_, count) in zip(requirements, shape, strict=True):
         params += [req.key, *req.values[:count]]
-    with connection.cursor() as cursor:
-        cursor.execute(_labelled_statement(connection.vendor, bool(namespace), shape), params)
-        found = [body for (body,) in cursor.fetchall()]
-    return [json.loads(body) if isinstance(body, str) else body for body in found]
+    return _decoded(_body_column(_labelled_statement(connection.vendor, bool(namespace), shape), params))
 
 
 @lru_cache(maxsize=256)
@@ -380,15 +375,24 @@ def bodies(cluster_id: int, kind: str) -> list[str]:
 
 def shared_bodies(cluster_id: int, kind: str) -> list[dict]:
     """Every object of `kind`, by namespace and name, decoded once per JSON text for every reader
-    (`shared_object`): for readers that only look, never change what they get."""
-    return [shared_object(text) for text in bodies(cluster_id, kind)]
+    (`shared_object`; PostgreSQL's driver decodes the column itself): for readers that only look,
+    never change what they get."""
+    return [shared_object(body) if isinstance(body, str) else body for body in _bodies(cluster_id, kind)]
+
+
+def _decoded(found: list) -> list[dict]:
+    """Bodies as the driver gave them, decoded where they are text: the caller's own copies."""
+    return [json.loads(body) if isinstance(body, str) else body for body in found]
 
 
 def _bodies(cluster_id: int, kind: str, namespace: str = "") -> list:
     """The body column as the driver gives it (SQLite: text; PostgreSQL: text or decoded)."""
+    if namespace:
+        return _body_column(sql("bodies_in"), [cluster_id, kind, namespace])
+    return _body_column(sql("bodies"), [cluster_id, kind])
+
+
+def _body_column(statement: str, params: list) -> list:
     with connection.cursor() as cursor:
-        if namespace:
-            cursor.execute(sql("bodies_in"), [cluster_id, kind, namespace])
-        else:
-            cursor.execute(sql("bodies"), [cluster_id, kind])
+        cursor.execute(statement, params)
         return [body for (body,) in cursor.fetchall()]
