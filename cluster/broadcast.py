@@ -40,9 +40,6 @@ class Signal:
     def fire(self, key: Hashable) -> None:
         with self._lock:
             waiters = list(self._waiters.get(key, ()))
-        if len(waiters) == 1:
-            _wakes_of(waiters[0].loop).add(waiters[0].loop, waiters)
-            return
         by_loop: dict[asyncio.AbstractEventLoop, list[Waiter]] = {}
         for waiter in waiters:
             by_loop.setdefault(waiter.loop, []).append(waiter)

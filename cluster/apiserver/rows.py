@@ -19,6 +19,7 @@ from django.db import connection
 from django.utils import timezone
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
+from kubesim.joined import JoinedLookup
 from kubesim.sqlite import memo
 
 LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id")
@@ -92,6 +93,15 @@ def _statements(vendor: str) -> dict[str, str]:
             "created_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
         ),
     }
+
+
+# A cluster by its name: read before every garbage-collector sweep and flow-settings refresh (the
+# ORM compiled that lookup each time).
+_CLUSTER_BY_NAME = JoinedLookup(Cluster, where=("name",))
+
+
+def cluster_named(name: str) -> Cluster | None:
+    return _CLUSTER_BY_NAME.get(name)
 
 
 def sql(name: str) -> str:

@@ -20,14 +20,12 @@ from django.utils import timezone
 
 from cluster.apiserver import cascade, store
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.rows import cluster_named
 from cluster.models import ApiObject, Cluster, FlowTrace
-from kubesim.joined import JoinedLookup
 
 SWEEP_SECONDS = 1.0
 BATCH = 200  # dependents judged per transaction, so a large sweep never holds the lock long
 ACTOR = Actor("controller-manager", "garbage collector")
-# Read before every sweep: a statement built once (the ORM compiled the lookup each time).
-_CLUSTER = JoinedLookup(Cluster, where=("name",))
 
 
 class GarbageCollector:
@@ -38,7 +36,7 @@ class GarbageCollector:
         self.swept_at: int | None = None  # the revision the last sweep saw: nothing new, no query
 
     def _cluster(self) -> Cluster | None:
-        return _CLUSTER.get(self.cluster_name)
+        return cluster_named(self.cluster_name)
 
     def dangling(self, cluster: Cluster, limit: int = BATCH) -> list[tuple[str, str, str]]:
         """(kind, namespace, name) of objects whose controller owner uid names no live object."""

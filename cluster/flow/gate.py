@@ -24,9 +24,9 @@ from django.db import transaction
 from django.db.models import F
 
 from cluster import broadcast
+from cluster.apiserver.rows import cluster_named
 from cluster.informer import db
 from cluster.models import Cluster, FlowTrace
-from kubesim.joined import JoinedLookup
 
 # Permits and mode changes wake waiters in this process at once; other processes poll this often.
 POLL_SECONDS = 0.5
@@ -44,8 +44,6 @@ class FlowSettings:
 
 
 _settings: dict[str, FlowSettings] = {}
-# Read by every component before its steps once the cache is stale: a statement built once.
-_CLUSTER = JoinedLookup(Cluster, where=("name",))
 
 
 def _name(cluster: Cluster | str) -> str:
@@ -61,7 +59,7 @@ def read_settings(cluster_name: str) -> FlowSettings:
     if cached is not None:
         return cached
     now = time.monotonic()
-    cluster = _CLUSTER.get(cluster_name)
+    cluster = cluster_named(cluster_name)
     if cluster is None:
         raise Cluster.DoesNotExist(f"no cluster named {cluster_name!r}")
     fresh = FlowSettings(cluster.pace_ms, cluster.step_mode, now)

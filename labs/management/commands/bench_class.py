@@ -163,9 +163,9 @@ class Student:
     """One student: the browser's connection for joining, a kept-alive one for kubectl's writes
     (timed on the wire: `cluster.stampedhttp`) and the lab panel's websocket."""
 
-    def __init__(self, port: int, token: str = "") -> None:
+    def __init__(self, port: int) -> None:
         self.port = port
-        self.token = token
+        self.token = ""  # the sandbox's bearer token, once joined
         self.sandbox, self.sandbox_index = "", 0  # set once joined
         self.http = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         self.wire: Connection | None = None  # kubectl's writes, timed on the wire
@@ -173,8 +173,6 @@ class Student:
 
     def request(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None):
         headers = dict(headers or {})
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         try:
@@ -328,8 +326,7 @@ class Command(BaseCommand):
         rows = {row.display_name: row for row in StudentRow.objects.select_related("sandbox")}
         for i, person in enumerate(people):
             sandbox = rows[f"student {i}"].sandbox
-            person.cookies.clear()  # from here on, kubectl's way: the bearer token only
-            person.token = sandbox_token(sandbox)
+            person.token = sandbox_token(sandbox)  # from here on, kubectl's way: the bearer token only
             person.sandbox = sandbox.name
             person.sandbox_index = i
         result = asyncio.run(self._class(server, people, nodes, warmup, pool))
