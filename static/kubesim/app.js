@@ -86,6 +86,9 @@ selectTab("scheduler");
 $("add-node").addEventListener("click", () => addNode(store.nodes));
 
 function setPresenter(on) {
+  // On <html> too, for its font size: a :has(body.presenter) rule would be matched again on every
+  // change to the page.
+  document.documentElement.classList.toggle("presenter", on);
   document.body.classList.toggle("presenter", on);
   $("presenter-toggle").setAttribute("aria-pressed", String(on));
   localStorage.setItem("kubesim.presenter", on ? "1" : "");

@@ -1,7 +1,7 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, BASE, byNaturalName, clear, framed, h, KINDS, pick, request, t } from "./dom.js";
+import { $, BASE, byNaturalName, clear, framed, h, heldClass, KINDS, patchChildren, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
@@ -16,6 +16,9 @@ const REDRAW_MS = 100;
 // A frame's share for redrawing cards: the rest waits for the next frame, so a thousand-pod burst
 // never holds the page for longer than a frame or two (the chips of the cards left over stay due).
 const FRAME_BUDGET_MS = 6;
+// A burst's chips stop blinking and fading (.is-calm) until it has been over for this long: a
+// hundred pods blinking at once repaint their cards on every frame.
+const CALM_HOLD_MS = 1500;
 
 export class ClusterView {
   constructor(store, hooks) {
@@ -35,6 +38,7 @@ export class ClusterView {
     this.seenNodes = new Set();
     // Redrawn once a frame, and while changes keep coming (a burst) at most every REDRAW_MS.
     this.schedule = framed(() => this.render(), () => REDRAW_MS);
+    this.holdCalm = heldClass($("cluster-panel"), "is-calm", CALM_HOLD_MS);
     store.subscribe((change) => this.onChange(change));
   }
 
@@ -97,6 +101,7 @@ export class ClusterView {
     // without the pop and flash, which would repaint every one of them for most of a second.
     const deadline = performance.now() + FRAME_BUDGET_MS;
     this.calm = this.calm || this.changedPods.size > ANIMATED_CHANGES;
+    if (this.calm) this.holdCalm();
     if (this.dirtyAll) {
       this.renderAllNodes();
       this.dirtyNodes.clear();
@@ -170,9 +175,7 @@ export class ClusterView {
     const node = this.store.nodes.get(name);
     if (!card || !node) return;
     const pods = this.store.podsOn(name);
-    const bars = this.bars(node, pods);
-    card.bars.replaceWith(bars);
-    card.bars = bars;
+    card.bars.show(this.usage(node, pods));
     this.fillPods(card.pods, pods);
   }
 
@@ -190,7 +193,8 @@ export class ClusterView {
     this.seenNodes.add(name);
     if (spec.unschedulable) classes.push("is-cordoned");
     if (notReady) classes.push("is-notready");
-    const bars = this.bars(node, pods);
+    const bars = new Bars();
+    bars.show(this.usage(node, pods));
     const podBox = this.fillPods(h("div", { class: "pods" }), pods);
     const el = h(
       "article",
@@ -212,7 +216,7 @@ export class ClusterView {
       ),
       this.labelChips(labels),
       this.taintChips(spec.taints || []),
-      bars,
+      bars.el,
       podBox,
       this.images(status.images || []),
     );
@@ -247,7 +251,8 @@ export class ClusterView {
     );
   }
 
-  bars(node, pods) {
+  // What the card's bars show: [label, used, allocatable, text] for CPU, memory and pods.
+  usage(node, pods) {
     const alloc = (node.status || {}).allocatable || (node.status || {}).capacity || {};
     let cpu = 0;
     let memory = 0;
@@ -263,13 +268,11 @@ export class ClusterView {
     const cpuAlloc = parseQuantity(alloc.cpu);
     const memAlloc = parseQuantity(alloc.memory);
     const podAlloc = parseQuantity(alloc.pods);
-    return h(
-      "div",
-      { class: "bars" },
-      bar(t("cpu"), cpu, cpuAlloc, `${formatCpu(cpu)} / ${formatCpu(cpuAlloc)}`),
-      bar(t("memory"), memory, memAlloc, `${formatBytes(memory)} / ${formatBytes(memAlloc)}`),
-      bar(t("pods"), count, podAlloc, `${count} / ${podAlloc}`),
-    );
+    return [
+      [t("cpu"), cpu, cpuAlloc, `${formatCpu(cpu)} / ${formatCpu(cpuAlloc)}`],
+      [t("memory"), memory, memAlloc, `${formatBytes(memory)} / ${formatBytes(memAlloc)}`],
+      [t("pods"), count, podAlloc, `${count} / ${podAlloc}`],
+    ];
   }
 
   // The pods box of a card: one chip per pod, by name, reusing the chips of pods that did not
@@ -284,8 +287,8 @@ export class ClusterView {
     // A crowded node shows its pods as a heat strip of phase-coloured tiles (names on hover).
     box.className = pods.length > COMPACT_AFTER ? "pods pods-compact" : "pods";
     const chips = pods.map((pod) => this.chipFor(pod));
-    const current = box.children;
-    if (current.length !== chips.length || chips.some((chip, i) => current[i] !== chip)) box.replaceChildren(...chips);
+    if (!box.firstElementChild) box.replaceChildren(...chips); // the "no pods" text, or a new card
+    else patchChildren(box, chips); // only the chips that changed or moved go in
     return box;
   }
 
@@ -344,25 +347,36 @@ export class ClusterView {
   }
 
   renderPending() {
-    const lane = $("pending-lane");
+    const lane = this.pendingLane();
     const pods = this.store.pendingPods().sort(byNaturalName);
-    lane.classList.toggle("is-empty", pods.length === 0);
-    const title = h("h3", { class: "lane-title" }, h("span", { class: "phase-dot phase-Pending" }), t("pending_lane"),
-      h("span", { class: "count", text: String(pods.length) }));
-    if (!pods.length) {
-      clear(lane).append(title, h("p", { class: "lane-empty", text: t("no_pending") }));
-      this.laneRows.clear();
-      return;
-    }
+    lane.el.classList.toggle("is-empty", pods.length === 0);
+    lane.count.textContent = String(pods.length);
+    lane.empty.hidden = pods.length > 0;
+    lane.list.hidden = pods.length === 0;
     // A burst of a thousand pods waits here for a moment: the first MAX_PENDING_ROWS are drawn,
-    // the rest counted (the header gives the total).
+    // the rest counted (the header gives the total). Rows already drawn stay where they are.
     const shown = pods.slice(0, MAX_PENDING_ROWS);
     const rows = shown.map((pod) => this.laneRow(pod));
-    const list = h("div", { class: "lane-pods" }, rows);
-    if (pods.length > shown.length) list.append(h("p", { class: "lane-more", text: t("more_pending", { n: pods.length - shown.length }) }));
-    clear(lane).append(title, list);
+    if (pods.length > shown.length) {
+      lane.more.textContent = t("more_pending", { n: pods.length - shown.length });
+      rows.push(lane.more);
+    }
+    patchChildren(lane.list, rows);
     const keep = new Set(shown.map((pod) => `${pod.metadata.namespace || "default"}/${pod.metadata.name}`));
     for (const key of this.laneRows.keys()) if (!keep.has(key)) this.laneRows.delete(key);
+  }
+
+  // The lane's title, its empty note and its list, made once.
+  pendingLane() {
+    if (this.lane) return this.lane;
+    const el = $("pending-lane");
+    const count = h("span", { class: "count" });
+    const empty = h("p", { class: "lane-empty", text: t("no_pending") });
+    const list = h("div", { class: "lane-pods" });
+    const more = h("p", { class: "lane-more" });
+    clear(el).append(h("h3", { class: "lane-title" }, h("span", { class: "phase-dot phase-Pending" }), t("pending_lane"), count), empty, list);
+    this.lane = { el, count, empty, list, more };
+    return this.lane;
   }
 
   laneRow(pod) {
@@ -433,15 +447,40 @@ function queueLine(queue) {
     h("span", { class: "lane-queue-retry", text: retry }));
 }
 
-function bar(label, used, total, text) {
-  const ratio = total > 0 ? Math.min(1, used / total) : 0;
-  const level = ratio > 0.9 ? "bar-hot" : ratio > 0.7 ? "bar-warm" : "";
-  return h(
-    "div",
-    { class: "bar-row" },
-    h("span", { class: "bar-label", text: label }),
-    h("span", { class: `bar ${level}`, role: "meter", "aria-label": label, "aria-valuemin": "0", "aria-valuemax": String(total), "aria-valuenow": String(used) },
-      h("span", { class: "bar-fill", style: { width: `${(ratio * 100).toFixed(1)}%` } })),
-    h("span", { class: "bar-text", text }),
-  );
+// A card's capacity bars, drawn once and then changed in place: a burst moves a bar's fill and
+// text a few times a second, and new elements would be styled and laid out afresh each time.
+class Bars {
+  constructor() {
+    this.el = h("div", { class: "bars" });
+    this.rows = [];
+  }
+
+  show(usage) {
+    usage.forEach(([label, used, total, text], i) => {
+      let row = this.rows[i];
+      if (!row) {
+        row = {
+          label: h("span", { class: "bar-label" }),
+          meter: h("span", { role: "meter", "aria-valuemin": "0" }),
+          fill: h("span", { class: "bar-fill" }),
+          text: h("span", { class: "bar-text" }),
+          shown: [],
+        };
+        row.meter.append(row.fill);
+        this.el.append(h("div", { class: "bar-row" }, row.label, row.meter, row.text));
+        this.rows.push(row);
+      }
+      if (row.shown[0] === label && row.shown[1] === used && row.shown[2] === total && row.shown[3] === text) return;
+      row.shown = [label, used, total, text];
+      const ratio = total > 0 ? Math.min(1, used / total) : 0;
+      const level = ratio > 0.9 ? "bar-hot" : ratio > 0.7 ? "bar-warm" : "";
+      row.label.textContent = label;
+      row.meter.className = `bar ${level}`;
+      row.meter.setAttribute("aria-label", label);
+      row.meter.setAttribute("aria-valuemax", String(total));
+      row.meter.setAttribute("aria-valuenow", String(used));
+      row.fill.style.width = `${(ratio * 100).toFixed(1)}%`;
+      row.text.textContent = text;
+    });
+  }
 }

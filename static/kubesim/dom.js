@@ -151,6 +151,31 @@ export function framed(callback, minMs = () => 0) {
   };
 }
 
+// Make `box`'s element children exactly `wanted`, in order, touching only those that changed or
+// moved: the rest keep their style and layout (replaceChildren would take out and restyle all).
+export function patchChildren(box, wanted) {
+  const current = box.children;
+  const keep = new Set(wanted);
+  wanted.forEach((el, i) => {
+    const at = current[i];
+    if (at === el) return;
+    if (at && !keep.has(at)) at.replaceWith(el);
+    else box.insertBefore(el, at || null);
+  });
+  while (current.length > wanted.length) box.lastElementChild.remove();
+}
+
+// Keep class `name` on `el` while `hold()` keeps being called and for `holdMs` after the last
+// call: a burst switches its animations off once, not on and off between its redraws.
+export function heldClass(el, name, holdMs) {
+  let timer = 0;
+  return () => {
+    if (!el.classList.contains(name)) el.classList.add(name);
+    clearTimeout(timer);
+    timer = setTimeout(() => el.classList.remove(name), holdMs);
+  };
+}
+
 // Names in "natural" order (pod-2 before pod-10), as Intl.Collator's numeric option sorts them but
 // by plain string comparison of a key computed once per name: sorting a thousand pending pods a
 // few times a second must not cost a collator call per comparison.

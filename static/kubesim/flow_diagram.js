@@ -15,11 +15,13 @@ const BOXES = {
 };
 
 export class FlowDiagram {
-  constructor(svg) {
+  // `svg` holds the components, `overlay` (the same size, on top) what a step lights.
+  constructor(svg, overlay) {
     this.svg = svg;
+    this.overlay = overlay;
     this.kubelets = [];
     this.nodesKey = "";
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    for (const layer of [svg, overlay]) layer.setAttribute("viewBox", `0 0 ${W} ${H}`);
   }
 
   setNodes(names) {
@@ -47,11 +49,6 @@ export class FlowDiagram {
   draw() {
     const svg = clear(this.svg);
     svg.append(
-      s("defs", null,
-        s("marker", { id: "arrowhead", viewBox: "0 0 10 10", refX: "8", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
-          s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" })),
-        s("marker", { id: "arrowhead-dim", viewBox: "0 0 10 10", refX: "8", refY: "5", markerWidth: "6", markerHeight: "6", orient: "auto-start-reverse" },
-          s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead-dim" }))),
       s("rect", { class: "zone", x: 156, y: 14, width: 384, height: 400, rx: 18 }),
       s("text", { class: "zone-label", x: 172, y: 34, text: t("zone_master") }),
       s("rect", { class: "zone", x: 554, y: 14, width: 164, height: 400, rx: 18 }),
@@ -64,12 +61,25 @@ export class FlowDiagram {
     svg.append(this.base);
     const boxes = s("g", { class: "boxes" });
     for (const [id, b] of Object.entries(BOXES)) boxes.append(this.component(id, b));
-    for (const k of this.kubelets) {
-      boxes.append(this.component(k.id, { ...k, title: k.more ? `+${k.more} kubelets` : k.node, sub: k.more ? "" : "kubelet · Docker" }));
-    }
+    for (const k of this.kubelets) boxes.append(this.component(k.id, this.titled(k.id, k)));
     svg.append(boxes);
+    this.active = s("g", { class: "lit-comps" }); // the step's components, drawn lit over their boxes
     this.lit = s("g", { class: "lit-links" });
-    svg.append(this.lit);
+    clear(this.overlay).append(
+      s("defs", null,
+        s("marker", { id: "arrowhead", viewBox: "0 0 10 10", refX: "8", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
+          s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" })),
+        s("marker", { id: "arrowhead-dim", viewBox: "0 0 10 10", refX: "8", refY: "5", markerWidth: "6", markerHeight: "6", orient: "auto-start-reverse" },
+          s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead-dim" }))),
+      this.active,
+      this.lit,
+    );
+  }
+
+  // Component `id`'s box and titles as drawn in `draw`.
+  titled(id, b) {
+    if (!id.startsWith("kubelet:")) return b;
+    return { ...b, title: b.more ? `+${b.more} kubelets` : b.node, sub: b.more ? "" : "kubelet · Docker" };
   }
 
   component(id, b) {
@@ -112,11 +122,22 @@ export class FlowDiagram {
 
   clearLit() {
     clear(this.lit);
-    for (const el of this.svg.querySelectorAll(".comp.is-active")) el.classList.remove("is-active");
+    clear(this.active);
+    this.lighted = new Set();
   }
 
-  // Draw one step's arrow(s). `current` steps are bold and animated; earlier ones stay faint.
-  showStep(step, current) {
+  // Draw component `id` (box `b`) lit, over its box, once per step shown.
+  light(id, b) {
+    if (this.lighted.has(id)) return;
+    this.lighted.add(id);
+    const comp = this.component(id, this.titled(id, b));
+    comp.classList.add("is-active");
+    this.active.append(comp);
+  }
+
+  // Draw one step's arrow(s). `current` steps are bold and animated (unless `still`: steps come
+  // faster than a packet travels); earlier ones stay faint.
+  showStep(step, current, still = false) {
     // Step 1 names several watchers at once: "controller-manager,scheduler,kubelet" -> apiserver.
     const sources = String(step.from || "").split(",").filter(Boolean);
     const targets = String(step.to || "").split(",").filter(Boolean);
@@ -136,10 +157,9 @@ export class FlowDiagram {
       const path = s("path", { class: cls, d: `M${g.x1},${g.y1} L${g.x2},${g.y2}`, "marker-end": current ? "url(#arrowhead)" : "url(#arrowhead-dim)" });
       this.lit.append(path);
       if (current) {
-        for (const el of this.svg.querySelectorAll(`[data-comp="${cssId(from === "kubelet" ? a.id : from)}"], [data-comp="${cssId(to === "kubelet" ? b.id : to)}"]`)) {
-          el.classList.add("is-active");
-        }
-        if (!step.skipped) {
+        this.light(from === "kubelet" ? a.id : from, a);
+        this.light(to === "kubelet" ? b.id : to, b);
+        if (!step.skipped && !still) {
           const dot = s("circle", { class: "packet", r: 5 });
           dot.append(s("animateMotion", { dur: "0.7s", repeatCount: "1", fill: "freeze", path: `M${g.x1},${g.y1} L${g.x2},${g.y2}` }));
           this.lit.append(dot);
@@ -153,10 +173,6 @@ export class FlowDiagram {
       this.lit.append(badge);
     }
   }
-}
-
-function cssId(id) {
-  return String(id).replace(/["\\]/g, "\\$&");
 }
 
 function edge(box, dx, dy) {

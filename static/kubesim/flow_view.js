@@ -6,13 +6,16 @@
 // the view follows one pod's chain (7–13) until it ends; the other pods and traces show as counts
 // beside the step each one is at, so the highlight only ever moves forward.
 
-import { $, BASE, BOOT, LANG, clear, framed, h, pick, request, t } from "./dom.js";
+import { $, BASE, BOOT, LANG, clear, framed, h, heldClass, pick, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
 import { icon } from "./icons.js";
 import { Store, fetchSteps } from "./store.js";
 
 const PAST_ARROWS = 3;
 const REDRAW_MS = 100;
+// How long a step's arrow draws and its packet travels (kubesim.css .arrow-current, the packet's
+// animateMotion): steps shown sooner than this after the one before are drawn still.
+const STEP_ANIMATION_MS = 700;
 const collator = new Intl.Collator(undefined, { numeric: true });
 
 function isFinished(trace) {
@@ -24,7 +27,7 @@ export class FlowView {
     this.store = store;
     this.live = live;
     this.cluster = cluster; // the ClusterView, shown at a past revision while replaying
-    this.diagram = new FlowDiagram($("flow-diagram"));
+    this.diagram = new FlowDiagram($("flow-diagram"), $("flow-overlay"));
     this.selected = ""; // "" follows
     this.pods = new Map(); // trace id -> the pod whose chain is followed in it
     this.replay = null; // {trace, steps, index, timer, playing}
@@ -32,6 +35,8 @@ export class FlowView {
     // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
     // a few times a second. Step mode and slower paces show every step.
     this.schedule = framed(() => this.render(), () => (this.store.stepMode || this.store.paceMs >= REDRAW_MS ? 0 : REDRAW_MS));
+    this.holdBrisk = heldClass($("flow-panel"), "is-brisk", STEP_ANIMATION_MS);
+    this.shownAt = -Infinity;
     this.buildLegend();
     this.bindControls();
     store.subscribe((change) => {
@@ -243,7 +248,11 @@ export class FlowView {
       this.store.stepMode, finished, parked, this.diagram.nodesKey, [...others].join(",")].join("|");
     if (shown === this.shown) return;
     this.shown = shown;
-    this.renderDiagram(steps);
+    const now = performance.now();
+    const brisk = now - this.shownAt < STEP_ANIMATION_MS;
+    this.shownAt = now;
+    if (brisk) this.holdBrisk();
+    this.renderDiagram(steps, brisk);
     this.renderCaption(trace, steps, finished || parked);
     this.renderList(steps, others);
   }
@@ -318,10 +327,10 @@ export class FlowView {
     select.value = this.store.traces.has(this.selected) ? this.selected : "";
   }
 
-  renderDiagram(steps) {
+  renderDiagram(steps, still) {
     this.diagram.clearLit();
     const recent = steps.slice(-PAST_ARROWS - 1);
-    recent.forEach((step, i) => this.diagram.showStep(step, i === recent.length - 1));
+    recent.forEach((step, i) => this.diagram.showStep(step, i === recent.length - 1, still));
   }
 
   renderCaption(trace, steps, finished) {

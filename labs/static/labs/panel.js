@@ -66,6 +66,7 @@ function render(state) {
 
 document.getElementById("lab-toggle").addEventListener("click", (event) => {
   const open = panel.classList.toggle("collapsed") === false;
+  panel.parentElement.classList.toggle("lab-collapsed", !open); // the dashboard's grid gives it back its room
   event.target.setAttribute("aria-expanded", String(open));
   event.target.textContent = open ? t("Hide", "收起") : t("Lab", "实验");
 });
