@@ -1,7 +1,7 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, BASE, byNaturalName, clear, framed, h, heldClass, KINDS, patchChildren, pick, request, t } from "./dom.js";
+import { $, BASE, byNaturalName, clear, framed, h, heldClass, inFrame, KINDS, patchChildren, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
@@ -12,7 +12,9 @@ const COMPACT_AFTER = 12;
 const MAX_IMAGES = 3;
 const MAX_PENDING_ROWS = 100;
 const ANIMATED_CHANGES = 40;
-const REDRAW_MS = 100;
+// While changes keep coming (a burst), the cards redraw four times a second: each redraw costs the
+// browser its style, layout and paint besides the script, on a laptop as busy as the burst.
+const REDRAW_MS = 250;
 // A frame's share for redrawing cards: the rest waits for the next frame, so a thousand-pod burst
 // never holds the page for longer than a frame or two (the chips of the cards left over stay due).
 const FRAME_BUDGET_MS = 6;
@@ -124,10 +126,13 @@ export class ClusterView {
     this.dirtyAll = this.dirtyPending = this.dirtyWorkloads = false;
     if (this.dirtyNodes.size || this.dirtyPods.size) {
       // Cards left for the next frame: their changed pods stay marked until they are drawn.
-      if (!this.nextFrame) this.nextFrame = requestAnimationFrame(() => {
-        this.nextFrame = 0;
-        this.render();
-      });
+      if (!this.nextFrame) {
+        this.nextFrame = true;
+        inFrame(() => {
+          this.nextFrame = false;
+          this.render();
+        });
+      }
     } else {
       this.changedPods.clear();
       this.calm = false;

@@ -132,22 +132,45 @@ export function age(timestamp) {
   return `${Math.floor(seconds / 3600)}h`;
 }
 
+// Redraws take turns, one per animation frame: the browser then styles, lays out and paints one
+// view's changes in a frame, and a burst's cluster and flow redraws do not add up in the same one.
+const turns = [];
+let turnFrame = 0;
+function takeTurn() {
+  turnFrame = turns.length > 1 ? requestAnimationFrame(takeTurn) : 0;
+  turns.shift()();
+}
+
+// Run `callback` in an animation frame of its own (after the redraws already waiting).
+export function inFrame(callback) {
+  turns.push(callback);
+  if (!turnFrame) turnFrame = requestAnimationFrame(takeTurn);
+}
+
 // Run `callback` in an animation frame, at most once per frame and never sooner than `minMs()`
 // after its last run: a burst of a thousand pods redraws a few times a second, not on every frame.
 export function framed(callback, minMs = () => 0) {
-  let frame = 0;
+  let due = false;
   let timer = 0;
   let last = -Infinity;
   const run = () => {
-    frame = 0;
+    due = false;
     last = performance.now();
     callback();
   };
   return () => {
-    if (frame || timer) return;
+    if (due || timer) return;
     const wait = last + minMs() - performance.now();
-    if (wait <= 0) frame = requestAnimationFrame(run);
-    else timer = setTimeout(() => { timer = 0; frame = requestAnimationFrame(run); }, wait);
+    if (wait <= 0) {
+      due = true;
+      inFrame(run);
+    } else {
+      timer = setTimeout(() => {
+        timer = 0;
+        due = true;
+        inFrame(run);
+      }, wait);
+    }
   };
 }
 

@@ -13,6 +13,8 @@ import { Store, fetchSteps } from "./store.js";
 
 const PAST_ARROWS = 3;
 const REDRAW_MS = 100;
+// At pace 0 (a burst's steps come by the hundred a second) the view redraws four times a second.
+const FAST_REDRAW_MS = 250;
 // How long a step's arrow draws and its packet travels (kubesim.css .arrow-current, the packet's
 // animateMotion): steps shown sooner than this after the one before are drawn still.
 const STEP_ANIMATION_MS = 700;
@@ -34,7 +36,10 @@ export class FlowView {
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
     // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
     // a few times a second. Step mode and slower paces show every step.
-    this.schedule = framed(() => this.render(), () => (this.store.stepMode || this.store.paceMs >= REDRAW_MS ? 0 : REDRAW_MS));
+    this.schedule = framed(() => this.render(), () => {
+      if (this.store.stepMode || this.store.paceMs >= REDRAW_MS) return 0;
+      return this.store.paceMs > 0 ? REDRAW_MS : FAST_REDRAW_MS;
+    });
     this.holdBrisk = heldClass($("flow-panel"), "is-brisk", STEP_ANIMATION_MS);
     this.shownAt = -Infinity;
     this.buildLegend();
