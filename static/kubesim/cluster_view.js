@@ -40,7 +40,14 @@ export class ClusterView {
     this.seenNodes = new Set();
     // Redrawn once a frame, and while changes keep coming (a burst) at most every REDRAW_MS.
     this.schedule = framed(() => this.render(), () => REDRAW_MS);
-    this.holdCalm = heldClass($("cluster-panel"), "is-calm", CALM_HOLD_MS);
+    this.panel = $("cluster-panel");
+    this.holdCalm = heldClass(this.panel, "is-calm", CALM_HOLD_MS, () => this.catchUp());
+    // The cards on screen (or nearly): while a burst lasts only they redraw; the others wait in
+    // `behind` until they scroll in or the burst is over (a hundred cards redrawn four times a
+    // second would cost the page most of its frames, for cards nobody sees).
+    this.onScreen = new Set();
+    this.behind = new Set();
+    this.watcher = new IntersectionObserver((entries) => this.onScroll(entries), { rootMargin: "300px" });
     store.subscribe((change) => this.onChange(change));
   }
 
@@ -115,10 +122,12 @@ export class ClusterView {
         this.dirtyNodes.delete(name);
         this.dirtyPods.delete(name);
       }
+      const burst = this.panel.classList.contains("is-calm");
       for (const name of this.dirtyPods) {
         if (performance.now() > deadline) break;
-        this.updatePods(name);
         this.dirtyPods.delete(name);
+        if (burst && !this.onScreen.has(name)) this.behind.add(name);
+        else this.updatePods(name);
       }
     }
     if (this.dirtyPending || this.dirtyAll) this.renderPending();
@@ -143,14 +152,46 @@ export class ClusterView {
     }
   }
 
+  onScroll(entries) {
+    for (const entry of entries) {
+      const name = entry.target.dataset.node;
+      if (!entry.isIntersecting) {
+        this.onScreen.delete(name);
+        continue;
+      }
+      this.onScreen.add(name);
+      if (this.behind.delete(name)) {
+        this.dirtyPods.add(name);
+        this.schedule();
+      }
+    }
+  }
+
+  // The burst is over: the cards it left behind are redrawn (within the frame budget).
+  catchUp() {
+    for (const name of this.behind) this.dirtyPods.add(name);
+    this.behind.clear();
+    this.schedule();
+  }
+
+  // `card` replaces `old` (or is new): the scroll watcher follows it.
+  watch(card, old) {
+    if (old) this.watcher.unobserve(old.el);
+    this.watcher.observe(card.el);
+  }
+
   renderAllNodes() {
     const grid = $("node-grid");
     const names = [...this.store.nodes.keys()].sort(collator.compare);
     const fragment = document.createDocumentFragment();
     this.cards.clear();
+    this.watcher.disconnect();
+    this.onScreen.clear();
+    this.behind.clear(); // every card is drawn afresh
     for (const name of names) {
       const card = this.buildCard(this.store.nodes.get(name));
       this.cards.set(name, card);
+      this.watch(card);
       fragment.append(card.el);
     }
     clear(grid).append(fragment);
@@ -161,7 +202,10 @@ export class ClusterView {
     const node = this.store.nodes.get(name);
     const old = this.cards.get(name);
     if (!node) {
-      if (old) old.el.remove();
+      if (old) {
+        this.watcher.unobserve(old.el);
+        old.el.remove();
+      }
       this.cards.delete(name);
       return;
     }
@@ -172,6 +216,8 @@ export class ClusterView {
     const card = this.buildCard(node);
     old.el.replaceWith(card.el);
     this.cards.set(name, card);
+    this.watch(card, old);
+    this.behind.delete(name); // drawn afresh
   }
 
   // The node is as it was, some of its pods changed: new bars, and the chips of the changed pods.

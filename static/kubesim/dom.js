@@ -189,13 +189,17 @@ export function patchChildren(box, wanted) {
 }
 
 // Keep class `name` on `el` while `hold()` keeps being called and for `holdMs` after the last
-// call: a burst switches its animations off once, not on and off between its redraws.
-export function heldClass(el, name, holdMs) {
+// call (then `onEnd()`): a burst switches its animations off once, not on and off between its
+// redraws.
+export function heldClass(el, name, holdMs, onEnd = () => {}) {
   let timer = 0;
   return () => {
     if (!el.classList.contains(name)) el.classList.add(name);
     clearTimeout(timer);
-    timer = setTimeout(() => el.classList.remove(name), holdMs);
+    timer = setTimeout(() => {
+      el.classList.remove(name);
+      onEnd();
+    }, holdMs);
   };
 }
 
