@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from kubesim.benchserver import nginx_rc
 from tests.browser.conftest import SCREENSHOTS, manage_live
 from tests.browser.helpers import TIMEOUT_MS, api_write
 
@@ -12,23 +13,6 @@ pytestmark = pytest.mark.browser
 
 NODES = 24
 REPLICAS = 240
-
-
-def _rc(name: str, replicas: int) -> dict:
-    labels = {"app": name}
-    return {
-        "apiVersion": "v1",
-        "kind": "ReplicationController",
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "selector": labels,
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [{"name": "web", "image": "nginx:1.15"}]},
-            },
-        },
-    }
 
 
 def _cards(page) -> dict[str, dict]:
@@ -67,7 +51,7 @@ def test_a_burst_redraws_the_cards_on_screen_and_every_card_catches_up_after_it(
         }"""
     )
     path = "/clusters/crowd/api/v1/namespaces/default/replicationcontrollers"
-    api_write(page, "POST", path, _rc("crowd", REPLICAS))
+    api_write(page, "POST", path, nginx_rc("crowd", REPLICAS))
     page.wait_for_function(
         "() => document.getElementById('cluster-panel').classList.contains('is-calm')", timeout=TIMEOUT_MS
     )
