@@ -90,7 +90,10 @@ def test_exec_it_bash_in_the_console(page):
     _screen_has(page, "root@exec-web:/# ")
     page.wait_for_selector('.pod[data-pod="default/exec-web"].has-exec', timeout=TIMEOUT_MS)
     page.locator("#exec-story").wait_for(state="visible", timeout=TIMEOUT_MS)
-    assert "进行中" in page.locator("#exec-story").text_content()
+    # The story is the flow view's: it redraws in its own animation frame, after the cards.
+    page.wait_for_function(
+        "() => document.getElementById('exec-story').textContent.includes('进行中')", timeout=TIMEOUT_MS
+    )
     assert "已结束：客户端断开了连接" in page.locator("#exec-story").text_content()
     _shots(page, "zh")
     page.set_viewport_size({"width": 1440, "height": 1000})
