@@ -158,19 +158,16 @@ export function framed(callback, minMs = () => 0) {
     last = performance.now();
     callback();
   };
+  const queue = () => {
+    timer = 0;
+    due = true;
+    inFrame(run);
+  };
   return () => {
     if (due || timer) return;
     const wait = last + minMs() - performance.now();
-    if (wait <= 0) {
-      due = true;
-      inFrame(run);
-    } else {
-      timer = setTimeout(() => {
-        timer = 0;
-        due = true;
-        inFrame(run);
-      }, wait);
-    }
+    if (wait <= 0) queue();
+    else timer = setTimeout(queue, wait);
   };
 }
 
