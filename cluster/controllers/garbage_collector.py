@@ -15,12 +15,12 @@ does not show a trace stuck "running" forever after a crash.
 from __future__ import annotations
 
 from django.db import transaction
-from django.db.models import Subquery
 from django.utils import timezone
 
 from cluster.apiserver import cascade, store
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.rows import cluster_named
+from cluster.controllers import ownedrows
 from cluster.models import ApiObject, Cluster, FlowTrace
 
 SWEEP_SECONDS = 1.0
@@ -40,13 +40,7 @@ class GarbageCollector:
 
     def dangling(self, cluster: Cluster, limit: int = BATCH) -> list[tuple[str, str, str]]:
         """(kind, namespace, name) of objects whose controller owner uid names no live object."""
-        rows = ApiObject.objects.filter(cluster_id=cluster.pk)
-        return list(
-            rows.exclude(owner_uid="")
-            .exclude(owner_uid__in=Subquery(rows.values("uid")))
-            .exclude(body__metadata__has_key="deletionTimestamp")  # terminating: already on its way
-            .values_list("kind", "namespace", "name")[:limit]
-        )
+        return ownedrows.dangling(cluster.pk, limit)  # terminating ones are already on their way
 
     def sweep(self) -> int:
         """Collect every dangling dependent (database thread); returns how many were changed."""

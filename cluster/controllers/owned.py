@@ -9,9 +9,8 @@ new dependents (they would be orphans) and a scale-down stops a scale-up at the 
 from __future__ import annotations
 
 from cluster.apiserver import store
-from cluster.models import ApiObject, Cluster
-
-TERMINAL_PHASES = ("Succeeded", "Failed")
+from cluster.controllers.ownedrows import active_pod_count
+from cluster.models import Cluster
 
 
 def live_owner(locked: Cluster, owner: dict) -> dict | None:
@@ -31,6 +30,4 @@ def wanted_replicas(owner: dict) -> int:
 def active_pods(locked: Cluster, owner_uid: str) -> int:
     """How many pods the owner controls that are neither terminal nor terminating (counted in the
     database): as upstream's FilterActivePods, a pod with a deletionTimestamp is replaced at once."""
-    pods = ApiObject.objects.filter(cluster_id=locked.pk, kind="Pod", owner_uid=owner_uid)
-    active = pods.exclude(phase__in=TERMINAL_PHASES).exclude(body__metadata__has_key="deletionTimestamp")
-    return active.count()
+    return active_pod_count(locked.pk, owner_uid)
