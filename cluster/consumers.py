@@ -31,12 +31,17 @@ def _snapshot_text(cluster: Cluster, view: str) -> tuple[str, int, int]:
     return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster), view)
 
 
-def _query(scope: dict) -> tuple[str, bool]:
-    """The socket URL's options: `view=page` (the snapshot's pods as the page draws them) and
-    `batch=1` (each hub read as one `batch` message)."""
+def _query(scope: dict) -> tuple[str, bool, bool]:
+    """The socket URL's options: `view=page` (the snapshot's pods as the page draws them),
+    `batch=1` (each hub read as one `batch` message) and `events=page` (the object messages'
+    pods as the page draws them too)."""
     query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
-    view = (query.get("view") or ["full"])[-1]
-    return (view if view in snapshot.VIEWS else "full"), (query.get("batch") or [""])[-1] == "1"
+
+    def option(name: str) -> str:
+        return (query.get(name) or [""])[-1]
+
+    view = option("view") or "full"
+    return (view if view in snapshot.VIEWS else "full"), option("batch") == "1", option("events") == "page"
 
 
 def _visible_cluster(name: str, scope: dict) -> Cluster | None:
@@ -60,7 +65,7 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
         self.client: Client | None = None
-        self.view, batched = _query(self.scope)
+        self.view, batched, page_events = _query(self.scope)
         self.cluster = await database_sync_to_async(_visible_cluster)(self.cluster_name, self.scope)
         if self.cluster is None:
             await self.close(code=4404)
@@ -68,6 +73,7 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         self.client = client_for(self.base_send, self._send_text)
         self.client.batched = batched
+        self.client.page_view = page_events
         await hub_for(self.cluster_name).join(self.client)
         await self._send_snapshot()
 

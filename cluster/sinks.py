@@ -44,6 +44,9 @@ class Message:
     revision: int = 0  # object messages: the log revision
     step_id: int = 0  # flow.step messages: the step row id
     frame: object | None = field(default=None, repr=False)
+    # The same message as an `events=page` socket takes it (a Pod as the page draws it,
+    # cluster/podview.py), when it differs; such a socket takes `text` when there is none.
+    page: Message | None = field(default=None, repr=False)
 
     def prepared(self):
         """The websocket frame, built on first use and shared by every client of the process."""
@@ -57,32 +60,40 @@ class Message:
 RESYNC_MESSAGE = Message(RESYNC)
 
 
+def variant(message: Message, page: bool) -> Message:
+    """What a socket takes of `message`: its page view when it asked for one and there is one."""
+    return message.page if page and message.page is not None else message
+
+
 class Batch:
     """The messages of one hub read, offered to every client together: a client that takes all of
-    them gets them as ONE write of frames joined once for everybody."""
+    them gets them as ONE write of frames joined once for everybody (once per view)."""
 
-    __slots__ = ("_frames", "_joined", "messages", "min_revision", "min_step")
+    __slots__ = ("_frames", "_joined", "has_page", "messages", "min_revision", "min_step")
 
     def __init__(self, messages: list[Message]) -> None:
         self.messages = messages
         self.min_revision = min((m.revision for m in messages if m.revision), default=float("inf"))
         self.min_step = min((m.step_id for m in messages if m.step_id), default=float("inf"))
-        self._frames: bytes | None = None
-        self._joined: Message | None = None
+        self.has_page = any(m.page is not None for m in messages)
+        self._frames: dict[bool, bytes] = {}
+        self._joined: dict[bool, Message] = {}
 
-    def frames(self) -> bytes:
-        if self._frames is None:
-            self._frames = b"".join(message.prepared().payloadHybi for message in self.messages)
-        return self._frames
+    def frames(self, page: bool = False) -> bytes:
+        page = page and self.has_page
+        if page not in self._frames:
+            self._frames[page] = b"".join(variant(m, page).prepared().payloadHybi for m in self.messages)
+        return self._frames[page]
 
-    def joined(self) -> Message:
+    def joined(self, page: bool = False) -> Message:
         """The batch as ONE message, `{"type":"batch","messages":[...]}`, for clients that asked
         for it (`?batch=1`): a browser handles each websocket frame as a task of its own, and a
         thousand-pod burst's ten thousand frames kept the page's main thread from drawing."""
-        if self._joined is None:
-            texts = ",".join(message.text for message in self.messages)
-            self._joined = Message('{"type":"batch","messages":[' + texts + "]}")
-        return self._joined
+        page = page and self.has_page
+        if page not in self._joined:
+            texts = ",".join(variant(m, page).text for m in self.messages)
+            self._joined[page] = Message('{"type":"batch","messages":[' + texts + "]}")
+        return self._joined[page]
 
 
 class Client:
@@ -95,6 +106,7 @@ class Client:
         self.floor_revision = 0
         self.floor_step = 0
         self.batched = False  # takes a hub read as one `batch` message (Batch.joined)
+        self.page_view = False  # `events=page`: takes Pods as the page draws them (Message.page)
 
     def offer(self, message: Message) -> None:
         if not self.ready:
@@ -112,7 +124,7 @@ class Client:
         if self.over_limit():
             self.lagging = True
             return
-        self.write(message)
+        self.write(variant(message, self.page_view))
 
     def offer_batch(self, batch: Batch) -> None:
         if (
@@ -131,10 +143,10 @@ class Client:
 
     def write_batch(self, batch: Batch) -> None:
         if self.batched and len(batch.messages) > 1:
-            self.write(batch.joined())
+            self.write(batch.joined(self.page_view))
             return
         for message in batch.messages:
-            self.write(message)
+            self.write(variant(message, self.page_view))
 
     def start(self, revision: int, step_id: int) -> None:
         """The snapshot at (revision, step_id) went out: send what is newer, then everything."""
@@ -183,9 +195,9 @@ class TransportClient(Client):
 
     def write_batch(self, batch: Batch) -> None:
         if self.batched and len(batch.messages) > 1:
-            self._send(batch.joined().prepared().payloadHybi)
+            self._send(batch.joined(self.page_view).prepared().payloadHybi)
             return
-        self._send(batch.frames())
+        self._send(batch.frames(self.page_view))
 
     def _send(self, data: bytes) -> None:
         """Send now when the socket takes it; Twisted's buffer keeps the rest, in order.

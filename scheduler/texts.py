@@ -4,18 +4,35 @@ from __future__ import annotations
 
 from cluster.flow.texts import ref
 
+# Nodes a step-9 sentence names before it counts the rest: a caption that lists a hundred nodes
+# twice is read by nobody, and every page of the class receives it once per pod. The Scheduler
+# panel (and `manage.py explain`) has every node's filters and scores.
+NAMED_NODES = 6
+
 
 def picked(pod: dict, decision) -> tuple[str, str]:
     fit = decision.feasible
     total = len(decision.node_names)
-    scores = ", ".join(f"{name} {decision.totals[name]}" for name in fit if name in decision.totals)
-    scored = f"; scores: {scores}" if scores else ""
-    scored_zh = f"；得分：{scores}" if scores else ""
+    scored = [(name, decision.totals[name]) for name in fit if name in decision.totals]
+    more = len(fit) - NAMED_NODES
+    fit_en = ", ".join(fit[:NAMED_NODES]) + (f" and {more} more" if more > 0 else "")
+    fit_zh = ", ".join(fit[:NAMED_NODES]) + (f" 等 {len(fit)} 个" if more > 0 else "")
+    if len(scored) <= NAMED_NODES:
+        scores = ", ".join(f"{name} {score}" for name, score in scored)
+        scored_en = f"; scores: {scores}" if scores else ""
+        scored_zh = f"；得分：{scores}" if scores else ""
+    else:
+        # The highest first (ties in the nodes' order): the ones the pick was made among.
+        best = sorted(scored, key=lambda pair: -pair[1])[:NAMED_NODES]
+        scores = ", ".join(f"{name} {score}" for name, score in best)
+        rest = len(scored) - NAMED_NODES
+        scored_en = f"; highest scores: {scores} ({rest} more in the Scheduler panel)"
+        scored_zh = f"；得分最高：{scores}（其余 {rest} 个见调度器面板）"
     return (
         f"The Scheduler's watch delivers {ref(pod)} (spec.nodeName empty). Predicates: {len(fit)} of {total} "
-        f"nodes fit ({', '.join(fit)}){scored}. It picks {decision.selected}.",
+        f"nodes fit ({fit_en}){scored_en}. It picks {decision.selected}.",
         f"Scheduler 监听到 {ref(pod)}（spec.nodeName 为空）。预选：{total} 个节点中 {len(fit)} 个满足条件"
-        f"（{', '.join(fit)}）{scored_zh}。选中 {decision.selected}。",
+        f"（{fit_zh}）{scored_zh}。选中 {decision.selected}。",
     )
 
 

@@ -6,9 +6,11 @@ import { $, BASE, CLUSTER, request, t } from "./dom.js";
 // The server answers a connect with the snapshot or `resync`; this is a safety net only (a busy
 // server builds a big snapshot slowly: fetching it again over HTTP meanwhile doubles the work).
 const SNAPSHOT_WAIT_MS = 10000;
-// Pods as the page draws them (cluster/podview.py): a seventh of the stored objects' bytes.
-// and each server read as one `batch` message: a frame per message cost the page a task each.
+// Pods as the page draws them (cluster/podview.py), in the snapshot (a seventh of the stored
+// objects' bytes) and in the object messages after it (a third of a burst's pod bytes); and each
+// server read as one `batch` message: a frame per message cost the page a task each.
 const VIEW = "view=page&batch=1";
+const SOCKET_OPTIONS = `${VIEW}&events=page`;
 
 export class Live {
   constructor(store) {
@@ -24,7 +26,7 @@ export class Live {
 
   connect() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/clusters/${encodeURIComponent(CLUSTER)}/?${VIEW}`);
+    const socket = new WebSocket(`${scheme}://${location.host}/ws/clusters/${encodeURIComponent(CLUSTER)}/?${SOCKET_OPTIONS}`);
     socket.binaryType = "arraybuffer";
     this.socket = socket;
     this.setState(this.retry ? "reconnecting" : "connecting");

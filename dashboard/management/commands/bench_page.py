@@ -31,6 +31,7 @@ from kubesim.benchstats import percentile
 CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 CLUSTER = "bench"
+FRAME_MS = 1000 / 60
 
 # Frame timestamps gathered by the page from now on (requestAnimationFrame callbacks).
 FRAME_PROBE = """() => {
@@ -172,7 +173,9 @@ class Command(BaseCommand):
             )
             + f"  {burst}-replica burst ({result['burst_s']:.1f} s to Running): frame gaps"
             f" p50 {result['frames']['p50_ms']:.1f} ms, p99 {result['frames']['p99_ms']:.1f} ms,"
-            f" max {result['frames']['max_ms']:.0f} ms over {result['frames']['count']} frames\n"
+            f" max {result['frames']['max_ms']:.0f} ms over {result['frames']['count']} frames"
+            f" ({result['frames']['over_33_ms']} gaps over 2 frames,"
+            f" {result['frames']['over_50_ms']} over 3)\n"
         )
 
     def _measure(self, server: Server, browser, nodes: int, pods: int, burst: int, loads: int, size) -> dict:
@@ -230,6 +233,9 @@ class Command(BaseCommand):
                 "p50_ms": percentile(gaps, 0.5),
                 "p99_ms": percentile(gaps, 0.99),
                 "max_ms": max(gaps) if gaps else float("nan"),
+                # Frames the page missed: a gap over two frames (60 Hz) and over three.
+                "over_33_ms": sum(gap > FRAME_MS * 2 + 1 for gap in gaps),
+                "over_50_ms": sum(gap > FRAME_MS * 3 + 1 for gap in gaps),
             },
         }
 
