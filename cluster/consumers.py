@@ -8,6 +8,7 @@ continue, pace, step_mode (docs/architecture.md rule 5).
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
@@ -31,17 +32,36 @@ def _snapshot_text(cluster: Cluster, view: str) -> tuple[str, int, int]:
     return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster), view)
 
 
-def _query(scope: dict) -> tuple[str, bool, bool]:
+# The languages of the flow steps' texts (`lang=`): every translated text is an {"en", "zh"} pair.
+STEP_LANGUAGES = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class SocketOptions:
     """The socket URL's options: `view=page` (the snapshot's pods as the page draws them),
-    `batch=1` (each hub read as one `batch` message) and `events=page` (the object messages'
-    pods as the page draws them too)."""
+    `batch=1` (each hub read as one `batch` message), `events=page` (the object messages' pods
+    and events as the page needs them too) and `lang=en|zh` (the flow steps' details in that
+    language only; anything else: both)."""
+
+    view: str = "full"
+    batched: bool = False
+    page_events: bool = False
+    lang: str = ""
+
+
+def _query(scope: dict) -> SocketOptions:
     query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
 
     def option(name: str) -> str:
         return (query.get(name) or [""])[-1]
 
-    view = option("view") or "full"
-    return (view if view in snapshot.VIEWS else "full"), option("batch") == "1", option("events") == "page"
+    view, lang = option("view") or "full", option("lang")
+    return SocketOptions(
+        view=view if view in snapshot.VIEWS else "full",
+        batched=option("batch") == "1",
+        page_events=option("events") == "page",
+        lang=lang if lang in STEP_LANGUAGES else "",
+    )
 
 
 def _visible_cluster(name: str, scope: dict) -> Cluster | None:
@@ -65,15 +85,17 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
         self.client: Client | None = None
-        self.view, batched, page_events = _query(self.scope)
+        options = _query(self.scope)
+        self.view = options.view
         self.cluster = await database_sync_to_async(_visible_cluster)(self.cluster_name, self.scope)
         if self.cluster is None:
             await self.close(code=4404)
             return
         await self.accept()
         self.client = client_for(self.base_send, self._send_text)
-        self.client.batched = batched
-        self.client.page_view = page_events
+        self.client.batched = options.batched
+        self.client.page_view = options.page_events
+        self.client.lang = options.lang
         await hub_for(self.cluster_name).join(self.client)
         await self._send_snapshot()
 

@@ -191,10 +191,15 @@ class Hub:
 
     def _read_steps_and_settings(self) -> list[Message]:
         out: list[Message] = []
+        langs = sorted({client.lang for client in self.clients if client.lang})
         for step in steprows.since(self.cluster.pk, self.step_id):
             self.step_id = step["id"]
-            text = json.dumps(message_of(step, self.cluster_name), ensure_ascii=False, separators=(",", ":"))
-            out.append(Message(text, step_id=step["id"]))
+            payload = message_of(step, self.cluster_name)
+            text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+            message = Message(text, step_id=step["id"])
+            if langs and payload["type"] == "flow.step":
+                message.by_lang = {lang: Message(_in(payload, lang), step_id=step["id"]) for lang in langs}
+            out.append(message)
         for seq, session in execsessions.changed_since(self.cluster, self.exec_seq):
             self.exec_seq = seq
             out.append(Message(json.dumps({"type": "exec.session", "session": session})))
@@ -216,6 +221,14 @@ class Hub:
         changed = now != self.leader
         self.leader = now
         return changed
+
+
+def _in(step: dict, lang: str) -> str:
+    """A flow.step message with its detail in `lang` only (English where it has none): a page
+    shows one language's detail, and details are half of a burst's step bytes."""
+    detail = step["detail"]
+    kept = {lang: detail[lang]} if detail.get(lang) else {"en": detail.get("en", "")}
+    return json.dumps({**step, "detail": kept}, ensure_ascii=False, separators=(",", ":"))
 
 
 _hubs: dict[str, Hub] = {}

@@ -45,8 +45,10 @@ class Message:
     step_id: int = 0  # flow.step messages: the step row id
     frame: object | None = field(default=None, repr=False)
     # The same message as an `events=page` socket takes it (a Pod as the page draws it,
-    # cluster/podview.py), when it differs; such a socket takes `text` when there is none.
+    # cluster/pageview.py), when it differs; such a socket takes `text` when there is none.
     page: Message | None = field(default=None, repr=False)
+    # A flow step as a `lang=<code>` socket takes it: its detail in that language only.
+    by_lang: dict[str, Message] | None = field(default=None, repr=False)
 
     def prepared(self):
         """The websocket frame, built on first use and shared by every client of the process."""
@@ -60,40 +62,50 @@ class Message:
 RESYNC_MESSAGE = Message(RESYNC)
 
 
-def variant(message: Message, page: bool) -> Message:
-    """What a socket takes of `message`: its page view when it asked for one and there is one."""
-    return message.page if page and message.page is not None else message
+def variant(message: Message, page: bool, lang: str = "") -> Message:
+    """What a socket takes of `message`: its page view or its language's, when it asked for one
+    and there is one."""
+    if page and message.page is not None:
+        return message.page
+    if lang and message.by_lang is not None:
+        return message.by_lang.get(lang, message)
+    return message
 
 
 class Batch:
     """The messages of one hub read, offered to every client together: a client that takes all of
     them gets them as ONE write of frames joined once for everybody (once per view)."""
 
-    __slots__ = ("_frames", "_joined", "has_page", "messages", "min_revision", "min_step")
+    __slots__ = ("_frames", "_joined", "has_page", "langs", "messages", "min_revision", "min_step")
 
     def __init__(self, messages: list[Message]) -> None:
         self.messages = messages
         self.min_revision = min((m.revision for m in messages if m.revision), default=float("inf"))
         self.min_step = min((m.step_id for m in messages if m.step_id), default=float("inf"))
         self.has_page = any(m.page is not None for m in messages)
-        self._frames: dict[bool, bytes] = {}
-        self._joined: dict[bool, Message] = {}
+        self.langs = {lang for m in messages if m.by_lang for lang in m.by_lang}
+        self._frames: dict[tuple[bool, str], bytes] = {}
+        self._joined: dict[tuple[bool, str], Message] = {}
 
-    def frames(self, page: bool = False) -> bytes:
-        page = page and self.has_page
-        if page not in self._frames:
-            self._frames[page] = b"".join(variant(m, page).prepared().payloadHybi for m in self.messages)
-        return self._frames[page]
+    def _view(self, page: bool, lang: str) -> tuple[bool, str]:
+        """The view a client takes, as this batch tells them apart (most batches: one for all)."""
+        return page and self.has_page, lang if lang in self.langs else ""
 
-    def joined(self, page: bool = False) -> Message:
+    def frames(self, page: bool = False, lang: str = "") -> bytes:
+        view = self._view(page, lang)
+        if view not in self._frames:
+            self._frames[view] = b"".join(variant(m, *view).prepared().payloadHybi for m in self.messages)
+        return self._frames[view]
+
+    def joined(self, page: bool = False, lang: str = "") -> Message:
         """The batch as ONE message, `{"type":"batch","messages":[...]}`, for clients that asked
         for it (`?batch=1`): a browser handles each websocket frame as a task of its own, and a
         thousand-pod burst's ten thousand frames kept the page's main thread from drawing."""
-        page = page and self.has_page
-        if page not in self._joined:
-            texts = ",".join(variant(m, page).text for m in self.messages)
-            self._joined[page] = Message('{"type":"batch","messages":[' + texts + "]}")
-        return self._joined[page]
+        view = self._view(page, lang)
+        if view not in self._joined:
+            texts = ",".join(variant(m, *view).text for m in self.messages)
+            self._joined[view] = Message('{"type":"batch","messages":[' + texts + "]}")
+        return self._joined[view]
 
 
 class Client:
@@ -107,6 +119,7 @@ class Client:
         self.floor_step = 0
         self.batched = False  # takes a hub read as one `batch` message (Batch.joined)
         self.page_view = False  # `events=page`: takes Pods as the page draws them (Message.page)
+        self.lang = ""  # `lang=en|zh`: takes flow steps' details in that language (Message.by_lang)
 
     def offer(self, message: Message) -> None:
         if not self.ready:
@@ -124,7 +137,7 @@ class Client:
         if self.over_limit():
             self.lagging = True
             return
-        self.write(variant(message, self.page_view))
+        self.write(variant(message, self.page_view, self.lang))
 
     def offer_batch(self, batch: Batch) -> None:
         if (
@@ -143,10 +156,10 @@ class Client:
 
     def write_batch(self, batch: Batch) -> None:
         if self.batched and len(batch.messages) > 1:
-            self.write(batch.joined(self.page_view))
+            self.write(batch.joined(self.page_view, self.lang))
             return
         for message in batch.messages:
-            self.write(variant(message, self.page_view))
+            self.write(variant(message, self.page_view, self.lang))
 
     def start(self, revision: int, step_id: int) -> None:
         """The snapshot at (revision, step_id) went out: send what is newer, then everything."""
@@ -195,9 +208,9 @@ class TransportClient(Client):
 
     def write_batch(self, batch: Batch) -> None:
         if self.batched and len(batch.messages) > 1:
-            self._send(batch.joined(self.page_view).prepared().payloadHybi)
+            self._send(batch.joined(self.page_view, self.lang).prepared().payloadHybi)
             return
-        self._send(batch.frames(self.page_view))
+        self._send(batch.frames(self.page_view, self.lang))
 
     def _send(self, data: bytes) -> None:
         """Send now when the socket takes it; Twisted's buffer keeps the rest, in order.

@@ -1,16 +1,17 @@
 // The websocket: snapshot on connect, then events. Reconnects after a drop (with backoff), and
 // re-fetches the snapshot when a revision gap shows that a message was lost.
 
-import { $, BASE, CLUSTER, request, t } from "./dom.js";
+import { $, BASE, CLUSTER, LANG, request, t } from "./dom.js";
 
 // The server answers a connect with the snapshot or `resync`; this is a safety net only (a busy
 // server builds a big snapshot slowly: fetching it again over HTTP meanwhile doubles the work).
 const SNAPSHOT_WAIT_MS = 10000;
 // Pods as the page draws them (cluster/podview.py), in the snapshot (a seventh of the stored
-// objects' bytes) and in the object messages after it (a third of a burst's pod bytes); and each
-// server read as one `batch` message: a frame per message cost the page a task each.
+// objects' bytes) and in the object messages after it (a third of a burst's pod bytes); each
+// server read as one `batch` message (a frame per message cost the page a task each); the steps'
+// details in the page's language only.
 const VIEW = "view=page&batch=1";
-const SOCKET_OPTIONS = `${VIEW}&events=page`;
+const SOCKET_OPTIONS = `${VIEW}&events=page&lang=${LANG}`;
 
 export class Live {
   constructor(store) {

@@ -85,3 +85,43 @@ def test_an_events_summary_names_the_object_and_the_reason():
     assert (summary["reason"], summary["type"], summary["count"]) == ("Scheduled", "Normal", 1)
     assert summary["metadata"]["resourceVersion"] == "7"
     assert "message" not in summary and "source" not in summary
+
+
+async def test_a_lang_socket_gets_each_steps_detail_in_its_language_only(demo):
+    await controlplane.run_until_idle("demo")
+    both, _ = await connect("/ws/clusters/demo/?batch=1")
+    chinese, _ = await connect("/ws/clusters/demo/?batch=1&lang=zh")
+    english, _ = await connect("/ws/clusters/demo/?lang=en")
+    unknown, _ = await connect("/ws/clusters/demo/?lang=fr")
+    try:
+        await database_sync_to_async(api.create)(demo, example("rc-nginx.yaml"), KUBECTL)
+        await controlplane.run_until_idle("demo")
+        stored = _flattened(await drain(both))
+        steps = [m for m in stored if m["type"] == "flow.step"]
+        assert len(steps) == 6 + 3 * 7 and all(m["detail"]["en"] and m["detail"]["zh"] for m in steps)
+        for socket, lang in ((chinese, "zh"), (english, "en")):
+            mine = _flattened(await drain(socket))
+            assert len(mine) == len(stored)
+            for got, full in zip(mine, stored, strict=True):
+                if full["type"] != "flow.step":
+                    assert got == full
+                    continue
+                assert got["detail"] == {lang: full["detail"][lang]}
+                assert {k: v for k, v in got.items() if k != "detail"} == {
+                    k: v for k, v in full.items() if k != "detail"
+                }
+                assert got["title"] == full["title"]  # the step list shows both titles
+        assert _flattened(await drain(unknown)) == stored  # a language it has not: both
+    finally:
+        for communicator in (both, chinese, english, unknown):
+            await communicator.disconnect()
+
+
+def test_a_batch_joins_each_language_once_and_shares_the_rest():
+    step = Message('{"type":"flow.step","detail":{"en":"a","zh":"甲"}}', step_id=1)
+    step.by_lang = {"zh": Message('{"type":"flow.step","detail":{"zh":"甲"}}', step_id=1)}
+    batch = Batch([step, Message('{"type":"x"}', revision=2)])
+    assert json.loads(batch.joined(lang="zh").text)["messages"][0]["detail"] == {"zh": "甲"}
+    assert batch.joined(lang="zh") is batch.joined(page=True, lang="zh")  # nothing to trim for pages
+    assert batch.joined(lang="en") is batch.joined()  # no English-only copy: the whole step
+    assert batch.frames(lang="zh") != batch.frames()
