@@ -23,6 +23,7 @@ from cluster.apiserver import admission
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import KINDS, kind_info
 from cluster.models import ApiObject
+from kubesim import plainsql
 from kubesim.sqlite import memo
 
 # Events and Leases are many; Endpoints and EndpointSlices mirror Services (a controller writes them).
@@ -119,8 +120,8 @@ def counts(cluster) -> dict[str, int]:
     if kept is not None:
         return kept
     counted = tuple(kind for kind in KINDS if kind not in UNCOUNTED)
-    statement = _count_statement(connection.vendor, len(counted))
-    with connection.cursor() as cursor:
+    statement = _count_statement(plainsql.vendor(), len(counted))
+    with plainsql.cursor() as cursor:
         cursor.execute(statement, [cluster.pk, *counted])
         found = dict(cursor.fetchall())
     memo.put(key, found)

@@ -17,6 +17,8 @@ from functools import cached_property
 from django.db import connection
 from django.db.models import Model
 
+from kubesim import plainsql
+
 
 @dataclass(frozen=True)
 class _Part:
@@ -72,14 +74,14 @@ class JoinedLookup:
 
     def get(self, *values) -> Model | None:
         sql, parts = self._built
-        with connection.cursor() as cursor:
+        with plainsql.cursor() as cursor:
             cursor.execute(f"{sql} LIMIT 1", list(values))
             row = cursor.fetchone()
         return None if row is None else _build(parts, row)
 
     def all(self, *values) -> list[Model]:
         sql, parts = self._built
-        with connection.cursor() as cursor:
+        with plainsql.cursor() as cursor:
             cursor.execute(sql, list(values))
             found = cursor.fetchall()
         return [_build(parts, row) for row in found]

@@ -13,6 +13,7 @@ from functools import cache
 
 from django.db import connection
 
+from kubesim import plainsql
 from labs.models import StepProgress, Student
 
 # An outcome's update of a progress row: what a check changes.
@@ -56,8 +57,8 @@ def _checked_fields() -> tuple:
 
 def move_student(student_id: int, read: tuple[int, str], step: int, mark: str) -> bool:
     """Set the student's step and mark if they are still as read; whether they were."""
-    with connection.cursor() as cursor:
-        cursor.execute(_statements(connection.vendor)["move"], [step, mark, student_id, *read])
+    with plainsql.cursor() as cursor:
+        cursor.execute(_statements(plainsql.vendor())["move"], [step, mark, student_id, *read])
         return cursor.rowcount > 0
 
 
@@ -65,9 +66,9 @@ def update_checked(row: StepProgress, read_revision: int) -> bool:
     """Write a check's fields of `row` if the stored row is still at `read_revision` (found by
     its student and step, not its key: a chained outcome's row may have just been created)."""
     values = [field.get_db_prep_save(getattr(row, field.attname), connection) for field in _checked_fields()]
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(
-            _statements(connection.vendor)["check"], [*values, row.student_id, row.step_id, read_revision]
+            _statements(plainsql.vendor())["check"], [*values, row.student_id, row.step_id, read_revision]
         )
         return cursor.rowcount > 0
 
@@ -75,8 +76,8 @@ def update_checked(row: StepProgress, read_revision: int) -> bool:
 def insert(row: StepProgress) -> None:
     """Insert a new progress row and give it its key, as `bulk_create` does."""
     values = [field.get_db_prep_save(field.pre_save(row, True), connection) for field in _inserted_fields()]
-    with connection.cursor() as cursor:
-        cursor.execute(_statements(connection.vendor)["create"], values)
+    with plainsql.cursor() as cursor:
+        cursor.execute(_statements(plainsql.vendor())["create"], values)
         row.pk = cursor.fetchone()[0]
     row._state.adding = False
     row._state.db = connection.alias

@@ -9,6 +9,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from cluster.apiserver import rows
+from kubesim import plainsql
 from scheduler.models import SchedulingAttempt
 
 ATTEMPT_COLUMNS = (
@@ -41,7 +42,7 @@ def insert(batch: list[tuple[SchedulingAttempt, object]]) -> list[tuple[int, str
     now = timezone.now()
     created = connection.ops.adapt_datetimefield_value(now)
     saved = []
-    with transaction.atomic(), connection.cursor() as cursor:
+    with transaction.atomic(), plainsql.cursor() as cursor:
         for attempt, decision in batch:
             attempt.created_at = now
             values = [getattr(attempt, c) for c in ATTEMPT_COLUMNS]

@@ -1,4 +1,5 @@
-"""The write path's statements, as plain SQL on Django's connection (SQLite and PostgreSQL).
+"""The write path's statements, as plain SQL on Django's connection (SQLite and PostgreSQL),
+executed on the backend's own cursor (kubesim/plainsql.py).
 
 Every API write runs the same handful of statements thousands of times a minute at pace 0; the ORM
 spends ~0.15 ms compiling each one, several times the cost of running it. Here they are written
@@ -15,10 +16,11 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.utils import timezone
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
+from kubesim import plainsql
 from kubesim.joined import JoinedLookup
 from kubesim.sqlite import memo
 
@@ -105,12 +107,18 @@ def cluster_named(name: str) -> Cluster | None:
 
 
 def sql(name: str) -> str:
-    return _statements(connection.vendor)[name]
+    return _statements(plainsql.vendor())[name]
+
+
+@cache
+def _returns_ids() -> bool:
+    """INSERT … RETURNING id gives the new row's id (PostgreSQL); else the cursor's lastrowid."""
+    return connection.features.can_return_columns_from_insert
 
 
 def json_param(text: str):
     """A JSON document already serialized, as the backend wants it bound."""
-    if connection.vendor == "postgresql":
+    if plainsql.vendor() == "postgresql":
         from django.db.backends.postgresql.psycopg_any import Jsonb
 
         return Jsonb(text, dumps=_as_is)
@@ -136,7 +144,7 @@ def lock_revision(cluster_id: int) -> tuple[int, int]:
     kept = memo.get(key)
     if kept is not None:
         return kept
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("lock"), [cluster_id])
         found = cursor.fetchone()
     memo.put(key, found)
@@ -144,7 +152,7 @@ def lock_revision(cluster_id: int) -> tuple[int, int]:
 
 
 def bump(cluster_id: int, revision: int) -> None:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("bump"), [revision, cluster_id])
     key = ("revision", cluster_id)
     if (kept := memo.get(key)) is not None:
@@ -152,7 +160,7 @@ def bump(cluster_id: int, revision: int) -> None:
 
 
 def set_compacted(cluster_id: int, revision: int) -> None:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("set_compacted"), [revision, cluster_id])
     key = ("revision", cluster_id)
     if (kept := memo.get(key)) is not None:
@@ -160,7 +168,7 @@ def set_compacted(cluster_id: int, revision: int) -> None:
 
 
 def find(cluster_id: int, kind: str, namespace: str, name: str) -> ApiObject | None:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("find"), [cluster_id, kind, namespace, name])
         found = cursor.fetchone()
     if found is None:
@@ -181,7 +189,7 @@ def find(cluster_id: int, kind: str, namespace: str, name: str) -> ApiObject | N
         trace_id=trace_id,
     )
     row._state.adding = False
-    row._state.db = connection.alias
+    row._state.db = DEFAULT_DB_ALIAS
     return row
 
 
@@ -192,23 +200,23 @@ def _row_params(row: ApiObject, text: str) -> list:
 def insert(row: ApiObject, text: str) -> None:
     """INSERT the new row; sets row.pk."""
     params = [row.cluster_id, row.kind, row.namespace, row.name, *_row_params(row, text), row.trace_id]
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("insert"), params)
-        if connection.features.can_return_columns_from_insert:
+        if _returns_ids():
             row.pk = cursor.fetchone()[0]
         else:
             row.pk = cursor.lastrowid
     row._state.adding = False
-    row._state.db = connection.alias
+    row._state.db = DEFAULT_DB_ALIAS
 
 
 def update(row: ApiObject, text: str) -> None:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("update"), [*_row_params(row, text), row.trace_id, row.pk])
 
 
 def replace_labels(row_id: int, labels: dict, had_labels: bool) -> None:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         if had_labels:
             cursor.execute(sql("labels_delete"), [row_id])
         if labels:
@@ -226,26 +234,26 @@ def insert_event(event: LogEntry, text: str) -> None:
         event.name,
         json_param(text),
         event.trace_id,
-        connection.ops.adapt_datetimefield_value(created),
+        plainsql.connection().ops.adapt_datetimefield_value(created),
     ]
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("event"), params)
 
 
 def revisions(cluster_id: int) -> tuple[int, int]:
     """(revision, compacted_revision), unlocked: every revision up to it is committed."""
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("revisions"), [cluster_id])
         return cursor.fetchone() or (0, 0)
 
 
 def compact_log(cluster_id: int, revision: int) -> None:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("compact"), [cluster_id, revision, cluster_id, revision])
 
 
 def compacted(cluster_id: int) -> int:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(sql("compacted"), [cluster_id])
         found = cursor.fetchone()
     return found[0] if found else 0
@@ -271,7 +279,7 @@ def log(
     if limit:
         query += " LIMIT %s"
         params.append(limit)
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(query, params)
         found = cursor.fetchall()
     return _events(cluster_id, found, json.loads if decode else None)
@@ -287,14 +295,8 @@ def watch_page(
     is there (a writer bumps the revision and appends its entry in one transaction) and the
     compacted revision is the one those entries were read under.
     """
-    cluster, event = _table(Cluster), _table(WatchEvent)
-    columns = ", ".join(f"e.{column}" for column in LOG_COLUMNS)
-    query = (
-        f"SELECT c.revision, c.compacted_revision, {columns} FROM {cluster} c "
-        f"LEFT JOIN {event} e ON e.cluster_id = c.id AND e.revision > %s AND e.revision <= c.revision "
-        f"AND e.kind IN ({', '.join(['%s'] * len(kinds))}) WHERE c.id = %s ORDER BY e.revision LIMIT %s"
-    )
-    with connection.cursor() as cursor:
+    query = _watch_statement(plainsql.vendor(), len(kinds))
+    with plainsql.cursor() as cursor:
         cursor.execute(query, [after, *kinds, cluster_id, limit])
         found = cursor.fetchall()
     if not found:
@@ -302,6 +304,17 @@ def watch_page(
     current, compacted = found[0][0], found[0][1]
     entries = [row[2:] for row in found if row[2] is not None]
     return current, compacted, _events(cluster_id, entries, shared_object)
+
+
+@lru_cache(maxsize=64)
+def _watch_statement(vendor: str, kinds: int) -> str:
+    cluster, event = _table(Cluster), _table(WatchEvent)
+    columns = ", ".join(f"e.{column}" for column in LOG_COLUMNS)
+    return (
+        f"SELECT c.revision, c.compacted_revision, {columns} FROM {cluster} c "
+        f"LEFT JOIN {event} e ON e.cluster_id = c.id AND e.revision > %s AND e.revision <= c.revision "
+        f"AND e.kind IN ({', '.join(['%s'] * kinds)}) WHERE c.id = %s ORDER BY e.revision LIMIT %s"
+    )
 
 
 def _events(cluster_id: int, found: list[tuple], loads: Callable[[str], Any] | None) -> list[LogEntry]:
@@ -329,8 +342,8 @@ def shared_object(text: str) -> dict:
 
 def bodies_length(cluster_id: int, kinds: tuple[str, ...]) -> int:
     """The total length of the stored JSON of every object of `kinds`."""
-    length = "OCTET_LENGTH(body::text)" if connection.vendor == "postgresql" else "LENGTH(body)"
-    with connection.cursor() as cursor:
+    length = "OCTET_LENGTH(body::text)" if plainsql.vendor() == "postgresql" else "LENGTH(body)"
+    with plainsql.cursor() as cursor:
         cursor.execute(
             f"SELECT SUM({length}) FROM {_table(ApiObject)} WHERE cluster_id = %s "
             f"AND kind IN ({', '.join(['%s'] * len(kinds))})",
@@ -362,7 +375,7 @@ def decoded_bodies_labelled(cluster_id: int, kind: str, namespace: str, requirem
     params: list = [cluster_id, kind, *([namespace] if namespace else [])]
     for req, (_, count) in zip(requirements, shape, strict=True):
         params += [req.key, *req.values[:count]]
-    return _decoded(_body_column(_labelled_statement(connection.vendor, bool(namespace), shape), params))
+    return _decoded(_body_column(_labelled_statement(plainsql.vendor(), bool(namespace), shape), params))
 
 
 @lru_cache(maxsize=256)
@@ -403,6 +416,6 @@ def _bodies(cluster_id: int, kind: str, namespace: str = "") -> list:
 
 
 def _body_column(statement: str, params: list) -> list:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(statement, params)
         return [body for (body,) in cursor.fetchall()]

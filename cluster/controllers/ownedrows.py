@@ -14,6 +14,7 @@ from functools import cache
 from django.db import connection
 
 from cluster.models import ApiObject
+from kubesim import plainsql
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
@@ -44,12 +45,12 @@ def _statements(vendor: str) -> dict[str, str]:
 
 
 def _sql(name: str) -> str:
-    return _statements(connection.vendor)[name]
+    return _statements(plainsql.vendor())[name]
 
 
 def active_pod_count(cluster_id: int, owner_uid: str) -> int:
     """Pods the owner controls that are neither terminal nor terminating."""
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(_sql("active_pods"), [cluster_id, owner_uid])
         return cursor.fetchone()[0]
 
@@ -57,6 +58,6 @@ def active_pod_count(cluster_id: int, owner_uid: str) -> int:
 def dangling(cluster_id: int, limit: int) -> list[tuple[str, str, str]]:
     """(kind, namespace, name) of objects whose controller owner uid names no object of the cluster
     and that are not already terminating."""
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(_sql("dangling"), [cluster_id, cluster_id, limit])
         return [tuple(found) for found in cursor.fetchall()]

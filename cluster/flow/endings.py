@@ -4,8 +4,9 @@ A trace ends when its object reaches its goal (every pod it created reported by 
 step 13), is deleted (by a user, a controller or the garbage collector), or fails for good (an
 image that cannot be pulled, pods a controller cannot create). A workload's pod deleted before it
 started ends its own branch (an ending entry with `final` false); the trace ends when every
-branch has. The ending is a FlowStep row, so it is stored, replayed and broadcast in order with
-the steps (`flow.end`, docs/architecture.md); the trace's `finished_at` is stamped with it.
+branch has. The ending is a FlowStep row (inserted as a steprows.StepRow), so it is stored,
+replayed and broadcast in order with the steps (`flow.end`, docs/architecture.md); the trace's
+`finished_at` is stamped with it.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ def ending_row(
     revision: int,
     final: bool = True,
     node: str = "",
-) -> FlowStep:
+) -> steprows.StepRow:
     title_en, title_zh = texts.ending_title(outcome, by)
-    return FlowStep(
+    return steprows.StepRow(
         trace_id=trace_id,
         seq=seq,
         step=0,
@@ -56,7 +57,9 @@ def ending_row(
     )
 
 
-def after_status(trace_id: str, seq: int, own: tuple[str, str, str], spec, revision: int) -> FlowStep | None:
+def after_status(
+    trace_id: str, seq: int, own: tuple[str, str, str], spec, revision: int
+) -> steprows.StepRow | None:
     """Called with a step 13 just recorded (seq = its seq): the trace's ending when it is complete."""
     if not steprows.mark_finished(trace_id):
         return None

@@ -14,7 +14,7 @@ from django.db import transaction
 
 from cluster import broadcast
 from cluster.flow import endings, steprows
-from cluster.flow.steprows import STEP_COLUMNS
+from cluster.flow.steprows import STEP_COLUMNS, StepRow
 from cluster.flow.steps import BY_NUMBER
 from cluster.models import Cluster, FlowStep, FlowTrace
 
@@ -63,7 +63,7 @@ def record_step(
     skipped: bool = False,
     locked: Cluster | None = None,
     outcome: str = "",
-) -> FlowStep:
+) -> StepRow:
     """Append step `step` to `trace` (see record_steps)."""
     spec = StepSpec(step, detail_en, detail_zh, obj, node, revision, skipped, outcome)
     return record_steps(trace, [spec], locked)[0]
@@ -71,7 +71,7 @@ def record_step(
 
 def record_steps(
     trace: FlowTrace | str, specs: list[StepSpec], locked: Cluster | None = None
-) -> list[FlowStep]:
+) -> list[StepRow]:
     """Append steps to `trace`, numbered in order, in one insert.
 
     Runs in its own transaction unless called inside one (the API server's write: no savepoint,
@@ -111,10 +111,10 @@ def record_steps(
     return rows
 
 
-def _row(trace_id: str, own: tuple | None, seq: int, spec: StepSpec, revision: int) -> FlowStep:
+def _row(trace_id: str, own: tuple | None, seq: int, spec: StepSpec, revision: int) -> StepRow:
     text = BY_NUMBER[spec.step]
     kind, namespace, name = spec.obj or own
-    return FlowStep(
+    return StepRow(
         trace_id=trace_id,
         seq=seq,
         step=spec.step,

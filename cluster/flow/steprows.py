@@ -6,6 +6,7 @@ for each would cost more than running them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 
@@ -13,6 +14,7 @@ from django.db import connection
 from django.utils import timezone
 
 from cluster.models import Cluster, FlowStep, FlowTrace
+from kubesim import plainsql
 from kubesim.sqlite import memo
 
 STEP_COLUMNS = (
@@ -36,6 +38,32 @@ STEP_COLUMNS = (
     "final",
     "created_at",
 )
+
+
+@dataclass(slots=True)
+class StepRow:
+    """A FlowStep row to insert (STEP_COLUMNS), without the ORM's model machinery: a burst
+    records ~13,000 and a model instance cost more to build than its row to insert."""
+
+    trace_id: str
+    seq: int
+    step: int
+    actor: str
+    source: str
+    target: str
+    title_en: str
+    title_zh: str
+    detail_en: str
+    detail_zh: str
+    skipped: bool = False
+    object_kind: str = ""
+    object_namespace: str = ""
+    object_name: str = ""
+    node: str = ""
+    revision: int = 0
+    ending: str = ""
+    final: bool = False
+    created_at: datetime | None = None
 
 
 @cache
@@ -75,11 +103,11 @@ def _statements(vendor: str) -> dict[str, str]:
 
 
 def _sql(name: str) -> str:
-    return _statements(connection.vendor)[name]
+    return _statements(plainsql.vendor())[name]
 
 
 def _one(name: str, params: list) -> tuple | None:
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(_sql(name), params)
         return cursor.fetchone()
 
@@ -128,7 +156,7 @@ def since(cluster_id: int, step_id: int) -> list[dict]:
     """The cluster's steps with ids above `step_id`, oldest first, as dicts of `id` and
     STEP_COLUMNS (what the ORM's .values() gives, without its per-row conversion machinery: a
     1,000-replica burst's hub reads ~13,000 steps)."""
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.execute(_sql("since"), [cluster_id, step_id])
         found = cursor.fetchall()
     names = ("id", *STEP_COLUMNS)
@@ -150,14 +178,14 @@ def _aware(value: datetime | None) -> datetime | None:
     return value
 
 
-def insert(steps: list[FlowStep]) -> None:
+def insert(steps: list[StepRow]) -> None:
     created = timezone.now()
-    adapted = connection.ops.adapt_datetimefield_value(created)
+    adapted = plainsql.connection().ops.adapt_datetimefield_value(created)
     params = []
     for step in steps:
         step.created_at = created
         params.append([*(getattr(step, c) for c in STEP_COLUMNS[:-1]), adapted])
-    with connection.cursor() as cursor:
+    with plainsql.cursor() as cursor:
         cursor.executemany(_sql("insert"), params)
     newest: dict[str, int] = {}
     for step in steps:  # numbered from last_seq: each trace's highest is its last now
@@ -221,7 +249,7 @@ def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool
 
 def mark_finished(trace_id: str) -> bool:
     """Stamp the trace's end; False when it had ended already."""
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
-    with connection.cursor() as cursor:
+    now = plainsql.connection().ops.adapt_datetimefield_value(timezone.now())
+    with plainsql.cursor() as cursor:
         cursor.execute(_sql("finish"), [now, trace_id])
         return cursor.rowcount == 1

@@ -16,15 +16,22 @@ reads the database, as before.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Hashable, Iterator
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+# This thread's batch: (its connection, what is kept). Looking the connection up through Django's
+# `connections` costs ~3 µs, and a batch's writes ask for kept values a dozen times each.
+_local = threading.local()
+
 
 def _kept() -> dict | None:
-    connection = connections[DEFAULT_DB_ALIAS]
-    kept = getattr(connection, "memo", None)
-    return kept if kept is not None and connection.in_atomic_block else None
+    current = getattr(_local, "batch", None)
+    if current is None:
+        return None
+    connection, kept = current
+    return kept if connection.in_atomic_block else None
 
 
 @contextlib.contextmanager
@@ -35,10 +42,12 @@ def batch() -> Iterator[None]:
         yield
         return
     connection.memo = {}
+    _local.batch = (connection, connection.memo)
     try:
         yield
     finally:
         connection.memo = None
+        _local.batch = None
 
 
 def get(key: Hashable):
