@@ -32,8 +32,15 @@ class Received:
 SO_TIMESTAMPNS = getattr(socket_module, "SO_TIMESTAMPNS", 35)
 RECV_BYTES = 1 << 16
 ANCILLARY_BYTES = 64
-# time.time() - time.perf_counter(): turns the kernel's wall-clock stamps into perf_counter() time.
-WALL_OFFSET = time.time() - time.perf_counter()
+
+
+def wall_offset() -> float:
+    """time.time() - time.perf_counter() now: turns wall-clock stamps into perf_counter() time.
+
+    Read at each conversion, not once: a virtual machine's wall clock is slewed and stepped while
+    perf_counter() is not (seen here: 0.1 s in 20 s, and a step that put every write of a class
+    4.7 s late)."""
+    return time.time() - time.perf_counter()
 
 
 def kernel_arrival(ancillary: list) -> float:
@@ -42,7 +49,7 @@ def kernel_arrival(ancillary: list) -> float:
     for level, kind, data in ancillary:
         if level == socket_module.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
             seconds, nanoseconds = struct.unpack_from("qq", data)
-            return seconds + nanoseconds / 1e9 - WALL_OFFSET
+            return seconds + nanoseconds / 1e9 - wall_offset()
     return time.perf_counter()
 
 

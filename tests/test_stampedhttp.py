@@ -82,3 +82,18 @@ def test_a_connection_the_server_closed_is_opened_again(server):
         assert conn.request("POST", "/fast", b"y").body == b"y"
     finally:
         conn.close()
+
+
+def test_a_wall_clock_moved_after_start_does_not_move_the_arrival_times(monkeypatch):
+    """The kernel stamps arrivals on the wall clock, which a virtual machine slews and steps while
+    perf_counter() runs on: the conversion uses the offset of the moment, not the one at import."""
+    import socket
+    import struct
+
+    from cluster import wsclient
+
+    stepped = time.time() + 4.7
+    monkeypatch.setattr(wsclient.time, "time", lambda: stepped)
+    stamp = struct.pack("qq", int(stepped), int((stepped % 1) * 1e9))
+    arrival = wsclient.kernel_arrival([(socket.SOL_SOCKET, wsclient.SO_TIMESTAMPNS, stamp)])
+    assert abs(arrival - time.perf_counter()) < 0.05

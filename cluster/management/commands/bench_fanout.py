@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cluster.wsclient import WALL_OFFSET, Crowd, auth_header
+from cluster.wsclient import Crowd, auth_header, wall_offset
 from kubesim.benchserver import ThrowawayServer
 
 
@@ -97,13 +97,9 @@ def _request(url: str, method: str = "GET", body: dict | None = None) -> dict:
         return json.loads(response.read())
 
 
-# perf_counter() → wall clock, to compare arrival times with the steps' recorded timestamps.
-WALL = WALL_OFFSET
-
-
 def _perf_time(iso: str) -> float:
     """A step's recorded timestamp as perf_counter() time."""
-    return datetime.fromisoformat(iso).timestamp() - WALL
+    return datetime.fromisoformat(iso).timestamp() - wall_offset()
 
 
 def _quantile(values: list[float], q: float) -> float:
