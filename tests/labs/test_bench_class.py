@@ -27,9 +27,18 @@ def test_a_small_class_reports_its_writes_checks_cpu_and_idle_cost():
     assert run.returncode == 0, run.stdout + run.stderr
     out = run.stdout
     # An RC and two label steps per student, each timed on the wire and as the threads saw it.
-    writes = re.search(r"n=(\d+) p50=(\d+) ms p99=(\d+) ms .*as the bench's threads saw them", out)
+    writes = re.search(
+        r"n=(\d+) p50=(\d+) ms p99=(\d+) ms .*as the bench's threads saw them.*: "
+        r"p50=(\d+) ms p99=(\d+) ms",
+        out,
+    )
     assert writes and int(writes.group(1)) == 6, out
     assert int(writes.group(2)) <= int(writes.group(3))
+    # On the wire a write ends when its response arrives, before a thread reads it: never later
+    # (a wall clock stepped during the run once made every wire figure seconds late).
+    assert int(writes.group(3)) <= int(writes.group(5)) + 1, out
+    speeds = re.findall(r"machine speed ([\d.]+) k loops/CPU-s", out)
+    assert len(speeds) == 2 and all(float(speed) > 0 for speed in speeds), out
     assert "no result in time: 0" in out
     assert re.search(r"Running \(the last step passed\): n=2 ", out), out
     cpu = re.search(r"server CPU from the first write to the last step passed: ([\d.]+) s over", out)

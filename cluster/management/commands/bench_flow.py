@@ -22,7 +22,7 @@ from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
 from cluster.sinks import InboxClient
 from kubesim.benchserver import nginx_rc
-from kubesim.benchstats import percentile
+from kubesim.benchstats import percentile, yardstick
 from kubesim.gc_tuning import tune_for_long_running
 from kubesim.throwaway_db import migrated_or_throwaway
 
@@ -53,6 +53,7 @@ class Command(BaseCommand):
 
     def _handle(self, *args, nodes: int, pods: int, replicas: int, **options):
         name = f"bench-{secrets.token_hex(3)}"
+        before = yardstick()
         cluster = create_many(name, nodes, pace_ms=0)
         # Measured as `serve` and `controlplane` run: with their long-running GC settings.
         self.stdout.write(tune_for_long_running())
@@ -60,6 +61,10 @@ class Command(BaseCommand):
             asyncio.run(self._run(cluster, pods, replicas))
         finally:
             Cluster.objects.filter(pk=cluster.pk).delete()
+        self.stdout.write(
+            f"machine speed (kubesim.benchstats.yardstick) before / after: {before:.1f} / {yardstick():.1f} "
+            "k loops per CPU-second"
+        )
 
     async def _run(self, cluster: Cluster, pods: int, replicas: int) -> None:
         plane = ControlPlane(cluster.name)

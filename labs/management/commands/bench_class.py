@@ -50,7 +50,7 @@ from django.db import connections
 
 from cluster.stampedhttp import Connection, Response
 from kubesim.benchserver import cpu_seconds, free_port
-from kubesim.benchstats import percentile
+from kubesim.benchstats import percentile, yardstick
 
 LABEL_STEPS = 4
 SETTLE_SECONDS = 600.0  # the longest the idle measurement waits for the pods to run
@@ -278,7 +278,8 @@ class Command(BaseCommand):
         try:
             self._use(database)
             code = self._session(nodes)
-            self.stdout.write(f"load average before: {_load()}")
+            speed = yardstick()
+            self.stdout.write(f"load average before: {_load()}; machine speed {speed:.1f} k loops/CPU-s")
             server = Server(database, park_after)
             try:
                 self._run(server, code, students, nodes, warmup, idle_after, options["idle_window"])
@@ -334,7 +335,10 @@ class Command(BaseCommand):
             person.close()
         self._report_busy(result)
         left = time.perf_counter()
-        self.stdout.write(f"load average after the lesson: {_load()}")
+        self.stdout.write(
+            f"load average after the lesson: {_load()}; machine speed {yardstick():.1f} k loops/CPU-s "
+            "(kubesim.benchstats.yardstick)"
+        )
         self._report_idle(server, students, left, idle_after, window)
         pool.shutdown()
 
