@@ -14,8 +14,11 @@ those see every statement.
 from __future__ import annotations
 
 import contextlib
+from datetime import UTC, datetime
 from functools import cache
 
+from django.conf import settings
+from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, connections
 
 
@@ -26,7 +29,7 @@ class cursor:
 
     def __enter__(self):
         connection = connections[DEFAULT_DB_ALIAS]
-        if connection.queries_logged or connection.execute_wrappers:
+        if connection.force_debug_cursor or _debug() or connection.execute_wrappers:
             self._django = connection.cursor()
             return self._django.__enter__()
         self._django = None
@@ -51,6 +54,21 @@ class cursor:
 
 
 @cache
+def _debug() -> bool:
+    """settings.DEBUG (Django's `queries_logged` reads it through the lazy settings object, ~1 µs
+    a statement); read again after override_settings changes it."""
+    return settings.DEBUG
+
+
+def _forget_debug(*, setting: str, **kwargs) -> None:
+    if setting == "DEBUG":
+        _debug.cache_clear()
+
+
+setting_changed.connect(_forget_debug)
+
+
+@cache
 def vendor() -> str:
     """The default database's vendor ("sqlite", "postgresql"): settings, fixed for the process."""
     return connections[DEFAULT_DB_ALIAS].vendor
@@ -59,3 +77,13 @@ def vendor() -> str:
 def connection():
     """This thread's connection to the default database (one lookup, for several attributes)."""
     return connections[DEFAULT_DB_ALIAS]
+
+
+def now() -> tuple[datetime, object]:
+    """(the time now, aware as timezone.now() gives it, and as bound for a DateTimeField column):
+    on SQLite the naive UTC text `adapt_datetimefield_value` makes, without its settings reads;
+    elsewhere the backend's own adaptation."""
+    moment = datetime.now(UTC)
+    if vendor() == "sqlite" and settings.USE_TZ:
+        return moment, str(moment.replace(tzinfo=None))
+    return moment, connection().ops.adapt_datetimefield_value(moment)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, connection, reset_queries, transaction
 from django.db.backends.utils import CursorWrapper
 from django.db.transaction import TransactionManagementError
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from cluster.models import Cluster
@@ -69,3 +70,23 @@ def test_while_queries_are_captured_every_statement_is_seen():
 
 def test_the_vendor_is_the_default_databases():
     assert plainsql.vendor() == connection.vendor
+
+
+def test_with_debug_on_statements_are_logged_as_djangos_are():
+    with override_settings(DEBUG=True):
+        reset_queries()
+        _names()
+        assert any(query["sql"].startswith("SELECT name FROM") for query in connection.queries)
+    with plainsql.cursor() as cursor:
+        assert not isinstance(cursor, CursorWrapper)  # DEBUG is off again
+
+
+def test_now_is_bound_as_the_backend_binds_a_datetime_and_reads_back_the_same():
+    moment, bound = plainsql.now()
+    assert moment.tzinfo is not None
+    assert bound == connection.ops.adapt_datetimefield_value(moment)
+    cluster = Cluster.objects.create(name="plain-time")
+    with plainsql.cursor() as cursor:
+        cursor.execute(f"UPDATE {TABLE} SET created_at = %s WHERE id = %s", [bound, cluster.pk])
+    cluster.refresh_from_db()
+    assert cluster.created_at == moment

@@ -17,7 +17,6 @@ from functools import cache, lru_cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connection
-from django.utils import timezone
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
 from kubesim import plainsql
@@ -224,7 +223,7 @@ def replace_labels(row_id: int, labels: dict, had_labels: bool) -> None:
 
 
 def insert_event(event: LogEntry, text: str) -> None:
-    created = timezone.now()
+    _, created = plainsql.now()
     params = [
         event.cluster_id,
         event.revision,
@@ -234,7 +233,7 @@ def insert_event(event: LogEntry, text: str) -> None:
         event.name,
         json_param(text),
         event.trace_id,
-        plainsql.connection().ops.adapt_datetimefield_value(created),
+        created,
     ]
     with plainsql.cursor() as cursor:
         cursor.execute(sql("event"), params)

@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from functools import cache
 
 from django.db import connection
-from django.utils import timezone
 
 from cluster.models import Cluster, FlowStep, FlowTrace
 from kubesim import plainsql
@@ -179,8 +178,7 @@ def _aware(value: datetime | None) -> datetime | None:
 
 
 def insert(steps: list[StepRow]) -> None:
-    created = timezone.now()
-    adapted = plainsql.connection().ops.adapt_datetimefield_value(created)
+    created, adapted = plainsql.now()
     params = []
     for step in steps:
         step.created_at = created
@@ -249,7 +247,7 @@ def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool
 
 def mark_finished(trace_id: str) -> bool:
     """Stamp the trace's end; False when it had ended already."""
-    now = plainsql.connection().ops.adapt_datetimefield_value(timezone.now())
+    _, now = plainsql.now()
     with plainsql.cursor() as cursor:
         cursor.execute(_sql("finish"), [now, trace_id])
         return cursor.rowcount == 1
