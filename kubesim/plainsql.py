@@ -6,7 +6,8 @@ asgiref's Local five times or more, checked the thread and the event loop, and w
 twice: ~19 µs a statement, about a sixth of a 1,000-replica burst's CPU. `cursor()` here looks the
 connection up once and uses the cursor the backend creates (on SQLite kubesim/sqlite's, with its
 %s → ? conversion and writer gate). The driver's errors become Django's, as Django's cursor makes
-them, and a statement in a transaction that must roll back is refused as Django refuses it. While
+them, a statement in a transaction that must roll back is refused as Django refuses it, and a
+kept connection is health-checked once per request (CONN_HEALTH_CHECKS) as Django checks it. While
 statements are logged or wrapped (DEBUG, tests counting queries), Django's own cursor is used, so
 those see every statement.
 """
@@ -33,6 +34,8 @@ class cursor:
             self._django = connection.cursor()
             return self._django.__enter__()
         self._django = None
+        if connection.health_check_enabled and not connection.health_check_done:
+            connection.close_if_health_check_failed()  # once per request, as Django's cursor does
         if connection.connection is None:
             connection.ensure_connection()
         if connection.needs_rollback:

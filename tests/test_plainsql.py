@@ -90,3 +90,17 @@ def test_now_is_bound_as_the_backend_binds_a_datetime_and_reads_back_the_same():
         cursor.execute(f"UPDATE {TABLE} SET created_at = %s WHERE id = %s", [bound, cluster.pk])
     cluster.refresh_from_db()
     assert cluster.created_at == moment
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_kept_connection_is_health_checked_once_per_request_as_djangos_cursor_checks_it(monkeypatch):
+    connection.ensure_connection()
+    dead = connection.connection
+    checks = []
+    monkeypatch.setattr(connection, "health_check_enabled", True)
+    monkeypatch.setattr(connection, "health_check_done", False)  # a request has just begun
+    monkeypatch.setattr(connection, "is_usable", lambda: checks.append(1) or False)
+    _names()
+    _names()
+    assert checks == [1]  # checked once, found unusable, replaced
+    assert connection.connection is not dead
