@@ -29,6 +29,16 @@ def cpu_seconds(pid: int) -> float:
     return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
+def nginx_pod(name: str) -> dict:
+    """A bare nginx Pod labelled app=bench: the benchmarks' single writes."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": {"app": "bench"}},
+        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
+    }
+
+
 def nginx_rc(name: str, replicas: int) -> dict:
     """A ReplicationController of nginx pods labelled app=NAME: the benchmarks' and tests' workload."""
     labels = {"app": name}

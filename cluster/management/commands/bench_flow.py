@@ -21,21 +21,12 @@ from cluster.demo import create_many
 from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
 from cluster.sinks import InboxClient
-from kubesim.benchserver import nginx_rc
+from kubesim.benchserver import nginx_pod, nginx_rc
 from kubesim.benchstats import percentile, yardstick
 from kubesim.gc_tuning import tune_for_long_running
 from kubesim.throwaway_db import migrated_or_throwaway
 
 KUBECTL = Actor("kubectl", "kubesim bench_flow")
-
-
-def _pod(name: str) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "labels": {"app": "bench"}},
-        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
-    }
 
 
 class Command(BaseCommand):
@@ -97,7 +88,7 @@ class Command(BaseCommand):
         latencies = []
         for index in range(count):
             start = time.perf_counter()
-            await database_sync_to_async(api.create)(cluster, _pod(f"bench-{index}"), KUBECTL)
+            await database_sync_to_async(api.create)(cluster, nginx_pod(f"bench-{index}"), KUBECTL)
             while True:
                 message = json.loads((await asyncio.wait_for(client.queue.get(), 30)).text)
                 if message.get("type") == "flow.step" and message["step"] == 13:

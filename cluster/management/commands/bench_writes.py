@@ -18,21 +18,13 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.demo import create_many
 from cluster.models import ApiObject, Cluster
+from kubesim.benchserver import nginx_pod
 from kubesim.benchstats import percentile, yardstick
 from kubesim.sqlite import memo
 from kubesim.throwaway_db import migrated_or_throwaway
 
 KUBECTL = Actor("kubectl", "kubesim bench_writes")
 SCHEDULER = Actor("scheduler", "default-scheduler")
-
-
-def _pod(name: str) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "labels": {"app": "bench"}},
-        "spec": {"containers": [{"name": "nginx", "image": "nginx:1.15"}]},
-    }
 
 
 class Command(BaseCommand):
@@ -76,7 +68,7 @@ class Command(BaseCommand):
         names = [node["metadata"]["name"] for node in api.list_objects(cluster, "Node")[0]]
         start = time.thread_time()
         for index in range(pods):
-            api.create(cluster, _pod(f"bench-{index}"), KUBECTL)
+            api.create(cluster, nginx_pod(f"bench-{index}"), KUBECTL)
         created = time.thread_time()
         with memo.batch(), transaction.atomic():
             for index in range(pods):
