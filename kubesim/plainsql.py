@@ -15,12 +15,13 @@ those see every statement.
 from __future__ import annotations
 
 import contextlib
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 
 from django.conf import settings
 from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.utils import timezone
 
 
 class cursor:
@@ -77,16 +78,19 @@ def vendor() -> str:
     return connections[DEFAULT_DB_ALIAS].vendor
 
 
-def connection():
-    """This thread's connection to the default database (one lookup, for several attributes)."""
-    return connections[DEFAULT_DB_ALIAS]
+@cache
+def _binds_utc_text() -> bool:
+    """The default database is SQLite keeping times in UTC: it binds an aware time as its naive
+    UTC text (`adapt_datetimefield_value`). Settings, fixed for the process."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    return connection.vendor == "sqlite" and settings.USE_TZ and connection.timezone_name == "UTC"
 
 
 def now() -> tuple[datetime, object]:
-    """(the time now, aware as timezone.now() gives it, and as bound for a DateTimeField column):
-    on SQLite the naive UTC text `adapt_datetimefield_value` makes, without its settings reads;
+    """(timezone.now(), and that time as bound for a DateTimeField column): on SQLite in UTC the
+    text `adapt_datetimefield_value` makes, without its connection lookup and settings reads;
     elsewhere the backend's own adaptation."""
-    moment = datetime.now(UTC)
-    if vendor() == "sqlite" and settings.USE_TZ:
+    moment = timezone.now()
+    if _binds_utc_text():
         return moment, str(moment.replace(tzinfo=None))
-    return moment, connection().ops.adapt_datetimefield_value(moment)
+    return moment, connections[DEFAULT_DB_ALIAS].ops.adapt_datetimefield_value(moment)
