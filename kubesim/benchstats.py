@@ -33,3 +33,11 @@ def yardstick(loops: int = 20_000) -> float:
         pod["metadata"]["resourceVersion"] = str(index)
         sum(len(condition) for condition in pod["status"]["conditions"])
     return loops / 1000 / max(time.thread_time() - start, 1e-9)
+
+
+def speed_line(before: float) -> str:
+    """The benchmarks' closing line: the machine's speed at their start (`before`) and now."""
+    return (
+        f"machine speed (kubesim.benchstats.yardstick) before / after: {before:.1f} / {yardstick():.1f} "
+        "k loops per CPU-second"
+    )

@@ -22,7 +22,7 @@ from cluster.hub import hub_for
 from cluster.models import ApiObject, Cluster
 from cluster.sinks import InboxClient
 from kubesim.benchserver import nginx_pod, nginx_rc
-from kubesim.benchstats import percentile, yardstick
+from kubesim.benchstats import percentile, speed_line, yardstick
 from kubesim.gc_tuning import tune_for_long_running
 from kubesim.throwaway_db import migrated_or_throwaway
 
@@ -52,10 +52,7 @@ class Command(BaseCommand):
             asyncio.run(self._run(cluster, pods, replicas))
         finally:
             Cluster.objects.filter(pk=cluster.pk).delete()
-        self.stdout.write(
-            f"machine speed (kubesim.benchstats.yardstick) before / after: {before:.1f} / {yardstick():.1f} "
-            "k loops per CPU-second"
-        )
+        self.stdout.write(speed_line(before))
 
     async def _run(self, cluster: Cluster, pods: int, replicas: int) -> None:
         plane = ControlPlane(cluster.name)

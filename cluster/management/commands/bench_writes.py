@@ -19,7 +19,7 @@ from cluster.apiserver.actor import Actor
 from cluster.demo import create_many
 from cluster.models import ApiObject, Cluster
 from kubesim.benchserver import nginx_pod
-from kubesim.benchstats import percentile, yardstick
+from kubesim.benchstats import percentile, speed_line, yardstick
 from kubesim.sqlite import memo
 from kubesim.throwaway_db import migrated_or_throwaway
 
@@ -59,10 +59,7 @@ class Command(BaseCommand):
             f"create {medians['create']:.3f} ms, bind {medians['bind']:.3f} ms, "
             f"status {medians['status']:.3f} ms; pods bound and Running: {running} of {pods * rounds}"
         )
-        self.stdout.write(
-            f"machine speed (kubesim.benchstats.yardstick) before / after: {before:.1f} / {yardstick():.1f} "
-            "k loops per CPU-second"
-        )
+        self.stdout.write(speed_line(before))
 
     def _round(self, cluster: Cluster, pods: int) -> dict[str, float]:
         names = [node["metadata"]["name"] for node in api.list_objects(cluster, "Node")[0]]
