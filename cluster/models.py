@@ -99,6 +99,8 @@ class ApiObject(models.Model):
     node_name = models.CharField(max_length=253, blank=True)  # Pod: spec.nodeName
     phase = models.CharField(max_length=40, blank=True)  # Pod: status.phase
     owner_uid = models.CharField(max_length=36, blank=True)  # controller ownerReference
+    # metadata.deletionTimestamp is set: a controller counts its active pods without parsing bodies.
+    deleting = models.BooleanField(default=False)
     trace = models.ForeignKey(FlowTrace, null=True, blank=True, on_delete=models.SET_NULL)
 
     class Meta:

@@ -24,7 +24,17 @@ from kubesim.joined import JoinedLookup
 from kubesim.sqlite import memo
 
 LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id")
-ROW_COLUMNS = ("id", "uid", "resource_version", "body", "node_name", "phase", "owner_uid", "trace_id")
+ROW_COLUMNS = (
+    "id",
+    "uid",
+    "resource_version",
+    "body",
+    "node_name",
+    "phase",
+    "owner_uid",
+    "deleting",
+    "trace_id",
+)
 
 
 @dataclass(slots=True)
@@ -63,12 +73,13 @@ def _statements(vendor: str) -> dict[str, str]:
         ),
         "insert": (
             f"INSERT INTO {obj} (cluster_id, kind, namespace, name, uid, resource_version, body, "
-            f"node_name, phase, owner_uid, trace_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            "node_name, phase, owner_uid, deleting, trace_id) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             f"{returning}"
         ),
         "update": (
             f"UPDATE {obj} SET uid = %s, resource_version = %s, body = %s, node_name = %s, phase = %s, "
-            "owner_uid = %s, trace_id = %s WHERE id = %s"
+            "owner_uid = %s, deleting = %s, trace_id = %s WHERE id = %s"
         ),
         "labels_delete": f"DELETE FROM {label} WHERE obj_id = %s",
         "label_insert": f"INSERT INTO {label} (obj_id, {key}, {value}) VALUES (%s, %s, %s)",
@@ -172,7 +183,7 @@ def find(cluster_id: int, kind: str, namespace: str, name: str) -> ApiObject | N
         found = cursor.fetchone()
     if found is None:
         return None
-    pk, uid, resource_version, body, node_name, phase, owner_uid, trace_id = found
+    pk, uid, resource_version, body, node_name, phase, owner_uid, deleting, trace_id = found
     row = ApiObject(
         id=pk,
         cluster_id=cluster_id,
@@ -185,6 +196,7 @@ def find(cluster_id: int, kind: str, namespace: str, name: str) -> ApiObject | N
         node_name=node_name,
         phase=phase,
         owner_uid=owner_uid,
+        deleting=bool(deleting),
         trace_id=trace_id,
     )
     row._state.adding = False
@@ -193,7 +205,15 @@ def find(cluster_id: int, kind: str, namespace: str, name: str) -> ApiObject | N
 
 
 def _row_params(row: ApiObject, text: str) -> list:
-    return [row.uid, row.resource_version, json_param(text), row.node_name, row.phase, row.owner_uid]
+    return [
+        row.uid,
+        row.resource_version,
+        json_param(text),
+        row.node_name,
+        row.phase,
+        row.owner_uid,
+        row.deleting,
+    ]
 
 
 def insert(row: ApiObject, text: str) -> None:

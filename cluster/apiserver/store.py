@@ -56,6 +56,7 @@ def _fill_row(row: ApiObject, body: dict, revision: int) -> None:
     row.node_name = (spec.get("nodeName") or "") if row.kind == "Pod" and isinstance(spec, dict) else ""
     row.phase = (status.get("phase") or "") if row.kind == "Pod" and isinstance(status, dict) else ""
     row.owner_uid = _owner_uid(meta)
+    row.deleting = "deletionTimestamp" in meta
 
 
 # What happens beside every stored write: cluster.flow registers its step recorder here at

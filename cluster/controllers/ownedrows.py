@@ -3,8 +3,9 @@
 A replication controller counts its active pods in every batch it writes, and the garbage
 collector looks for dangling dependents after every change of every cluster: sixty busy sandboxes
 make that dozens of reads a second, and the ORM compiled each one (its JSON key lookup and
-subquery) for more CPU than running it. The statements are built once per database, with the
-same conditions the ORM's lookups wrote.
+subquery) for more CPU than running it. The statements are built once per database. A pod being
+deleted is told by its row's `deleting` column (metadata.deletionTimestamp set): counting a
+1,000-replica controller's pods by each body's JSON parsed 1,000 bodies per batch of creates.
 """
 
 from __future__ import annotations
@@ -19,26 +20,18 @@ from kubesim import plainsql
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
-def _terminating(vendor: str) -> str:
-    """True where the body's metadata has a deletionTimestamp (the ORM's `has_key` lookup)."""
-    if vendor == "postgresql":
-        return "(body -> 'metadata') ? 'deletionTimestamp'"
-    return 'JSON_TYPE(body, \'$."metadata"."deletionTimestamp"\') IS NOT NULL'
-
-
 @cache
 def _statements(vendor: str) -> dict[str, str]:
     obj = connection.ops.quote_name(ApiObject._meta.db_table)
     terminal = ", ".join(f"'{phase}'" for phase in TERMINAL_PHASES)
-    terminating = _terminating(vendor)
     return {
         "active_pods": (
             f"SELECT COUNT(*) FROM {obj} WHERE cluster_id = %s AND kind = 'Pod' AND owner_uid = %s "
-            f"AND phase NOT IN ({terminal}) AND NOT ({terminating})"
+            f"AND phase NOT IN ({terminal}) AND NOT deleting"
         ),
         "dangling": (
             f"SELECT kind, namespace, name FROM {obj} WHERE cluster_id = %s AND owner_uid <> '' "
-            f"AND owner_uid NOT IN (SELECT uid FROM {obj} WHERE cluster_id = %s) AND NOT ({terminating}) "
+            f"AND owner_uid NOT IN (SELECT uid FROM {obj} WHERE cluster_id = %s) AND NOT deleting "
             "LIMIT %s"
         ),
     }

@@ -52,6 +52,10 @@ class DatabaseWrapper(base.DatabaseWrapper):
     gate_held = False
     memo: dict | None = None  # a batch's kept reads (kubesim/sqlite/memo.py), None outside one
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.open_savepoints: list[tuple[str, str]] = []  # outermost first: (Django's id, SQLite's name)
+
     def _forget_kept(self) -> None:
         if self.memo:
             self.memo.clear()
@@ -75,6 +79,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _commit(self):
         self._forget_kept()
+        self.open_savepoints.clear()
         try:
             return super()._commit()
         finally:
@@ -82,17 +87,45 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _rollback(self):
         self._forget_kept()
+        self.open_savepoints.clear()
         try:
             return super()._rollback()
         finally:
             self._release_gate()
 
+    # Savepoints are named by depth (k1, k2, …) rather than by Django's ids, which are new on
+    # every call: SQLite prepares a statement per distinct text and its driver keeps the last 128,
+    # so a batch of 64 API writes (4–5 savepoints each) pushed the API server's own statements
+    # out of that cache and each one was prepared again. Django still tracks its own ids
+    # (on_commit callbacks of a rolled-back savepoint are dropped by id).
+    def _savepoint(self, sid):
+        name = f"k{len(self.open_savepoints) + 1}"
+        with self.cursor() as cursor:
+            cursor.execute(self.ops.savepoint_create_sql(name))
+        self.open_savepoints.append((sid, name))
+
     def _savepoint_rollback(self, sid):
         self._forget_kept()  # the writes it undoes may have updated what was kept
-        return super()._savepoint_rollback(sid)
+        at = self._depth_of(sid)
+        with self.cursor() as cursor:
+            cursor.execute(self.ops.savepoint_rollback_sql(self.open_savepoints[at][1]))
+        del self.open_savepoints[at + 1 :]  # ROLLBACK TO keeps the savepoint, ends those inside it
+
+    def _savepoint_commit(self, sid):
+        at = self._depth_of(sid)
+        with self.cursor() as cursor:
+            cursor.execute(self.ops.savepoint_commit_sql(self.open_savepoints[at][1]))
+        del self.open_savepoints[at:]  # RELEASE ends it and every savepoint inside it
+
+    def _depth_of(self, sid) -> int:
+        for at in range(len(self.open_savepoints) - 1, -1, -1):
+            if self.open_savepoints[at][0] == sid:
+                return at
+        raise self.Database.OperationalError(f"no such savepoint: {sid}")
 
     def _close(self):
         self._forget_kept()
+        self.open_savepoints.clear()
         try:
             return super()._close()
         finally:

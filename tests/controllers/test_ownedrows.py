@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import pytest
+from django.apps import apps
 from django.db.models import Subquery
 
+from cluster.apiserver import service as api
 from cluster.controllers import ownedrows
 from cluster.models import ApiObject, Cluster
+from tests.flow.support import KUBECTL
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +31,7 @@ def stored(cluster: Cluster, name: str, *, kind="Pod", uid="", owner="", phase="
         body=body,
         phase=phase,
         owner_uid=owner,
+        deleting="deletionTimestamp" in (meta or {}),  # as the API server's store sets it (below)
     )
 
 
@@ -79,3 +85,37 @@ def test_dangling_dependents_name_no_object_of_their_own_cluster(rows):
     elsewhere = {("Pod", "default", "other-cluster")}
     assert set(ownedrows.dangling(other.pk, 200)) == elsewhere == orm_dangling(other)
     assert len(ownedrows.dangling(cluster.pk, 0)) == 0
+
+
+def bound_pod(name: str) -> dict:
+    containers = [{"name": "c", "image": "nginx:1.27"}]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"containers": containers, "nodeName": "node1"},
+    }
+
+
+def test_the_api_servers_writes_keep_the_deleting_column_true_to_the_body(demo):
+    for name in ("going", "staying"):
+        api.create(demo, bound_pod(name), KUBECTL)
+    api.delete(demo, "Pod", "default", "going", KUBECTL)  # bound: Terminating until its kubelet stops it
+    pods = ApiObject.objects.filter(cluster=demo, kind="Pod")
+    marked = set(pods.filter(deleting=True).values_list("name", flat=True))
+    assert (
+        marked
+        == {"going"}
+        == set(pods.filter(body__metadata__has_key="deletionTimestamp").values_list("name", flat=True))
+    )
+    assert api.get(demo, "Pod", "default", "going")["metadata"]["deletionTimestamp"]
+
+
+def test_the_migration_marks_the_rows_already_being_deleted(rows):
+    cluster, _ = rows
+    ApiObject.objects.update(deleting=False)  # as the column was added, before the data step
+    migration = import_module("cluster.migrations.0009_apiobject_deleting")
+    migration.mark_deleting(apps, None)
+    marked = set(ApiObject.objects.filter(deleting=True).values_list("name", flat=True))
+    assert marked == {"terminating", "null-stamp", "orphan-going"}
+    assert ownedrows.active_pod_count(cluster.pk, OWNER) == 2 == orm_active(cluster, OWNER)
