@@ -12,7 +12,10 @@ class SchedulingAttempt(models.Model):
     SCHEDULED = "Scheduled"
     UNSCHEDULABLE = "Unschedulable"
 
-    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="scheduling_attempts")
+    # Lookups by cluster use the (cluster, namespace, pod, -created_at) index.
+    cluster = models.ForeignKey(
+        Cluster, on_delete=models.CASCADE, related_name="scheduling_attempts", db_index=False
+    )
     namespace = models.CharField(max_length=253)
     pod = models.CharField(max_length=253)
     pod_uid = models.CharField(max_length=36)
