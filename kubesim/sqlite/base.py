@@ -60,6 +60,11 @@ class DatabaseWrapper(base.DatabaseWrapper):
         if self.memo:
             self.memo.clear()
 
+    def _transaction_over(self) -> None:
+        """Commit, rollback or close: nothing kept, no savepoint open."""
+        self._forget_kept()
+        self.open_savepoints.clear()
+
     def create_cursor(self, name=None):
         return self.connection.cursor(factory=CursorWrapper)
 
@@ -78,16 +83,14 @@ class DatabaseWrapper(base.DatabaseWrapper):
             writers.GATE.release()
 
     def _commit(self):
-        self._forget_kept()
-        self.open_savepoints.clear()
+        self._transaction_over()
         try:
             return super()._commit()
         finally:
             self._release_gate()
 
     def _rollback(self):
-        self._forget_kept()
-        self.open_savepoints.clear()
+        self._transaction_over()
         try:
             return super()._rollback()
         finally:
@@ -100,21 +103,18 @@ class DatabaseWrapper(base.DatabaseWrapper):
     # (on_commit callbacks of a rolled-back savepoint are dropped by id).
     def _savepoint(self, sid):
         name = f"k{len(self.open_savepoints) + 1}"
-        with self.cursor() as cursor:
-            cursor.execute(self.ops.savepoint_create_sql(name))
+        super()._savepoint(name)
         self.open_savepoints.append((sid, name))
 
     def _savepoint_rollback(self, sid):
         self._forget_kept()  # the writes it undoes may have updated what was kept
         at = self._depth_of(sid)
-        with self.cursor() as cursor:
-            cursor.execute(self.ops.savepoint_rollback_sql(self.open_savepoints[at][1]))
+        super()._savepoint_rollback(self.open_savepoints[at][1])
         del self.open_savepoints[at + 1 :]  # ROLLBACK TO keeps the savepoint, ends those inside it
 
     def _savepoint_commit(self, sid):
         at = self._depth_of(sid)
-        with self.cursor() as cursor:
-            cursor.execute(self.ops.savepoint_commit_sql(self.open_savepoints[at][1]))
+        super()._savepoint_commit(self.open_savepoints[at][1])
         del self.open_savepoints[at:]  # RELEASE ends it and every savepoint inside it
 
     def _depth_of(self, sid) -> int:
@@ -124,8 +124,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
         raise self.Database.OperationalError(f"no such savepoint: {sid}")
 
     def _close(self):
-        self._forget_kept()
-        self.open_savepoints.clear()
+        self._transaction_over()
         try:
             return super()._close()
         finally:
