@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
+from cluster.informer import db
 from cluster.kubelet import configsources, runtime
 
 CONFIG_RETRY_SECONDS = 10.0
+
+
+class _LookupNeeded(Exception):
+    pass
+
+
+def _needs_lookup(kind: str, namespace: str, name: str) -> dict | None:
+    raise _LookupNeeded
 
 
 class ConfigDuties:
@@ -24,6 +33,14 @@ class ConfigDuties:
 
     def _config_problem(self, pod: dict) -> configsources.ConfigError | None:
         return configsources.pod_problem(pod, self._lookup)
+
+    async def config_problem(self, pod: dict) -> configsources.ConfigError | None:
+        """The pod's config problem; read in the database thread only when the pod names a
+        ConfigMap or Secret (a scale-up's thousand plain pods made a thousand trips there)."""
+        try:
+            return configsources.pod_problem(pod, _needs_lookup)
+        except _LookupNeeded:
+            return await db(self._config_problem)(pod)
 
     def _config_failed(
         self,

@@ -162,7 +162,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
             self.retries[key] = (clock.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
             return
         pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
-        problem = await db(self._config_problem)(pod)
+        problem = await self.config_problem(pod)
         if problem is not None:
             # A ConfigMap, Secret or key is missing: wait, and try again after the back-off.
             await gate.before_step(self.cluster_name, trace_id, 13)
