@@ -57,6 +57,38 @@ class cursor:
         return False
 
 
+def later(query: str, params: list, table: str, key: object = None) -> None:
+    """Run an append (an INSERT, or an UPDATE whose last value is all that counts: `key` names
+    what it updates) that nothing needs before the next statement naming `table`. Inside a
+    control plane's batch on SQLite it waits for then (kubesim/sqlite/deferred.py); elsewhere,
+    and while statements are logged or wrapped, it runs now."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    defer = getattr(connection, "defer", None)
+    if (
+        defer is not None
+        and not (connection.force_debug_cursor or _debug() or connection.execute_wrappers)
+        and defer(query, params, table, key)
+    ):
+        return
+    with cursor() as c:
+        c.execute(query, params)
+
+
+def later_many(query: str, param_list: list[list], table: str) -> None:
+    """`later` for several rows of one INSERT."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    defer = getattr(connection, "defer", None)
+    if defer is not None and not (connection.force_debug_cursor or _debug() or connection.execute_wrappers):
+        for at, params in enumerate(param_list):
+            if not defer(query, params, table):
+                param_list = param_list[at:]  # outside a batch: the first is refused, so all are
+                break
+        else:
+            return
+    with cursor() as c:
+        c.executemany(query, param_list)
+
+
 @cache
 def _debug() -> bool:
     """settings.DEBUG (Django's `queries_logged` reads it through the lazy settings object, ~1 µs

@@ -162,8 +162,7 @@ def lock_revision(cluster_id: int) -> tuple[int, int]:
 
 
 def bump(cluster_id: int, revision: int) -> None:
-    with plainsql.cursor() as cursor:
-        cursor.execute(sql("bump"), [revision, cluster_id])
+    plainsql.later(sql("bump"), [revision, cluster_id], Cluster._meta.db_table, key=cluster_id)
     key = ("revision", cluster_id)
     if (kept := memo.get(key)) is not None:
         memo.put(key, (revision, kept[1]))
@@ -255,8 +254,7 @@ def insert_event(event: LogEntry, text: str) -> None:
         event.trace_id,
         created,
     ]
-    with plainsql.cursor() as cursor:
-        cursor.execute(sql("event"), params)
+    plainsql.later(sql("event"), params, WatchEvent._meta.db_table)
 
 
 def revisions(cluster_id: int) -> tuple[int, int]:

@@ -183,13 +183,26 @@ def insert(steps: list[StepRow]) -> None:
     for step in steps:
         step.created_at = created
         params.append([*(getattr(step, c) for c in STEP_COLUMNS[:-1]), adapted])
-    with plainsql.cursor() as cursor:
-        cursor.executemany(_sql("insert"), params)
+    plainsql.later_many(_sql("insert"), params, FlowStep._meta.db_table)
     newest: dict[str, int] = {}
     for step in steps:  # numbered from last_seq: each trace's highest is its last now
         newest[step.trace_id] = max(step.seq, newest.get(step.trace_id, 0))
+        _count_in(step)
     for trace_id, seq in newest.items():
         memo.put(("seq", trace_id), max(seq, memo.get(("seq", trace_id)) or 0))
+
+
+def _count_in(step: StepRow) -> None:
+    """Inside a batch, a trace's tally counted up to the step before this one takes this one in:
+    the batch's next step-13 write of the trace reads no rows (nor sends the waiting ones,
+    kubesim/sqlite/deferred.py). A rolled-back savepoint drops what the batch kept."""
+    key = ("tally", step.trace_id)
+    tally = memo.get(key)
+    if tally is None or tally[0] != step.seq - 1:
+        return
+    _, created, done, decided, gone = tally
+    n = step.step
+    memo.put(key, (step.seq, created + (n == 7), done + (n == 13), decided + (n == 6), gone + (n == 0)))
 
 
 # Per trace: (seq counted up to, steps 8, steps 13, steps 6, pods ended early) among committed
@@ -221,7 +234,8 @@ def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool
     finishes before its sibling is even created can make the trace complete early; the sibling's
     steps then follow the ending.
     """
-    counted, created, done, decided, gone = _tallies.get(trace_id, (0, 0, 0, 0, 0))
+    tally = memo.get(("tally", trace_id)) or _tallies.get(trace_id, (0, 0, 0, 0, 0))
+    counted, created, done, decided, gone = tally
     if committed_seq > counted:
         more = _one("counts", [trace_id, counted, committed_seq])
         created, done, decided, gone = (
@@ -230,6 +244,7 @@ def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool
         if len(_tallies) >= TALLIES_KEPT:
             _tallies.clear()
         _tallies[trace_id] = (committed_seq, created, done, decided, gone)
+        memo.put(("tally", trace_id), _tallies[trace_id])
     created += new_steps.count(7)
     done += new_steps.count(13)
     decided += new_steps.count(6)

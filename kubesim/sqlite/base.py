@@ -7,6 +7,7 @@ from functools import lru_cache
 from django.db.backends.sqlite3 import base
 
 from kubesim.sqlite import writers
+from kubesim.sqlite.deferred import Deferred
 
 
 @lru_cache(maxsize=4096)
@@ -30,13 +31,19 @@ class CursorWrapper(base.SQLiteCursorWrapper):
     the write lock itself, past the gate, and a gated transaction starting meanwhile met SQLite's
     busy handler (sleeps of 1 … 100 ms) instead of a turn at the gate."""
 
+    owner: DatabaseWrapper
+
     def execute(self, query, params=None):
+        if self.owner.deferred.needed_by(query):
+            self.owner.send_deferred()
         if self.connection.in_transaction or not _writes(query):
             return super().execute(query, params)
         with writers.one_statement():
             return super().execute(query, params)
 
     def executemany(self, query, param_list):
+        if self.owner.deferred.needed_by(query):
+            self.owner.send_deferred()
         if self.connection.in_transaction or not _writes(query):
             return super().executemany(query, param_list)
         with writers.one_statement():
@@ -55,18 +62,42 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.open_savepoints: list[tuple[str, str]] = []  # outermost first: (Django's id, SQLite's name)
+        self.deferred = Deferred()  # a batch's appends waiting (kubesim/sqlite/deferred.py)
 
     def _forget_kept(self) -> None:
         if self.memo:
             self.memo.clear()
 
     def _transaction_over(self) -> None:
-        """Commit, rollback or close: nothing kept, no savepoint open."""
+        """Commit, rollback or close: nothing kept, nothing waiting, no savepoint open."""
         self._forget_kept()
+        self.deferred.clear()
         self.open_savepoints.clear()
 
     def create_cursor(self, name=None):
-        return self.connection.cursor(factory=CursorWrapper)
+        cursor = self.connection.cursor(factory=CursorWrapper)
+        cursor.owner = self
+        return cursor
+
+    def defer(self, query: str, params: list, table: str, key: object = None) -> bool:
+        """Keep an append of a batch transaction for later (kubesim/sqlite/deferred.py); False
+        outside a batch, where the caller runs it at once."""
+        if self.memo is None or not self.in_atomic_block or self.needs_rollback:
+            return False
+        self.deferred.add(query, params, table, key)
+        return True
+
+    def send_deferred(self) -> None:
+        runs = self.deferred.take()
+        cursor = self.create_cursor()
+        try:
+            for query, param_list in runs:
+                if len(param_list) == 1:
+                    cursor.execute(query, param_list[0])
+                else:
+                    cursor.executemany(query, param_list)
+        finally:
+            cursor.close()
 
     def _start_transaction_under_autocommit(self):
         self._forget_kept()
@@ -83,6 +114,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
             writers.GATE.release()
 
     def _commit(self):
+        if self.deferred.waiting():
+            self.send_deferred()
         self._transaction_over()
         try:
             return super()._commit()
@@ -105,16 +138,19 @@ class DatabaseWrapper(base.DatabaseWrapper):
         name = f"k{len(self.open_savepoints) + 1}"
         super()._savepoint(name)
         self.open_savepoints.append((sid, name))
+        self.deferred.savepoint()
 
     def _savepoint_rollback(self, sid):
         self._forget_kept()  # the writes it undoes may have updated what was kept
         at = self._depth_of(sid)
         super()._savepoint_rollback(self.open_savepoints[at][1])
+        self.deferred.rolled_back(at)
         del self.open_savepoints[at + 1 :]  # ROLLBACK TO keeps the savepoint, ends those inside it
 
     def _savepoint_commit(self, sid):
         at = self._depth_of(sid)
         super()._savepoint_commit(self.open_savepoints[at][1])
+        self.deferred.released(at)
         del self.open_savepoints[at:]  # RELEASE ends it and every savepoint inside it
 
     def _depth_of(self, sid) -> int:
