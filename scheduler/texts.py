@@ -13,7 +13,8 @@ NAMED_NODES = 6
 def picked(pod: dict, decision) -> tuple[str, str]:
     fit = decision.feasible
     total = len(decision.node_names)
-    scored = [(name, decision.totals[name]) for name in fit if name in decision.totals]
+    totals = decision.totals  # a property: read once, not twice per node
+    scored = [(name, totals[name]) for name in fit if name in totals]
     more = len(fit) - NAMED_NODES
     fit_en = ", ".join(fit[:NAMED_NODES]) + (f" and {more} more" if more > 0 else "")
     fit_zh = ", ".join(fit[:NAMED_NODES]) + (f" 等 {len(fit)} 个" if more > 0 else "")

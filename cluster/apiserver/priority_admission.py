@@ -9,9 +9,9 @@ from cluster.models import ApiObject, Cluster
 
 
 def _stored_classes(cluster: Cluster) -> list[dict]:
-    # One plain statement: every pod's create asks, and the ORM's query building cost more than
-    # the (usually empty) answer.
-    return rows.decoded_bodies(cluster.pk, "PriorityClass")
+    # One plain statement, once per batch: every pod's create asks, and the ORM's query building
+    # cost more than the (usually empty) answer.
+    return rows.kept_bodies(cluster.pk, "PriorityClass")
 
 
 def default_class(cluster: Cluster) -> dict | None:

@@ -377,6 +377,18 @@ def decoded_bodies(cluster_id: int, kind: str, namespace: str = "") -> list[dict
     return _decoded(_bodies(cluster_id, kind, namespace))
 
 
+def kept_bodies(cluster_id: int, kind: str) -> list[dict]:
+    """`decoded_bodies` of a kind few objects have (PriorityClasses), its stored text kept through
+    a batch (kubesim/sqlite/memo.py): each pod a batch creates asks for them, and a write of the
+    kind drops what was kept (store.write)."""
+    key = ("bodies", cluster_id, kind)
+    found = memo.get(key)
+    if found is None:
+        found = _bodies(cluster_id, kind)
+        memo.put(key, found)
+    return _decoded(found)
+
+
 # Label requirements a statement applies (the others, Gt and Lt, are matched in Python).
 SQL_LABEL_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 

@@ -85,6 +85,7 @@ def write(
         admission.admit(cluster, verb, kind, body, actor)
     revision = cluster.revision + 1
     rows.bump(cluster.pk, revision)
+    memo.drop(("bodies", cluster.pk, kind))  # what a batch kept of the kind (rows.kept_bodies)
     cluster.revision = revision
     body["metadata"]["resourceVersion"] = str(revision)
     if verb == "delete":

@@ -61,6 +61,12 @@ def put(key: Hashable, value) -> None:
         kept[key] = value
 
 
+def drop(key: Hashable) -> None:
+    kept = _kept()
+    if kept:
+        kept.pop(key, None)
+
+
 def forget(prefix: tuple) -> None:
     """Drop every value whose key starts with `prefix`."""
     kept = _kept()

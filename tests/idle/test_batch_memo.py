@@ -121,3 +121,28 @@ def test_a_trace_numbers_its_steps_from_what_the_batch_inserted():
         (2, 10),
         (3, 11),
     ]
+
+
+def _class_reads(queries) -> int:
+    return sum(1 for q in queries if q["sql"].startswith("SELECT body") and "'PriorityClass'" in q["sql"])
+
+
+def test_a_batch_reads_the_priority_classes_once_and_again_after_one_is_written():
+    cluster = Cluster.objects.create(name="memo-classes")
+    with CaptureQueriesContext(connection) as queries, memo.batch(), transaction.atomic():
+        first = [api.create(cluster, _pod(f"before-{i}"), KUBECTL) for i in range(3)]
+        api.create(
+            cluster,
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": "high"},
+                "value": 1000,
+                "globalDefault": True,
+            },
+            KUBECTL,
+        )
+        after = api.create(cluster, _pod("after"), KUBECTL)
+    assert _class_reads(queries.captured_queries) == 2
+    assert all(pod["spec"].get("priority", 0) == 0 for pod in first)
+    assert (after["spec"]["priority"], after["spec"]["priorityClassName"]) == (1000, "high")
