@@ -113,9 +113,14 @@ class Waiter:
         _wakes_of(self.loop).add(self.loop, [self])
 
     async def wait(self, timeout: float | None = None) -> bool:
-        """Wait for a wake-up (or the timeout); True when woken. Clears the flag for the next wait."""
+        """Wait for a wake-up (or the timeout); True when woken. Clears the flag for the next wait.
+
+        `asyncio.timeout`, not `wait_for`: Python 3.11's wait_for returns the result when the
+        task is cancelled just as the event is set, losing the cancellation, and a component's
+        `while True` loop then never stops (a control plane's stop() waited for it forever)."""
         try:
-            await asyncio.wait_for(self.event.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self.event.wait()
             woken = True
         except TimeoutError:
             woken = False
@@ -186,7 +191,8 @@ async def next_change(cluster_name: str, timeout: float) -> bool:
     waiting_here = _changes.setdefault(cluster_name, [])
     waiting_here.append(future)
     try:
-        await asyncio.wait_for(future, max(0.0, timeout))
+        async with asyncio.timeout(max(0.0, timeout)):  # not wait_for: see Waiter.wait
+            await future
         return True
     except TimeoutError:
         return False

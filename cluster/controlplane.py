@@ -111,7 +111,8 @@ class ControlPlane:
         # The explanations this scheduler still holds are written before it goes (a bounded wait:
         # readers in other processes wait for them).
         with contextlib.suppress(Exception, TimeoutError):
-            await asyncio.wait_for(self.scheduler.explainer.explain_all(), STOP_EXPLAIN_SECONDS)
+            async with asyncio.timeout(STOP_EXPLAIN_SECONDS):  # not wait_for: see broadcast.Waiter.wait
+                await self.scheduler.explainer.explain_all()
         for task in self.tasks:
             task.cancel()
         for task in self.tasks:

@@ -45,4 +45,6 @@ async def after_requests() -> None:
     if quiet is None:
         quiet = _quiet[loop] = asyncio.Event()
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(quiet.wait(), MAX_WAIT_SECONDS)
+        # Not wait_for, which loses a cancellation that comes as the event is set (Python 3.11).
+        async with asyncio.timeout(MAX_WAIT_SECONDS):
+            await quiet.wait()

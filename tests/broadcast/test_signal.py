@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
+import pytest
+
+from cluster import broadcast
 from cluster.broadcast import Signal
 
 
@@ -102,3 +105,52 @@ def test_an_event_loop_that_is_gone_leaves_nothing_behind():
     gone = weakref.ref(asyncio.run(wait_once()))
     gc.collect()
     assert gone() is None  # the loop's wake-ups did not keep it
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_loop_cancelled_as_it_is_woken_stops(turns):
+    """A component's loop waits on a Waiter; stop() cancels it. A cancellation that comes just as
+    a nudge wakes it must still end the loop (Python 3.11's wait_for returned the wake-up and lost
+    the cancellation: the loop ran on and stop() waited for it forever)."""
+
+    async def main() -> bool:
+        signal = Signal()
+        waiter = signal.subscribe("c")
+
+        async def component() -> None:
+            while True:
+                await waiter.wait(10.0)
+
+        task = asyncio.create_task(component())
+        await asyncio.sleep(0)
+        waiter.event.set()
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=2.0)
+        if not done:
+            task.cancel()
+        return task in done and task.cancelled()
+
+    assert asyncio.run(main())
+
+
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_a_wait_for_the_next_change_cancelled_as_it_comes_is_cancelled(turns):
+    async def main() -> bool:
+        async def lull() -> None:
+            while True:
+                await broadcast.next_change("cancel-race", 10.0)
+
+        task = asyncio.create_task(lull())
+        await asyncio.sleep(0)
+        with broadcast.working("cancel-race"):  # a change: the waiting future gets its result
+            for _ in range(turns):
+                await asyncio.sleep(0)
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=2.0)
+        if not done:
+            task.cancel()
+        return task in done and task.cancelled()
+
+    assert asyncio.run(main())
