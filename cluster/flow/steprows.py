@@ -243,8 +243,8 @@ def is_complete(trace_id: str, committed_seq: int, new_steps: list[int]) -> bool
         )
         if len(_tallies) >= TALLIES_KEPT:
             _tallies.clear()
-        _tallies[trace_id] = (committed_seq, created, done, decided, gone)
-        memo.put(("tally", trace_id), _tallies[trace_id])
+        _tallies[trace_id] = tally = (committed_seq, created, done, decided, gone)
+    memo.put(("tally", trace_id), tally)  # inside a batch, counted on by insert (_count_in)
     created += new_steps.count(7)
     done += new_steps.count(13)
     decided += new_steps.count(6)

@@ -12,7 +12,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.flow import steprows
 from cluster.flow.recorder import StepSpec, record_steps, start_trace
-from cluster.models import ApiObject, Cluster, FlowStep, WatchEvent
+from cluster.models import ApiObject, Cluster, FlowStep, FlowTrace, WatchEvent
 from kubesim.sqlite import memo
 
 KUBECTL = api.Actor(client="kubectl", detail="test")
@@ -121,6 +121,23 @@ def test_a_trace_numbers_its_steps_from_what_the_batch_inserted():
         (2, 10),
         (3, 11),
     ]
+
+
+def test_a_batch_counts_a_traces_steps_once_and_finishes_it_with_its_last_pod():
+    """Step 13 of each of three pods in one batch: the trace's step counts are read once (the
+    batch counts on from what it inserted), and the trace ends with the third pod, not before."""
+    cluster = Cluster.objects.create(name="memo-tally")
+    trace = start_trace(cluster, "ReplicationController", "default", "web", "create", "kubectl")
+    FlowTrace.objects.filter(pk=trace.pk).update(expected_pods=3)
+    pods = [("Pod", "default", f"web-{i}") for i in range(3)]
+    record_steps(trace.pk, [StepSpec(6, "en", "zh"), *(StepSpec(7, "en", "zh", obj=pod) for pod in pods)])
+    with CaptureQueriesContext(connection) as queries, memo.batch(), transaction.atomic():
+        for pod in pods:
+            assert FlowTrace.objects.get(pk=trace.pk).finished_at is None
+            record_steps(trace.pk, [StepSpec(13, "en", "zh", obj=pod)])
+    counts = [q for q in queries.captured_queries if q["sql"].startswith("SELECT SUM(CASE WHEN step")]
+    assert len(counts) == 1
+    assert FlowTrace.objects.get(pk=trace.pk).finished_at is not None
 
 
 def _class_reads(queries) -> int:
