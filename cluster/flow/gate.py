@@ -108,8 +108,26 @@ def is_open_now(cluster_name: str) -> bool:
 
 
 async def flow_settings(cluster_name: str) -> FlowSettings:
-    """The cluster's pace and step mode, from a cache refreshed every SETTINGS_TTL seconds."""
-    return _cached(cluster_name) or await db(read_settings)(cluster_name)
+    """The cluster's pace and step mode, from a cache refreshed every SETTINGS_TTL seconds.
+
+    When it is stale, the coroutines that ask meanwhile share one read: a burst's pod workers
+    asked together, each made its own trip to the database thread, and they came back in
+    different turns of the event loop, so their writes no longer went in one batch."""
+    cached = _cached(cluster_name)
+    if cached is not None:
+        return cached
+    loop = asyncio.get_running_loop()
+    reading = _reading.get(cluster_name)
+    if reading is None or reading.get_loop() is not loop:
+        reading = _reading[cluster_name] = loop.create_task(db(read_settings)(cluster_name))
+        reading.add_done_callback(
+            lambda done: _reading.pop(cluster_name, None) if _reading.get(cluster_name) is done else None
+        )
+    # Shielded: one asker cancelled does not cancel the read the others wait for.
+    return await asyncio.shield(reading)
+
+
+_reading: dict[str, asyncio.Task] = {}  # the read in flight per cluster (flow_settings)
 
 
 def _cached(cluster_name: str) -> FlowSettings | None:

@@ -6,6 +6,7 @@ from asgiref.sync import async_to_sync
 from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
+from cluster.flow import gate
 from cluster.kubelet.logs import read_log
 from cluster.models import FlowTrace
 from tests.flow.support import KUBECTL, example
@@ -165,13 +166,17 @@ def test_a_new_image_for_a_running_pod_restarts_its_container(demo):
     assert [s.step for s in steps if s.skipped] == list(range(5, 12))
 
 
-def test_pods_reaching_the_kubelets_together_share_their_transactions(demo, monkeypatch):
+@pytest.mark.parametrize("stale_settings", [False, True])
+def test_pods_reaching_the_kubelets_together_share_their_transactions(demo, monkeypatch, stale_settings):
     """Bound pods seen in one sync: their step 12 with ContainerCreating, each node's first pull
     and the started status are each written in one transaction for the pods, and each pod still
-    gets its own steps, status and node image."""
+    gets its own steps, status and node image. Also when the flow's settings are stale at every
+    ask: the workers share each read of them, and come back together."""
     from cluster.kubelet import podwrites
 
     drive()
+    if stale_settings:
+        monkeypatch.setattr(gate, "SETTINGS_TTL", 0.0)
     batches: list[list[str]] = []
     write_in_turns = podwrites.writers.write_in_turns
 
