@@ -11,8 +11,8 @@ from django.test.utils import CaptureQueriesContext
 from cluster.apiserver import service as api
 from cluster.models import Cluster, FlowStep, WatchEvent
 from kubesim.sqlite import memo
+from tests.idle.test_batch_memo import KUBECTL, _pod
 
-KUBECTL = api.Actor(client="kubectl", detail="test")
 pytestmark = pytest.mark.django_db
 
 
@@ -20,15 +20,6 @@ pytestmark = pytest.mark.django_db
 def _sqlite_only():
     if connection.vendor != "sqlite":
         pytest.skip("waiting appends are the SQLite backend's")
-
-
-def _pod(name: str) -> dict:
-    return {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
-    }
 
 
 def _left_behind(cluster: Cluster) -> tuple:
