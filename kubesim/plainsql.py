@@ -31,7 +31,7 @@ class cursor:
 
     def __enter__(self):
         connection = connections[DEFAULT_DB_ALIAS]
-        if connection.force_debug_cursor or _debug() or connection.execute_wrappers:
+        if _watched(connection):
             self._django = connection.cursor()
             return self._django.__enter__()
         self._django = None
@@ -62,31 +62,28 @@ def later(query: str, params: list, table: str, key: object = None) -> None:
     what it updates) that nothing needs before the next statement naming `table`. Inside a
     control plane's batch on SQLite it waits for then (kubesim/sqlite/deferred.py); elsewhere,
     and while statements are logged or wrapped, it runs now."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    defer = getattr(connection, "defer", None)
-    if (
-        defer is not None
-        and not (connection.force_debug_cursor or _debug() or connection.execute_wrappers)
-        and defer(query, params, table, key)
-    ):
-        return
-    with cursor() as c:
-        c.execute(query, params)
+    if not _deferred(query, [params], table, key):
+        with cursor() as c:
+            c.execute(query, params)
 
 
 def later_many(query: str, param_list: list[list], table: str) -> None:
     """`later` for several rows of one INSERT."""
+    if not _deferred(query, param_list, table):
+        with cursor() as c:
+            c.executemany(query, param_list)
+
+
+def _deferred(query: str, param_list: list[list], table: str, key: object = None) -> bool:
     connection = connections[DEFAULT_DB_ALIAS]
     defer = getattr(connection, "defer", None)
-    if defer is not None and not (connection.force_debug_cursor or _debug() or connection.execute_wrappers):
-        for at, params in enumerate(param_list):
-            if not defer(query, params, table):
-                param_list = param_list[at:]  # outside a batch: the first is refused, so all are
-                break
-        else:
-            return
-    with cursor() as c:
-        c.executemany(query, param_list)
+    return defer is not None and not _watched(connection) and defer(query, param_list, table, key)
+
+
+def _watched(connection) -> bool:
+    """Statements are logged or wrapped (DEBUG, tests counting queries): Django's own cursor must
+    see each one, when it is made."""
+    return bool(connection.force_debug_cursor or _debug() or connection.execute_wrappers)
 
 
 @cache

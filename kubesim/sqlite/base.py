@@ -79,12 +79,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
         cursor.owner = self
         return cursor
 
-    def defer(self, query: str, params: list, table: str, key: object = None) -> bool:
-        """Keep an append of a batch transaction for later (kubesim/sqlite/deferred.py); False
-        outside a batch, where the caller runs it at once."""
+    def defer(self, query: str, param_list: list[list], table: str, key: object = None) -> bool:
+        """Keep the rows of an append of a batch transaction for later
+        (kubesim/sqlite/deferred.py); False outside a batch, where the caller runs it at once."""
         if self.memo is None or not self.in_atomic_block or self.needs_rollback:
             return False
-        self.deferred.add(query, params, table, key)
+        for params in param_list:
+            self.deferred.add(query, params, table, key)
         return True
 
     def send_deferred(self) -> None:

@@ -55,7 +55,7 @@ class Deferred:
         return self.sent < len(self.entries)
 
     def needed_by(self, query: str) -> bool:
-        return self.sent < len(self.entries) and any(names(query, table) for table in self.tables)
+        return self.waiting() and any(names(query, table) for table in self.tables)
 
     def take(self) -> list[tuple[str, list[list]]]:
         """What waits, as (query, params list) runs of one text each; counted as sent."""
