@@ -120,14 +120,17 @@ async def flow_settings(cluster_name: str) -> FlowSettings:
     reading = _reading.get(cluster_name)
     if reading is None or reading.get_loop() is not loop:
         reading = _reading[cluster_name] = loop.create_task(db(read_settings)(cluster_name))
-        reading.add_done_callback(
-            lambda done: _reading.pop(cluster_name, None) if _reading.get(cluster_name) is done else None
-        )
+        reading.add_done_callback(lambda done: _read_done(cluster_name, done))
     # Shielded: one asker cancelled does not cancel the read the others wait for.
     return await asyncio.shield(reading)
 
 
 _reading: dict[str, asyncio.Task] = {}  # the read in flight per cluster (flow_settings)
+
+
+def _read_done(cluster_name: str, done: asyncio.Task) -> None:
+    if _reading.get(cluster_name) is done:  # not a newer read (of another event loop)
+        del _reading[cluster_name]
 
 
 def _cached(cluster_name: str) -> FlowSettings | None:
