@@ -56,7 +56,7 @@ def test_uploaded_pod_goes_through_the_numbered_steps_and_runs_on_its_node(page)
     assert reasons[0].startswith("skipped: A bare Pod")  # the reason, stated once for the run
     assert all(reason in ("skipped ↑", reasons[0]) for reason in reasons[1:])
     # The trace's ending entry follows step 13: the caption says how it ended.
-    page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
+    page.wait_for_function("() => document.querySelector('.caption-num')?.textContent === 'end'")
     assert "reached its goal" in page.locator(".caption").text_content()
     # The word fits its round badge (it used to spill over the circle's edges).
     badge = page.locator(".caption-num")

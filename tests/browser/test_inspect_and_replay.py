@@ -48,7 +48,7 @@ def test_replay_walks_a_finished_trace_again_and_the_picker_selects_a_trace(page
         '.node-card[data-node="node1"] .pod[data-pod="default/replay-web"][data-state="Running"]',
         timeout=TIMEOUT_MS,
     )
-    page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
+    page.wait_for_function("() => document.querySelector('.caption-num')?.textContent === 'end'")
     page.click("#replay")
     page.wait_for_selector("#replay-bar:not([hidden])", timeout=TIMEOUT_MS)
     assert page.locator("#replay-label").text_content().startswith("Replaying · 1/")
@@ -76,7 +76,7 @@ def test_a_long_trace_loaded_from_the_snapshot_replays_whole_fetching_its_other_
     apply_yaml(page, rc)
     running = '.pod[data-pod^="default/long-web-"][data-state="Running"]'
     page.wait_for_function(f"() => document.querySelectorAll('{running}').length === 3", timeout=TIMEOUT_MS)
-    page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
+    page.wait_for_function("() => document.querySelector('.caption-num')?.textContent === 'end'")
     fetched: list[str] = []
     page.on(
         "request",
@@ -84,7 +84,7 @@ def test_a_long_trace_loaded_from_the_snapshot_replays_whole_fetching_its_other_
     )
     page.reload()
     page.wait_for_selector('#conn[data-state="live"]', timeout=TIMEOUT_MS)
-    page.wait_for_function("() => document.querySelector('.caption-num').textContent === 'end'")
+    page.wait_for_function("() => document.querySelector('.caption-num')?.textContent === 'end'")
     assert "long-web" in page.locator("#trace-select option").nth(1).text_content()
     page.click("#replay")
     page.wait_for_selector("#replay-bar:not([hidden])", timeout=TIMEOUT_MS)
@@ -92,4 +92,4 @@ def test_a_long_trace_loaded_from_the_snapshot_replays_whole_fetching_its_other_
     # Steps 1–6 of the RC, one pod's 7–13 and the ending: 14 entries, none missing.
     assert page.locator("#replay-label").text_content().endswith("/14")
     page.eval_on_selector("#replay-scrub", "el => { el.value = '12'; el.dispatchEvent(new Event('input')); }")
-    page.wait_for_function("() => document.querySelector('.caption-num').textContent === '13'")
+    page.wait_for_function("() => document.querySelector('.caption-num')?.textContent === '13'")
