@@ -110,14 +110,29 @@ class ControlPlane:
     async def stop(self) -> None:
         # The explanations this scheduler still holds are written before it goes (a bounded wait:
         # readers in other processes wait for them).
-        with contextlib.suppress(Exception, TimeoutError):
-            async with asyncio.timeout(STOP_EXPLAIN_SECONDS):  # not wait_for: see broadcast.Waiter.wait
-                await self.scheduler.explainer.explain_all()
+        try:
+            with contextlib.suppress(Exception, TimeoutError):
+                async with asyncio.timeout(STOP_EXPLAIN_SECONDS):  # not wait_for: see broadcast.Waiter.wait
+                    await self.scheduler.explainer.explain_all()
+        finally:
+            await self._end_tasks()
+        # A cancelled task's call into the database thread still runs there: one more trip waits
+        # for it, so nothing of this control plane writes after stop().
+        with contextlib.suppress(Exception):
+            await db(lambda: None)()
+
+    async def _end_tasks(self) -> None:
         for task in self.tasks:
             task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        try:
+            # gather keeps a cancellation of stop()'s own caller, which a suppress around each
+            # await would swallow along with the tasks' own CancelledError.
+            await asyncio.gather(*self.tasks, return_exceptions=True)
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """What stop() gives back even when its caller is cancelled midway."""
         for component in self.components:
             task_map = getattr(component, "workers", {})
             for task in task_map.values():
@@ -125,10 +140,6 @@ class ControlPlane:
             component.informer.close()
         self.scheduler.explainer.close()
         self.tasks.clear()
-        # A cancelled task's call into the database thread still runs there: one more trip waits
-        # for it, so nothing of this control plane writes after stop().
-        with contextlib.suppress(Exception):
-            await db(lambda: None)()
         if self.listening:
             broadcast.unlisten(self.cluster_name)
             self.listening = False
