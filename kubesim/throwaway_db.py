@@ -42,24 +42,35 @@ def migrated_or_throwaway(stdout=None) -> Iterator[str]:
         yield "database: the configured one"
         return
     folder = Path(tempfile.mkdtemp(prefix="kubesim-throwaway-"))
+    try:
+        with sqlite_file(folder / "db.sqlite3"):
+            call_command("migrate", verbosity=0, interactive=False)
+            note = f"database: a throwaway SQLite database in {folder} (the configured one is not migrated)"
+            if stdout is not None:
+                stdout.write(note)
+            yield note
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def sqlite_file(path: Path) -> Iterator[None]:
+    """The default database is the SQLite file `path` (not migrated here) for every thread of the
+    process, opened as the embedded default opens it: the writer queue, WAL and the busy timeout
+    (without them the control plane's writers and its event flushes fail with "database is
+    locked"). The configured database comes back afterwards."""
     settings_dict = connections.settings["default"]
     saved = dict(settings_dict)
     connections["default"].close()
-    # New connections (every thread's) read this dict: all of them open the throwaway file.
-    # As the embedded default opens it: the writer queue, WAL and the busy timeout (without them
-    # the control plane's writers and its event flushes fail with "database is locked").
-    settings_dict.update(
-        ENGINE="kubesim.sqlite", NAME=str(folder / "db.sqlite3"), OPTIONS=dict(settings.SQLITE_OPTIONS)
-    )
-    connections["default"].settings_dict = settings_dict
+    # New connections (every thread's) read this dict. This thread's wrapper is made anew: the
+    # configured one may be another backend's (PostgreSQL's would connect to a database named
+    # after the file).
+    settings_dict.update(ENGINE="kubesim.sqlite", NAME=str(path), OPTIONS=dict(settings.SQLITE_OPTIONS))
+    connections["default"] = connections.create_connection("default")
     try:
-        call_command("migrate", verbosity=0, interactive=False)
-        note = f"database: a throwaway SQLite database in {folder} (the configured one is not migrated)"
-        if stdout is not None:
-            stdout.write(note)
-        yield note
+        yield
     finally:
         connections["default"].close()
         settings_dict.clear()
         settings_dict.update(saved)
-        shutil.rmtree(folder, ignore_errors=True)
+        connections["default"] = connections.create_connection("default")

@@ -56,6 +56,17 @@ def _fresh_rate_limits():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _sync_thread_connection_closed():
+    """asgiref's one sync thread keeps its connection between calls (CONN_MAX_AGE, as a server
+    does); a test's must not outlive it: PostgreSQL refuses to drop a database still in use."""
+    yield
+    from asgiref.sync import SyncToAsync
+    from django.db import connections
+
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
 @pytest.fixture
 def fake_clock():
     """The cluster's clock, moved by the test (`fake_clock.advance(seconds)`) instead of sleeping."""

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.scaleout import support
+
 REPO = Path(__file__).resolve().parent.parent
 
 PROBE = """
@@ -24,14 +26,29 @@ with migrated_or_throwaway() as note:
 """
 
 
-def test_the_throwaway_database_is_the_embedded_defaults_sqlite(tmp_path):
-    env = {**os.environ, "KUBESIM_SQLITE_PATH": str(tmp_path / "unmigrated.sqlite3")}
-    env.pop("DATABASE_URL", None)
+def _probe(env: dict) -> str:
     env.pop("DJANGO_SETTINGS_MODULE", None)
     result = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", PROBE], cwd=REPO, env=env, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == (
-        "database: a throwaway SQLite database sqlite kubesim.sqlite.base IMMEDIATE wal"
-    )
+    return result.stdout.strip().splitlines()[-1]
+
+
+EXPECTED = "database: a throwaway SQLite database sqlite kubesim.sqlite.base IMMEDIATE wal"
+
+
+def test_the_throwaway_database_is_the_embedded_defaults_sqlite(tmp_path):
+    env = {**os.environ, "KUBESIM_SQLITE_PATH": str(tmp_path / "unmigrated.sqlite3")}
+    env.pop("DATABASE_URL", None)
+    assert _probe(env) == EXPECTED
+
+
+def test_an_unmigrated_postgresql_database_gets_the_same_throwaway_sqlite():
+    """The configured backend's connection is replaced, not only its settings (PostgreSQL's
+    connected to a database named after the SQLite file)."""
+    database = support.new_pg_database()
+    try:
+        assert _probe({**os.environ, "DATABASE_URL": database}) == EXPECTED
+    finally:
+        support.drop_pg_database(database)

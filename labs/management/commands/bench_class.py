@@ -46,11 +46,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections
 
 from cluster.stampedhttp import Connection, Response
 from kubesim.benchserver import cpu_seconds, free_port
 from kubesim.benchstats import percentile, yardstick
+from kubesim.throwaway_db import sqlite_file
 
 LABEL_STEPS = 4
 SETTLE_SECONDS = 600.0  # the longest the idle measurement waits for the pods to run
@@ -274,30 +274,21 @@ class Command(BaseCommand):
         self.seed = options["seed"]
         folder = Path(tempfile.mkdtemp(prefix="kubesim-bench-class-"))
         database = folder / "db.sqlite3"
-        saved = dict(connections.settings["default"])
         try:
-            self._use(database)
-            code = self._session(nodes)
-            speed = yardstick()
-            self.stdout.write(f"load average before: {_load()}; machine speed {speed:.1f} k loops/CPU-s")
-            server = Server(database, park_after)
-            try:
-                self._run(server, code, students, nodes, warmup, idle_after, options["idle_window"])
-            finally:
-                server.stop()
+            # This process and the server share a fresh SQLite file (migrated here), whatever
+            # database DATABASE_URL names.
+            with sqlite_file(database):
+                call_command("migrate", verbosity=0, interactive=False)
+                code = self._session(nodes)
+                speed = yardstick()
+                self.stdout.write(f"load average before: {_load()}; machine speed {speed:.1f} k loops/CPU-s")
+                server = Server(database, park_after)
+                try:
+                    self._run(server, code, students, nodes, warmup, idle_after, options["idle_window"])
+                finally:
+                    server.stop()
         finally:
-            connections["default"].close()
-            connections.settings["default"].clear()
-            connections.settings["default"].update(saved)
             shutil.rmtree(folder, ignore_errors=True)
-
-    def _use(self, database: Path) -> None:
-        """This process and the server share a fresh SQLite file (migrated here)."""
-        connections["default"].close()
-        settings_dict = connections.settings["default"]
-        settings_dict.update(ENGINE="django.db.backends.sqlite3", NAME=str(database))
-        connections["default"].settings_dict = settings_dict
-        call_command("migrate", verbosity=0, interactive=False)
 
     def _session(self, nodes: int) -> str:
         from labs.catalog import save_definition
