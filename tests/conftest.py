@@ -67,6 +67,18 @@ def _sync_thread_connection_closed():
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
+@pytest.fixture(autouse=True)
+def _sqlite_only(request):
+    """`@pytest.mark.sqlite_only(why)`: the test is about the SQLite backend (a run with
+    DATABASE_URL set skips it)."""
+    marker = request.node.get_closest_marker("sqlite_only")
+    if marker is not None:
+        from django.db import connection
+
+        if connection.vendor != "sqlite":
+            pytest.skip(marker.args[0] if marker.args else "the SQLite backend's")
+
+
 @pytest.fixture
 def fake_clock():
     """The cluster's clock, moved by the test (`fake_clock.advance(seconds)`) instead of sleeping."""

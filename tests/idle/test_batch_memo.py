@@ -16,13 +16,7 @@ from cluster.models import ApiObject, Cluster, FlowStep, FlowTrace, WatchEvent
 from kubesim.sqlite import memo
 
 KUBECTL = api.Actor(client="kubectl", detail="test")
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _sqlite_only():
-    if connection.vendor != "sqlite":
-        pytest.skip("kept reads are the SQLite backend's")
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_only("kept reads are the SQLite backend's")]
 
 
 def _pod(name: str) -> dict:

@@ -17,13 +17,7 @@ from cluster.models import ApiObject, Cluster
 from kubesim.sqlite import writers
 
 KUBECTL = api.Actor(client="kubectl", detail="test")
-pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _sqlite_only():
-    if connection.vendor != "sqlite":
-        pytest.skip("the writer gate is SQLite's")
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_only("the writer gate is SQLite's")]
 
 
 def _namespace(name: str) -> dict:

@@ -13,13 +13,7 @@ from cluster.models import Cluster, FlowStep, WatchEvent
 from kubesim.sqlite import memo
 from tests.idle.test_batch_memo import KUBECTL, _pod
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _sqlite_only():
-    if connection.vendor != "sqlite":
-        pytest.skip("waiting appends are the SQLite backend's")
+pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_only("waiting appends are the SQLite backend's")]
 
 
 def _left_behind(cluster: Cluster) -> tuple:

@@ -10,6 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from cluster.models import Cluster
 from kubesim.sqlite import base
 
+pytestmark = pytest.mark.sqlite_only("the SQLite backend's cursor and savepoints")
+
 
 @pytest.mark.django_db
 def test_placeholders_and_literal_percent_signs_run_as_django_runs_them():

@@ -141,6 +141,8 @@ def live_server(tmp: Path, seed: str | None = SEED) -> Iterator[LiveServer]:
         "API_PORT": str(api_port),
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.pop("DATABASE_URL", None)  # the embedded default on its own file, whatever the caller's
+    env.pop("REDIS_URL", None)
     _manage(env, "migrate", "--noinput")
     if seed is None:
         _manage(env, "loaddemo")
