@@ -6,9 +6,11 @@ import atexit
 import os
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 
 import pytest
+from django.db.backends.signals import connection_created
 
 from k8s import clock
 
@@ -65,6 +67,33 @@ def _sync_thread_connection_closed():
     from django.db import connections
 
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+# Every database connection the run opens, on any thread: the kept threads (request threads, stream
+# readers, the labs' lanes) hold theirs between calls, as a server does.
+_OPENED: weakref.WeakSet = weakref.WeakSet()
+
+
+def _remember(sender, connection, **kwargs):
+    _OPENED.add(connection)
+
+
+connection_created.connect(_remember)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's, with every connection still open closed before the test database is
+    dropped: PostgreSQL refuses to drop a database that sessions use. The threads that own them
+    are idle once the run is over."""
+    yield
+    for wrapper in list(_OPENED):
+        if wrapper.vendor != "sqlite" and wrapper.connection is not None:
+            wrapper.inc_thread_sharing()
+            try:
+                wrapper.close()
+            finally:
+                wrapper.dec_thread_sharing()
 
 
 @pytest.fixture(autouse=True)
