@@ -4,7 +4,7 @@ Sixty students in one bench process are sixty threads sharing one GIL (and an ev
 their lab sockets): a thread that times `request → response read` also counts the time it waited
 for the GIL after the response had arrived. A student's kubectl is a process of its own and has no
 such wait, so here a request's clock starts just before its bytes are written and stops at the
-time the kernel received the response's last byte (SO_TIMESTAMPNS, as `cluster.wsclient` does).
+time the kernel received the response's last byte (SO_TIMESTAMPNS, as `bench.wsclient` does).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import socket
 import time
 from dataclasses import dataclass
 
-from cluster.wsclient import ANCILLARY_BYTES, RECV_BYTES, SO_TIMESTAMPNS, kernel_arrival
+from bench.wsclient import ANCILLARY_BYTES, RECV_BYTES, SO_TIMESTAMPNS, kernel_arrival
 
 
 @dataclass(slots=True)

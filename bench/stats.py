@@ -38,6 +38,6 @@ def yardstick(loops: int = 20_000) -> float:
 def speed_line(before: float) -> str:
     """The benchmarks' closing line: the machine's speed at their start (`before`) and now."""
     return (
-        f"machine speed (kubesim.benchstats.yardstick) before / after: {before:.1f} / {yardstick():.1f} "
+        f"machine speed (bench.stats.yardstick) before / after: {before:.1f} / {yardstick():.1f} "
         "k loops per CPU-second"
     )

@@ -17,7 +17,7 @@ from functools import cached_property
 from django.db import connection
 from django.db.models import Model
 
-from kubesim import plainsql
+from database import plainsql
 
 
 @dataclass(frozen=True)

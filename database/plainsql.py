@@ -60,7 +60,7 @@ class cursor:
 def later(query: str, params: list, table: str, key: object = None) -> None:
     """Run an append (an INSERT, or an UPDATE whose last value is all that counts: `key` names
     what it updates) that nothing needs before the next statement naming `table`. Inside a
-    control plane's batch on SQLite it waits for then (kubesim/sqlite/deferred.py); elsewhere,
+    control plane's batch on SQLite it waits for then (database/sqlite/deferred.py); elsewhere,
     and while statements are logged or wrapped, it runs now."""
     if not _deferred(query, [params], table, key):
         with cursor() as c:

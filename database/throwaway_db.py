@@ -65,7 +65,7 @@ def sqlite_file(path: Path) -> Iterator[None]:
     # New connections (every thread's) read this dict. This thread's wrapper is made anew: the
     # configured one may be another backend's (PostgreSQL's would connect to a database named
     # after the file).
-    settings_dict.update(ENGINE="kubesim.sqlite", NAME=str(path), OPTIONS=dict(settings.SQLITE_OPTIONS))
+    settings_dict.update(ENGINE="database.sqlite", NAME=str(path), OPTIONS=dict(settings.SQLITE_OPTIONS))
     connections["default"] = connections.create_connection("default")
     try:
         yield

@@ -31,7 +31,7 @@ application = ProtocolTypeRouter(
     {
         "http": SecurityHeaders(django_asgi_app),
         # Browser sockets: same scheme, host and port as the page; a socket without Origin
-        # (kubectl's) is authenticated by bearer token only (cluster.access.caller_of).
+        # (kubectl's) is authenticated by bearer token only (cluster.auth.access.caller_of).
         "websocket": SameOriginValidator(auth_middleware_stack(URLRouter(websocket_urlpatterns))),
     }
 )

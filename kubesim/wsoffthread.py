@@ -1,7 +1,7 @@
 """Websockets whose database work stays off the control planes' thread.
 
 Channels runs two things on asgiref's one thread-sensitive executor, the thread that in `serve`
-also carries every control plane's database work (cluster/informer.py `db`): the session's user
+also carries every control plane's database work (cluster/client/informer.py `db`): the session's user
 lookup at connect (`channels.auth.get_user`) and, before every message a consumer handles,
 `close_old_connections`. With sixty busy sandboxes that queue is seconds long: a lab panel's
 socket was dropped by Daphne before its connect was accepted (5 s), and each check result waited

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from cluster.ratelimit import RateLimiter
+from cluster.auth.ratelimit import RateLimiter
 from dashboard.views import page_context
 from labs import sandbox
 from labs.catalog import lab_of

@@ -13,8 +13,8 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from cluster.hostile.bodies import KINDS, dotted, put, valid, wrong_bodies
-from cluster.hostile.client import APPLY, JSON, JSON_PATCH, MERGE, STRATEGIC, Answer, Client
+from bench.hostile.bodies import KINDS, dotted, put, valid, wrong_bodies
+from bench.hostile.client import APPLY, JSON, JSON_PATCH, MERGE, STRATEGIC, Answer, Client
 
 
 @dataclass

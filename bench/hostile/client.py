@@ -41,7 +41,7 @@ class Answer:
 
 
 def _teacher() -> str:
-    from cluster.access import presenter_token
+    from cluster.auth.access import presenter_token
 
     return presenter_token()
 

@@ -28,14 +28,14 @@ from pathlib import Path
 
 from django.conf import settings
 
-from cluster import activity
+from cluster.apiserver.admission.quota import policy
 from cluster.apiserver.errors import ApiError
+from cluster.auth import state
+from cluster.auth.ratelimit import WRITES
+from cluster.controlplane import activity
 from cluster.models import Cluster
-from cluster.quota import policy
-from cluster.ratelimit import WRITES
-from kubesim import state
-from kubesim.joined import JoinedLookup
-from kubesim.unique import unique_row
+from database.joined import JoinedLookup
+from database.unique import unique_row
 
 ANONYMOUS = "system:anonymous"
 READ_VERBS = frozenset({"get", "list", "watch"})
@@ -346,9 +346,9 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
     if cluster is None:
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)
-    activity.requested(cluster.name)  # a parked control plane starts again (cluster/activity.py)
+    activity.requested(cluster.name)  # a parked control plane starts again (cluster/controlplane/activity.py)
     if verb not in READ_VERBS and hasattr(who, "META"):
-        # An HTTP write: its end is noted too (cluster/middleware.py), once its writes committed.
+        # An HTTP write: its end is noted too (cluster/controlplane/middleware.py), once its writes committed.
         who.kubesim_writes_to = cluster.name
         activity.writing(cluster.name)
     return cluster

@@ -12,9 +12,9 @@ import base64
 import yaml
 from django.conf import settings
 
-from cluster.access import Caller, presenter_token, sandbox_token
+from cluster.auth import tls
+from cluster.auth.access import Caller, presenter_token, sandbox_token
 from cluster.models import Cluster
-from kubesim import tls
 
 
 def api_server(host: str, cluster: str, port: int | None = None) -> str:

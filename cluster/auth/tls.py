@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from kubesim.state import state_dir, write_private
+from cluster.auth.state import state_dir, write_private
 
 VALID_DAYS = 3650
 

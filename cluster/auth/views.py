@@ -8,12 +8,12 @@ import json
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from cluster import kubeconfig
-from cluster.access import caller_of, check_csrf, forbidden, get_cluster, may_write
 from cluster.api.http import error_response, json_response
+from cluster.apiserver.admission.quota import clean_overrides, policy
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
+from cluster.auth import kubeconfig
+from cluster.auth.access import caller_of, check_csrf, forbidden, get_cluster, may_write
 from cluster.models import Cluster
-from cluster.quota import clean_overrides, policy
 
 
 def policy_json(cluster: Cluster, request: HttpRequest) -> dict:

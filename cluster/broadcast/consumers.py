@@ -1,7 +1,7 @@
 """The cluster websocket: a snapshot on connect, then every change and every flow step.
 
 Thin: access check, join the hub, send the snapshot, then the hub writes every newer message to
-this socket (cluster/sinks.py); ORM work runs in database_sync_to_async. Client actions: next,
+this socket (cluster/broadcast/sinks.py); ORM work runs in database_sync_to_async. Client actions: next,
 continue, pace, step_mode (docs/architecture.md rule 5).
 """
 
@@ -14,13 +14,13 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from cluster import leader
-from cluster.access import authorize, caller_of, get_cluster
 from cluster.apiserver.errors import ApiError
+from cluster.auth.access import authorize, caller_of, get_cluster
+from cluster.broadcast.hub import hub_for
+from cluster.broadcast.sinks import RESYNC, Client, client_for
+from cluster.client import leader
 from cluster.flow import gate, snapshot
-from cluster.hub import hub_for
 from cluster.models import Cluster
-from cluster.sinks import RESYNC, Client, client_for
 
 MAX_FRAME = 1_000_000
 # Objects past this are not worth building into a frame: the page fetches the snapshot over HTTP.
@@ -140,7 +140,7 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
         if action not in ("next", "continue", "pace", "step_mode"):
             await self.send_json({"type": "error", "message": f"unknown action {action!r}"})
             return
-        # Flow controls are writes (cluster.access): the teacher, a sandbox's owner, or the class
+        # Flow controls are writes (cluster.auth.access): the teacher, a sandbox's owner, or the class
         # when the teacher lets it write. The socket's Origin was checked when it opened.
         refusal = await database_sync_to_async(_may_control)(self.scope, self.cluster)
         if refusal:

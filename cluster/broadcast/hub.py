@@ -1,7 +1,7 @@
 """The broadcast hub: one reader of the log per cluster per process, fanning out to local sockets.
 
 On each nudge (or every POLL_SECONDS) the hub reads the new log entries and flow steps ONCE,
-serializes each message ONCE, and hands it to every connected client (cluster/sinks.py writes it
+serializes each message ONCE, and hands it to every connected client (cluster/broadcast/sinks.py writes it
 without per-client work). A client that falls behind is not waited for: once its backlog passes a
 bound, it is sent nothing more until it has drained, then told to `resync` (reload the snapshot),
 and the others stay on time. Object messages carry `prev_revision`, the revision of the previous
@@ -19,15 +19,18 @@ import json
 import logging
 import time
 
-from cluster import activity, broadcast, execsessions, leader, pageview, podview
+from cluster import execsessions
 from cluster.apiserver import rows
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import Gone
+from cluster.broadcast import nudge, pageview, podview
+from cluster.broadcast.sinks import RESYNC, Batch, Client, Message
+from cluster.client import leader
+from cluster.client.informer import db, reset_connection
+from cluster.controlplane import activity
 from cluster.flow import steprows
 from cluster.flow.recorder import message_of
-from cluster.informer import db, reset_connection
 from cluster.models import Cluster, FlowStep
-from cluster.sinks import RESYNC, Batch, Client, Message
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 2.0
@@ -64,8 +67,8 @@ class Hub:
         async with self.starting:
             if self.task is None or self.task.done():
                 await db(self._start_position)()
-                broadcast.bind_loop()
-                broadcast.listen(self.cluster_name)
+                nudge.bind_loop()
+                nudge.listen(self.cluster_name)
                 self.task = asyncio.create_task(self._run(), name=f"hub/{self.cluster_name}")
         self.clients.add(client)
         activity.watch_started(self.cluster_name)  # a parked control plane starts again
@@ -77,7 +80,7 @@ class Hub:
         if not self.clients and self.task is not None:
             self.task.cancel()
             self.task = None
-            broadcast.unlisten(self.cluster_name)
+            nudge.unlisten(self.cluster_name)
             _hubs.pop(self.cluster_name, None)
 
     def _start_position(self) -> None:
@@ -93,7 +96,7 @@ class Hub:
         self.leader = (current["holder"], current["transitions"]) if current else None
 
     async def _run(self) -> None:
-        waiter = broadcast.NUDGES.subscribe(self.cluster_name)
+        waiter = nudge.NUDGES.subscribe(self.cluster_name)
         try:
             while True:
                 started = time.monotonic()
@@ -123,8 +126,8 @@ class Hub:
         steps and each step goes out at once."""
         await asyncio.sleep(0)  # the woken components start first: their work is what follows
         deadline = time.monotonic() + HOLD_MAX_SECONDS
-        while broadcast.busy(self.cluster_name) and (now := time.monotonic()) < deadline:
-            await broadcast.next_change(self.cluster_name, deadline - now)
+        while nudge.busy(self.cluster_name) and (now := time.monotonic()) < deadline:
+            await nudge.next_change(self.cluster_name, deadline - now)
 
     async def pump(self) -> None:
         # In the database thread, with the control plane: a read on a thread of its own was slower
@@ -141,13 +144,13 @@ class Hub:
     def _read(self) -> list[Message]:
         """New log entries, steps and settings; a query is skipped when no nudge announced news
         for it since the last read (the poll, every POLL_SECONDS, reads everything)."""
-        news = broadcast.other_news(self.cluster_name)  # before reading: later news, later read
+        news = nudge.other_news(self.cluster_name)  # before reading: later news, later read
         now = time.monotonic()
         poll = self.stale or now - self.read_all_at >= POLL_SECONDS
         if poll:
             self.stale, self.read_all_at = False, now
         out: list[Message] = []
-        if poll or broadcast.latest_revision(self.cluster_name) > self.revision:
+        if poll or nudge.latest_revision(self.cluster_name) > self.revision:
             out += self._read_log()
         if poll or news != self.news:
             self.news = news

@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterable
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from cluster import activity
+from cluster.controlplane import activity
 
 logger = logging.getLogger(__name__)
 
@@ -143,9 +143,9 @@ _latest_of_kind: dict[str, dict[str, int]] = {}
 _latest_kindless: dict[str, int] = {}
 
 
-# Components of this process at work for a cluster (cluster/controlplane.py, the kubelet's pod
+# Components of this process at work for a cluster (cluster/controlplane/runtime.py, the kubelet's pod
 # workers), and those of them waiting at the flow's gate for pace or "next": the hub holds its
-# fan-out while some are at work and not waiting (cluster/hub.py). Event-loop code only.
+# fan-out while some are at work and not waiting (cluster/broadcast/hub.py). Event-loop code only.
 _working: dict[str, int] = {}
 _waiting: dict[str, int] = {}
 

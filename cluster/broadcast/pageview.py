@@ -1,4 +1,4 @@
-"""What a socket with `?events=page` is sent of an object (cluster/hub.py): the dashboard's view
+"""What a socket with `?events=page` is sent of an object (cluster/broadcast/hub.py): the dashboard's view
 of the kinds it draws little of, every other kind as stored. A 1,000-replica burst's Pod and Event
 messages are most of its bytes, and the page parses every one of them while it draws."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cluster import podview
+from cluster.broadcast import podview
 
 EVENT_METADATA = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
 EVENT_FIELDS = ("reason", "type", "count", "firstTimestamp", "lastTimestamp")

@@ -45,7 +45,7 @@ class Message:
     step_id: int = 0  # flow.step messages: the step row id
     frame: object | None = field(default=None, repr=False)
     # The same message as an `events=page` socket takes it (a Pod as the page draws it,
-    # cluster/pageview.py), when it differs; such a socket takes `text` when there is none.
+    # cluster/broadcast/pageview.py), when it differs; such a socket takes `text` when there is none.
     page: Message | None = field(default=None, repr=False)
     # A flow step as a `lang=<code>` socket takes it: its detail in that language only.
     by_lang: dict[str, Message] | None = field(default=None, repr=False)

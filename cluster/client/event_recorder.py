@@ -5,7 +5,7 @@ with the time it happened) and the control plane's event writer sends the queue 
 moment later, so a pod's start is not held up by its own Events. Repeats of the same event (same
 object, reason and message) raise `count` on the existing Event, as the event correlator does
 ("Back-off pulling image ... (x4 over 2m)"); spam filtering and aggregation of similar Events
-follow client-go's correlator (cluster/event_correlator.py).
+follow client-go's correlator (cluster/client/event_correlator.py).
 """
 
 from __future__ import annotations
@@ -16,17 +16,18 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from cluster import broadcast, event_correlator
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
+from cluster.broadcast import nudge
+from cluster.client import event_correlator
 from cluster.models import Cluster
-from kubesim.sqlite import memo, writers
+from database.sqlite import memo, writers
 
 SEEN_LIMIT = 20_000
 # Wakes the writer of a cluster's queue (keyed by cluster name).
-QUEUED = broadcast.Signal()
+QUEUED = nudge.Signal()
 
 
 @dataclass(slots=True)

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from asgiref.sync import sync_to_async
 from django.db import connection
 
-from cluster import broadcast
 from cluster.apiserver import service as api
 from cluster.apiserver import store
 from cluster.apiserver.errors import Gone
+from cluster.broadcast import nudge
+from cluster.controlplane import turns
 from cluster.flow import watches
 from cluster.models import ApiObject, Cluster
-from kubesim import turns
 
 # Reading the log in pages keeps one pass short when a burst of writes landed.
 PAGE = 2000
@@ -83,7 +83,7 @@ class Informer:
             and not self.behind
             and not self.stale
             and time.monotonic() - self.read_at < REFRESH_SECONDS
-            and broadcast.latest_revision_of(self.cluster_name, self.kinds) <= self.revision
+            and nudge.latest_revision_of(self.cluster_name, self.kinds) <= self.revision
         )
 
     def sync(self) -> list[Delta]:
@@ -169,7 +169,7 @@ def db(function):
     call = sync_to_async(function, thread_sensitive=True)
 
     async def after_requests(*args, **kwargs):
-        await turns.after_requests()  # a student's request goes first (kubesim/turns.py)
+        await turns.after_requests()  # a student's request goes first (cluster/controlplane/turns.py)
         return await call(*args, **kwargs)
 
     return after_requests

@@ -27,11 +27,11 @@ import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
-from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
-from cluster.informer import db
+from cluster.client import event_recorder
+from cluster.client.informer import db
 from cluster.models import ApiObject, Cluster
 
 logger = logging.getLogger(__name__)

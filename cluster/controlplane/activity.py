@@ -1,13 +1,13 @@
 """Who is acting on which cluster: the embedded control plane's rule for idle sandboxes.
 
 A cluster is *touched* by every committed write in this process (except the control plane's own
-heartbeats, Lease renewals), by every request that names it (`cluster.access.get_cluster`) and by
+heartbeats, Lease renewals), by every request that names it (`cluster.auth.access.get_cluster`) and by
 every websocket or watch that opens on it; it is *watched* while a dashboard socket or an API
 watch is open on it. A running control plane whose cluster nobody touched for QUIET_SECONDS, that
 nobody watches and that has no pending work of its own pauses its node heartbeats (everything else
 it does is woken by nudges only), and after `park_after()` seconds it is parked: its tasks stop,
 and the next touch starts it again (its informers list the cluster afresh from the database, so
-nothing is lost). cluster/controlplane.py decides; this module only keeps the times and the waker.
+nothing is lost). cluster/controlplane/runtime.py decides; this module only keeps the times and the waker.
 """
 
 from __future__ import annotations
@@ -88,13 +88,14 @@ WRITE_WAIT_SECONDS = 2.0
 
 
 def writing(cluster_name: str) -> None:
-    """A write request on the cluster began (cluster.access.get_cluster)."""
+    """A write request on the cluster began (cluster.auth.access.get_cluster)."""
     _writing[cluster_name] = time.monotonic()
 
 
 def acted(cluster_name: str) -> None:
-    """A write request on the cluster has its response (cluster/middleware.py): a check that began
-    while it was under way saw the cluster without its writes, so the grader checks again."""
+    """A write request on the cluster has its response (cluster/controlplane/middleware.py): a
+    check that began while it was under way saw the cluster without its writes, so the grader
+    checks again."""
     _acted[cluster_name] = time.monotonic()
 
 

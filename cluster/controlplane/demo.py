@@ -59,7 +59,7 @@ def create_cluster(
     name: str, nodes: list[dict], pace_ms: int | None = None, quota: dict | None = None
 ) -> Cluster:
     """A cluster with these nodes, registered through the API server like any object; `quota`
-    overrides the classroom quota (cluster/quota.py)."""
+    overrides the classroom quota (cluster/apiserver/admission/quota.py)."""
     with transaction.atomic():
         cluster = Cluster.objects.create(
             name=name, pace_ms=settings.KUBESIM_PACE_MS if pace_ms is None else pace_ms, quota=quota or {}

@@ -7,7 +7,8 @@ end is noted as well, and the grader woken, once the writes are committed.
 
 from __future__ import annotations
 
-from cluster import activity, broadcast
+from cluster.broadcast import nudge
+from cluster.controlplane import activity
 
 
 class WriteRequestDone:
@@ -19,5 +20,5 @@ class WriteRequestDone:
         name = getattr(request, "kubesim_writes_to", None)
         if name:
             activity.acted(name)
-            broadcast.NUDGES.fire(name)
+            nudge.NUDGES.fire(name)
         return response

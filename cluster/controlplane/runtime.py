@@ -1,14 +1,15 @@
 """The control plane of a cluster: the controller manager, the scheduler and the kubelets.
 
-Each component lists, then watches the event log (cluster/informer.py), and writes back only
+Each component lists, then watches the event log (cluster/client/informer.py), and writes back only
 through cluster.apiserver. Two ways to drive them:
 
-- `supervise()`: for every cluster, campaign for its Lease (cluster/leader.py) and, while leading,
+- `supervise()`: for every cluster, campaign for its Lease (cluster/client/leader.py) and, while leading,
   run `ControlPlane.start()`'s long-running loops, each woken by nudges and by a short poll, so a
   lost nudge only delays (the scale-out profile: `manage.py controlplane`, several processes);
 - `supervise(elect=False)`: the embedded default (`manage.py serve`), where one process holds every
   control plane and every write's nudge reaches it: no election (the Lease is written once, naming
-  this process), no polling, and idle clusters pause their heartbeats, then park (cluster/activity.py);
+  this process), no polling, and idle clusters pause their heartbeats, then park
+  (cluster/controlplane/activity.py);
 - `await run_until_idle(cluster_name)`: process all pending work now and return (tests, benchmarks).
 """
 
@@ -22,16 +23,18 @@ import time
 
 from django.db import transaction
 
-from cluster import activity, broadcast, event_recorder, leader
+from cluster.broadcast import nudge
+from cluster.client import event_recorder, leader
+from cluster.client.informer import db, reset_connection
 from cluster.controllers.endpoints import EndpointsController
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
 from cluster.controllers.manager import ControllerManager
-from cluster.informer import db, reset_connection
+from cluster.controlplane import activity
+from cluster.controlplane.lull import lull
 from cluster.kubelet.kubelet import KubeletManager
-from cluster.lull import lull
 from cluster.models import Cluster
+from database.sqlite import writers
 from k8s import clock
-from kubesim.sqlite import writers
 from scheduler.queue import MAX_UNSCHEDULABLE_SECONDS, UNSCHEDULABLE
 from scheduler.service import Scheduler
 
@@ -103,8 +106,8 @@ class ControlPlane:
         self.tasks.append(asyncio.create_task(self._write_events()))
         self.tasks.append(asyncio.create_task(self._collect_garbage()))
         self.tasks.append(asyncio.create_task(self.scheduler.explainer.run()))
-        broadcast.bind_loop()
-        broadcast.listen(self.cluster_name)
+        nudge.bind_loop()
+        nudge.listen(self.cluster_name)
         self.listening = True
 
     async def stop(self) -> None:
@@ -112,7 +115,7 @@ class ControlPlane:
         # readers in other processes wait for them).
         try:
             with contextlib.suppress(Exception, TimeoutError):
-                async with asyncio.timeout(STOP_EXPLAIN_SECONDS):  # not wait_for: see broadcast.Waiter.wait
+                async with asyncio.timeout(STOP_EXPLAIN_SECONDS):  # not wait_for: see nudge.Waiter.wait
                     await self.scheduler.explainer.explain_all()
         finally:
             await self._end_tasks()
@@ -141,11 +144,11 @@ class ControlPlane:
         self.scheduler.explainer.close()
         self.tasks.clear()
         if self.listening:
-            broadcast.unlisten(self.cluster_name)
+            nudge.unlisten(self.cluster_name)
             self.listening = False
 
     async def _loop(self, component) -> None:
-        waiter = broadcast.NUDGES.subscribe(self.cluster_name)
+        waiter = nudge.NUDGES.subscribe(self.cluster_name)
         try:
             warm_up = getattr(component, "warm_up", None)
             if warm_up is not None:
@@ -155,7 +158,7 @@ class ControlPlane:
                     logger.exception("%s of %s could not warm up", component.component, self.cluster_name)
             while True:
                 try:
-                    with broadcast.working(self.cluster_name):
+                    with nudge.working(self.cluster_name):
                         worked = await component.step()
                 except Exception:
                     logger.exception(
@@ -204,7 +207,7 @@ class ControlPlane:
         """Heal what a crash left (orphans, traces of objects that are gone), then keep sweeping."""
         collector, first = self.garbage_collector, True
         # Embedded: a sweep follows a nudge (nothing can dangle before something was written).
-        waiter = broadcast.NUDGES.subscribe(self.cluster_name) if self.embedded else None
+        waiter = nudge.NUDGES.subscribe(self.cluster_name) if self.embedded else None
         try:
             while True:
                 try:
@@ -274,7 +277,7 @@ class ControlPlane:
             or self.kubelets.next_wakeup() is not None
             or self.scheduler.next_wakeup() is not None
             or event_recorder.pending(self.cluster_name) > 0
-            or broadcast.busy(self.cluster_name)
+            or nudge.busy(self.cluster_name)
         )
 
     def quiet(self) -> bool:
@@ -421,8 +424,8 @@ class Embedded:
                 if name not in _running and name not in self.parked:
                     await self._start(name)
                 continue
-            if revision > max(self.known[name], broadcast.latest_revision(name)):
-                broadcast.notify(name, revision)  # written by another process: no nudge came
+            if revision > max(self.known[name], nudge.latest_revision(name)):
+                nudge.notify(name, revision)  # written by another process: no nudge came
             self.known[name] = revision
 
     def _idle(self, name: str, plane: ControlPlane) -> bool:

@@ -6,8 +6,8 @@ from functools import lru_cache
 
 from django.db.backends.sqlite3 import base
 
-from kubesim.sqlite import writers
-from kubesim.sqlite.deferred import Deferred
+from database.sqlite import writers
+from database.sqlite.deferred import Deferred
 
 
 @lru_cache(maxsize=4096)
@@ -57,12 +57,12 @@ class CursorWrapper(base.SQLiteCursorWrapper):
 
 class DatabaseWrapper(base.DatabaseWrapper):
     gate_held = False
-    memo: dict | None = None  # a batch's kept reads (kubesim/sqlite/memo.py), None outside one
+    memo: dict | None = None  # a batch's kept reads (database/sqlite/memo.py), None outside one
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.open_savepoints: list[tuple[str, str]] = []  # outermost first: (Django's id, SQLite's name)
-        self.deferred = Deferred()  # a batch's appends waiting (kubesim/sqlite/deferred.py)
+        self.deferred = Deferred()  # a batch's appends waiting (database/sqlite/deferred.py)
 
     def _forget_kept(self) -> None:
         if self.memo:
@@ -81,7 +81,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def defer(self, query: str, param_list: list[list], table: str, key: object = None) -> bool:
         """Keep the rows of an append of a batch transaction for later
-        (kubesim/sqlite/deferred.py); False outside a batch, where the caller runs it at once."""
+        (database/sqlite/deferred.py); False outside a batch, where the caller runs it at once."""
         if self.memo is None or not self.in_atomic_block or self.needs_rollback:
             return False
         for params in param_list:

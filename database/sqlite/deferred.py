@@ -1,6 +1,6 @@
 """A batch transaction's appends, sent to SQLite together just before anything could see them.
 
-In a control plane's batch (kubesim/sqlite/memo.py: an RC's creations, the scheduler's bindings,
+In a control plane's batch (database/sqlite/memo.py: an RC's creations, the scheduler's bindings,
 the kubelets' status reports) every API write moves the cluster's revision, appends its log
 entry and appends its flow steps: three or four statements of their own, each prepared, bound and
 stepped by itself (~50 µs apiece; a 1,000-replica scale-up ran 11,000 of them). Inside a batch on

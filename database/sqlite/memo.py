@@ -6,7 +6,7 @@ cluster's revision, the trace's last step number, its object counts for the quot
 IMMEDIATE transaction holds the database's write lock from BEGIN, so only this transaction can
 change them, and the writes that do (store.write, the step recorder) update what is kept here.
 
-Inside `batch()` the first read of each value is kept; the backend (kubesim/sqlite/base.py) drops
+Inside `batch()` the first read of each value is kept; the backend (database/sqlite/base.py) drops
 everything kept when the transaction commits or rolls back, or a savepoint rolls back (a failed
 write inside the batch undid its changes). Outside `batch()`, and on PostgreSQL, whose row locks
 do not keep other processes from these values in the same way, nothing is kept and every call

@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from django.db import transaction
 
-from kubesim.sqlite import memo
+from database.sqlite import memo
 
 T = TypeVar("T")
 

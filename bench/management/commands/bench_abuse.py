@@ -14,10 +14,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from cluster.hostile import cases
-from cluster.hostile.client import Client
-from cluster.management.commands.bench_fanout import _rss_kib
-from kubesim.benchserver import ThrowawayServer
+from bench.hostile import cases
+from bench.hostile.client import Client
+from bench.management.commands.bench_fanout import _rss_kib
+from bench.server import ThrowawayServer
 
 
 def _open_files(pid: int | None) -> int | None:

@@ -47,10 +47,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
-from cluster.stampedhttp import Connection, Response
-from kubesim.benchserver import cpu_seconds, free_port
-from kubesim.benchstats import percentile, yardstick
-from kubesim.throwaway_db import sqlite_file
+from bench.server import cpu_seconds, free_port
+from bench.stampedhttp import Connection, Response
+from bench.stats import percentile, yardstick
+from database.throwaway_db import sqlite_file
 
 LABEL_STEPS = 4
 SETTLE_SECONDS = 600.0  # the longest the idle measurement waits for the pods to run
@@ -161,7 +161,7 @@ class Server:
 
 class Student:
     """One student: the browser's connection for joining, a kept-alive one for kubectl's writes
-    (timed on the wire: `cluster.stampedhttp`) and the lab panel's websocket."""
+    (timed on the wire: `bench.stampedhttp`) and the lab panel's websocket."""
 
     def __init__(self, port: int) -> None:
         self.port = port
@@ -304,7 +304,7 @@ class Command(BaseCommand):
         return ClassSession.objects.create(lab=definition, teacher=teacher).code
 
     def _run(self, server: Server, code: str, students: int, nodes: int, warmup, idle_after, window) -> None:
-        from cluster.access import sandbox_token
+        from cluster.auth.access import sandbox_token
         from labs.models import Student as StudentRow
 
         pool = ThreadPoolExecutor(max_workers=students + 4, thread_name_prefix="student")
@@ -328,13 +328,13 @@ class Command(BaseCommand):
         left = time.perf_counter()
         self.stdout.write(
             f"load average after the lesson: {_load()}; machine speed {yardstick():.1f} k loops/CPU-s "
-            "(kubesim.benchstats.yardstick)"
+            "(bench.stats.yardstick)"
         )
         self._report_idle(server, students, left, idle_after, window)
         pool.shutdown()
 
     async def _class(self, server, people, nodes: int, warmup: float, pool) -> dict:
-        from cluster import wsclient
+        from bench import wsclient
 
         loop = asyncio.get_running_loop()
         self.socket_retries = 0

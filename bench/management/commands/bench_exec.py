@@ -19,7 +19,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from kubesim.benchstats import percentile
+from bench.stats import percentile
 
 
 def _read_until(fd: int, marker: bytes, timeout: float = 10.0) -> bytes:

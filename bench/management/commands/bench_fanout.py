@@ -25,13 +25,13 @@ from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cluster.wsclient import Crowd, auth_header, wall_offset
-from kubesim.benchserver import ThrowawayServer
+from bench.server import ThrowawayServer
+from bench.wsclient import Crowd, auth_header, wall_offset
 
 
 def teacher_token() -> str:
     """The teacher's credentials: the presenter token in the state directory (KUBESIM_STATE_DIR)."""
-    from cluster.access import presenter_token
+    from cluster.auth.access import presenter_token
 
     return presenter_token()
 

@@ -14,17 +14,17 @@ import time
 from channels.db import database_sync_to_async
 from django.core.management.base import BaseCommand
 
+from bench.server import nginx_pod, nginx_rc
+from bench.stats import percentile, speed_line, yardstick
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
-from cluster.controlplane import ControlPlane
-from cluster.demo import create_many
-from cluster.hub import hub_for
+from cluster.broadcast.hub import hub_for
+from cluster.broadcast.sinks import InboxClient
+from cluster.controlplane.demo import create_many
+from cluster.controlplane.runtime import ControlPlane
 from cluster.models import ApiObject, Cluster
-from cluster.sinks import InboxClient
-from kubesim.benchserver import nginx_pod, nginx_rc
-from kubesim.benchstats import percentile, speed_line, yardstick
+from database.throwaway_db import migrated_or_throwaway
 from kubesim.gc_tuning import tune_for_long_running
-from kubesim.throwaway_db import migrated_or_throwaway
 
 KUBECTL = Actor("kubectl", "kubesim bench_flow")
 

@@ -24,9 +24,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cluster.access import presenter_token
-from kubesim.benchserver import ThrowawayServer, cpu_seconds, nginx_rc
-from kubesim.benchstats import percentile
+from bench.server import ThrowawayServer, cpu_seconds, nginx_rc
+from bench.stats import percentile
+from cluster.auth.access import presenter_token
 
 CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
@@ -55,7 +55,9 @@ class Server(ThrowawayServer):
     page's static files collected as `make run` does."""
 
     def __init__(self, nodes: int) -> None:
-        create = f"from cluster.demo import create_many; create_many({CLUSTER!r}, {nodes}, pace_ms=0)"
+        create = (
+            f"from cluster.controlplane.demo import create_many; create_many({CLUSTER!r}, {nodes}, pace_ms=0)"
+        )
         super().__init__(
             "kubesim-bench-page-", static=True, setup=create, ready=f"/clusters/{CLUSTER}/snapshot"
         )

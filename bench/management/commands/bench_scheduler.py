@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from scheduler.bench import run
+from bench.scheduling import run
 
 
 class Command(BaseCommand):

@@ -14,14 +14,14 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from bench.server import nginx_pod
+from bench.stats import percentile, speed_line, yardstick
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
-from cluster.demo import create_many
+from cluster.controlplane.demo import create_many
 from cluster.models import ApiObject, Cluster
-from kubesim.benchserver import nginx_pod
-from kubesim.benchstats import percentile, speed_line, yardstick
-from kubesim.sqlite import memo
-from kubesim.throwaway_db import migrated_or_throwaway
+from database.sqlite import memo
+from database.throwaway_db import migrated_or_throwaway
 
 KUBECTL = Actor("kubectl", "kubesim bench_writes")
 SCHEDULER = Actor("scheduler", "default-scheduler")

@@ -3,7 +3,8 @@ from its PriorityClass (cluster/apiserver/priority.py holds the kind's rules).""
 
 from __future__ import annotations
 
-from cluster.apiserver import admission, rows
+from cluster.apiserver import rows
+from cluster.apiserver.admission import chain
 from cluster.apiserver.priority import forbidden, resolve, system_class
 from cluster.models import ApiObject, Cluster
 
@@ -64,5 +65,5 @@ def admit_priority_class(cluster, verb: str, kind: str, body: dict, actor) -> No
 
 
 def install() -> None:
-    admission.register(admit_priority_class)
-    admission.register_mutating(admit_pod)
+    chain.register(admit_priority_class)
+    chain.register_mutating(admit_pod)

@@ -5,7 +5,7 @@ controllers included: an RC's creates beyond the quota fail with FailedCreate ev
 upstream's do). Refusals are worded as upstream's ResourceQuota admission words them: 403
 Forbidden `pods "x" is forbidden: exceeded quota: classroom-quota, requested: pods=1, used:
 pods=200, limited: pods=200`. Callers other than the teacher are also limited to `writes` requests
-per `window` seconds (cluster.access answers 429 with Retry-After).
+per `window` seconds (cluster.auth.access answers 429 with Retry-After).
 
 Classroom defaults come from settings (KUBESIM_QUOTA for shared clusters, KUBESIM_SANDBOX_LIMITS
 for students' sandboxes); the teacher overrides them per cluster (`Cluster.quota`).
@@ -19,12 +19,12 @@ from functools import cache
 from django.conf import settings
 from django.db import connection
 
-from cluster.apiserver import admission
+from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import KINDS, kind_info
 from cluster.models import ApiObject
-from kubesim import plainsql
-from kubesim.sqlite import memo
+from database import plainsql
+from database.sqlite import memo
 
 # Events and Leases are many; Endpoints and EndpointSlices mirror Services (a controller writes them).
 UNCOUNTED = ("Event", "Lease", "Endpoints", "EndpointSlice")
@@ -112,7 +112,7 @@ def counts(cluster) -> dict[str, int]:
     and Leases, the numerous ones, are never scanned. Plain SQL: it runs with every create, and
     compiling the ORM's grouped count cost ~1 ms, ten times running it.
 
-    Inside a batch (kubesim/sqlite/memo.py: an RC's hundreds of creates in one transaction) the
+    Inside a batch (database/sqlite/memo.py: an RC's hundreds of creates in one transaction) the
     counts are read once and kept: admit counts each create it lets through, and a deletion
     drops them (store.write)."""
     key = ("objects", cluster.pk, "counts")
@@ -138,4 +138,4 @@ def _count_statement(vendor: str, kinds: int) -> str:
 
 
 def install() -> None:
-    admission.register(admit)
+    chain.register(admit)
