@@ -22,10 +22,10 @@ django_asgi_app = static_app(django_asgi_app)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from database.wsoffthread import auth_middleware_stack  # noqa: E402
 from kubesim.headers import SecurityHeaders  # noqa: E402
 from kubesim.routing import websocket_urlpatterns  # noqa: E402
 from kubesim.ws_origin import SameOriginValidator  # noqa: E402
-from kubesim.wsoffthread import auth_middleware_stack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {

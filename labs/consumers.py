@@ -14,7 +14,7 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from cluster.auth.access import caller_of
-from kubesim.wsoffthread import NoConnectionHop
+from database.wsoffthread import NoConnectionHop
 from labs import grader
 from labs.models import ClassSession, Student
 from labs.progress import session_group, student_group
