@@ -14,11 +14,12 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Max, Q
 
 from cluster import execsessions
-from cluster.apiserver import defaultservice, history, rows
+from cluster.apiserver import history, rows
 from cluster.apiserver.kinds import workload_kinds
 from cluster.broadcast import podview
 from cluster.flow.recorder import message_of
 from cluster.flow.steprows import STEP_COLUMNS
+from cluster.kinds.core import defaultservice
 from cluster.models import Cluster, FlowStep, FlowTrace
 from scheduler import queue_view
 

@@ -1,29 +1,29 @@
-"""Defaults and validation of DaemonSets (apps/v1) and Jobs (batch/v1), as upstream's
-SetDefaults_DaemonSet / SetDefaults_Job, the Job strategy's generated selector, and
-ValidateDaemonSet / ValidateJob."""
+"""DaemonSets (apps/v1, `daemonsets`, short name `ds`): upstream `pkg/registry/apps/daemonset`,
+SetDefaults_DaemonSet, ValidateDaemonSet, the printer's columns and `kubectl describe ds`."""
 
 from __future__ import annotations
 
-from cluster.apiserver import defaults, validators
+from datetime import UTC, datetime
+
 from cluster.apiserver.fielderrors import FieldErrors
+from cluster.apiserver.kinds import KindInfo, status_subresource
+from cluster.kinds.apps.validation import validate_workload
+from cluster.kinds.core.podspec import ensure_template, validate_restart_policy
+from cluster.kubeapi.describe import events_of, owned, with_events
+from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
+from cluster.kubeapi.describe_workloads import pod_template, pods_status
+from cluster.kubeapi.tables import (
+    AGE_COLUMN,
+    CONTAINERS_IMAGES_SELECTOR,
+    NAME_COLUMN,
+    TableSpec,
+    age,
+    containers_images,
+)
+from k8s.selectors import format_label_selector, format_labels
 
-INT32_MAX = 2**31 - 1
-JOB_UID_LABEL = "batch.kubernetes.io/controller-uid"
-JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
-LEGACY_UID_LABEL = "controller-uid"
-LEGACY_NAME_LABEL = "job-name"
 
-
-def _template(spec: dict) -> dict:
-    template = spec.setdefault("template", {})
-    if isinstance(template, dict):
-        template.setdefault("metadata", {})
-        if isinstance(template.setdefault("spec", {}), dict):
-            defaults.pod_spec(template["spec"])
-    return template if isinstance(template, dict) else {}
-
-
-def daemon_set_defaults(obj: dict) -> None:
+def defaults(obj: dict) -> None:
     spec = obj.setdefault("spec", {})
     if not isinstance(spec, dict):
         return
@@ -36,95 +36,99 @@ def daemon_set_defaults(obj: dict) -> None:
                 rolling.setdefault("maxUnavailable", 1)
                 rolling.setdefault("maxSurge", 0)
     spec.setdefault("revisionHistoryLimit", 10)
-    _template(spec)
+    ensure_template(spec)
     status = obj.setdefault("status", {})
     if isinstance(status, dict):
         for key in ("currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady"):
             status.setdefault(key, 0)
 
 
-def job_defaults(obj: dict) -> None:
-    spec = obj.setdefault("spec", {})
-    if not isinstance(spec, dict):
-        return
-    if spec.get("completions") is None and spec.get("parallelism") is None:
-        spec["completions"] = 1
-    spec.setdefault("parallelism", 1)
-    spec.setdefault("backoffLimit", 6)
-    spec.setdefault("completionMode", "NonIndexed")
-    spec.setdefault("suspend", False)
-    spec.setdefault(
-        "podReplacementPolicy", "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
-    )
-    template = _template(spec)
-    meta = obj.setdefault("metadata", {})
-    labels = (template.get("metadata") or {}).get("labels")
-    # The Job strategy's generateSelector: the pods are selected by the Job's own uid.
-    uid, name = meta.get("uid"), meta.get("name")
-    if uid and not spec.get("manualSelector"):
-        pod_labels = template["metadata"].setdefault("labels", {})
-        if isinstance(pod_labels, dict):
-            for key, value in (
-                (JOB_UID_LABEL, uid),
-                (JOB_NAME_LABEL, name),
-                (LEGACY_UID_LABEL, uid),
-                (LEGACY_NAME_LABEL, name),
-            ):
-                pod_labels.setdefault(key, value)
-        spec.setdefault("selector", {"matchLabels": {JOB_UID_LABEL: uid}})
-    if labels and not meta.get("labels"):
-        meta["labels"] = dict(template["metadata"]["labels"])
-    obj.setdefault("status", {})
-
-
-def _nonnegative(errors: FieldErrors, path: str, value: object) -> None:
-    if value is None:
-        return
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        errors.invalid(path, value, "must be greater than or equal to 0")
-    elif value > INT32_MAX:
-        errors.invalid(path, value, f"must be less than or equal to {INT32_MAX}")
-
-
-def _restart_policy(errors: FieldErrors, spec: dict, allowed: tuple[str, ...]) -> None:
-    policy = ((spec.get("template") or {}).get("spec") or {}).get("restartPolicy")
-    if isinstance(spec.get("template"), dict) and policy not in allowed:
-        errors.not_supported("spec.template.spec.restartPolicy", policy, allowed)
-
-
-def validate_daemon_set(errors: FieldErrors, obj: dict, old: dict | None) -> None:
-    validators.APPS_WORKLOAD(errors, obj, old)
+def validate(errors: FieldErrors, obj: dict, old: dict | None) -> None:
+    validate_workload(errors, obj, old)
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
-    _restart_policy(errors, spec, ("Always",))
+    validate_restart_policy(errors, spec, ("Always",))
     strategy = spec.get("updateStrategy") or {}
     kind = strategy.get("type") if isinstance(strategy, dict) else strategy
     if kind not in ("RollingUpdate", "OnDelete"):
         errors.not_supported("spec.updateStrategy.type", kind, ("OnDelete", "RollingUpdate"))
 
 
-def validate_job(errors: FieldErrors, obj: dict, old: dict | None) -> None:
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        errors.type_error("spec", spec, "an object")
-        return
-    for key in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
-        _nonnegative(errors, f"spec.{key}", spec.get(key))
-    if spec.get("selector") is None:
-        errors.required("spec.selector")
-    template = spec.get("template")
-    if not isinstance(template, dict):
-        errors.required("spec.template")
-        return
-    validators.pod_spec(errors, "spec.template.spec", template.get("spec"))
-    _restart_policy(errors, spec, ("OnFailure", "Never"))
-    if old is not None:
-        old_spec = old.get("spec") or {}
-        for key in ("completions", "selector", "template", "completionMode", "backoffLimitPerIndex"):
-            if key == "completions" and old_spec.get("completions") != spec.get("completions"):
-                errors.invalid("spec.completions", spec.get("completions"), "field is immutable")
-            elif key != "completions" and spec.get(key) != old_spec.get(key):
-                errors.invalid(
-                    f"spec.{key}", spec.get(key) if key != "template" else "", "field is immutable"
-                )
+# -- kubectl get ----------------------------------------------------------------------------------
+def _row(obj: dict, now: datetime) -> list:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    template = spec.get("template") or {}
+    return [
+        obj["metadata"]["name"],
+        status.get("desiredNumberScheduled", 0),
+        status.get("currentNumberScheduled", 0),
+        status.get("numberReady", 0),
+        status.get("updatedNumberScheduled", 0),
+        status.get("numberAvailable", 0),
+        format_labels((template.get("spec") or {}).get("nodeSelector")),
+        age(obj, now),
+        *containers_images(template),
+        format_label_selector(spec.get("selector")),
+    ]
+
+
+TABLE = TableSpec(
+    (
+        NAME_COLUMN,
+        ("Desired", "integer", "", 0),
+        ("Current", "integer", "", 0),
+        ("Ready", "integer", "", 0),
+        ("Up-to-date", "integer", "", 0),
+        ("Available", "integer", "", 0),
+        ("Node Selector", "string", "", 0),
+        AGE_COLUMN,
+        *CONTAINERS_IMAGES_SELECTOR,
+    ),
+    _row,
+)
+
+
+# -- kubectl describe -----------------------------------------------------------------------------
+def describe_daemon_set(ds: dict, pods: list[dict]) -> list[str]:
+    meta, spec, status = ds["metadata"], ds.get("spec") or {}, ds.get("status") or {}
+    template = spec.get("template") or {}
+    lines = [f"Name:\t{meta['name']}", f"Namespace:\t{meta.get('namespace', '')}"]
+    lines.append(f"Selector:\t{format_label_selector(spec.get('selector'), empty='')}")
+    lines.append(f"Node-Selector:\t{format_labels((template.get('spec') or {}).get('nodeSelector'))}")
+    lines += labels_multiline("Labels", meta.get("labels"))
+    lines += annotations_multiline("Annotations", meta.get("annotations"))
+    lines += [
+        f"Desired Number of Nodes Scheduled: {status.get('desiredNumberScheduled', 0)}",
+        f"Current Number of Nodes Scheduled: {status.get('currentNumberScheduled', 0)}",
+        f"Number of Nodes Scheduled with Up-to-date Pods: {status.get('updatedNumberScheduled', 0)}",
+        f"Number of Nodes Scheduled with Available Pods: {status.get('numberAvailable', 0)}",
+        f"Number of Nodes Misscheduled: {status.get('numberMisscheduled', 0)}",
+        f"Pods Status:\t{pods_status(pods)}",
+    ]
+    return lines + pod_template(template)
+
+
+def describe(read, namespace: str, name: str) -> str:
+    ds = read.get("DaemonSet", namespace, name)
+    lines = describe_daemon_set(ds, owned(read, "Pod", ds))
+    return with_events(lines, events_of(read, ds), datetime.now(UTC))
+
+
+KIND = KindInfo(
+    kind="DaemonSet",
+    plural="daemonsets",
+    singular="daemonset",
+    group="apps",
+    version="v1",
+    namespaced=True,
+    short_names=("ds",),
+    categories=("all",),
+    subresources=(status_subresource("DaemonSet", "apps"),),
+    workload=True,
+    reset_rank=20,  # before Pods: it owns pods
+    defaults=defaults,
+    validate=validate,
+    table=TABLE,
+    describe=describe,
+)

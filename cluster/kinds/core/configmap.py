@@ -1,17 +1,17 @@
-"""ConfigMap and Secret: their defaults and validation (upstream `pkg/apis/core/validation`,
-`pkg/registry/core/secret/strategy.go`).
-
-A Secret's `stringData` is folded into `data` (base64) on every write, as the API server does, so
-the stored object never carries `stringData`.
-"""
+"""ConfigMaps (core/v1, `configmaps`, short name `cm`): validation (upstream
+`pkg/apis/core/validation` ValidateConfigMap), the printer's columns and `kubectl describe cm`;
+the data-key and size rules Secrets share."""
 
 from __future__ import annotations
 
 import base64
-import binascii
 import re
+from datetime import UTC, datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
+from cluster.apiserver.kinds import KindInfo
+from cluster.kubeapi.describe import events_of, object_head, with_events
+from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
 CONFIG_KEY_MSG = (
@@ -20,7 +20,6 @@ CONFIG_KEY_MSG = (
 )
 MAX_SIZE = 1024 * 1024  # the total of a ConfigMap's or Secret's values (etcd's request limit)
 IMMUTABLE = "field is immutable when `immutable` is set"
-OPAQUE = "Opaque"
 
 
 def config_key_errors(key: str) -> list[str]:
@@ -39,35 +38,11 @@ def config_key_errors(key: str) -> list[str]:
     return errors
 
 
-def decoded(value: object) -> bytes | None:
-    """A Secret data value (base64 text) as bytes; None when it is not valid base64."""
-    if not isinstance(value, str):
-        return None
-    try:
-        return base64.b64decode(value, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-
-
-def _config_map_defaults(obj: dict) -> None:
+def defaults(obj: dict) -> None:
     """No SetDefaults for ConfigMap: the server fills nothing in."""
 
 
-def _secret_defaults(obj: dict) -> None:
-    obj.setdefault("type", OPAQUE)
-    if not obj.get("type"):
-        obj["type"] = OPAQUE
-    string_data = obj.pop("stringData", None)
-    if isinstance(string_data, dict) and string_data:
-        data = obj.get("data")
-        if not isinstance(data, dict):
-            data = obj["data"] = {}
-        for key, value in string_data.items():
-            if isinstance(value, str):
-                data[key] = base64.b64encode(value.encode()).decode()
-
-
-def _keys(errors: FieldErrors, field: str, data: object) -> int:
+def data_keys(errors: FieldErrors, field: str, data: object) -> int:
     """Check a data map's keys; the total size of its values."""
     if data is None:
         return 0
@@ -82,7 +57,7 @@ def _keys(errors: FieldErrors, field: str, data: object) -> int:
     return size
 
 
-def _immutable(errors: FieldErrors, obj: dict, old: dict | None, fields: tuple[str, ...]) -> None:
+def immutable(errors: FieldErrors, obj: dict, old: dict | None, fields: tuple[str, ...]) -> None:
     if old is None or old.get("immutable") is not True:
         return
     if obj.get("immutable") is not True:
@@ -92,10 +67,10 @@ def _immutable(errors: FieldErrors, obj: dict, old: dict | None, fields: tuple[s
             errors.forbidden(field, IMMUTABLE)
 
 
-def _config_map(errors: FieldErrors, obj: dict, old: dict | None) -> None:
-    _immutable(errors, obj, old, ("data", "binaryData"))
-    size = _keys(errors, "data", obj.get("data"))
-    size += _keys(errors, "binaryData", obj.get("binaryData"))
+def validate(errors: FieldErrors, obj: dict, old: dict | None) -> None:
+    immutable(errors, obj, old, ("data", "binaryData"))
+    size = data_keys(errors, "data", obj.get("data"))
+    size += data_keys(errors, "binaryData", obj.get("binaryData"))
     data, binary = obj.get("data") or {}, obj.get("binaryData") or {}
     if isinstance(data, dict) and isinstance(binary, dict):
         for key in binary:
@@ -105,36 +80,51 @@ def _config_map(errors: FieldErrors, obj: dict, old: dict | None) -> None:
         errors.too_long("", MAX_SIZE)
 
 
-def _secret(errors: FieldErrors, obj: dict, old: dict | None) -> None:
-    if old is not None and obj.get("type") != old.get("type"):
-        errors.invalid("type", obj.get("type"), "field is immutable")
-    _immutable(errors, obj, old, ("data",))
-    data = obj.get("data")
-    _keys(errors, "data", data)
-    if isinstance(data, dict):
-        size = sum(len(decoded(v) or b"") for v in data.values())
-        if size > MAX_SIZE:
-            errors.too_long("data", MAX_SIZE)
+# -- kubectl get ----------------------------------------------------------------------------------
+def _row(obj: dict, now: datetime) -> list:
+    count = len(obj.get("data") or {}) + len(obj.get("binaryData") or {})
+    return [obj["metadata"]["name"], count, age(obj, now)]
 
 
-def bad_base64(obj: dict) -> str | None:
-    """Go's decoder error for a Secret whose data is not base64 (before any validation)."""
-    for value in (obj.get("data") or {}).values() if isinstance(obj.get("data"), dict) else ():
-        if isinstance(value, str) and decoded(value) is None:
-            index = _first_bad_byte(value)
-            return f"illegal base64 data at input byte {index}"
-    return None
+TABLE = TableSpec((NAME_COLUMN, ("Data", "integer", "", 0), AGE_COLUMN), _row)
 
 
-def _first_bad_byte(value: str) -> int:
-    alphabet = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-    for i, char in enumerate(value):
-        if char not in alphabet:
-            return i
-    return len(value) - len(value) % 4
+# -- kubectl describe -----------------------------------------------------------------------------
+def data_bytes(value: str) -> int:
+    """The length of a base64 value once decoded."""
+    try:
+        return len(base64.b64decode(value))
+    except ValueError:
+        return 0
 
 
-CONFIG_MAP_DEFAULTS = _config_map_defaults
-SECRET_DEFAULTS = _secret_defaults
-CONFIG_MAP = _config_map
-SECRET = _secret
+def describe_config_map(config_map: dict, events: list[dict], now: datetime) -> str:
+    lines = [*object_head(config_map), "", "Data", "===="]
+    for key, value in sorted((config_map.get("data") or {}).items()):
+        lines += [f"{key}:", "----", str(value), ""]
+    lines += ["", "BinaryData", "===="]
+    for key, value in sorted((config_map.get("binaryData") or {}).items()):
+        lines.append(f"{key}: {data_bytes(value)} bytes")
+    lines.append("")
+    return with_events(lines, events, now)
+
+
+def describe(read, namespace: str, name: str) -> str:
+    config_map = read.get("ConfigMap", namespace, name)
+    return describe_config_map(config_map, events_of(read, config_map), datetime.now(UTC))
+
+
+KIND = KindInfo(
+    kind="ConfigMap",
+    plural="configmaps",
+    singular="configmap",
+    group="",
+    version="v1",
+    namespaced=True,
+    short_names=("cm",),
+    reset_rank=45,
+    defaults=defaults,
+    validate=validate,
+    table=TABLE,
+    describe=describe,
+)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import uuid
 
-from cluster.apiserver.serviceips import kubernetes_ip
+from cluster.apiserver.kinds import BuiltinObjects
+from cluster.kinds.core.serviceips import kubernetes_ip
 
 NAMESPACE, NAME = "default", "kubernetes"
 # The control plane node's address (the course's `master`, 192.168.56.10) and the API port.
@@ -83,13 +84,15 @@ def _endpoint_slice(cluster) -> dict:
 _BUILDERS = {"Service": _service, "Endpoints": _endpoints, "EndpointSlice": _endpoint_slice}
 
 
-def builtin(cluster, kind: str, namespace: str, name: str) -> dict | None:
-    """The built-in object of that key, or None."""
-    if namespace != NAMESPACE or name != NAME or kind not in _BUILDERS:
-        return None
-    return _BUILDERS[kind](cluster)
-
-
 def builtins(cluster, kind: str) -> list[dict]:
     """The built-in objects of a kind (none for most kinds)."""
     return [_BUILDERS[kind](cluster)] if kind in _BUILDERS else []
+
+
+def builtin_objects(kind: str) -> BuiltinObjects:
+    """The registry hook of Service, Endpoints and EndpointSlice: the `kubernetes` one, stored by
+    its first write."""
+    build = _BUILDERS[kind]
+    return BuiltinObjects(
+        keys=((NAMESPACE, NAME),), build=lambda cluster, namespace, name: build(cluster), stored_on_write=True
+    )

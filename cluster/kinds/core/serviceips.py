@@ -20,9 +20,9 @@ from cluster.apiserver import rows
 from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import ApiError, Cause, invalid
 from cluster.apiserver.kinds import kind_info
-from cluster.apiserver.servicekind import NONE
 from cluster.models import ApiObject
 
+NONE = "None"  # the clusterIP of a headless Service: no address
 DEFAULT_CIDR = "10.96.0.0/12"
 NODE_PORTS = range(30000, 32768)
 NODE_PORT_RANGE = "30000-32767"

@@ -1,5 +1,7 @@
-"""PodDisruptionBudget (policy/v1): server-side defaults and validation, as upstream's
-`pkg/registry/policy/poddisruptionbudget/strategy.go` and `pkg/apis/policy/validation`.
+"""PodDisruptionBudgets (policy/v1, `poddisruptionbudgets`, short name `pdb`): server-side
+defaults and validation, as upstream's `pkg/registry/policy/poddisruptionbudget/strategy.go` and
+`pkg/apis/policy/validation`; `kubectl get pdb` (printPodDisruptionBudget) and `describe pdb`
+(describePodDisruptionBudget), v1.33.
 
 The budget's arithmetic (expected, desired and current healthy pods, allowed disruptions) is the
 disruption controller's (`cluster/controllers/disruption.py`); evictions spend it
@@ -9,10 +11,15 @@ disruption controller's (`cluster/controllers/disruption.py`); evictions spend i
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from cluster.apiserver.errors import Cause
 from cluster.apiserver.fielderrors import FieldErrors
+from cluster.apiserver.kinds import KindInfo, status_subresource
+from cluster.kubeapi.describe import events_of, with_events
+from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from k8s.labels import SelectorError, label_selector
+from k8s.selectors import format_label_selector
 
 UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
 BOTH_SET = "minAvailable and maxUnavailable cannot be both set"
@@ -81,3 +88,74 @@ def validate(errors: FieldErrors, obj: dict, old: dict | None) -> None:
     policy = spec.get("unhealthyPodEvictionPolicy")
     if policy is not None and policy not in UNHEALTHY_POD_EVICTION_POLICIES:
         errors.not_supported("spec.unhealthyPodEvictionPolicy", policy, UNHEALTHY_POD_EVICTION_POLICIES)
+
+
+# -- kubectl get ----------------------------------------------------------------------------------
+COLUMNS = (
+    NAME_COLUMN,
+    ("Min Available", "string", "", 0),
+    ("Max Unavailable", "string", "", 0),
+    ("Allowed Disruptions", "integer", "", 0),
+    AGE_COLUMN,
+)
+
+
+def _intstr(value: object) -> str:
+    return "N/A" if value is None else str(value)
+
+
+def _row(obj: dict, now: datetime) -> list:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    return [
+        obj["metadata"]["name"],
+        _intstr(spec.get("minAvailable")),
+        _intstr(spec.get("maxUnavailable")),
+        int(status.get("disruptionsAllowed") or 0),
+        age(obj, now),
+    ]
+
+
+TABLE = TableSpec(COLUMNS, _row)
+
+
+def describe_lines(pdb: dict) -> list[str]:
+    meta, spec, status = pdb["metadata"], pdb.get("spec") or {}, pdb.get("status") or {}
+    lines = [f"Name:\t{meta['name']}", f"Namespace:\t{meta.get('namespace', '')}"]
+    if spec.get("minAvailable") is not None:
+        lines.append(f"Min available:\t{spec['minAvailable']}")
+    elif spec.get("maxUnavailable") is not None:
+        lines.append(f"Max unavailable:\t{spec['maxUnavailable']}")
+    selector = spec.get("selector")
+    lines.append(
+        f"Selector:\t{format_label_selector(selector)}" if selector is not None else "Selector:\t<unset>"
+    )
+    lines += [
+        "Status:",
+        f"    Allowed disruptions:\t{int(status.get('disruptionsAllowed') or 0)}",
+        f"    Current:\t{int(status.get('currentHealthy') or 0)}",
+        f"    Desired:\t{int(status.get('desiredHealthy') or 0)}",
+        f"    Total:\t{int(status.get('expectedPods') or 0)}",
+    ]
+    return lines
+
+
+def describe(read, namespace: str, name: str) -> str:
+    pdb = read.get("PodDisruptionBudget", namespace, name)
+    return with_events(describe_lines(pdb), events_of(read, pdb), datetime.now(UTC))
+
+
+KIND = KindInfo(
+    kind="PodDisruptionBudget",
+    plural="poddisruptionbudgets",
+    singular="poddisruptionbudget",
+    group="policy",
+    version="v1",
+    namespaced=True,
+    short_names=("pdb",),
+    subresources=(status_subresource("PodDisruptionBudget", "policy"),),
+    reset_rank=35,  # before Pods: a budget must not hold up the reset's evictions
+    defaults=defaults,
+    validate=validate,
+    table=TABLE,
+    describe=describe,
+)

@@ -1,21 +1,25 @@
-"""PriorityClass (scheduling.k8s.io/v1) and the Priority admission plugin (v1.33).
+"""PriorityClasses (scheduling.k8s.io/v1, `priorityclasses`, short name `pc`, cluster-scoped),
+v1.33: upstream `pkg/registry/scheduling/priorityclass` and `pkg/apis/scheduling`.
 
 - The two system classes exist in every cluster from its birth, as the API server's post-start
   hook creates them; they can be read but neither changed into something else nor deleted.
 - Validation is upstream's ValidatePriorityClass(/Update): names with the `system-` prefix are
   reserved, a user class's value is at most one billion, value and preemptionPolicy are immutable.
-- Admission (`admission/priority.py`): a second `globalDefault` class is refused; a new pod's
-  `priorityClassName` (or the global default's, when it names none) is resolved to
-  `spec.priority` and `spec.preemptionPolicy`, and a pod that sets either to something else is
-  refused with upstream's words.
+- The Priority admission plugin (`cluster/apiserver/admission/priority.py`) refuses a second
+  `globalDefault` class and resolves a new pod's priority from its class.
 """
 
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.fielderrors import FieldErrors
+from cluster.apiserver.kinds import BuiltinObjects, KindInfo
+from cluster.kubeapi.describe import events_of, with_events
+from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
+from k8s.selectors import format_labels
 
 SYSTEM_PREFIX = "system-"
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
@@ -61,10 +65,8 @@ def system_classes(cluster) -> list[dict]:
     return [system_class(cluster, name) for name in sorted(SYSTEM_CLASSES)]
 
 
-def undeletable(kind: str, name: str) -> ApiError | None:
+def _undeletable(name: str) -> ApiError:
     """The REST storage's Delete refuses the system classes."""
-    if kind != "PriorityClass" or name not in SYSTEM_CLASSES:
-        return None
     message = (
         f'priorityclasses.scheduling.k8s.io "{name}" is forbidden: '
         "this is a system priority class and cannot be deleted"
@@ -73,7 +75,6 @@ def undeletable(kind: str, name: str) -> ApiError | None:
     return ApiError(403, "Forbidden", message, details)
 
 
-# -- the kind's hooks ---------------------------------------------------------------------------
 def defaults(obj: dict) -> None:
     """SetDefaults_PriorityClass."""
     obj.setdefault("preemptionPolicy", PREEMPT_LOWER)
@@ -123,48 +124,64 @@ def _system_class_problem(name: str, value: int, global_default: bool) -> str:
     return ""
 
 
-def forbidden(plural: str, name: str, why: str, group: str = "") -> ApiError:
-    qualified = f"{plural}.{group}" if group else plural
-    details = {"name": name, "kind": plural, **({"group": group} if group else {})}
-    return ApiError(403, "Forbidden", f'{qualified} "{name}" is forbidden: {why}', details)
+# -- kubectl get ----------------------------------------------------------------------------------
+def _row(obj: dict, now: datetime) -> list:
+    return [
+        obj["metadata"]["name"],
+        obj.get("value", 0),
+        bool(obj.get("globalDefault")),
+        age(obj, now),
+        obj.get("preemptionPolicy") or "",
+    ]
 
 
-def resolve(pod: dict, classes) -> None:
-    """Priority admission of a new pod, `classes` answering find(name) and default(): sets
-    spec.priorityClassName (the default's), spec.priority and spec.preemptionPolicy, or raises the
-    Forbidden upstream answers. The pod's name in errors is its name, else its generateName."""
-    meta, spec = pod.get("metadata") or {}, pod.get("spec")
-    if not isinstance(spec, dict):
-        return
-    shown = meta.get("name") or meta.get("generateName") or "Unknown"
-    class_name = spec.get("priorityClassName") or ""
-    if class_name:
-        pc = classes.find(class_name)
-        if pc is None:
-            raise forbidden("pods", shown, f"no PriorityClass with name {class_name} was found")
-        priority, policy = pc.get("value", 0), pc.get("preemptionPolicy") or PREEMPT_LOWER
-    else:
-        pc = classes.default()
-        if pc is not None:
-            spec["priorityClassName"] = pc["metadata"]["name"]
-            priority, policy = pc.get("value", 0), pc.get("preemptionPolicy") or PREEMPT_LOWER
-        else:
-            priority, policy = DEFAULT_PRIORITY, PREEMPT_LOWER
-    given = spec.get("priority")
-    if given is not None and given != priority:
-        raise forbidden(
-            "pods",
-            shown,
-            f"the integer value of priority ({given}) must not be provided in pod spec; priority "
-            f"admission controller computed {priority} from the given PriorityClass name",
-        )
-    spec["priority"] = priority
-    given_policy = spec.get("preemptionPolicy")
-    if given_policy is not None and given_policy != policy:
-        raise forbidden(
-            "pods",
-            shown,
-            f"the string value of PreemptionPolicy ({given_policy}) must not be provided in pod spec; "
-            f"priority admission controller computed {policy} from the given PriorityClass name",
-        )
-    spec["preemptionPolicy"] = policy
+TABLE = TableSpec(
+    (
+        NAME_COLUMN,
+        ("Value", "integer", "", 0),
+        ("Global-Default", "boolean", "", 0),
+        AGE_COLUMN,
+        ("PreemptionPolicy", "string", "", 0),
+    ),
+    _row,
+)
+
+
+# -- kubectl describe -----------------------------------------------------------------------------
+def describe_priority_class(pc: dict) -> list[str]:
+    lines = [
+        f"Name:\t{pc['metadata']['name']}",
+        f"Value:\t{pc.get('value', 0)}",
+        f"GlobalDefault:\t{'true' if pc.get('globalDefault') else 'false'}",
+    ]
+    if pc.get("preemptionPolicy"):
+        lines.append(f"PreemptionPolicy:\t{pc['preemptionPolicy']}")
+    lines.append(f"Description:\t{pc.get('description', '')}")
+    lines.append(f"Annotations:\t{format_labels(pc['metadata'].get('annotations'))}")
+    return lines
+
+
+def describe(read, namespace: str, name: str) -> str:
+    pc = read.get("PriorityClass", None, name)
+    return with_events(describe_priority_class(pc), events_of(read, pc), datetime.now(UTC))
+
+
+KIND = KindInfo(
+    kind="PriorityClass",
+    plural="priorityclasses",
+    singular="priorityclass",
+    group="scheduling.k8s.io",
+    version="v1",
+    namespaced=False,
+    short_names=("pc",),
+    reset_rank=80,  # after the pods that name it
+    defaults=defaults,
+    validate=validate,
+    table=TABLE,
+    describe=describe,
+    builtins=BuiltinObjects(
+        keys=tuple(("", name) for name in sorted(SYSTEM_CLASSES)),
+        build=lambda cluster, namespace, name: system_class(cluster, name),
+        refuse_delete=_undeletable,
+    ),
+)
