@@ -21,16 +21,16 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
-from cluster.access import caller_of, get_cluster, may_write, presenter_token, presenter_user
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import page_kinds
+from cluster.auth.access import caller_of, get_cluster, may_write, presenter_token, presenter_user
+from cluster.auth.clientaddr import client_address
+from cluster.auth.ratelimit import RateLimiter
 from cluster.models import Cluster
-from cluster.ratelimit import RateLimiter
 from dashboard.console import run_command
 from dashboard.console.workdir import Workdir
 from dashboard.inspect import describe_text, events_text
 from dashboard.strings import flow_steps, ui_strings
-from kubesim.clientaddr import client_address
 
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 DEMO_CLUSTER = "demo"
@@ -40,7 +40,7 @@ PRESENTER_FAILURES = RateLimiter()
 
 
 def visible_cluster(request: HttpRequest, name: str) -> Cluster:
-    """The cluster if this caller may see it (cluster.access, the one rule; staff see every one)."""
+    """The cluster if this caller may see it (cluster.auth.access, the one rule; staff see every one)."""
     try:
         return get_cluster(request, name)
     except ApiError:

@@ -5,7 +5,7 @@ limited; but a class of sixty behind one proxy or one school NAT shares an addre
 address alone cannot be the identity:
 - the browser: a random id in a long-lived cookie (`kubesim_browser`, set by the join page), one
   per browser. Joins are limited per class code and browser (a typo'd name, a retry);
-- the client's address (kubesim.clientaddr: behind a trusted proxy, the forwarded one) limits
+- the client's address (cluster.auth.clientaddr: behind a trusted proxy, the forwarded one) limits
   joins too, unless it is listed in KUBESIM_SHARED_ADDRESSES (a NAT the class shares), and is
   the only identity of a client without the browser cookie (a script);
 - the class code: at most KUBESIM_CLASS_JOINS_PER_MINUTE joins a minute, sized so that sixty
@@ -22,8 +22,8 @@ import secrets
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from cluster.ratelimit import RateLimiter
-from kubesim.clientaddr import client_address, in_networks
+from cluster.auth.clientaddr import client_address, in_networks
+from cluster.auth.ratelimit import RateLimiter
 
 BROWSER_COOKIE = "kubesim_browser"
 BROWSER_COOKIE_SECONDS = 365 * 24 * 3600

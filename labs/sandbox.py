@@ -18,8 +18,8 @@ from django.utils.translation import gettext as _
 from cluster.apiserver import defaultservice
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, reset_order
+from cluster.auth.ratelimit import WRITES
 from cluster.models import Cluster
-from cluster.ratelimit import WRITES
 from labs.labmodel import Lab
 from labs.models import ClassSession, StepProgress, Student
 

@@ -50,7 +50,7 @@ def teacher_client(db):
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
     """Rate limits count per process: each test starts with none spent (tests share 127.0.0.1)."""
-    from cluster.ratelimit import WRITES
+    from cluster.auth.ratelimit import WRITES
     from dashboard.views import PRESENTER_FAILURES
     from labs.joinlimits import JOINS
 

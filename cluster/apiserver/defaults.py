@@ -127,7 +127,7 @@ def _pod(obj: dict) -> None:
         return
     pod_spec(spec)
     spec.setdefault("serviceAccountName", "default")
-    # spec.priority and spec.preemptionPolicy are Priority admission's (priority_admission.py),
+    # spec.priority and spec.preemptionPolicy are Priority admission's (admission/priority.py),
     # set on create from the pod's PriorityClass: a manifest applied again keeps the stored ones.
     tolerations = spec.setdefault("tolerations", [])
     if isinstance(tolerations, list):

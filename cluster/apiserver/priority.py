@@ -4,7 +4,7 @@
   hook creates them; they can be read but neither changed into something else nor deleted.
 - Validation is upstream's ValidatePriorityClass(/Update): names with the `system-` prefix are
   reserved, a user class's value is at most one billion, value and preemptionPolicy are immutable.
-- Admission (`priority_admission.py`): a second `globalDefault` class is refused; a new pod's
+- Admission (`admission/priority.py`): a second `globalDefault` class is refused; a new pod's
   `priorityClassName` (or the global default's, when it names none) is resolved to
   `spec.priority` and `spec.preemptionPolicy`, and a pod that sets either to something else is
   refused with upstream's words.

@@ -16,7 +16,8 @@ import random
 
 from django.conf import settings
 
-from cluster.apiserver import admission, rows
+from cluster.apiserver import rows
+from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import ApiError, Cause, invalid
 from cluster.apiserver.kinds import kind_info
 from cluster.apiserver.servicekind import NONE
@@ -180,4 +181,4 @@ def admit(cluster, verb: str, kind: str, body: dict, actor) -> None:
 
 
 def install() -> None:
-    admission.register(admit)
+    chain.register(admit)

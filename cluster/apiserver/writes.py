@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import admission, defaults, defaultservice, store, typecheck
+from cluster.apiserver import defaults, defaultservice, store, typecheck
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
 from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
 from cluster.apiserver.priority import SYSTEM_CLASSES
@@ -25,7 +26,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
     typecheck.check_body(info, obj)
     body = store.clone(obj)
     body["apiVersion"] = info.api_version
-    admission.mutate(cluster, info.kind, body)
+    chain.mutate(cluster, info.kind, body)
     defaults.on_create(body, info.namespaced)
     causes = validate(info, body)
     name = body["metadata"].get("name") or ""

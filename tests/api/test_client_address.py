@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from cluster.demo import create_demo
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, RequestFactory
 
 from cluster import controlplane
-from cluster.access import caller_of, presenter_token
-from cluster.demo import create_demo
+from cluster.auth.access import caller_of, presenter_token
+from cluster.auth.clientaddr import client_address, forwarded_client, in_networks
 from cluster.models import Cluster
-from kubesim.clientaddr import client_address, forwarded_client, in_networks
 from kubesim.env import envnetworks
 
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 from django.test import Client
 
-from cluster.access import sandbox_token
+from cluster.auth.access import sandbox_token
 from cluster.models import Cluster
 from labs.joinlimits import BROWSER_COOKIE
 from labs.models import Student
