@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from cluster.demo import create_demo
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client, RequestFactory
 
-from cluster import controlplane
 from cluster.auth.access import caller_of, presenter_token
 from cluster.auth.clientaddr import client_address, forwarded_client, in_networks
+from cluster.controlplane import runtime
+from cluster.controlplane.demo import create_demo
 from cluster.models import Cluster
 from kubesim.env import envnetworks
 
@@ -18,7 +18,7 @@ from kubesim.env import envnetworks
 def demo(transactional_db):
     cluster = create_demo("demo", pace_ms=0)
     yield cluster
-    controlplane.forget("demo")
+    runtime.forget("demo")
 
 
 def test_without_trusted_proxies_the_header_is_ignored(settings):
