@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from cluster.auth import state
-from kubesim.env import database_from_url, envbool, envint, envlist
+from kubesim.env import database_from_url, envbool, envint, envlist, envnetworks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -153,7 +153,7 @@ KUBESIM_API_PORT = envint("API_PORT", "6443")
 # Classroom quota defaults (cluster/apiserver/admission/quota.py); the teacher overrides them per cluster.
 KUBESIM_QUOTA: dict = {}
 KUBESIM_SANDBOX_LIMITS: dict = {}
-# Joining a class: students per session, and join attempts / wrong codes per client per minute.
+# Joining a class: students per session.
 KUBESIM_MAX_STUDENTS = envint("KUBESIM_MAX_STUDENTS", "80")
 # The embedded default parks the control plane of a cluster nobody acted on for this long
 # (cluster/controlplane/activity.py); the next request, write or watch starts it again.
@@ -161,8 +161,20 @@ KUBESIM_PARK_AFTER_SECONDS = float(os.environ.get("KUBESIM_PARK_AFTER_SECONDS") 
 # Leader election for the control planes: "auto" elects when other processes may run control
 # planes too (PostgreSQL or Redis configured); "1" / "0" force it on or off.
 KUBESIM_LEADER_ELECTION = os.environ.get("KUBESIM_LEADER_ELECTION", "auto")
+# Join attempts per browser (per client address too, unless that address is shared: see below)
+# and wrong codes, per minute; joins per class code per minute (60 students join within one).
 KUBESIM_JOIN_ATTEMPTS_PER_MINUTE = envint("KUBESIM_JOIN_ATTEMPTS_PER_MINUTE", "10")
 KUBESIM_WRONG_CODES_PER_MINUTE = envint("KUBESIM_WRONG_CODES_PER_MINUTE", "5")
+KUBESIM_CLASS_JOINS_PER_MINUTE = envint("KUBESIM_CLASS_JOINS_PER_MINUTE", "120")
+# Proxies whose X-Forwarded-For names the client (cluster/auth/clientaddr.py): addresses or networks,
+# e.g. 127.0.0.1 for the nginx of deploy/ on the same machine. None by default: the header is
+# then ignored, as anyone can send it.
+KUBESIM_TRUSTED_PROXIES = envnetworks("KUBESIM_TRUSTED_PROXIES", "")
+# Client addresses a whole class shares (a school's NAT): joins from them are limited per browser
+# and class code only, never per address.
+KUBESIM_SHARED_ADDRESSES = envnetworks("KUBESIM_SHARED_ADDRESSES", "")
+# Wrong presenter-link tokens per client address per minute (then 429; the right token always works).
+KUBESIM_PRESENTER_FAILURES_PER_MINUTE = envint("KUBESIM_PRESENTER_FAILURES_PER_MINUTE", "10")
 
 # Security headers (kubesim/headers.py adds them to every response, static files included).
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -51,10 +51,12 @@ def teacher_client(db):
 def _fresh_rate_limits():
     """Rate limits count per process: each test starts with none spent (tests share 127.0.0.1)."""
     from cluster.auth.ratelimit import WRITES
-    from labs.views import JOINS
+    from dashboard.views import PRESENTER_FAILURES
+    from labs.joinlimits import JOINS
 
     WRITES._times.clear()
     JOINS._times.clear()
+    PRESENTER_FAILURES._times.clear()
     yield
 
 

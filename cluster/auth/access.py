@@ -31,6 +31,7 @@ from django.conf import settings
 from cluster.apiserver.admission.quota import policy
 from cluster.apiserver.errors import ApiError
 from cluster.auth import state
+from cluster.auth.clientaddr import client_address
 from cluster.auth.ratelimit import WRITES
 from cluster.controlplane import activity
 from cluster.models import Cluster
@@ -166,7 +167,7 @@ def caller_of(who) -> Caller:
     if hasattr(who, "META"):
         cached = getattr(who, "_kubesim_caller", None)
         if cached is None:
-            client = who.META.get("REMOTE_ADDR", "")
+            client = client_address(who)
             token = _bearer(who.headers.get("Authorization", ""))
             cached = _from_token(token, client) if token is not None else _from_user(who.user, client)
             who._kubesim_caller = cached
@@ -176,7 +177,7 @@ def caller_of(who) -> Caller:
 
 def _scope_caller(scope: dict) -> Caller:
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-    client = (scope.get("client") or ("",))[0] or ""
+    client = client_address(scope)
     token = _bearer(headers.get("authorization", ""))
     if token is not None:
         return _from_token(token, client)

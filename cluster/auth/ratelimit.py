@@ -29,6 +29,26 @@ class RateLimiter:
             times.append(now)
             return 0
 
+    def retry_after_all(
+        self, limits: list[tuple[object, int]], window: float, now: float | None = None
+    ) -> int:
+        """`retry_after` for several (key, limit) pairs at once: the request counts under every key
+        when all allow it, and under none when one refuses (then the longest wait)."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            waits = []
+            for key, limit in limits:
+                times = self._times.setdefault(key, deque())
+                while times and times[0] <= now - window:
+                    times.popleft()
+                if len(times) >= limit:
+                    waits.append(max(1, math.ceil(times[0] + window - now)))
+            if waits:
+                return max(waits)
+            for key, _ in limits:
+                self._times[key].append(now)
+            return 0
+
     def allow(self, key: object, limit: int, window: float, now: float | None = None) -> bool:
         return self.retry_after(key, limit, window, now) == 0
 
