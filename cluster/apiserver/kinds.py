@@ -92,6 +92,10 @@ class KindInfo:
     # The kind's own fieldSelector labels besides metadata.name/namespace, as its upstream
     # strategy's ToSelectableFields lists them.
     field_selectors: tuple[str, ...] = ()
+    # Metadata a write through the status subresource may change besides status, as the kind's
+    # status strategy lets it through (a Deployment's: its annotations, where the controller
+    # writes the revision); the rest of the object is kept as stored.
+    status_metadata: tuple[str, ...] = ()
     # A controller-managed owner of pods: generation starts at 1, the flow snapshot and the page
     # list it under workloads, the controller manager watches it.
     workload: bool = False

@@ -79,8 +79,14 @@ def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) 
     """
     if subresource == "status":
         result = dict(old)
-        result["metadata"] = dict(old["metadata"])
+        result["metadata"] = meta = dict(old["metadata"])
         result["status"] = store.clone(new.get("status") or {})
+        for key in info.status_metadata:
+            value = (new.get("metadata") or {}).get(key)
+            if value is None:
+                meta.pop(key, None)
+            else:
+                meta[key] = store.clone(value)
         return result
     result = store.clone(new)
     result["apiVersion"], result["kind"] = info.api_version, info.kind

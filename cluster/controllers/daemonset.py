@@ -19,7 +19,7 @@ from cluster.apiserver.errors import ApiError
 from cluster.client import event_recorder
 from cluster.client.informer import db
 from cluster.controllers.daemon_nodes import daemon_pod_spec, node_should_run_daemon_pod
-from cluster.controllers.deployment import resolve, template_hash
+from cluster.controllers.deployment.util import compute_hash, scaled_value
 from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import is_active, is_ready, pod_from_template, random_suffix
 from cluster.controllers.replicaset import ReplicaSetController
@@ -61,7 +61,7 @@ class DaemonSetController(ReplicationManager):
         for pod in self.cm.owned_pods(ds):
             if not (pod.get("metadata") or {}).get("deletionTimestamp"):
                 by_node.setdefault(pod_node(pod), []).append(pod)
-        current_hash = template_hash((ds.get("spec") or {}).get("template") or {})
+        current_hash = compute_hash((ds.get("spec") or {}).get("template") or {})
         create, delete = [], []
         desired = current = misscheduled = ready = updated = 0
         old_available, unavailable = [], 0
@@ -122,7 +122,7 @@ class DaemonSetController(ReplicationManager):
         strategy = (ds.get("spec") or {}).get("updateStrategy") or {}
         if strategy.get("type", "RollingUpdate") != "RollingUpdate":
             return []  # OnDelete: a user deletes the old pods
-        budget = resolve((strategy.get("rollingUpdate") or {}).get("maxUnavailable", 1), desired, True)
+        budget = scaled_value((strategy.get("rollingUpdate") or {}).get("maxUnavailable", 1), desired, True)
         room = max(budget, 1) - unavailable
         return old_available[: max(room, 0)]
 
@@ -159,7 +159,7 @@ class DaemonSetController(ReplicationManager):
                 return False
             template = copy.deepcopy((current.get("spec") or {}).get("template") or {})
             labels = template.setdefault("metadata", {}).setdefault("labels", {})
-            labels[HASH_LABEL] = template_hash((current.get("spec") or {}).get("template") or {})
+            labels[HASH_LABEL] = compute_hash((current.get("spec") or {}).get("template") or {})
             labels[GENERATION_LABEL] = str(current["metadata"].get("generation", 1))
             template["spec"] = daemon_pod_spec(template.get("spec") or {}, node)
             pod = None

@@ -11,7 +11,7 @@ from cluster.apiserver.kinds import workload_kinds
 from cluster.broadcast import nudge
 from cluster.client.informer import Delta, Informer, db
 from cluster.controllers.daemonset import DaemonSetController
-from cluster.controllers.deployment import DeploymentController
+from cluster.controllers.deployment.controller import DeploymentController
 from cluster.controllers.disruption import DisruptionController
 from cluster.controllers.job import JobController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
@@ -19,6 +19,7 @@ from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
+from k8s import clock
 
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
 _ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1, "DaemonSet": 1, "Job": 1}
@@ -43,6 +44,7 @@ class ControllerManager:
         self.pods_by_owner: dict[str, dict[tuple[str, str], dict]] = {}
         self.orphans: dict[tuple[str, str], dict] = {}  # active pods no controller owns
         self.stepped: set[str] = set()  # traces whose steps 5 and 6 are recorded
+        self.timers: dict[OwnerKey, float] = {}  # owner -> clock.monotonic() when it syncs again
         self.controllers = {
             "ReplicationController": ReplicationManager(self),
             "ReplicaSet": ReplicaSetController(self),
@@ -62,6 +64,7 @@ class ControllerManager:
             self.disruption.observe(delta.kind, *delta.key)
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
+        self._fire_timers()
         if not self.dirty:
             return bool(deltas) or self.informer.behind or bool(budgets)
         dirty, self.dirty = self.dirty, {}
@@ -78,8 +81,25 @@ class ControllerManager:
         return self.informer.sync()
 
     def next_wakeup(self) -> float | None:
-        """Seconds until a budget's granted eviction times out (the disruption controller's recheck)."""
-        return self.disruption.next_wakeup()
+        """Seconds until a budget's granted eviction times out (the disruption controller's
+        recheck) or an owner asked to be synced again (a progress deadline)."""
+        due = [self.disruption.next_wakeup()]
+        if self.timers:
+            due.append(max(0.0, min(self.timers.values()) - clock.monotonic()))
+        return min((d for d in due if d is not None), default=None)
+
+    def requeue_after(self, kind: str, namespace: str, name: str, seconds: float) -> None:
+        """Sync this owner again in `seconds` (the workqueue's AddAfter); the earlier time wins."""
+        key = (kind, namespace, name)
+        due = clock.monotonic() + seconds
+        self.timers[key] = min(due, self.timers.get(key, due))
+
+    def _fire_timers(self) -> None:
+        now = clock.monotonic()
+        for key, due in list(self.timers.items()):
+            if due <= now:
+                del self.timers[key]
+                self._mark(key, None)
 
     def _observe(self, delta: Delta) -> None:
         if delta.kind == "PodDisruptionBudget":

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, scale_subresource, status_subresource
+from cluster.controllers.deployment import util
 from cluster.kinds.apps.validation import validate_workload
 from cluster.kinds.core.podspec import template_defaults
 from cluster.kubeapi.describe import events_of, go_time, owned, with_events
@@ -22,8 +23,6 @@ from cluster.kubeapi.tables import (
     containers_images,
 )
 from k8s.selectors import format_label_selector
-
-REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
 
 
 def defaults(obj: dict) -> None:
@@ -125,16 +124,13 @@ def describe_deployment(deployment: dict, old_sets: list[dict], new_set: dict | 
     return lines
 
 
-def _revision(obj: dict) -> str:
-    return ((obj.get("metadata") or {}).get("annotations") or {}).get(REVISION_ANNOTATION, "")
-
-
 def describe(read, namespace: str, name: str) -> str:
     deployment = read.get("Deployment", namespace or "default", name)
-    sets = owned(read, "ReplicaSet", deployment)
-    revision = _revision(deployment)
-    new = next((rs for rs in sets if revision and _revision(rs) == revision), None)
-    old = [rs for rs in sets if rs is not new and (rs.get("spec") or {}).get("replicas")]
+    # kubectl's GetAllReplicaSetsInChunks: sorted by creation, the new one by its template, every
+    # other one old (those scaled to 0 too)
+    sets = util.by_creation(owned(read, "ReplicaSet", deployment))
+    new = util.find_new_replica_set(deployment, sets)
+    old = [rs for rs in sets if rs is not new]
     lines = describe_deployment(deployment, old, new)
     return with_events(lines, events_of(read, deployment), datetime.now(UTC))
 
@@ -149,6 +145,7 @@ KIND = KindInfo(
     short_names=("deploy",),
     categories=("all",),
     subresources=(scale_subresource(), status_subresource("Deployment", "apps")),
+    status_metadata=("annotations",),  # deploymentStatusStrategy keeps spec and labels only
     workload=True,
     reset_rank=10,  # first: it owns ReplicaSets
     defaults=defaults,
