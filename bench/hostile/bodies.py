@@ -47,6 +47,7 @@ def valid(kind: str, name: str) -> dict:
             "spec": {"suspend": True, "template": {"spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}},
         },
         "PriorityClass": {"apiVersion": "scheduling.k8s.io/v1", "value": 5},
+        "ControllerRevision": {"apiVersion": "apps/v1", "data": {"spec": {}}, "revision": 1},
     }
     return copy.deepcopy({"kind": kind, "metadata": meta, **bodies[kind]})
 
@@ -64,6 +65,7 @@ KINDS = (
     "DaemonSet",
     "Job",
     "PriorityClass",
+    "ControllerRevision",
 )
 Path = tuple  # of str (fields) and int (list indexes)
 

@@ -19,14 +19,15 @@ from cluster.apiserver.errors import ApiError
 from cluster.client import event_recorder
 from cluster.client.informer import db
 from cluster.controllers.daemon_nodes import daemon_pod_spec, node_should_run_daemon_pod
-from cluster.controllers.deployment.util import compute_hash, scaled_value
+from cluster.controllers.deployment.util import scaled_value
+from cluster.controllers.history import REVISION_LABEL, RevisionHistory, daemon_set_snapshot
 from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import is_active, is_ready, pod_from_template, random_suffix
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.flow import gate
 
-HASH_LABEL = "controller-revision-hash"
+HASH_LABEL = REVISION_LABEL
 GENERATION_LABEL = "pod-template-generation"
 
 
@@ -52,16 +53,20 @@ class DaemonSetController(ReplicationManager):
 
     selects = ReplicaSetController.selects  # a LabelSelector, as a ReplicaSet's
 
+    def __init__(self, manager) -> None:
+        super().__init__(manager)
+        self.history = RevisionHistory(manager, self.title)
+
     def nodes(self) -> list[dict]:
         return sorted(self.cm.informer.store["Node"].values(), key=lambda n: n["metadata"]["name"])
 
-    def plan(self, ds: dict) -> tuple[list[str], list[dict], dict]:
-        """(nodes needing a pod, pods to delete, the status to report)."""
+    def plan(self, ds: dict, current_hash: str) -> tuple[list[str], list[dict], dict]:
+        """(nodes needing a pod, pods to delete, the status to report); `current_hash` is the
+        current revision's, which up-to-date pods carry."""
         by_node: dict[str, list[dict]] = {}
         for pod in self.cm.owned_pods(ds):
             if not (pod.get("metadata") or {}).get("deletionTimestamp"):
                 by_node.setdefault(pod_node(pod), []).append(pod)
-        current_hash = compute_hash((ds.get("spec") or {}).get("template") or {})
         create, delete = [], []
         desired = current = misscheduled = ready = updated = 0
         old_available, unavailable = [], 0
@@ -127,7 +132,13 @@ class DaemonSetController(ReplicationManager):
         return old_available[: max(room, 0)]
 
     async def sync(self, ds: dict, trace_id: str | None) -> None:
-        create, delete, status = self.plan(ds)
+        snapshot = daemon_set_snapshot(ds)
+        if self.history.needs_writes(ds):
+            current, old = await db(self.history.construct)(ds, snapshot, trace_id)
+        else:
+            (current,), old = self.history.split(ds)
+        pod_hash = ((current or {}).get("metadata", {}).get("labels") or {}).get(HASH_LABEL, snapshot.hash)
+        create, delete, status = self.plan(ds, pod_hash)
         meta = ds["metadata"]
         steps = trace_id is not None and trace_id not in self.cm.stepped
         if steps:
@@ -143,23 +154,28 @@ class DaemonSetController(ReplicationManager):
         for node in create:
             if not await gate.is_open(self.cm.cluster_name, trace_id):
                 await gate.before_step(self.cm.cluster_name, trace_id, 7)
-            if not await db(self._create_daemon_pod)(ds, node, trace_id):
+            if not await db(self._create_daemon_pod)(ds, node, trace_id, pod_hash):
                 break
         if create or delete:
             self.cm.requeue(self.kind, meta.get("namespace", ""), meta["name"], trace_id)
         await db(self._write_status)(ds, trace_id, status)
+        if len(old) > (ds.get("spec") or {}).get("revisionHistoryLimit", 10):
+            live = {(p["metadata"].get("labels") or {}).get(HASH_LABEL, "") for p in self.cm.owned_pods(ds)}
+            await db(self.history.cleanup)(ds, old, live, HASH_LABEL, trace_id)
 
     # -- database thread ---------------------------------------------------------------------
-    def _create_daemon_pod(self, ds: dict, node: str, trace_id: str | None) -> bool:
+    def _create_daemon_pod(self, ds: dict, node: str, trace_id: str | None, pod_hash: str) -> bool:
         actor = self.cm.actor(trace_id, self.title)
         with transaction.atomic():
             locked = store.lock(self.cm.cluster)
             current = live_owner(locked, ds)
-            if current is None:
-                return False
+            if current is None or (current.get("spec") or {}).get("template") != (ds.get("spec") or {}).get(
+                "template"
+            ):
+                return False  # deleted, or its template changed: the next sync decides
             template = copy.deepcopy((current.get("spec") or {}).get("template") or {})
             labels = template.setdefault("metadata", {}).setdefault("labels", {})
-            labels[HASH_LABEL] = compute_hash((current.get("spec") or {}).get("template") or {})
+            labels[HASH_LABEL] = pod_hash
             labels[GENERATION_LABEL] = str(current["metadata"].get("generation", 1))
             template["spec"] = daemon_pod_spec(template.get("spec") or {}, node)
             pod = None

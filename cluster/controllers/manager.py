@@ -34,9 +34,9 @@ class ControllerManager:
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*self.workloads, "Pod", "Node", "PodDisruptionBudget"),
-            "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, Jobs, Pods, Nodes and "
-            "PodDisruptionBudgets",
+            (*self.workloads, "Pod", "Node", "PodDisruptionBudget", "ControllerRevision"),
+            "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, Jobs, Pods, Nodes, "
+            "PodDisruptionBudgets and ControllerRevisions",
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -104,6 +104,11 @@ class ControllerManager:
     def _observe(self, delta: Delta) -> None:
         if delta.kind == "PodDisruptionBudget":
             return  # the disruption controller's (observed above)
+        if delta.kind == "ControllerRevision":  # its owner's history changed (a deletion by hand)
+            ref = controller_ref(delta.obj)
+            if ref is not None and ref.get("kind") in self.workloads:
+                self._mark((ref["kind"], delta.key[0], ref["name"]), None)
+            return
         if delta.kind == "Node":  # a node added, removed or relabelled: every DaemonSet looks again
             for namespace, name in self.informer.store["DaemonSet"]:
                 self._mark(("DaemonSet", namespace, name), None)

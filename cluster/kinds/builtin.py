@@ -9,7 +9,7 @@ kubectl's RESTMapper resolves `po`, `rc`, `deploy`, ... exactly as it does again
 from __future__ import annotations
 
 from cluster.apiserver.kinds import KindInfo, kind_info, register
-from cluster.kinds.apps import daemonset, deployment, replicaset
+from cluster.kinds.apps import controllerrevision, daemonset, deployment, replicaset
 from cluster.kinds.batch import job
 from cluster.kinds.coordination import lease
 from cluster.kinds.core import (
@@ -34,6 +34,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     replicaset.KIND,
     deployment.KIND,
     daemonset.KIND,
+    controllerrevision.KIND,
     event.KIND,
     namespace.KIND,
     job.KIND,

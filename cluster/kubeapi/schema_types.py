@@ -140,6 +140,7 @@ _LINES = {
         "observedGeneration:int updatedNumberScheduled:int numberAvailable:int numberUnavailable:int "
         "collisionCount:int conditions:[obj]"
     ),
+    "ControllerRevision": _TOP + "data:obj revision:int",
     "Job": _TOP + "spec:JobSpec status:JobStatus",
     "JobSpec": (
         "parallelism:int completions:int activeDeadlineSeconds:int podFailurePolicy:obj "
@@ -176,6 +177,8 @@ OPEN_TYPES = frozenset(k.rstrip("*") for k in _LINES if k.endswith("*"))
 # The Go package each type lives in, for OpenAPI's fully qualified schema names.
 META_TYPES = {"ObjectMeta", "OwnerReference", "LabelSelector", "LabelSelectorRequirement"}
 APPS_TYPES = {
-    name for name in TYPES if name.startswith(("ReplicaSet", "Deployment", "DaemonSet", "RollingUpdate"))
+    name
+    for name in TYPES
+    if name.startswith(("ReplicaSet", "Deployment", "DaemonSet", "RollingUpdate", "ControllerRevision"))
 }
 BATCH_TYPES = {name for name in TYPES if name.startswith("Job")}

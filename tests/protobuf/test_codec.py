@@ -56,11 +56,11 @@ def test_captured_drain_delete_options_are_empty_options():
 
 
 def test_an_envelope_of_a_kind_no_table_registers_is_refused_as_upstream():
-    body = envelope("batch/v1", "CronJob", b"")
+    body = envelope("v1", "ComponentStatus", b"")
     with pytest.raises(ProtobufError) as err:
         decode(body)
     assert str(err.value) == (
-        'no kind "CronJob" is registered for version "batch/v1" in scheme '
+        'no kind "ComponentStatus" is registered for version "v1" in scheme '
         '"k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"'
     )
 

@@ -9,9 +9,14 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.apps.v1"
 GROUP_VERSION = "apps/v1"
-KINDS = ("DaemonSet", "Deployment", "ReplicaSet")
+KINDS = ("ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet")
 
 MESSAGES = {
+    "ControllerRevision": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "data", "k8s.io.apimachinery.pkg.runtime.RawExtension", "o"),
+        (3, "revision", "int64", ""),
+    ),
     "DaemonSet": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "spec", "DaemonSetSpec", "o"),
@@ -119,5 +124,55 @@ MESSAGES = {
     "RollingUpdateDeployment": (
         (1, "maxUnavailable", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", "*o"),
         (2, "maxSurge", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", "*o"),
+    ),
+    "RollingUpdateStatefulSetStrategy": (
+        (1, "partition", "int32", "*o"),
+        (2, "maxUnavailable", "k8s.io.apimachinery.pkg.util.intstr.IntOrString", "*o"),
+    ),
+    "StatefulSet": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "StatefulSetSpec", "o"),
+        (3, "status", "StatefulSetStatus", "o"),
+    ),
+    "StatefulSetCondition": (
+        (1, "type", "string", ""),
+        (2, "status", "string", ""),
+        (3, "lastTransitionTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "o"),
+        (4, "reason", "string", "o"),
+        (5, "message", "string", "o"),
+    ),
+    "StatefulSetOrdinals": ((1, "start", "int32", ""),),
+    "StatefulSetPersistentVolumeClaimRetentionPolicy": (
+        (1, "whenDeleted", "string", "o"),
+        (2, "whenScaled", "string", "o"),
+    ),
+    "StatefulSetSpec": (
+        (1, "replicas", "int32", "*o"),
+        (2, "selector", "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", "*"),
+        (3, "template", "k8s.io.api.core.v1.PodTemplateSpec", ""),
+        (4, "volumeClaimTemplates", "k8s.io.api.core.v1.PersistentVolumeClaim", "ro"),
+        (5, "serviceName", "string", ""),
+        (6, "podManagementPolicy", "string", "o"),
+        (7, "updateStrategy", "StatefulSetUpdateStrategy", "o"),
+        (8, "revisionHistoryLimit", "int32", "*o"),
+        (9, "minReadySeconds", "int32", "o"),
+        (10, "persistentVolumeClaimRetentionPolicy", "StatefulSetPersistentVolumeClaimRetentionPolicy", "*o"),
+        (11, "ordinals", "StatefulSetOrdinals", "*o"),
+    ),
+    "StatefulSetStatus": (
+        (1, "observedGeneration", "int64", "o"),
+        (2, "replicas", "int32", ""),
+        (3, "readyReplicas", "int32", "o"),
+        (4, "currentReplicas", "int32", "o"),
+        (5, "updatedReplicas", "int32", "o"),
+        (6, "currentRevision", "string", "o"),
+        (7, "updateRevision", "string", "o"),
+        (9, "collisionCount", "int32", "*o"),
+        (10, "conditions", "StatefulSetCondition", "ro"),
+        (11, "availableReplicas", "int32", ""),
+    ),
+    "StatefulSetUpdateStrategy": (
+        (1, "type", "string", "o"),
+        (2, "rollingUpdate", "RollingUpdateStatefulSetStrategy", "*o"),
     ),
 }

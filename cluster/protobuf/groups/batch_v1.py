@@ -9,9 +9,29 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.batch.v1"
 GROUP_VERSION = "batch/v1"
-KINDS = ("Job",)
+KINDS = ("CronJob", "Job")
 
 MESSAGES = {
+    "CronJob": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "CronJobSpec", "o"),
+        (3, "status", "CronJobStatus", "o"),
+    ),
+    "CronJobSpec": (
+        (1, "schedule", "string", ""),
+        (8, "timeZone", "string", "*o"),
+        (2, "startingDeadlineSeconds", "int64", "*o"),
+        (3, "concurrencyPolicy", "string", "o"),
+        (4, "suspend", "bool", "*o"),
+        (5, "jobTemplate", "JobTemplateSpec", ""),
+        (6, "successfulJobsHistoryLimit", "int32", "*o"),
+        (7, "failedJobsHistoryLimit", "int32", "*o"),
+    ),
+    "CronJobStatus": (
+        (1, "active", "k8s.io.api.core.v1.ObjectReference", "ro"),
+        (4, "lastScheduleTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "*o"),
+        (5, "lastSuccessfulTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "*o"),
+    ),
     "Job": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "spec", "JobSpec", "o"),
@@ -55,6 +75,10 @@ MESSAGES = {
         (10, "failedIndexes", "string", "*o"),
         (8, "uncountedTerminatedPods", "UncountedTerminatedPods", "*o"),
         (9, "ready", "int32", "*o"),
+    ),
+    "JobTemplateSpec": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "JobSpec", "o"),
     ),
     "PodFailurePolicy": ((1, "rules", "PodFailurePolicyRule", "r"),),
     "PodFailurePolicyOnExitCodesRequirement": (

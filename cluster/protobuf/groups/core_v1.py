@@ -417,6 +417,10 @@ MESSAGES = {
     ),
     "LoadBalancerStatus": ((1, "ingress", "LoadBalancerIngress", "ro"),),
     "LocalObjectReference": ((1, "name", "string", "o"),),
+    "ModifyVolumeStatus": (
+        (1, "targetVolumeAttributesClassName", "string", "o"),
+        (2, "status", "string", ""),
+    ),
     "NFSVolumeSource": (
         (1, "server", "string", ""),
         (2, "path", "string", ""),
@@ -538,6 +542,19 @@ MESSAGES = {
         (6, "resourceVersion", "string", "o"),
         (7, "fieldPath", "string", "o"),
     ),
+    "PersistentVolumeClaim": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "PersistentVolumeClaimSpec", "o"),
+        (3, "status", "PersistentVolumeClaimStatus", "o"),
+    ),
+    "PersistentVolumeClaimCondition": (
+        (1, "type", "string", ""),
+        (2, "status", "string", ""),
+        (3, "lastProbeTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "o"),
+        (4, "lastTransitionTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "o"),
+        (5, "reason", "string", "o"),
+        (6, "message", "string", "o"),
+    ),
     "PersistentVolumeClaimSpec": (
         (1, "accessModes", "string", "ro"),
         (4, "selector", "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector", "*o"),
@@ -548,6 +565,16 @@ MESSAGES = {
         (7, "dataSource", "TypedLocalObjectReference", "*o"),
         (8, "dataSourceRef", "TypedObjectReference", "*o"),
         (9, "volumeAttributesClassName", "string", "*o"),
+    ),
+    "PersistentVolumeClaimStatus": (
+        (1, "phase", "string", "o"),
+        (2, "accessModes", "string", "ro"),
+        (3, "capacity", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (4, "conditions", "PersistentVolumeClaimCondition", "ro"),
+        (5, "allocatedResources", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (7, "allocatedResourceStatuses", "map<string,string>", "o"),
+        (8, "currentVolumeAttributesClassName", "string", "*o"),
+        (9, "modifyVolumeStatus", "ModifyVolumeStatus", "*o"),
     ),
     "PersistentVolumeClaimTemplate": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),

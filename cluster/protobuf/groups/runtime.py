@@ -12,6 +12,7 @@ GROUP_VERSION = ""
 KINDS = ("Unknown",)
 
 MESSAGES = {
+    "RawExtension": ((1, "raw", "bytes", ""),),
     "TypeMeta": (
         (1, "apiVersion", "string", "o"),
         (2, "kind", "string", "o"),

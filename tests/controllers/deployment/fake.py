@@ -32,7 +32,9 @@ class FakeClient:
     def create_replica_set(self, rs: dict) -> dict:
         self.actions.append(Action("create", "replicasets", copy.deepcopy(rs)))
         if rs["metadata"]["name"] in self.existing:
-            raise ApiError(409, "AlreadyExists", f'replicasets.apps "{rs["metadata"]["name"]}" already exists')
+            raise ApiError(
+                409, "AlreadyExists", f'replicasets.apps "{rs["metadata"]["name"]}" already exists'
+            )
         created = copy.deepcopy(rs)
         created["metadata"].setdefault("uid", f"uid-{rs['metadata']['name']}")
         return created
@@ -112,7 +114,10 @@ def new_deployment(
                 "maxUnavailable": 0 if max_unavailable is None else max_unavailable,
             },
         },
-        "template": {"metadata": {"labels": selector}, "spec": {"containers": [{"name": "c", "image": "foo/bar"}]}},
+        "template": {
+            "metadata": {"labels": selector},
+            "spec": {"containers": [{"name": "c", "image": "foo/bar"}]},
+        },
     }
     if revision_history_limit is not None:
         spec["revisionHistoryLimit"] = revision_history_limit

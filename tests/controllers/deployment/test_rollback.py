@@ -31,9 +31,15 @@ def deployment_at(image: str, rollback_to: str | None, **annotations) -> dict:
 
 def history() -> list[dict]:
     return [
-        revision_rs("foo-1", 1, "nginx:1.14", "2016-01-01T00:00:01Z", {"kubernetes.io/change-cause": "first"}),
-        revision_rs("foo-2", 2, "nginx:1.15", "2016-01-01T00:00:02Z", {"kubernetes.io/change-cause": "second"}),
-        revision_rs("foo-3", 3, "nginx:1.16", "2016-01-01T00:00:03Z", {"kubernetes.io/change-cause": "third"}),
+        revision_rs(
+            "foo-1", 1, "nginx:1.14", "2016-01-01T00:00:01Z", {"kubernetes.io/change-cause": "first"}
+        ),
+        revision_rs(
+            "foo-2", 2, "nginx:1.15", "2016-01-01T00:00:02Z", {"kubernetes.io/change-cause": "second"}
+        ),
+        revision_rs(
+            "foo-3", 3, "nginx:1.16", "2016-01-01T00:00:03Z", {"kubernetes.io/change-cause": "third"}
+        ),
     ]
 
 

@@ -97,7 +97,14 @@ def test_cleanup_unhealthy_replicas(
 
 
 @pytest.mark.parametrize(
-    ("deployment_replicas", "max_unavailable", "ready_pods", "old_replicas", "scale_expected", "expected_old"),
+    (
+        "deployment_replicas",
+        "max_unavailable",
+        "ready_pods",
+        "old_replicas",
+        "scale_expected",
+        "expected_old",
+    ),
     [
         (10, 0, 10, 10, True, 9),
         (10, 2, 10, 10, True, 8),

@@ -46,7 +46,9 @@ def web(replicas: int = 1, **spec) -> dict:
 
 def set_image(cluster, image: str) -> None:
     patch = {"spec": {"template": {"spec": {"containers": [{"name": "nginx", "image": image}]}}}}
-    api.patch(cluster, "Deployment", "default", "web", patch, "application/strategic-merge-patch+json", KUBECTL)
+    api.patch(
+        cluster, "Deployment", "default", "web", patch, "application/strategic-merge-patch+json", KUBECTL
+    )
 
 
 def replica_sets(cluster) -> dict[str, dict]:
@@ -112,8 +114,8 @@ def test_undoing_a_broken_image_completes_with_the_old_image(demo, fake_clock):
     assert util.deployment_complete(api.get(demo, "Deployment", "default", "web"), status)
     assert progressing(demo)["reason"] == util.NEW_RS_AVAILABLE
     events, _ = api.list_objects(demo, "Event", "default")
-    assert any(e["message"].startswith("Scaled down replica set web-") and e["message"].endswith("from 1 to 0")
-               for e in events if e["reason"] == "ScalingReplicaSet")  # fmt: skip
+    scaling = [e["message"] for e in events if e["reason"] == "ScalingReplicaSet"]
+    assert any(m.startswith("Scaled down replica set web-") and m.endswith("from 1 to 0") for m in scaling)
 
 
 def test_a_paused_deployment_rolls_out_nothing_until_resumed(demo, fake_clock):

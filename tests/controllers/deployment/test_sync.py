@@ -68,7 +68,16 @@ SCALE_CASES = [
 
 
 @pytest.mark.parametrize(
-    ("deployment", "old_deployment", "new", "old", "expected_new", "expected_old", "wasnt_updated", "desired"),
+    (
+        "deployment",
+        "old_deployment",
+        "new",
+        "old",
+        "expected_new",
+        "expected_old",
+        "wasnt_updated",
+        "desired",
+    ),
     [case[1:] for case in SCALE_CASES],
     ids=[case[0] for case in SCALE_CASES],
 )

@@ -112,7 +112,12 @@ def test_deployment_complete(deployment, expected):
 
 
 def _counts(current, updated, ready, available) -> dict:
-    return {"replicas": current, "updatedReplicas": updated, "readyReplicas": ready, "availableReplicas": available}
+    return {
+        "replicas": current,
+        "updatedReplicas": updated,
+        "readyReplicas": ready,
+        "availableReplicas": available,
+    }
 
 
 @pytest.mark.parametrize(
@@ -224,7 +229,11 @@ def test_set_condition(status, condition, expected):
     [
         ({}, "Progressing", {}),  # remove from empty status
         ({"conditions": [PROGRESSING]}, "Progressing", {}),  # simple remove
-        ({"conditions": [PROGRESSING, AVAILABLE]}, "ReplicaFailure", {"conditions": [PROGRESSING, AVAILABLE]}),
+        (
+            {"conditions": [PROGRESSING, AVAILABLE]},
+            "ReplicaFailure",
+            {"conditions": [PROGRESSING, AVAILABLE]},
+        ),
     ],
 )
 def test_remove_condition(status, type_, expected):
@@ -249,7 +258,10 @@ def test_find_new_and_old_replica_sets():
     newer = rs("nginx-newer", 1, {"name": "nginx"}, "2016-01-01T00:00:10Z")
     older = rs("nginx-older", 1, {"name": "nginx"}, "2016-01-01T00:00:00Z")
     for each in (newer, older):
-        each["spec"]["template"] = {**template, "metadata": {"labels": {"name": "nginx", util.HASH_LABEL: "h"}}}
+        each["spec"]["template"] = {
+            **template,
+            "metadata": {"labels": {"name": "nginx", util.HASH_LABEL: "h"}},
+        }
     stale = rs("nginx-stale", 0, {"name": "nginx"}, "2015-01-01T00:00:00Z")
     assert util.find_new_replica_set(deployment, [newer, older, stale]) is older
     required, every = util.find_old_replica_sets(deployment, [newer, older, stale])
