@@ -26,7 +26,7 @@ ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
 def log_keep() -> int:
     """How many log entries each cluster keeps before compaction (etcd's history window)."""
-    return int(getattr(settings, "KUBESIM_EVENT_LOG_KEEP", 10_000))
+    return settings.KUBESIM_EVENT_LOG_KEEP
 
 
 def lock(cluster: Cluster) -> Cluster:

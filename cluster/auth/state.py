@@ -1,6 +1,6 @@
 """KubeSim's own state directory: the secret key, the CA and certificates, the presenter token.
 
-`KUBESIM_STATE_DIR` (default `.kubesim/` in the checkout) holds what one installation generates
+`settings.KUBESIM_STATE_DIR` (default `.kubesim/` in the checkout) holds what one installation generates
 for itself at first run, whatever the database is. Every secret is a file of mode 0600, created
 with O_EXCL so that two processes starting together agree on one value.
 """
@@ -11,13 +11,15 @@ import os
 import secrets
 from pathlib import Path
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from django.conf import settings
+
 SECRET_KEY_FILE = "secret_key"
 PRESENTER_TOKEN_FILE = "presenter-token"
 
 
-def state_dir() -> Path:
-    path = Path(os.environ.get("KUBESIM_STATE_DIR") or BASE_DIR / ".kubesim").expanduser().resolve()
+def state_dir(configured: Path | None = None) -> Path:
+    """The state directory, made if missing; `configured` only while the settings are being read."""
+    path = Path(configured or settings.KUBESIM_STATE_DIR).expanduser().resolve()
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
 
@@ -33,16 +35,17 @@ def write_private(path: Path, data: bytes) -> bool:
     return True
 
 
-def generated_secret(name: str, nbytes: int = 32) -> str:
+def generated_secret(name: str, nbytes: int = 32, directory: Path | None = None) -> str:
     """The secret kept in state_dir()/name, generated (url-safe text) the first time it is asked for."""
-    path = state_dir() / name
+    path = state_dir(directory) / name
     if not path.exists():
         write_private(path, secrets.token_urlsafe(nbytes).encode())
     return path.read_text().strip()
 
 
-def secret_key() -> str:
-    return generated_secret(SECRET_KEY_FILE, 50)
+def secret_key(directory: Path) -> str:
+    """Django's SECRET_KEY, for the settings module (which passes the directory it configures)."""
+    return generated_secret(SECRET_KEY_FILE, 50, directory)
 
 
 def presenter_token() -> str:

@@ -56,12 +56,12 @@ def election_needed() -> bool:
     from django.conf import settings
     from django.db import connection
 
-    forced = str(getattr(settings, "KUBESIM_LEADER_ELECTION", "auto")).lower()
+    forced = str(settings.KUBESIM_LEADER_ELECTION).lower()
     if forced in ("1", "true", "yes", "on"):
         return True
     if forced in ("0", "false", "no", "off"):
         return False
-    return bool(getattr(settings, "REDIS_URL", "")) or connection.vendor != "sqlite"
+    return bool(settings.REDIS_URL) or connection.vendor != "sqlite"
 
 
 def claim(cluster_name: str, me: str) -> None:

@@ -32,7 +32,7 @@ _waker: Callable[[str], None] | None = None
 
 def park_after() -> float:
     """Seconds without a touch after which an idle cluster's control plane is parked."""
-    return float(getattr(settings, "KUBESIM_PARK_AFTER_SECONDS", 180))
+    return float(settings.KUBESIM_PARK_AFTER_SECONDS)
 
 
 def set_waker(waker: Callable[[str], None] | None) -> None:
