@@ -20,7 +20,7 @@ from cluster.kubeapi.tables import (
     age,
     containers_images,
 )
-from k8s.selectors import format_label_selector, format_labels
+from k8s.labels import format_label_selector, format_labels
 
 
 def defaults(obj: dict) -> None:

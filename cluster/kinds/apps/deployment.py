@@ -21,7 +21,7 @@ from cluster.kubeapi.tables import (
     age,
     containers_images,
 )
-from k8s.selectors import format_label_selector
+from k8s.labels import format_label_selector
 
 REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
 

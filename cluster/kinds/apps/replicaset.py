@@ -13,7 +13,7 @@ from cluster.kubeapi.describe import events_of, owned, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
 from cluster.kubeapi.describe_workloads import conditions, controlled_by, pod_template, pods_status
 from cluster.kubeapi.tables import TableSpec
-from k8s.selectors import format_label_selector
+from k8s.labels import format_label_selector
 
 
 def defaults(obj: dict) -> None:

@@ -17,7 +17,7 @@ from cluster.kubeapi.describe_parts import (
     taints_multiline,
 )
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.quantities import format_quantity
+from k8s.quantity import format_quantity
 
 
 def defaults(obj: dict) -> None:

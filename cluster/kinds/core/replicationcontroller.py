@@ -21,7 +21,7 @@ from cluster.kubeapi.tables import (
     age,
     containers_images,
 )
-from k8s.selectors import format_labels
+from k8s.labels import format_labels
 
 
 def defaults(obj: dict) -> None:

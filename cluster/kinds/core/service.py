@@ -19,7 +19,7 @@ from cluster.kinds.core import defaultservice
 from cluster.kinds.core.serviceips import NONE
 from cluster.kubeapi.describe import events_of, object_head, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.selectors import format_labels
+from k8s.labels import format_labels
 
 TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 PROTOCOLS = ("SCTP", "TCP", "UDP")

@@ -18,8 +18,7 @@ from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
 from cluster.kubeapi.describe import events_of, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.labels import SelectorError, label_selector
-from k8s.selectors import format_label_selector
+from k8s.labels import SelectorError, format_label_selector, label_selector
 
 UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
 BOTH_SET = "minAvailable and maxUnavailable cannot be both set"

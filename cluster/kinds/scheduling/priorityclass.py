@@ -19,7 +19,7 @@ from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import BuiltinObjects, KindInfo
 from cluster.kubeapi.describe import events_of, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.selectors import format_labels
+from k8s.labels import format_labels
 
 SYSTEM_PREFIX = "system-"
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
