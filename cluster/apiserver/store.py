@@ -173,11 +173,6 @@ def watch_page(
     return events, upto
 
 
-def body_of(row: ApiObject) -> dict:
-    """A copy of the stored object that callers may change freely."""
-    return clone(row.body)
-
-
 def clone(value):
     """A copy of a JSON document (dicts, lists and scalars), several times faster than deepcopy.
 

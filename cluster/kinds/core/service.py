@@ -28,10 +28,6 @@ PORT_RANGE_MSG = "must be between 1 and 65535, inclusive"
 _IANA_NAME = re.compile(r"[-a-z0-9]+")
 
 
-def is_headless(service: dict) -> bool:
-    return ((service.get("spec") or {}).get("clusterIP")) == NONE
-
-
 def defaults(obj: dict) -> None:
     spec = obj.setdefault("spec", {})
     if not isinstance(spec, dict):

@@ -62,10 +62,6 @@ def system_class(cluster, name: str) -> dict | None:
     }
 
 
-def system_classes(cluster) -> list[dict]:
-    return [system_class(cluster, name) for name in sorted(SYSTEM_CLASSES)]
-
-
 def _undeletable(name: str) -> ApiError:
     """The REST storage's Delete refuses the system classes."""
     message = (
