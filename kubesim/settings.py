@@ -45,6 +45,8 @@ INSTALLED_APPS = [
     "labs",
     # manage.py's bench_* commands; nothing at runtime imports it.
     "bench",
+    # The project itself, for the processes' entry points: manage.py serve and controlplane.
+    "kubesim",
 ]
 
 MIDDLEWARE = [
