@@ -160,6 +160,11 @@ KUBESIM_PARK_AFTER_SECONDS = float(os.environ.get("KUBESIM_PARK_AFTER_SECONDS") 
 KUBESIM_LEADER_ELECTION = os.environ.get("KUBESIM_LEADER_ELECTION", "auto")
 KUBESIM_JOIN_ATTEMPTS_PER_MINUTE = envint("KUBESIM_JOIN_ATTEMPTS_PER_MINUTE", "10")
 KUBESIM_WRONG_CODES_PER_MINUTE = envint("KUBESIM_WRONG_CODES_PER_MINUTE", "5")
+# Password logins (/admin/login/, cluster/logins.py): failures per client address and per user
+# name in a sliding window; past either, 429 with Retry-After until the window moves on.
+KUBESIM_LOGIN_FAILURES_PER_ADDRESS = envint("KUBESIM_LOGIN_FAILURES_PER_ADDRESS", "10")
+KUBESIM_LOGIN_FAILURES_PER_USERNAME = envint("KUBESIM_LOGIN_FAILURES_PER_USERNAME", "20")
+KUBESIM_LOGIN_WINDOW_SECONDS = envint("KUBESIM_LOGIN_WINDOW_SECONDS", "300")
 
 # Security headers (kubesim/headers.py adds them to every response, static files included).
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -167,6 +172,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_COOKIE_SAMESITE = "Strict"
 SESSION_COOKIE_SAMESITE = "Lax"
+# Sessions in the database under a hash of their key: the database holds no usable cookie.
+SESSION_ENGINE = "kubesim.sessions"
 
 LOGGING = {
     "version": 1,

@@ -8,6 +8,7 @@ from django.db.backends.sqlite3 import base
 
 from kubesim.sqlite import writers
 from kubesim.sqlite.deferred import Deferred
+from kubesim.state import create_private
 
 
 @lru_cache(maxsize=4096)
@@ -73,6 +74,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self._forget_kept()
         self.deferred.clear()
         self.open_savepoints.clear()
+
+    def get_new_connection(self, conn_params):
+        # The database holds sessions and every cluster: nobody else on the machine may read it.
+        if not self.is_in_memory_db() and not str(conn_params["database"]).startswith("file:"):
+            create_private(conn_params["database"])
+        return super().get_new_connection(conn_params)
 
     def create_cursor(self, name=None):
         cursor = self.connection.cursor(factory=CursorWrapper)
