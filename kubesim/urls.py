@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
-from cluster import logins
+from cluster.auth import logins
 
-# Every staff page logs in through the admin's form: throttled (cluster/logins.py).
+# Every staff page logs in through the admin's form: throttled (cluster/auth/logins.py).
 admin.site.login_form = logins.ThrottledLoginForm
 
 urlpatterns = [

@@ -13,12 +13,13 @@ from functools import partial
 from django.conf import settings
 from django.db import transaction
 
-from cluster import broadcast
-from cluster.apiserver import admission, rows
+from cluster.apiserver import rows
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import Gone
+from cluster.broadcast import nudge
 from cluster.models import ApiObject, Cluster, FlowTrace
-from kubesim.sqlite import memo
+from database.sqlite import memo
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
@@ -32,8 +33,8 @@ def lock(cluster: Cluster) -> Cluster:
     """The cluster row, locked for this transaction (FOR UPDATE; SQLite's IMMEDIATE mode).
 
     Returns a copy of `cluster` with the revision and the quota read under the lock: admission
-    (cluster/quota.py) judges every write by the quota as it stands now, however long the caller
-    (a controller) has held its Cluster.
+    (cluster/apiserver/admission/quota.py) judges every write by the quota as it stands now,
+    however long the caller (a controller) has held its Cluster.
     """
     locked = copy.copy(cluster)
     locked.revision, locked.compacted_revision, locked.quota = rows.lock_row(cluster.pk)
@@ -84,7 +85,7 @@ def write(
     The body is serialized once, for both the row and its log entry.
     """
     if verb not in ("status", "delete", "terminate"):
-        admission.admit(cluster, verb, kind, body, actor)
+        chain.admit(cluster, verb, kind, body, actor)
     revision = cluster.revision + 1
     rows.bump(cluster.pk, revision)
     memo.drop(("bodies", cluster.pk, kind))  # what a batch kept of the kind (rows.kept_bodies)
@@ -124,7 +125,7 @@ def write(
             rows.replace_labels(row.pk, labels, bool(old_labels))
     rows.insert_event(event, text)
     _compact(cluster)
-    transaction.on_commit(partial(broadcast.notify, cluster.name, revision, kind))
+    transaction.on_commit(partial(nudge.notify, cluster.name, revision, kind))
     return row
 
 

@@ -1,9 +1,9 @@
-"""Sessions stored before kubesim.sessions kept their keys as they are: store a hash instead, so
+"""Sessions stored before cluster.auth.sessions kept their keys as they are: store a hash instead, so
 the browsers holding them stay signed in and the database holds no usable key."""
 
 from django.db import migrations
 
-from kubesim.sessions import is_stored_hash, stored_key
+from cluster.auth.sessions import is_stored_hash, stored_key
 
 
 def hash_keys(apps, schema_editor):

@@ -16,8 +16,8 @@ import pytest
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from kubesim import state
-from kubesim.sessions import stored_key
+from cluster.auth import state
+from cluster.auth.sessions import stored_key
 from tests.scaleout.support import ROOT, base_env, free_port
 
 

@@ -14,9 +14,10 @@ import signal
 
 from django.core.management.base import BaseCommand
 
-from kubesim import shutdown, state
+from cluster.auth import state
+from database.throwaway_db import require_migrated
+from kubesim import shutdown
 from kubesim.gc_tuning import tune_for_long_running
-from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -28,7 +29,7 @@ class Command(BaseCommand):
     def handle(self, *args, identity: str | None, **options):
         require_migrated()
         state.require_private(self.stderr)
-        from cluster import leader
+        from cluster.client import leader
 
         me = identity or leader.identity()
         self.stdout.write(
@@ -40,9 +41,9 @@ class Command(BaseCommand):
     async def _run(self, me: str) -> None:
         """Supervise until Ctrl-C or SIGTERM; then stop, within the stop's budget, and end the
         process from here: asyncio.run's own end would wait for every task and database thread."""
-        from cluster import controlplane
+        from cluster.controlplane import runtime
 
-        task = asyncio.create_task(controlplane.supervise(identity=me))
+        task = asyncio.create_task(runtime.supervise(identity=me))
         asked = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
