@@ -203,6 +203,11 @@ KUBESIM_PRESENTER_FAILURES_PER_MINUTE = envint("KUBESIM_PRESENTER_FAILURES_PER_M
 # token) and the browser bench_page drives.
 KUBESIM_BENCH_TOKEN = os.environ.get("KUBESIM_BENCH_TOKEN", "")
 KUBESIM_CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
+# Password logins (/admin/login/, cluster/auth/logins.py): failures per client address and per user
+# name in a sliding window; past either, 429 with Retry-After until the window moves on.
+KUBESIM_LOGIN_FAILURES_PER_ADDRESS = envint("KUBESIM_LOGIN_FAILURES_PER_ADDRESS", "10")
+KUBESIM_LOGIN_FAILURES_PER_USERNAME = envint("KUBESIM_LOGIN_FAILURES_PER_USERNAME", "20")
+KUBESIM_LOGIN_WINDOW_SECONDS = envint("KUBESIM_LOGIN_WINDOW_SECONDS", "300")
 
 # Security headers (kubesim/headers.py adds them to every response, static files included).
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -210,6 +215,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_COOKIE_SAMESITE = "Strict"
 SESSION_COOKIE_SAMESITE = "Lax"
+# Sessions in the database under a hash of their key: the database holds no usable cookie.
+SESSION_ENGINE = "cluster.auth.sessions"
 
 LOGGING = {
     "version": 1,
