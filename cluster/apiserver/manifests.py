@@ -92,7 +92,7 @@ def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
         cluster, info.kind, meta.get("namespace", "") if info.namespaced else "", meta.get("name", "")
     )
     if row is None:
-        return "created", create(cluster, manifest, actor)
+        return "created", create(cluster, manifest, actor, typed=True)
     locked = store.lock(cluster)
     before = locked.revision
     result = store_update(locked, info, row, _three_way(row.body, manifest, info.kind), actor, None, "update")

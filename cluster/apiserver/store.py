@@ -26,16 +26,18 @@ ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
 def log_keep() -> int:
     """How many log entries each cluster keeps before compaction (etcd's history window)."""
-    return int(getattr(settings, "KUBESIM_EVENT_LOG_KEEP", 10_000))
+    return settings.KUBESIM_EVENT_LOG_KEEP
 
 
 def lock(cluster: Cluster) -> Cluster:
     """The cluster row, locked for this transaction (FOR UPDATE; SQLite's IMMEDIATE mode).
 
-    Returns a copy of `cluster` with the revision read under the lock.
+    Returns a copy of `cluster` with the revision and the quota read under the lock: admission
+    (cluster/apiserver/admission/quota.py) judges every write by the quota as it stands now,
+    however long the caller (a controller) has held its Cluster.
     """
     locked = copy.copy(cluster)
-    locked.revision, locked.compacted_revision = rows.lock_revision(cluster.pk)
+    locked.revision, locked.compacted_revision, locked.quota = rows.lock_row(cluster.pk)
     return locked
 
 
@@ -171,11 +173,6 @@ def watch_page(
         raise Gone(revision, compacted + 1)
     upto = events[-1].revision if len(events) == limit else max(current, revision)
     return events, upto
-
-
-def body_of(row: ApiObject) -> dict:
-    """A copy of the stored object that callers may change freely."""
-    return clone(row.body)
 
 
 def clone(value):

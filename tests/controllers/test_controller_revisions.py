@@ -4,13 +4,12 @@ the old ones beyond revisionHistoryLimit deleted, the pods labelled with the cur
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
 from cluster.controllers import history
-from cluster.controlplane import runtime
 from tests.controllers.test_daemonset_job import daemon_set, owned
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL
+from tests.support.demo import drive as drive_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 STRATEGIC = "application/strategic-merge-patch+json"
@@ -18,7 +17,7 @@ STRATEGIC = "application/strategic-merge-patch+json"
 
 def drive(fake_clock) -> None:
     for _ in range(3):  # old pods stop (nginx takes a second), new ones start
-        async_to_sync(runtime.run_until_idle)("demo")
+        drive_once()
         fake_clock.advance(2)
 
 

@@ -12,8 +12,8 @@ import pytest
 from cluster.controllers.deployment import util
 from cluster.kinds.apps.deployment import describe_deployment
 from cluster.kubeapi.describe import involves, with_events
-from tests.kubectl.conftest import wait_for
-from tests.kubectl.test_describe_kinds import _now, without_ages
+from k8s import clock
+from tests.support.waiting import wait_for, without_ages
 
 pytestmark = pytest.mark.kubectl
 IMAGE = "{.spec.template.spec.containers[0].image}"
@@ -144,7 +144,7 @@ def test_describe_deployment_after_a_rollout_is_kubectls_text(kubectl):
         ours = with_events(
             describe_deployment(deployment, [rs for rs in sets if rs is not new], new),
             [e for e in events if involves(e, deployment)],
-            _now(),
+            clock.now(),
         )
         assert without_ages(ours) == without_ages(out)
     finally:

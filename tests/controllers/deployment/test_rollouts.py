@@ -6,19 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
 from cluster.controllers.deployment import util
-from cluster.controlplane import runtime
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL, drive
 
 pytestmark = pytest.mark.django_db(transaction=True)
 MERGE = "application/merge-patch+json"
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def settle(fake_clock, seconds: float = 2) -> None:
