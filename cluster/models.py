@@ -29,6 +29,9 @@ class Cluster(models.Model):
     # The teacher's overrides of the classroom quota (cluster/apiserver/admission/quota.py):
     # {"pods": 50, ...}.
     quota = models.JSONField(default=dict, blank=True)
+    # How many seconds this cluster's clock runs ahead of real time: a teacher's jump to the next
+    # CronJob schedule moves it (cluster/controlplane/clock.py).
+    clock_offset = models.FloatField(default=0.0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -114,6 +114,15 @@ def _sqlite_only(request):
             pytest.skip(marker.args[0] if marker.args else "the SQLite backend's")
 
 
+@pytest.fixture(autouse=True)
+def _process_time():
+    """A test reads the process clock when it starts: a request of an earlier test may have left
+    its cluster's clock shift in this thread's context (Django's test client runs views in it)."""
+    clock.enter(None)
+    yield
+    clock.enter(None)
+
+
 @pytest.fixture
 def fake_clock():
     """The cluster's clock, moved by the test (`fake_clock.advance(seconds)`) instead of sleeping."""

@@ -66,6 +66,17 @@ def valid(kind: str, name: str) -> dict:
             "ports": [{"port": 8080}],
         },
         "ControllerRevision": {"apiVersion": "apps/v1", "data": {"spec": {}}, "revision": 1},
+        "StatefulSet": {"apiVersion": "apps/v1", "spec": {**apps, "serviceName": "x"}},
+        "CronJob": {
+            "apiVersion": "batch/v1",
+            "spec": {
+                "schedule": "*/5 * * * *",
+                "suspend": True,
+                "jobTemplate": {
+                    "spec": {"template": {"spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}}
+                },
+            },
+        },
     }
     if kind not in bodies:
         raise KeyError(f"no valid {kind} in bench/hostile/bodies.py: add one (docs/adding-a-kind.md)")

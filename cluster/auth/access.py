@@ -33,7 +33,7 @@ from cluster.apiserver.errors import ApiError
 from cluster.auth import state
 from cluster.auth.clientaddr import client_address
 from cluster.auth.ratelimit import WRITES
-from cluster.controlplane import activity
+from cluster.controlplane import activity, simtime
 from cluster.models import Cluster
 from database.joined import JoinedLookup
 from database.unique import unique_row
@@ -348,6 +348,7 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
         raise not_found(cluster_name)
     authorize(who, cluster, verb, resource, **where)
     activity.requested(cluster.name)  # a parked control plane starts again (cluster/controlplane/activity.py)
+    simtime.enter(cluster)  # the rest of the request reads the cluster's own time
     if verb not in READ_VERBS and hasattr(who, "META"):
         # An HTTP write: its end is noted too (cluster/controlplane/middleware.py), once its writes committed.
         who.kubesim_writes_to = cluster.name

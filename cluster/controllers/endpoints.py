@@ -55,9 +55,18 @@ def resolved_ports(service: dict, pod: dict) -> tuple[tuple[str, int, str], ...]
     return tuple(ports)
 
 
-def _address(pod: dict) -> dict:
+def _address(pod: dict, service: dict) -> dict:
     meta = pod["metadata"]
     address = {"ip": pod["status"]["podIP"]}
+    # ShouldSetHostname: a pod whose subdomain names this Service (a StatefulSet's) is known by
+    # its hostname: CoreDNS answers <hostname>.<service>.<namespace>.svc.cluster.local.
+    spec, service_meta = pod.get("spec") or {}, service["metadata"]
+    if (
+        spec.get("hostname")
+        and spec.get("subdomain") == service_meta["name"]
+        and meta.get("namespace", "") == service_meta.get("namespace", "")
+    ):
+        address["hostname"] = spec["hostname"]
     if (pod.get("spec") or {}).get("nodeName"):
         address["nodeName"] = pod["spec"]["nodeName"]
     address["targetRef"] = {
@@ -94,7 +103,7 @@ def desired_subsets(service: dict, pods: list[dict]) -> list[dict]:
         if ports is None:
             continue
         group = groups.setdefault(ports, {"addresses": [], "notReadyAddresses": []})
-        group["addresses" if is_ready(pod) else "notReadyAddresses"].append(_address(pod))
+        group["addresses" if is_ready(pod) else "notReadyAddresses"].append(_address(pod, service))
     subsets = []
     for ports, group in groups.items():
         subset: dict = {}
@@ -119,12 +128,14 @@ def desired_slices(service: dict, pods: list[dict]) -> list[tuple[list[dict], li
             continue
         ready = is_ready(pod)
         terminating = bool((pod.get("metadata") or {}).get("deletionTimestamp"))
-        address = _address(pod)
+        address = _address(pod, service)
         endpoint = {
             "addresses": [address["ip"]],
             "conditions": {"ready": ready and not terminating, "serving": ready, "terminating": terminating},
-            "targetRef": address["targetRef"],
         }
+        if "hostname" in address:
+            endpoint["hostname"] = address["hostname"]
+        endpoint["targetRef"] = address["targetRef"]
         if "nodeName" in address:
             endpoint["nodeName"] = address["nodeName"]
         groups.setdefault(ports, []).append(endpoint)

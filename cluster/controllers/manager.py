@@ -10,6 +10,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import workload_kinds
 from cluster.broadcast import nudge
 from cluster.client.informer import Delta, Informer, db
+from cluster.controllers.cronjob import CronJobController
 from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment.controller import DeploymentController
 from cluster.controllers.disruption import DisruptionController
@@ -17,12 +18,21 @@ from cluster.controllers.job import JobController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
+from cluster.controllers.statefulset import StatefulSetController
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
 
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
-_ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1, "DaemonSet": 1, "Job": 1}
+_ORDER = {
+    "CronJob": 0,
+    "Deployment": 0,
+    "ReplicaSet": 1,
+    "ReplicationController": 1,
+    "DaemonSet": 1,
+    "StatefulSet": 1,
+    "Job": 1,
+}
 
 
 class ControllerManager:
@@ -35,8 +45,8 @@ class ControllerManager:
             cluster_name,
             self.component,
             (*self.workloads, "Pod", "Node", "PodDisruptionBudget", "ControllerRevision"),
-            "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, Jobs, Pods, Nodes, "
-            "PodDisruptionBudgets and ControllerRevisions",
+            "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs, "
+            "Pods, Nodes, PodDisruptionBudgets and ControllerRevisions",
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -50,7 +60,9 @@ class ControllerManager:
             "ReplicaSet": ReplicaSetController(self),
             "Deployment": DeploymentController(self),
             "DaemonSet": DaemonSetController(self),
+            "StatefulSet": StatefulSetController(self),
             "Job": JobController(self),
+            "CronJob": CronJobController(self),
         }
         self.disruption = DisruptionController(self)
 
@@ -125,6 +137,8 @@ class ControllerManager:
         ref = controller_ref(delta.obj)
         if delta.kind == "ReplicaSet" and ref is not None and ref.get("kind") == "Deployment":
             self._mark(("Deployment", delta.key[0], ref["name"]), delta.trace_id)
+        if delta.kind == "Job" and ref is not None and ref.get("kind") == "CronJob":
+            self._mark(("CronJob", delta.key[0], ref["name"]), None)  # its Job ran, finished or went
 
     def _mark_deployment_of(self, namespace: str, replica_set: str, trace_id: str | None) -> None:
         rs = self.informer.get("ReplicaSet", namespace, replica_set)

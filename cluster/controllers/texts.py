@@ -83,3 +83,90 @@ def surplus_deleted(owner: dict, pod: str, have: int, wanted: int, adopted: bool
         f"{kind} {name} deleted {pod}: the controller had {have} replicas and spec.replicas is {wanted}",
         f"{kind} {name} 删除了 {pod}：控制器有 {have} 个副本，而 spec.replicas 为 {wanted}",
     )
+
+
+def stateful_set_decided(
+    sts: dict, have: int, wanted: int, creates: list[str], ordered: bool
+) -> tuple[str, str]:
+    """Step 6 of a StatefulSet: which pods, by name, and in what order."""
+    what = ref(sts)
+    if not creates:
+        return replicas_decided("StatefulSet controller", sts, have, wanted)
+    names = ", ".join(creates)
+    if ordered:
+        return (
+            f"The StatefulSet controller counts {have} of {wanted} replicas for {what}: it creates {names} "
+            f"in ordinal order, {creates[0]} first (OrderedReady: each one once the one before is Running "
+            "and Ready).",
+            f"StatefulSet 控制器统计 {what} 现有 {have} 个副本，少于定义的 {wanted} 个：按序号创建 {names}，"
+            f"先创建 {creates[0]}（OrderedReady：前一个 Running 且 Ready 后才创建下一个）。",
+        )
+    return (
+        f"The StatefulSet controller counts {have} of {wanted} replicas for {what}: it creates {names} "
+        "at once (Parallel).",
+        f"StatefulSet 控制器统计 {what} 现有 {have} 个副本，少于定义的 {wanted} 个："
+        f"同时创建 {names}（Parallel）。",
+    )
+
+
+def stateful_pod_deleted(sts: dict, pod: str, why: str) -> tuple[str, str]:
+    """Why the StatefulSet controller deleted one of its pods (the pod's trace ends with this)."""
+    name = sts["metadata"]["name"]
+    if why == "update":
+        return (
+            f"StatefulSet {name} deleted {pod} to recreate it from the new template (rolling update, "
+            "highest ordinal first)",
+            f"StatefulSet {name} 删除了 {pod}，以新模板重建它（滚动更新，从最大序号开始）",
+        )
+    if why == "failed":
+        return (
+            f"StatefulSet {name} deleted {pod}: it had finished, and the same name is created again",
+            f"StatefulSet {name} 删除了 {pod}：它已结束，将以相同名字重新创建",
+        )
+    return (
+        f"StatefulSet {name} deleted {pod}: spec.replicas went down, and the highest ordinal goes first",
+        f"StatefulSet {name} 删除了 {pod}：spec.replicas 减少，序号最大的先删除",
+    )
+
+
+def cron_job_decided(cj: dict, created: list[str], next_run) -> tuple[str, str]:
+    """Step 6 of a CronJob: what it did now, and when it runs next (on the cluster's clock)."""
+    what = ref(cj)
+    spec = cj.get("spec") or {}
+    zone = spec.get("timeZone") or "UTC"
+    if spec.get("suspend"):
+        return (
+            f"The CronJob controller reads {what}: it is suspended, so no Job is created until spec.suspend "
+            "is false.",
+            f"CronJob 控制器读取 {what}：它已暂停（suspend），在 spec.suspend 改为 false 之前不创建 Job。",
+        )
+    later = next_run.strftime("%H:%M:%S") if next_run is not None else "-"
+    if created:
+        names = ", ".join(created)
+        return (
+            f'The CronJob controller reads {what} (schedule "{spec.get("schedule")}", time zone {zone}): '
+            f"the scheduled time has come, it creates Job {names}; the next run is at {later} UTC.",
+            f'CronJob 控制器读取 {what}（schedule "{spec.get("schedule")}"，时区 {zone}）：调度时间已到，'
+            f"创建 Job {names}；下一次运行在 UTC {later}。",
+        )
+    return (
+        f'The CronJob controller reads {what} (schedule "{spec.get("schedule")}", time zone {zone}): '
+        f"nothing is due now; the next run is at {later} UTC, when it creates a Job from its jobTemplate.",
+        f'CronJob 控制器读取 {what}（schedule "{spec.get("schedule")}"，时区 {zone}）：现在没有到期的运行；'
+        f"下一次运行在 UTC {later}，届时按 jobTemplate 创建 Job。",
+    )
+
+
+def cron_job_no_pod(created: list[str]) -> tuple[str, str]:
+    if created:
+        names = ", ".join(created)
+        return (
+            f"No pod for the CronJob itself: Job {names} is a new object with a flow of its own, in which "
+            "the Job controller creates its pods.",
+            f"CronJob 本身没有 Pod：Job {names} 是新对象，有自己的流程，由 Job 控制器在其中创建 Pod。",
+        )
+    return (
+        "No pod now: a CronJob creates Jobs at its scheduled times, and each Job's pods have a flow of "
+        "their own.",
+        "现在没有 Pod：CronJob 在调度时间创建 Job，每个 Job 的 Pod 有自己的流程。",
+    )

@@ -29,7 +29,7 @@ from cluster.client.informer import db, reset_connection
 from cluster.controllers.endpoints import EndpointsController
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
 from cluster.controllers.manager import ControllerManager
-from cluster.controlplane import activity
+from cluster.controlplane import activity, simtime
 from cluster.controlplane.lull import lull
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
@@ -97,15 +97,19 @@ class ControlPlane:
         raise RuntimeError(f"control plane of {self.cluster_name!r} did not settle in {max_rounds} rounds")
 
     def start(self) -> None:
-        """Start the long-running loops as tasks of the running event loop."""
-        for component in self.components:
-            self.tasks.append(
-                asyncio.create_task(self._loop(component), name=f"{self.cluster_name}/{component.component}")
-            )
-        self.tasks.append(asyncio.create_task(self._leases()))
-        self.tasks.append(asyncio.create_task(self._write_events()))
-        self.tasks.append(asyncio.create_task(self._collect_garbage()))
-        self.tasks.append(asyncio.create_task(self.scheduler.explainer.run()))
+        """Start the long-running loops as tasks of the running event loop, each reading the
+        cluster's own time (cluster/controlplane/simtime.py)."""
+        with clock.shifted(simtime.shift_of(self.cluster_name)):
+            for component in self.components:
+                self.tasks.append(
+                    asyncio.create_task(
+                        self._loop(component), name=f"{self.cluster_name}/{component.component}"
+                    )
+                )
+            self.tasks.append(asyncio.create_task(self._leases()))
+            self.tasks.append(asyncio.create_task(self._write_events()))
+            self.tasks.append(asyncio.create_task(self._collect_garbage()))
+            self.tasks.append(asyncio.create_task(self.scheduler.explainer.run()))
         nudge.bind_loop()
         nudge.listen(self.cluster_name)
         self.listening = True
@@ -327,7 +331,8 @@ async def run_until_idle(cluster_name: str) -> ControlPlane:
     plane = _running.get(cluster_name)
     if plane is None:
         plane = _running[cluster_name] = ControlPlane(cluster_name)
-    await plane.run_until_idle()
+    with clock.shifted(simtime.shift_of(cluster_name)):
+        await plane.run_until_idle()
     return plane
 
 
@@ -350,7 +355,10 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
     try:
         while True:
             try:
-                names = _managed(await db(lambda: list(Cluster.objects.values_list("name", flat=True)))())
+                rows = await db(lambda: list(Cluster.objects.values_list("name", "clock_offset")))()
+                for name, offset in rows:
+                    simtime.observe(name, offset)
+                names = _managed([name for name, _ in rows])
             except Exception:
                 logger.exception("could not list the clusters")
                 await db(reset_connection)()
@@ -407,12 +415,14 @@ class Embedded:
 
     async def _scan(self) -> None:
         try:
-            rows = await db(lambda: list(Cluster.objects.values_list("name", "revision")))()
+            rows = await db(lambda: list(Cluster.objects.values_list("name", "revision", "clock_offset")))()
         except Exception:
             logger.exception("could not list the clusters")
             await db(reset_connection)()
             return
-        seen = {name: revision for name, revision in rows if not name.startswith(DRIVEN_ELSEWHERE)}
+        for name, _, offset in rows:
+            simtime.observe(name, offset)
+        seen = {name: revision for name, revision, _ in rows if not name.startswith(DRIVEN_ELSEWHERE)}
         for gone in set(self.known) - set(seen):
             del self.known[gone]
             self.parked.discard(gone)
@@ -503,3 +513,4 @@ async def stop(cluster_name: str) -> None:
 def forget(cluster_name: str) -> None:
     """Drop a driven (not started) control plane, e.g. between tests."""
     _running.pop(cluster_name, None)
+    simtime.forget(cluster_name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from cluster.flow import views
+from cluster.flow import clockview, views
 
 urlpatterns = [
     path("snapshot", views.snapshot_view, name="cluster-snapshot"),
@@ -13,6 +13,7 @@ urlpatterns = [
     path("flow/continue", views.continue_view, name="flow-continue"),
     path("flow/pace", views.pace_view, name="flow-pace"),
     path("flow/step_mode", views.step_mode_view, name="flow-step-mode"),
+    path("clock", clockview.clock_view, name="cluster-clock"),
     path("traces/<str:trace>", views.trace_view, name="flow-trace"),
     path("scheduling/<str:namespace>/<str:pod>", views.scheduling_view, name="scheduling-attempts"),
 ]

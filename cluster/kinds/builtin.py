@@ -9,8 +9,8 @@ kubectl's RESTMapper resolves `po`, `rc`, `deploy`, ... exactly as it does again
 from __future__ import annotations
 
 from cluster.apiserver.kinds import KindInfo, kind_info, register
-from cluster.kinds.apps import controllerrevision, daemonset, deployment, replicaset
-from cluster.kinds.batch import job
+from cluster.kinds.apps import controllerrevision, daemonset, deployment, replicaset, statefulset
+from cluster.kinds.batch import cronjob, job
 from cluster.kinds.coordination import lease
 from cluster.kinds.core import (
     configmap,
@@ -34,10 +34,12 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     replicaset.KIND,
     deployment.KIND,
     daemonset.KIND,
+    statefulset.KIND,
     controllerrevision.KIND,
     event.KIND,
     namespace.KIND,
     job.KIND,
+    cronjob.KIND,
     priorityclass.KIND,
     lease.KIND,
     configmap.KIND,

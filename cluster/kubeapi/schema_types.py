@@ -141,6 +141,24 @@ _LINES = {
         "collisionCount:int conditions:[obj]"
     ),
     "ControllerRevision": _TOP + "data:obj revision:int",
+    "StatefulSet": _TOP + "spec:StatefulSetSpec status:StatefulSetStatus",
+    "StatefulSetSpec": (
+        "replicas:int selector:LabelSelector template:PodTemplateSpec "
+        "volumeClaimTemplates:[PersistentVolumeClaim] serviceName podManagementPolicy "
+        "updateStrategy:StatefulSetUpdateStrategy revisionHistoryLimit:int minReadySeconds:int "
+        "persistentVolumeClaimRetentionPolicy:StatefulSetPersistentVolumeClaimRetentionPolicy "
+        "ordinals:StatefulSetOrdinals"
+    ),
+    "StatefulSetUpdateStrategy": "type rollingUpdate:RollingUpdateStatefulSetStrategy",
+    "RollingUpdateStatefulSetStrategy": "partition:int maxUnavailable:IntOrString",
+    "StatefulSetPersistentVolumeClaimRetentionPolicy": "whenDeleted whenScaled",
+    "StatefulSetOrdinals": "start:int",
+    "StatefulSetStatus*": (
+        "observedGeneration:int replicas:int readyReplicas:int currentReplicas:int updatedReplicas:int "
+        "currentRevision updateRevision collisionCount:int conditions:[obj] availableReplicas:int"
+    ),
+    # A StatefulSet's volumeClaimTemplates (core/v1 PersistentVolumeClaim).
+    "PersistentVolumeClaim*": _TOP + "spec:obj status:obj",
     "Job": _TOP + "spec:JobSpec status:JobStatus",
     "JobSpec": (
         "parallelism:int completions:int activeDeadlineSeconds:int podFailurePolicy:obj "
@@ -152,6 +170,13 @@ _LINES = {
         "conditions:[obj] startTime:Time completionTime:Time active:int succeeded:int failed:int "
         "terminating:int completedIndexes failedIndexes uncountedTerminatedPods:obj ready:int"
     ),
+    "CronJob": _TOP + "spec:CronJobSpec status:CronJobStatus",
+    "CronJobSpec": (
+        "schedule timeZone startingDeadlineSeconds:int concurrencyPolicy suspend:bool "
+        "jobTemplate:JobTemplateSpec successfulJobsHistoryLimit:int failedJobsHistoryLimit:int"
+    ),
+    "JobTemplateSpec": "metadata:ObjectMeta spec:JobSpec",
+    "CronJobStatus*": "active:[obj] lastScheduleTime:Time lastSuccessfulTime:Time",
     "PriorityClass": _TOP + "value:int globalDefault:bool description preemptionPolicy",
 }
 
@@ -179,6 +204,8 @@ META_TYPES = {"ObjectMeta", "OwnerReference", "LabelSelector", "LabelSelectorReq
 APPS_TYPES = {
     name
     for name in TYPES
-    if name.startswith(("ReplicaSet", "Deployment", "DaemonSet", "RollingUpdate", "ControllerRevision"))
+    if name.startswith(
+        ("ReplicaSet", "Deployment", "DaemonSet", "RollingUpdate", "ControllerRevision", "StatefulSet")
+    )
 }
-BATCH_TYPES = {name for name in TYPES if name.startswith("Job")}
+BATCH_TYPES = {name for name in TYPES if name.startswith(("Job", "CronJob"))}

@@ -59,6 +59,8 @@ class ServiceView:
         if not fqdn.endswith(suffix):
             return None
         parts = fqdn[: -len(suffix)].split(".")
+        if len(parts) == 3:  # <hostname>.<service>.<namespace>: a pod of a headless Service
+            return self.hostname_answer(parts[2], parts[1], parts[0])
         if len(parts) != 2:
             return None
         service = self.find(parts[1], parts[0])
@@ -70,6 +72,21 @@ class ServiceView:
         if spec.get("clusterIP") == "None":
             return sorted({ip for ip, _ in self.ready_addresses(service, None, any_port=True)}) or None
         return [spec.get("clusterIP", "")]
+
+    def hostname_answer(self, namespace: str, service_name: str, hostname: str) -> list[str] | None:
+        """CoreDNS: the ready endpoint of a headless Service that carries this hostname (a
+        StatefulSet's pod, `web-0.web.default.svc.cluster.local`); None: NXDOMAIN."""
+        service = self.find(namespace, service_name)
+        if service is None or (service.get("spec") or {}).get("clusterIP") != "None":
+            return None
+        endpoints = self.endpoints.get((namespace, service_name)) or {}
+        found = {
+            address.get("ip", "")
+            for subset in endpoints.get("subsets") or []
+            for address in subset.get("addresses") or []
+            if address.get("hostname") == hostname
+        }
+        return sorted(found) or None
 
     def route(self, ip: str, port: int) -> tuple[str, int] | str:
         """Where kube-proxy sends a connection to ip:port: (pod IP, port), or why not: "refused"

@@ -116,7 +116,15 @@ def test_labs_and_the_page_read_the_registry():
     assert schema.manifest_kinds() == tuple(k for k, i in kinds.KINDS.items() if i.lab_manifest)
     assert vocabulary.kinds() == tuple(k for k, i in kinds.KINDS.items() if i.lab_check)
     page = kinds.page_kinds()
-    assert page["workloads"] == ["ReplicationController", "ReplicaSet", "Deployment", "DaemonSet", "Job"]
+    assert page["workloads"] == [
+        "ReplicationController",
+        "ReplicaSet",
+        "Deployment",
+        "DaemonSet",
+        "StatefulSet",
+        "Job",
+        "CronJob",
+    ]
     assert page["resources"]["ReplicaSet"] == {
         "plural": "replicasets",
         "group": "apps",

@@ -64,7 +64,7 @@ def defaults(obj: dict) -> None:
     obj.setdefault("status", {})
 
 
-def _nonnegative(errors: FieldErrors, path: str, value: object) -> None:
+def nonnegative(errors: FieldErrors, path: str, value: object) -> None:
     if value is None:
         return
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -79,7 +79,7 @@ def validate(errors: FieldErrors, obj: dict, old: dict | None) -> None:
         errors.type_error("spec", spec, "an object")
         return
     for key in ("parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"):
-        _nonnegative(errors, f"spec.{key}", spec.get(key))
+        nonnegative(errors, f"spec.{key}", spec.get(key))
     if spec.get("selector") is None:
         errors.required("spec.selector")
     template = spec.get("template")
