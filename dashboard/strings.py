@@ -65,6 +65,8 @@ def ui_strings() -> dict[str, str]:
         "remove_node": _("Remove node"),
         "delete_pod": _("Delete pod"),
         "scale": _("Scale…"),
+        "clock_jump": _("Run the next schedule now (jump the clock)"),
+        "clock_jumped": _("The cluster's clock jumped %(seconds)s s: %(name)s runs now."),
         "delete": _("Delete"),
         "inspect": _("Describe / Events / Logs"),
         "explain": _("Why here? (scheduler)"),

@@ -71,6 +71,7 @@ def page_context(request: HttpRequest, cluster: Cluster) -> dict:
         "steps": flow_steps(),
         "strings": ui_strings(),
         "kinds": page_kinds(),
+        "clock_offset": cluster.clock_offset,  # the cluster's clock runs this far ahead (docs/workloads.md)
         "access": {
             "user": caller.name,
             "teacher": caller.teacher,

@@ -1,7 +1,7 @@
 // Entry point: wires the store, the websocket and the panels together; tabs, presenter mode and
 // keyboard shortcuts (N next step, R replay, P presenter, 1–4 tabs).
 
-import { $, t, toast } from "./dom.js";
+import { $, BOOT, t, toast } from "./dom.js";
 import { Store } from "./store.js";
 import { Live } from "./live.js";
 import { ClusterView } from "./cluster_view.js";
@@ -11,7 +11,7 @@ import { YamlView } from "./yaml_view.js";
 import { ConsoleView } from "./console_view.js";
 import { InspectView } from "./inspect_view.js";
 import { ServicesView } from "./services_view.js";
-import { addNode, deleteObject, nodeActions, openMenu, scaleWorkload } from "./actions.js";
+import { addNode, deleteObject, jumpToNextRun, nodeActions, openMenu, scaleWorkload } from "./actions.js";
 import { wireAccess } from "./access.js";
 
 const store = new Store();
@@ -63,6 +63,8 @@ const clusterView = new ClusterView(store, {
     openMenu(anchor, `${w.kind.toLowerCase()}/${w.metadata.name}`, [
       // Only what has spec.replicas scales (not a DaemonSet or a Job).
       ...("replicas" in (w.spec || {}) ? [{ label: t("scale"), run: () => scaleWorkload(w) }] : []),
+      // The teacher's: move this cluster's clock to the CronJob's next run.
+      ...(w.kind === "CronJob" && BOOT.access.teacher ? [{ label: t("clock_jump"), run: () => jumpToNextRun(w) }] : []),
       { label: t("inspect"), run: () => inspectObject(w.kind, ns, w.metadata.name) },
       { label: t("delete"), danger: true, run: () => deleteObject(w.kind, ns, w.metadata.name) },
     ]);

@@ -474,16 +474,18 @@ export class ClusterView {
         class: `workload${ready >= want ? " is-ready" : ""}`,
         onclick: (event) => this.hooks.onWorkload(w, event.currentTarget),
       }, h("span", { class: "wl-kind", text: short[w.kind] || w.kind }), h("span", { class: "wl-name", text: w.metadata.name }),
-      h("span", { class: "wl-count", text: `${ready}/${want}` }));
+      h("span", { class: "wl-count", text: w.kind === "CronJob" ? (w.spec || {}).schedule : `${ready}/${want}` }));
     })));
   }
 }
 
 // What a workload's chip counts: its ready replicas of spec.replicas; a DaemonSet's ready pods of
-// the nodes that should run one; a Job's succeeded pods of its completions.
+// the nodes that should run one; a Job's succeeded pods of its completions; a CronJob (its chip
+// shows its schedule) is "ready" unless suspended.
 function workloadCount(w) {
   const spec = w.spec || {};
   const status = w.status || {};
+  if (w.kind === "CronJob") return spec.suspend ? [0, 1] : [1, 1];
   if (w.kind === "DaemonSet") return [status.numberReady || 0, status.desiredNumberScheduled || 0];
   if (w.kind === "Job") return [status.succeeded || 0, spec.completions ?? 1];
   return [status.readyReplicas || 0, spec.replicas ?? 1];

@@ -124,9 +124,16 @@ export function podKey(pod) {
   return `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
 }
 
+// How far this cluster's clock runs ahead of real time (a teacher's jump, docs/workloads.md):
+// ages are read on the cluster's clock, as the API server reads them.
+let clockOffsetMs = (boot.clock_offset || 0) * 1000;
+export function setClockOffset(seconds) {
+  clockOffsetMs = (seconds || 0) * 1000;
+}
+
 export function age(timestamp) {
   if (!timestamp) return "";
-  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(timestamp)) / 1000));
+  const seconds = Math.max(0, Math.round((Date.now() + clockOffsetMs - Date.parse(timestamp)) / 1000));
   if (seconds < 120) return `${seconds}s`;
   if (seconds < 7200) return `${Math.floor(seconds / 60)}m`;
   return `${Math.floor(seconds / 3600)}h`;
