@@ -80,7 +80,12 @@ def test_create_cronjob_and_a_job_from_it(clocked, kubesim):
         assert scheduled["metadata"]["annotations"][
             "batch.kubernetes.io/cronjob-scheduled-timestamp"
         ].endswith(":00:00Z")
-        assert wait_for(lambda: "<none>" not in kubectl.ok("get", "cronjob", "tick", "--no-headers"))
+        # LAST SCHEDULE filled in (TIMEZONE stays <none>: the CronJob names none).
+        assert wait_for(
+            lambda: kubectl.ok(
+                "get", "cronjob", "tick", "-o", "jsonpath={.status.lastScheduleTime}"
+            ).endswith(":00:00Z")
+        )
 
         out = kubectl.ok("describe", "cronjob", "tick")
         cj = json.loads(kubectl.ok("get", "cronjob", "tick", "-o", "json"))
