@@ -48,6 +48,8 @@ def test_the_teacher_runs_the_next_schedule_from_the_cronjobs_menu(page):
     page.click('.menu-item:text-is("Run the next schedule now (jump the clock)")')
     page.wait_for_selector('.toast:has-text("nightly runs now")', timeout=TIMEOUT_MS)
     page.wait_for_selector('.workload:has-text("nightly-")', timeout=TIMEOUT_MS)  # the run's Job
+    # The console runs its command once: ask when the chip says the Job is done.
+    page.wait_for_selector('.workload:has-text("nightly-") .wl-count:text-is("1/1")', timeout=TIMEOUT_MS)
     page.screenshot(path=str(SCREENSHOTS / "cronjob-jump-1280x720.png"))
     output = console(page, "get jobs", expect="Complete")
     assert "nightly-" in output
