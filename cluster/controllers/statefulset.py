@@ -11,8 +11,9 @@ the user. The templates rolled out are ControllerRevisions (cluster/controllers/
 pods carry theirs in `controller-revision-hash`.
 
 A `volumeClaimTemplates` claim is created per pod (`<claim>-<set>-<ordinal>`) when the API server
-serves PersistentVolumeClaims; otherwise the pod's creation fails with upstream's FailedCreate
-events, naming what KubeSim does not simulate.
+serves PersistentVolumeClaims, its owners as persistentVolumeClaimRetentionPolicy says
+(claim_owner_refs); otherwise the pod's creation fails with upstream's FailedCreate events, naming
+what KubeSim does not simulate.
 """
 
 from __future__ import annotations
@@ -427,7 +428,11 @@ class StatefulSetController(ReplicationManager):
                 if error.code != 404:
                     problems.append(f"failed to retrieve PVC {name}: {error.message}")
                     continue
-            claim["metadata"]["ownerReferences"] = _claim_owners(sts)
+            pod = {"metadata": {"name": pod_name}}  # created after its claims: no uid yet
+            refs = claim_owner_refs(
+                claim["metadata"].get("ownerReferences") or [], sts, pod, scaled_down=False
+            )
+            claim["metadata"]["ownerReferences"] = refs
             try:
                 api.create(self.cm.cluster, claim, actor)
             except ApiError as error:
@@ -449,12 +454,40 @@ class StatefulSetController(ReplicationManager):
         pod = action.pod
         name = pod["metadata"]["name"]
         actor.by, actor.reason = f"statefulset/{set_name}", texts.stateful_pod_deleted(sts, name, action.why)
+        if action.why == "scale-down":
+            self._claims_follow_pod(sts, action.index, pod, actor)
         try:
             api.delete(self.cm.cluster, "Pod", pod["metadata"].get("namespace"), name, actor)
         except ApiError:
             return  # already gone
         self.cm.forget_pod(pod)
         self._event(sts, "SuccessfulDelete", f"delete Pod {name} in StatefulSet {set_name} successful", actor)
+
+    def _claims_follow_pod(self, sts: dict, index: int, pod: dict, actor) -> None:
+        """A condemned pod's claims (scale-down): their owners as the retention policy says, so
+        with whenScaled=Delete the garbage collector deletes them after the pod; with Retain (the
+        default) they stay for a scale-up to find."""
+        if kind_info("PersistentVolumeClaim") is None:
+            return
+        for wanted in claims(sts, index).values():
+            meta = wanted["metadata"]
+            try:
+                claim = api.get(self.cm.cluster, "PersistentVolumeClaim", meta["namespace"], meta["name"])
+            except ApiError:
+                continue
+            refs = claim["metadata"].get("ownerReferences") or []
+            if has_stale_owner_ref(refs, sts, "apps/v1", "StatefulSet") or has_stale_owner_ref(
+                refs, pod, "v1", "Pod"
+            ):
+                continue  # a previous set's claim (isClaimOwnerUpToDate): not ours to touch
+            updated = claim_owner_refs(refs, sts, pod, scaled_down=True)
+            if updated == refs:
+                continue
+            claim["metadata"]["ownerReferences"] = updated
+            try:
+                api.update(self.cm.cluster, claim, actor)
+            except ApiError:
+                continue  # changed meanwhile: it keeps its owners
 
     def _event(self, sts: dict, reason: str, message: str, actor, warning: bool = False) -> None:
         event_recorder.record(
@@ -475,14 +508,79 @@ class StatefulSetController(ReplicationManager):
         self._store_status(sts, {**status, **({"conditions": conditions} if conditions else {})}, trace_id)
 
 
-def _claim_owners(sts: dict) -> list[dict]:
-    """A claim's owners under the retention policy at creation: the StatefulSet when it is to be
-    deleted with the set (updateClaimOwnerRefForSetAndPod; not a controller reference)."""
+def retention_policy(sts: dict) -> tuple[str, str]:
+    """getPersistentVolumeClaimRetentionPolicy: (whenScaled, whenDeleted), Retain when unset."""
     policy = (sts.get("spec") or {}).get("persistentVolumeClaimRetentionPolicy") or {}
-    if policy.get("whenDeleted") != "Delete":
-        return []
-    meta = sts["metadata"]
-    return [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": meta["name"], "uid": meta["uid"]}]
+    return policy.get("whenScaled") or "Retain", policy.get("whenDeleted") or "Retain"
+
+
+def _matches(ref: dict, obj: dict, api_version: str, kind: str) -> bool:
+    """matchesRef: the same apiVersion, kind and name (whatever the uid)."""
+    return (
+        ref.get("apiVersion") == api_version
+        and ref.get("kind") == kind
+        and ref.get("name") == obj["metadata"]["name"]
+    )
+
+
+def has_stale_owner_ref(refs: list[dict], obj: dict, api_version: str, kind: str) -> bool:
+    """hasStaleOwnerRef: the first ref naming the object carries another uid."""
+    for ref in refs:
+        if _matches(ref, obj, api_version, kind):
+            return ref.get("uid") != obj["metadata"].get("uid")
+    return False
+
+
+def has_unexpected_controller(refs: list[dict], sts: dict, pod: dict) -> bool:
+    """hasUnexpectedController: under a Delete policy, a controller of the claim that is neither
+    the set nor the pod, or a ref to either with another uid (pods wrongly orphaned)."""
+    if retention_policy(sts) == ("Retain", "Retain"):
+        return False
+    for ref in refs:
+        for obj, api_version, kind in ((sts, "apps/v1", "StatefulSet"), (pod, "v1", "Pod")):
+            if _matches(ref, obj, api_version, kind):
+                if ref.get("uid") != obj["metadata"].get("uid"):
+                    return True
+                break
+        else:
+            if ref.get("controller"):
+                return True
+    return False
+
+
+def claim_owner_refs(refs: list[dict], sts: dict, pod: dict, scaled_down: bool) -> list[dict]:
+    """updateClaimOwnerRefForSetAndPod: a claim's ownerReferences under the set's
+    persistentVolumeClaimRetentionPolicy. Its refs to the set and the pod are scrubbed; then the
+    set becomes its controller when claims go with the set (whenDeleted=Delete) and the pod is in
+    range, the pod when claims go with a pod scaled away (whenScaled=Delete). A claim with an
+    unexpected controller keeps only the scrubbed refs."""
+    unexpected = has_unexpected_controller(refs, sts, pod)
+    kept = [
+        ref
+        for ref in refs
+        if not _matches(ref, sts, "apps/v1", "StatefulSet") and not _matches(ref, pod, "v1", "Pod")
+    ]
+    if unexpected:
+        return kept
+    scaled, deleted = retention_policy(sts)
+    if scaled == "Delete" and scaled_down:
+        return [*kept, _controller_ref(pod, "v1", "Pod")]
+    if deleted == "Delete" and (scaled != "Delete" or not scaled_down):
+        return [*kept, _controller_ref(sts, "apps/v1", "StatefulSet")]
+    return kept
+
+
+def _controller_ref(obj: dict, api_version: str, kind: str) -> dict:
+    """metav1.NewControllerRef."""
+    meta = obj["metadata"]
+    return {
+        "apiVersion": api_version,
+        "kind": kind,
+        "name": meta["name"],
+        "uid": meta["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def _record_step(trace_id: str, step: int, en: str, zh: str, obj: tuple, expected: int | None) -> None:

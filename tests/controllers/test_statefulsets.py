@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from cluster.apiserver import kinds
 from cluster.apiserver import service as api
+from cluster.apiserver.defaults import no_defaults
 from cluster.controllers import history
 from cluster.controllers.statefulset import NO_CLAIMS, POD_INDEX_LABEL, POD_NAME_LABEL
+from cluster.kubeapi.tables import NAME_COLUMN, TableSpec
 from cluster.models import FlowTrace
 from tests.services.test_endpoints_and_config import exec_in
 from tests.support.demo import KUBECTL, drive
@@ -235,3 +238,78 @@ def test_the_headless_service_answers_for_each_pod_by_its_stable_name(demo):
     assert out.count("Address: 10.") == 2
     status, _, _ = exec_in(demo, "bb", ["nslookup", "web-7.web"])
     assert status == 1
+
+
+def _stand_in_claims():
+    """A stand-in for the PersistentVolumeClaim kind (helper 42 brings the real one): enough of a
+    kind for the StatefulSet controller to create, read and update claims."""
+    return kinds.KindInfo(
+        kind="PersistentVolumeClaim",
+        plural="persistentvolumeclaims",
+        singular="persistentvolumeclaim",
+        group="",
+        version="v1",
+        namespaced=True,
+        defaults=no_defaults,
+        validate=lambda errors, obj, old: None,
+        table=TableSpec((NAME_COLUMN,), lambda obj, now: [obj["metadata"]["name"]]),
+        describe=lambda read, namespace, name: f"Name:\t{name}\n",
+    )
+
+
+@pytest.fixture
+def claim_kind():
+    if kinds.kind_info("PersistentVolumeClaim") is not None:  # the real kind has landed
+        yield kinds.kind_info("PersistentVolumeClaim")
+        return
+    info = kinds.register(_stand_in_claims())
+    yield info
+    kinds.unregister("PersistentVolumeClaim")
+
+
+def claim_owners(cluster) -> dict[str, list[tuple[str, str, bool]]]:
+    items, _ = api.list_objects(cluster, "PersistentVolumeClaim", "default")
+    return {
+        c["metadata"]["name"]: [
+            (r["kind"], r["name"], bool(r.get("controller")))
+            for r in c["metadata"].get("ownerReferences") or []
+        ]
+        for c in items
+        if not c["metadata"].get("deletionTimestamp")
+    }
+
+
+@pytest.mark.parametrize(
+    ("when_scaled", "when_deleted", "after_scale_down"),
+    [
+        ("Retain", "Retain", {"www-web-0": [], "www-web-1": []}),
+        (
+            "Retain",
+            "Delete",
+            {"www-web-0": [("StatefulSet", "web", True)], "www-web-1": [("StatefulSet", "web", True)]},
+        ),
+        ("Delete", "Retain", {"www-web-0": []}),
+        ("Delete", "Delete", {"www-web-0": [("StatefulSet", "web", True)]}),
+    ],
+)
+def test_claims_follow_the_retention_policy_on_scale_down(
+    demo, fake_clock, claim_kind, when_scaled, when_deleted, after_scale_down
+):
+    drive()
+    body = web(persistentVolumeClaimRetentionPolicy={"whenScaled": when_scaled, "whenDeleted": when_deleted})
+    body["spec"]["volumeClaimTemplates"] = [
+        {
+            "metadata": {"name": "www"},
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+        }
+    ]
+    api.create(demo, body, KUBECTL)
+    drive()
+    assert live(demo) == ["web-0", "web-1"]
+    volumes = pods(demo)["web-1"]["spec"]["volumes"]
+    assert {"name": "www", "persistentVolumeClaim": {"claimName": "www-web-1"}} in volumes
+    assert "create Claim www-web-1 Pod web-1 in StatefulSet web success" in events(demo)
+    api.scale(demo, "StatefulSet", "default", "web", 1, KUBECTL)
+    settle(fake_clock)
+    assert live(demo) == ["web-0"]
+    assert claim_owners(demo) == after_scale_down
