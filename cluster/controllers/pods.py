@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+from datetime import datetime, timedelta
+
+from cluster.kubeapi.humanize import parse_time
 
 # k8s.io/apimachinery/pkg/util/rand: the alphabet of generated name suffixes (no vowels, no 0/1/3).
 ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
@@ -43,6 +46,19 @@ def is_ready(pod: dict) -> bool:
     for condition in (pod.get("status") or {}).get("conditions") or []:
         if condition.get("type") == "Ready":
             return condition.get("status") == "True"
+    return False
+
+
+def is_available(pod: dict, min_ready_seconds: int, now: datetime) -> bool:
+    """podutil.IsPodAvailable: ready, and for longer than minReadySeconds."""
+    for condition in (pod.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Ready":
+            if condition.get("status") != "True":
+                return False
+            if not min_ready_seconds:
+                return True
+            since = parse_time(condition.get("lastTransitionTime"))
+            return since is not None and since + timedelta(seconds=min_ready_seconds) < now
     return False
 
 

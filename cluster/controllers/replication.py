@@ -22,6 +22,7 @@ from cluster.controllers.pods import (
     MERGE_PATCH,
     deletion_rank,
     is_active,
+    is_available,
     is_ready,
     labels_of,
     owner_reference,
@@ -33,6 +34,7 @@ from cluster.flow import texts as flow_texts
 from cluster.flow.recorder import record_step, skip_steps
 from cluster.models import FlowTrace
 from database.sqlite import memo
+from k8s import clock
 
 # Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
 # turns while a large scale-up is still being created.
@@ -94,6 +96,18 @@ class ReplicationManager:
             await db(skip_steps)(FlowTrace(pk=trace_id), range(7, 14), en, zh, obj=_ref(owner))
         if self._status_changed(owner):  # most syncs of a burst change no count: no trip then
             await db(self._update_status)(owner, trace_id)
+        self._recheck_availability(owner, wanted)
+
+    def _recheck_availability(self, owner: dict, wanted: int) -> None:
+        """Every replica ready but not yet available (minReadySeconds): sync again after
+        minReadySeconds, as the ReplicaSet controller's AddAfter does, to count them available."""
+        min_ready = int((owner.get("spec") or {}).get("minReadySeconds") or 0)
+        if not min_ready:
+            return
+        status = self.compute_status(owner)
+        if status.get("readyReplicas", 0) == wanted and status.get("availableReplicas", 0) != wanted:
+            meta = owner["metadata"]
+            self.cm.requeue_after(self.kind, meta.get("namespace", ""), meta["name"], float(min_ready))
 
     async def _record_decision(self, owner: dict, trace_id: str, have: int, wanted: int) -> None:
         cluster = self.cm.cluster_name
@@ -245,7 +259,9 @@ class ReplicationManager:
             "labels"
         ) or {}
         wanted_labels = template_labels.items()
-        replicas = fully_labeled = ready = 0
+        replicas = fully_labeled = ready = available = 0
+        min_ready = int((owner.get("spec") or {}).get("minReadySeconds") or 0)
+        now = clock.now()
         for pod in self.cm.pods_by_owner.get(owner["metadata"]["uid"], {}).values():
             if not is_active(pod):
                 continue
@@ -254,11 +270,13 @@ class ReplicationManager:
                 fully_labeled += 1
             if is_ready(pod):
                 ready += 1
+                if is_available(pod, min_ready, now):
+                    available += 1
         status = {
             "replicas": replicas,
             "fullyLabeledReplicas": fully_labeled,
             "readyReplicas": ready,
-            "availableReplicas": ready,  # minReadySeconds 0: ready is available
+            "availableReplicas": available,
             "observedGeneration": owner["metadata"].get("generation", 1),
         }
         # The API omits zero counts (omitempty), except replicas.

@@ -161,3 +161,25 @@ def test_old_replica_sets_beyond_the_history_limit_are_deleted(demo, fake_clock)
         settle(fake_clock)
         settle(fake_clock)
     assert set(replica_sets(demo)) == {"3", "4"}
+
+
+def test_min_ready_seconds_holds_availability_and_the_rollout_back(demo, fake_clock):
+    """A ReplicaSet counts a ready pod available only after minReadySeconds (IsPodAvailable) and
+    syncs itself again then; the Deployment's rollout waits for it."""
+    drive()
+    api.create(demo, web(replicas=2, minReadySeconds=10), KUBECTL)
+    settle(fake_clock)
+    (rs,) = replica_sets(demo).values()
+    assert rs["spec"]["minReadySeconds"] == 10
+    assert rs["status"]["readyReplicas"] == 2 and "availableReplicas" not in rs["status"]
+    deployment = api.get(demo, "Deployment", "default", "web")
+    assert "availableReplicas" not in deployment["status"]
+    fake_clock.advance(11)
+    drive()
+    (rs,) = replica_sets(demo).values()
+    assert rs["status"]["availableReplicas"] == 2
+    drive()
+    deployment = api.get(demo, "Deployment", "default", "web")
+    assert deployment["status"]["availableReplicas"] == 2
+    available = util.get_condition(deployment["status"], util.AVAILABLE)
+    assert available["status"] == "True"
