@@ -131,6 +131,18 @@ def ui_strings() -> dict[str, str]:
         "prescore_skipped": _("Skipped at PreScore"),
         "scheduled_to": _("Scheduled to %(node)s"),
         "unschedulable": _("Unschedulable"),
+        # the scheduler's explanation node by node (static/kubesim/scheduler_compact.js)
+        "sched_view": _("How to show the explanation"),
+        "sched_by_node": _("By node"),
+        "sched_full_matrix": _("Full matrix"),
+        "sched_fails": _("fails %(n)s filter(s)"),
+        "sched_passes": _("passes every filter"),
+        "sched_more_nodes": _("%(n)s more nodes fail"),
+        "sched_same_scores": _(
+            "Only the priorities whose scores differ between the nodes are listed: the others scored "
+            "every node the same (Full matrix shows them all)."
+        ),
+        "sched_all_same": _("Every priority scored these nodes the same: the tie rule decided."),
         # YAML
         "yaml": _("Apply YAML"),
         "upload": _("Open file…"),
