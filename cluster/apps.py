@@ -6,14 +6,18 @@ class ClusterConfig(AppConfig):
     verbose_name = "Simulated cluster"
 
     def ready(self) -> None:
-        # Every cluster's quota is an admission function of the API server, and the flow records
-        # each write's steps through the store's write hook (both idempotent). Imported here: the
-        # app registry must be ready before models are imported.
-        from cluster import quota
-        from cluster.apiserver import priority_admission, serviceips, store
+        # Late registration (docs/architecture.md rule 10), each idempotent: the kinds the API
+        # server serves; every cluster's quota, a Service's addresses and Priority as admission
+        # functions; the flow's write hook. Imported here: the app registry must be ready before
+        # models are imported.
+        from cluster.apiserver import store
+        from cluster.apiserver.admission import priority, quota
         from cluster.flow import hooks
+        from cluster.kinds import builtin
+        from cluster.kinds.core import serviceips
 
+        builtin.register_builtin_kinds()
         quota.install()
         serviceips.install()  # a Service's clusterIP and node ports, chosen inside its write
-        priority_admission.install()
+        priority.install()
         store.set_write_hook(hooks.on_write)

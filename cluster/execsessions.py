@@ -14,7 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from cluster import broadcast
+from cluster.broadcast import nudge
 from cluster.models import Cluster, ExecSession
 
 RECENT = 50
@@ -64,7 +64,7 @@ def opened(cluster_name: str, namespace: str, pod: str, container: str, command:
             cluster=cluster, seq=_next_seq(cluster), namespace=namespace, pod=pod, container=container,
             command=list(command), user=user, client=client, tty=tty,
         )  # fmt: skip
-        transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
+        transaction.on_commit(lambda: nudge.notify(cluster_name, None))
     return as_json(row, cluster_name)
 
 
@@ -81,7 +81,7 @@ def closed(session: dict, exit_code: int | None) -> None:
         ExecSession.objects.filter(pk=session["id"], closed_at__isnull=True).update(
             seq=_next_seq(cluster), closed_at=timezone.now(), exit_code=exit_code
         )
-        transaction.on_commit(lambda: broadcast.notify(session["cluster"], None))
+        transaction.on_commit(lambda: nudge.notify(session["cluster"], None))
 
 
 def latest_seq(cluster: Cluster) -> int:

@@ -26,7 +26,8 @@ class Cluster(models.Model):
     # The presenter switch "class may write": everyone who sees a public cluster may change it
     # (through its quota and rate limits); otherwise only the teacher (and a sandbox's owner).
     class_may_write = models.BooleanField(default=False)
-    # The teacher's overrides of the classroom quota (cluster/quota.py): {"pods": 50, ...}.
+    # The teacher's overrides of the classroom quota (cluster/apiserver/admission/quota.py):
+    # {"pods": 50, ...}.
     quota = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

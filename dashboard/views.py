@@ -12,6 +12,7 @@ import hmac
 import json
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -20,11 +21,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
-from cluster.access import caller_of, get_cluster, may_write, presenter_token, presenter_user
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import page_kinds
+from cluster.auth.access import caller_of, get_cluster, may_write, presenter_token, presenter_user
+from cluster.auth.clientaddr import client_address
+from cluster.auth.ratelimit import RateLimiter
 from cluster.models import Cluster
-from cluster.ratelimit import WRITES
 from dashboard.console import run_command
 from dashboard.console.workdir import Workdir
 from dashboard.inspect import describe_text, events_text
@@ -33,10 +35,12 @@ from dashboard.strings import flow_steps, ui_strings
 EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"
 DEMO_CLUSTER = "demo"
 MAX_CONSOLE_BYTES = 1024 * 1024
+# Wrong presenter-link tokens per client address (see `presenter`).
+PRESENTER_FAILURES = RateLimiter()
 
 
 def visible_cluster(request: HttpRequest, name: str) -> Cluster:
-    """The cluster if this caller may see it (cluster.access, the one rule; staff see every one)."""
+    """The cluster if this caller may see it (cluster.auth.access, the one rule; staff see every one)."""
     try:
         return get_cluster(request, name)
     except ApiError:
@@ -140,19 +144,27 @@ def presenter(request: HttpRequest) -> HttpResponse:
     """The teacher's link (`make run` prints it): a valid presenter token signs this browser in.
 
     Like a notebook server's token link: the token is checked once, the session remembers the
-    teacher, and the redirect drops the token from the address bar.
+    teacher, and the redirect drops the token from the address bar. The right token always works;
+    wrong ones are limited per client address (429 with Retry-After), which keeps a page that
+    hammers the link from costing anything (the token's 256 bits are what stop a guess).
     """
     token = request.GET.get("token", "")
-    client = ("presenter-link", request.META.get("REMOTE_ADDR", ""))
-    if WRITES.retry_after(client, 10, 60.0) or not hmac.compare_digest(
-        token.encode(), presenter_token().encode()
-    ):
+    if not hmac.compare_digest(token.encode(), presenter_token().encode()):
+        key = ("presenter-link", client_address(request))
+        wait = PRESENTER_FAILURES.retry_after(key, settings.KUBESIM_PRESENTER_FAILURES_PER_MINUTE, 60.0)
+        if wait:
+            response = HttpResponse(
+                "Too many wrong presenter links from this address; try again later.\n",
+                content_type="text/plain; charset=utf-8",
+                status=429,
+            )
+            response["Retry-After"] = str(wait)
+            return response
         return HttpResponse(
             "This presenter link is not valid (a newer one may have been printed).\n",
             content_type="text/plain; charset=utf-8",
             status=403,
         )
-    WRITES.reset(client)
     login(request, presenter_user(), backend="django.contrib.auth.backends.ModelBackend")
     target = request.GET.get("next", "")
     if not url_has_allowed_host_and_scheme(target, {request.get_host()}):

@@ -12,7 +12,10 @@ SERVERS=${SERVERS:-2}
 CONTROLPLANES=${CONTROLPLANES:-2}
 : "${DATABASE_URL:?set DATABASE_URL=postgres://user@host:5432/db}"
 : "${REDIS_URL:?set REDIS_URL=redis://host:6379/0}"
-export DATABASE_URL REDIS_URL
+# The reverse proxy in front (deploy/nginx-kubesim.conf) runs here: its X-Forwarded-For names the
+# client, for the limits that count per address (cluster/auth/clientaddr.py).
+KUBESIM_TRUSTED_PROXIES=${KUBESIM_TRUSTED_PROXIES:-127.0.0.1}
+export DATABASE_URL REDIS_URL KUBESIM_TRUSTED_PROXIES
 
 # Create the database when it does not exist yet (a fresh PostgreSQL has only `postgres`).
 "$PY" - <<'PYTHON'

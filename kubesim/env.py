@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from urllib.parse import unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
 
 
 def envbool(name: str, default: str) -> bool:
@@ -16,6 +19,18 @@ def envint(name: str, default: str) -> int:
 
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def envnetworks(name: str, default: str) -> list[str]:
+    """A comma-separated list of IP addresses or networks (`10.0.0.5`, `10.0.0.0/8`, `::1`); a
+    wrong entry stops the start with its name, not the first request."""
+    entries = envlist(name, default)
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}: {entry!r} is not an IP address or network") from None
+    return entries
 
 
 def database_from_url(url: str) -> dict:

@@ -30,8 +30,8 @@ from django.core.handlers.asgi import ASGIHandler
 from django.core.handlers.base import BaseHandler
 from django.db import connections
 
-from kubesim import turns
-from kubesim.sqlite import writers
+from cluster.controlplane import turns
+from database.sqlite import writers
 
 IDLE_THREADS_KEPT = 8
 MAX_REQUEST_THREADS = 32
@@ -69,7 +69,7 @@ class ThreadPool:
                 return self.idle.pop()
             self.made += 1
             number = self.made
-        # A request's SQLite writes go before the control planes' (kubesim/sqlite/writers.py).
+        # A request's SQLite writes go before the control planes' (database/sqlite/writers.py).
         return ThreadPoolExecutor(
             max_workers=1, thread_name_prefix=f"request-{number}", initializer=writers.mark_urgent
         )

@@ -1,7 +1,7 @@
 """Websocket routes.
 
 pods/exec is served on kube-apiserver's own path: kubectl's socket sends no Origin and is
-authenticated by its bearer token (cluster.access); a browser's (the web console) is checked for
+authenticated by its bearer token (cluster.auth.access); a browser's (the web console) is checked for
 the page's origin like every other socket (kubesim/ws_origin.py).
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.urls import path, re_path
 
 from cluster.api.exec_consumer import ExecConsumer
-from cluster.consumers import ClusterConsumer
+from cluster.broadcast.consumers import ClusterConsumer
 from labs.routing import websocket_urlpatterns as labs_websocket_urlpatterns
 
 EXEC_PATH = (

@@ -11,8 +11,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from kubesim import state
-from kubesim.env import database_from_url, envbool, envint, envlist
+from cluster.auth import state
+from kubesim.env import database_from_url, envbool, envint, envlist, envnetworks
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -36,6 +36,8 @@ INSTALLED_APPS = [
     "scheduler",
     "dashboard",
     "labs",
+    # manage.py's bench_* commands; nothing at runtime imports it.
+    "bench",
 ]
 
 MIDDLEWARE = [
@@ -47,7 +49,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "cluster.middleware.WriteRequestDone",
+    "cluster.controlplane.middleware.WriteRequestDone",
 ]
 
 ROOT_URLCONF = "kubesim.urls"
@@ -86,8 +88,8 @@ else:
     DATABASES = {
         "default": {
             # Django's SQLite backend whose writers queue in the process, requests first
-            # (kubesim/sqlite/writers.py).
-            "ENGINE": "kubesim.sqlite",
+            # (database/sqlite/writers.py).
+            "ENGINE": "database.sqlite",
             "NAME": os.environ.get("KUBESIM_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             # Requests run on kept threads (kubesim/handler.py): their connections are kept too.
             "CONN_MAX_AGE": 600,
@@ -113,7 +115,8 @@ else:
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer", "CONFIG": {"capacity": 1000}}
     }
 
-# The broadcast hub: bytes a websocket may have waiting before it is told to resync (cluster/sinks.py).
+# The broadcast hub: bytes a websocket may have waiting before it is told to resync
+# (cluster/broadcast/sinks.py).
 KUBESIM_CLIENT_BACKLOG_BYTES = envint("KUBESIM_CLIENT_BACKLOG_BYTES", str(1 << 20))
 # kubectl exec: sessions one process serves at once (each runs its shell in a thread of its own).
 KUBESIM_EXEC_MAX_SESSIONS = envint("KUBESIM_EXEC_MAX_SESSIONS", "200")
@@ -147,19 +150,31 @@ KUBESIM_PACE_MS = envint("KUBESIM_PACE_MS", "600")
 
 # The API server over TLS, as kube-apiserver on :6443 (kubeconfigs point here; `serve --api-port`).
 KUBESIM_API_PORT = envint("API_PORT", "6443")
-# Classroom quota defaults (cluster/quota.py); the teacher overrides them per cluster.
+# Classroom quota defaults (cluster/apiserver/admission/quota.py); the teacher overrides them per cluster.
 KUBESIM_QUOTA: dict = {}
 KUBESIM_SANDBOX_LIMITS: dict = {}
-# Joining a class: students per session, and join attempts / wrong codes per client per minute.
+# Joining a class: students per session.
 KUBESIM_MAX_STUDENTS = envint("KUBESIM_MAX_STUDENTS", "80")
 # The embedded default parks the control plane of a cluster nobody acted on for this long
-# (cluster/activity.py); the next request, write or watch starts it again.
+# (cluster/controlplane/activity.py); the next request, write or watch starts it again.
 KUBESIM_PARK_AFTER_SECONDS = float(os.environ.get("KUBESIM_PARK_AFTER_SECONDS") or 180)
 # Leader election for the control planes: "auto" elects when other processes may run control
 # planes too (PostgreSQL or Redis configured); "1" / "0" force it on or off.
 KUBESIM_LEADER_ELECTION = os.environ.get("KUBESIM_LEADER_ELECTION", "auto")
+# Join attempts per browser (per client address too, unless that address is shared: see below)
+# and wrong codes, per minute; joins per class code per minute (60 students join within one).
 KUBESIM_JOIN_ATTEMPTS_PER_MINUTE = envint("KUBESIM_JOIN_ATTEMPTS_PER_MINUTE", "10")
 KUBESIM_WRONG_CODES_PER_MINUTE = envint("KUBESIM_WRONG_CODES_PER_MINUTE", "5")
+KUBESIM_CLASS_JOINS_PER_MINUTE = envint("KUBESIM_CLASS_JOINS_PER_MINUTE", "120")
+# Proxies whose X-Forwarded-For names the client (cluster/auth/clientaddr.py): addresses or networks,
+# e.g. 127.0.0.1 for the nginx of deploy/ on the same machine. None by default: the header is
+# then ignored, as anyone can send it.
+KUBESIM_TRUSTED_PROXIES = envnetworks("KUBESIM_TRUSTED_PROXIES", "")
+# Client addresses a whole class shares (a school's NAT): joins from them are limited per browser
+# and class code only, never per address.
+KUBESIM_SHARED_ADDRESSES = envnetworks("KUBESIM_SHARED_ADDRESSES", "")
+# Wrong presenter-link tokens per client address per minute (then 429; the right token always works).
+KUBESIM_PRESENTER_FAILURES_PER_MINUTE = envint("KUBESIM_PRESENTER_FAILURES_PER_MINUTE", "10")
 
 # Security headers (kubesim/headers.py adds them to every response, static files included).
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -2,7 +2,7 @@
 
 A browser always sends Origin; a page at another origin (another port counts) is refused before
 the consumer runs. A socket with no Origin is not a browser's (kubectl's own websockets): it is let
-through, and cluster.access authenticates it by its bearer token only, never by a cookie.
+through, and cluster.auth.access authenticates it by its bearer token only, never by a cookie.
 """
 
 from __future__ import annotations

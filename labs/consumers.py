@@ -13,8 +13,8 @@ import time
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from cluster.access import caller_of
-from kubesim.wsoffthread import NoConnectionHop
+from cluster.auth.access import caller_of
+from database.wsoffthread import NoConnectionHop
 from labs import grader
 from labs.models import ClassSession, Student
 from labs.progress import session_group, student_group

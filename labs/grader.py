@@ -1,6 +1,6 @@
 """Automatic checking: one small task per student that re-evaluates on each sandbox nudge.
 
-The task waits on the cluster's nudges (cluster.broadcast.NUDGES, fired after every committed
+The task waits on the cluster's nudges (cluster.broadcast.nudge.NUDGES, fired after every committed
 write) and, with a slow poll as a safety net where nudges cross processes, runs `progress.check`
 (a no-op when the revision did not move). News goes to the student's panel at once, with the state
 worked out from the check's outcome; the outcome is stored after that (labs/outcome.py), and the
@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
-from cluster import activity, broadcast
-from kubesim.joined import JoinedLookup
+from cluster.broadcast import nudge
+from cluster.controlplane import activity
+from database.joined import JoinedLookup
 from labs.models import Student
 from labs.outcome import Outcome
 from labs.progress import Evaluation, check, save, session_group, student_group
@@ -153,7 +154,7 @@ async def _tell_board(session_id: int) -> None:
 
 
 async def _run(student_id: int, cluster_name: str) -> None:
-    waiter = broadcast.NUDGES.subscribe(cluster_name)
+    waiter = nudge.NUDGES.subscribe(cluster_name)
     seen, checked_at = None, 0.0
     # The kinds the current step's checks read (None: any change may matter). The sandbox's own
     # churn is checked only when it wrote one of them: sixty sandboxes starting pods kept the
@@ -173,22 +174,22 @@ async def _run(student_id: int, cluster_name: str) -> None:
                     break
                 await waiter.wait(rest)  # the nudge of a student's write ends the wait
             while (rest := activity.write_under_way(cluster_name)) > 0:
-                await waiter.wait(rest)  # the request's end (cluster/middleware.py) nudges
+                await waiter.wait(rest)  # the request's end (cluster/controlplane/middleware.py) nudges
             # Node heartbeats (Lease renewals) change nothing a lab checks: no evaluation for them.
-            news = broadcast.news_except(cluster_name, IGNORED_KINDS)
-            revisions = broadcast.revisions_by_kind(cluster_name)  # as of this check's start
+            news = nudge.news_except(cluster_name, IGNORED_KINDS)
+            revisions = nudge.revisions_by_kind(cluster_name)  # as of this check's start
             # Where requests reach other processes too (the scaled profile) this one cannot tell
             # who acted: every check is then a person's.
             acted = activity.requested_at(cluster_name) >= checked_at or not activity.announced()
             try:
-                relevant = news if watched is None else broadcast.news_of(revisions, watched)
+                relevant = news if watched is None else nudge.news_of(revisions, watched)
                 if news != seen and (acted or relevant != seen_watched):
                     checked_at = time.monotonic()
                     checked = await _check_once(student_id, acted, chain)
                     if not checked.present:
                         return
                     watched = checked.watched
-                    relevant = news if watched is None else broadcast.news_of(revisions, watched)
+                    relevant = news if watched is None else nudge.news_of(revisions, watched)
                 seen, seen_watched = news, relevant
             except Exception:
                 logger.exception("checking student %s failed; retrying", student_id)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kubesim.yamldocs import YamlError, load_documents
+from k8s.yamldocs import YamlError, load_documents
 from labs import vocabulary as v
 from labs.labmodel import Check, Lab, Solution, Step, Text
 from labs.schema import LabError, LabValidationError, Reader

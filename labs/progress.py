@@ -19,14 +19,14 @@ from channels.layers import get_channel_layer
 from cluster.apiserver.rows import revisions, shared_bodies
 from cluster.flow import steprows
 from cluster.models import Cluster
-from kubesim.joined import JoinedLookup
-from kubesim.sqlite import writers
+from database.joined import JoinedLookup
+from database.sqlite import writers
 from labs.catalog import lab_of
 from labs.checks import Probe, run_step
 from labs.models import StepProgress, Student
 from labs.outcome import Outcome, StepResult, store, work_out
 
-# A student's progress rows from a step on (one plain statement; see kubesim/joined.py).
+# A student's progress rows from a step on (one plain statement; see database/joined.py).
 _PROGRESS_FROM = JoinedLookup(StepProgress, where=("student", "index__gte"))
 
 

@@ -13,7 +13,7 @@ from functools import cache
 
 from django.db import connection
 
-from kubesim import plainsql
+from database import plainsql
 from labs.models import StepProgress, Student
 
 # An outcome's update of a progress row: what a check changes.

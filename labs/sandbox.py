@@ -15,11 +15,10 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from cluster.apiserver import defaultservice
 from cluster.apiserver import service as api
-from cluster.apiserver.kinds import BUILTIN_NAMESPACES, reset_order
+from cluster.apiserver.kinds import kind_info, reset_order
+from cluster.auth.ratelimit import WRITES
 from cluster.models import Cluster
-from cluster.ratelimit import WRITES
 from labs.labmodel import Lab
 from labs.models import ClassSession, StepProgress, Student
 
@@ -85,18 +84,17 @@ def clear(cluster: Cluster) -> None:
         items, _ = api.list_objects(cluster, kind)
         for item in items:
             meta = item["metadata"]
-            if kind == "Namespace" and meta["name"] in BUILTIN_NAMESPACES:
-                continue
-            if meta.get("resourceVersion") == "1" and defaultservice.builtin(
-                cluster, kind, meta.get("namespace", ""), meta["name"]
-            ):
-                continue  # the built-in `kubernetes` Service, never written: nothing to reset
+            builtins = kind_info(kind).builtins
+            if builtins is not None and builtins.has(meta.get("namespace", ""), meta["name"]):
+                if builtins.refuse_delete is not None:
+                    continue  # a system namespace or PriorityClass: never deleted
+                if meta.get("resourceVersion") == "1":
+                    continue  # the built-in `kubernetes` Service, never written: nothing to reset
             try:
                 api.delete(cluster, kind, meta.get("namespace"), meta["name"], actor, grace_period=0)
             except api.ApiError as exc:
-                # 404: already gone (a controller's pod, garbage-collected); 403: built into every
-                # cluster (the system PriorityClasses)
-                if exc.code not in (403, 404):
+                # 404: already gone (a controller's pod, garbage-collected)
+                if exc.code != 404:
                     raise
 
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from cluster.apiserver import kinds
-from kubesim.yamldocs import Document, YamlError, load_documents
+from k8s.yamldocs import Document, YamlError, load_documents
 from labs import vocabulary as v
 from labs.labmodel import Text
 from labs.paths import PathError, label_error, parse_path, selector_error

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
-from cluster.controlplane import forget as drop
-from cluster.controlplane import run_until_idle
+from cluster.controlplane.runtime import forget as drop
+from cluster.controlplane.runtime import run_until_idle
 from cluster.models import Cluster
 from dashboard.console import run_command
 from labs.checks import run_step

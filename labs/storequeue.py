@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 
 from django.db import close_old_connections
 
-from kubesim.sqlite import writers
+from database.sqlite import writers
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 
-from django.conf import settings
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
@@ -18,17 +17,15 @@ from django.utils.translation import gettext as _
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from cluster.ratelimit import RateLimiter
 from dashboard.views import page_context
 from labs import sandbox
 from labs.catalog import lab_of
+from labs.joinlimits import join_wait, remember_browser
 from labs.models import ClassSession, Student
 from labs.progress import announce_students, evaluate
 from labs.state import student_state
 
 MAX_ANSWER = 500
-# Join attempts and wrong codes per client address (a join starts a control plane; codes are short).
-JOINS = RateLimiter()
 
 
 def current_student(request: HttpRequest) -> Student | None:
@@ -44,10 +41,7 @@ def join(request: HttpRequest) -> HttpResponse:
     name = request.POST.get("name", "")
     if request.method == "POST":
         session = ClassSession.objects.select_related("lab").filter(code=code).first()
-        client = request.META.get("REMOTE_ADDR", "")
-        wait = JOINS.retry_after(("join", client), settings.KUBESIM_JOIN_ATTEMPTS_PER_MINUTE, 60.0)
-        if not wait and session is None:
-            wait = JOINS.retry_after(("wrong-code", client), settings.KUBESIM_WRONG_CODES_PER_MINUTE, 60.0)
+        wait = join_wait(request, code, session is not None)
         if wait:
             response = render(
                 request,
@@ -56,7 +50,7 @@ def join(request: HttpRequest) -> HttpResponse:
                 status=429,
             )
             response["Retry-After"] = str(wait)
-            return response
+            return remember_browser(request, response)
         if request.user.is_authenticated and request.user.is_staff:
             error = _("You are signed in as an instructor: join from a private window.")
         elif session is None:
@@ -70,9 +64,10 @@ def join(request: HttpRequest) -> HttpResponse:
                 login(request, student.user, backend="django.contrib.auth.backends.ModelBackend")
                 announce_students(session)
                 return redirect(reverse("labs:student"))
-    return render(
+    response = render(
         request, "labs/join.html", {"error": error, "code": code, "name": name}, status=400 if error else 200
     )
+    return remember_browser(request, response)
 
 
 @require_GET

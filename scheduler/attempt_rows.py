@@ -9,7 +9,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from cluster.apiserver import rows
-from kubesim import plainsql
+from database import plainsql
 from scheduler.models import SchedulingAttempt
 
 ATTEMPT_COLUMNS = (

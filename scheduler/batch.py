@@ -17,9 +17,9 @@ import asyncio
 from django.db import transaction
 
 from cluster.apiserver.store import clone
+from cluster.client.informer import db
 from cluster.flow import gate
-from cluster.informer import db
-from kubesim.sqlite import memo
+from database.sqlite import memo
 from scheduler import attempt_rows
 from scheduler.engine import default_profile, schedule
 from scheduler.engine.queueing_hints import ADD, POD, ClusterEvent

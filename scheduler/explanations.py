@@ -23,14 +23,14 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from cluster import broadcast
 from cluster.apiserver import rows
-from cluster.informer import db
-from cluster.lull import lull
+from cluster.broadcast import nudge
+from cluster.client.informer import db
+from cluster.controlplane.lull import lull
 from scheduler.engine.compact import to_compact
 from scheduler.models import SchedulingAttempt
 
-# How long a burst of the control plane may put the explainer off (cluster/lull.py), and how many
+# How long a burst of the control plane may put the explainer off (cluster/controlplane/lull.py), and how many
 # decisions it may keep waiting meanwhile (each holds its cycle's score columns).
 MAX_DEFER_SECONDS = 30.0
 MAX_PENDING = 1500
@@ -61,7 +61,7 @@ class Explainer:
         self.pending: dict[int, tuple[str, str, object]] = {}
         self.in_flight: set[int] = set()
         self.lock = threading.Condition()
-        self.queued = broadcast.Signal()
+        self.queued = nudge.Signal()
         self.oldest = 0.0  # monotonic time the oldest pending attempt was added
 
     def register(self, cluster_id: int) -> None:

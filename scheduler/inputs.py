@@ -10,7 +10,7 @@ from pathlib import Path
 
 from k8s.labels import label_key_error, label_value_error
 from k8s.quantity import QuantityError, parse_quantity
-from kubesim.yamldocs import Document, YamlError, format_path, load_documents
+from k8s.yamldocs import Document, YamlError, format_path, load_documents
 from scheduler.engine.config import ConfigError, profile_from_config
 from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import Profile

@@ -5,8 +5,9 @@ Priority admission gives them; a pod that sets `spec.priority` itself and names 
 
 from __future__ import annotations
 
+from cluster.apiserver.admission.priority import resolve
 from cluster.apiserver.errors import ApiError
-from cluster.apiserver.priority import SYSTEM_CLASSES, resolve
+from cluster.kinds.scheduling.priorityclass import SYSTEM_CLASSES
 
 
 class PriorityError(ValueError):

@@ -12,15 +12,15 @@ import copy
 
 from django.db import transaction
 
-from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import kind_info
+from cluster.client import event_recorder
+from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
-from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowTrace
 from scheduler import attempt_rows, batch, explanations, texts
 from scheduler.batch import INLINE_MAX_NODES

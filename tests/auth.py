@@ -13,7 +13,7 @@ from django.test import AsyncClient, Client
 
 
 def teacher_token() -> str:
-    from cluster.access import presenter_token
+    from cluster.auth.access import presenter_token
 
     return presenter_token()
 

@@ -50,11 +50,13 @@ def teacher_client(db):
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
     """Rate limits count per process: each test starts with none spent (tests share 127.0.0.1)."""
-    from cluster.ratelimit import WRITES
-    from labs.views import JOINS
+    from cluster.auth.ratelimit import WRITES
+    from dashboard.views import PRESENTER_FAILURES
+    from labs.joinlimits import JOINS
 
     WRITES._times.clear()
     JOINS._times.clear()
+    PRESENTER_FAILURES._times.clear()
     yield
 
 

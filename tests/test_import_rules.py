@@ -1,7 +1,11 @@
 """Import rules, checked on the source (AST): dependencies stay visible and one-way.
 
 - `scheduler/engine/` is pure Python: it imports neither Django nor `cluster` (nor `dashboard`,
-  `labs`, `kubesim`); shared Kubernetes helpers come from `k8s/`.
+  `labs`, `kubesim`); shared Kubernetes helpers come from `k8s/`, which is pure Python too.
+- `database/` (the layer under the ORM) imports nothing of the project above it.
+- `kubesim/` is the Django project: only its own modules, management commands and the benchmarks
+  import it.
+- `bench/` (benchmarks, hostile clients) is imported by no runtime module, only by tests.
 - No import circle between modules (module-level imports, `if TYPE_CHECKING:` blocks aside).
 - No function-level import of a module of the same package: such an import only exists to dodge
   a circle. Django's `AppConfig.ready()` is the one place that must import late (models are not
@@ -14,7 +18,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("cluster", "dashboard", "k8s", "kubesim", "labs", "scheduler")
+PACKAGES = ("bench", "cluster", "dashboard", "database", "k8s", "kubesim", "labs", "scheduler")
+RUNTIME = ("cluster", "dashboard", "database", "k8s", "kubesim", "labs", "scheduler")
 
 
 def _module_name(path: Path) -> str:
@@ -95,6 +100,37 @@ def test_the_scheduler_engine_imports_neither_django_nor_the_rest_of_the_project
         if target.split(".")[0] in forbidden
     ]
     assert offences == []
+
+
+def _offences(importers, forbidden) -> list[str]:
+    return [
+        f"{module} imports {target}"
+        for module, (top, late) in IMPORTS.items()
+        if importers(module)
+        for target in [*top, *(t for _, _, t in late)]
+        if target.split(".")[0] in forbidden
+    ]
+
+
+def test_k8s_helpers_are_pure_python():
+    project = tuple(p for p in PACKAGES if p != "k8s")
+    assert _offences(lambda m: m.split(".")[0] == "k8s", ("django", "channels", *project)) == []
+
+
+def test_the_database_layer_imports_nothing_above_it():
+    above = ("bench", "cluster", "dashboard", "kubesim", "labs", "scheduler")
+    assert _offences(lambda m: m.split(".")[0] == "database", above) == []
+
+
+def test_only_the_django_project_its_commands_and_the_benchmarks_import_it():
+    def importer(module: str) -> bool:
+        return module.split(".")[0] not in ("kubesim", "bench") and ".management.commands." not in module
+
+    assert _offences(importer, ("kubesim",)) == []
+
+
+def test_no_runtime_module_imports_the_benchmarks():
+    assert _offences(lambda m: m.split(".")[0] in RUNTIME, ("bench",)) == []
 
 
 def test_there_is_no_import_circle_between_modules():

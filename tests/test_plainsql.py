@@ -1,4 +1,4 @@
-"""kubesim.plainsql: fixed statements on the backend's cursor behave as on Django's."""
+"""database.plainsql: fixed statements on the backend's cursor behave as on Django's."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from cluster.models import Cluster
-from kubesim import plainsql
+from database import plainsql
 
 pytestmark = pytest.mark.django_db
 

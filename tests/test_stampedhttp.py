@@ -1,4 +1,4 @@
-"""The benchmarks' wire-timed HTTP connection (cluster.stampedhttp) against a real local server."""
+"""The benchmarks' wire-timed HTTP connection (bench.stampedhttp) against a real local server."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from cluster.stampedhttp import Connection
+from bench.stampedhttp import Connection
 
 DELAY_SECONDS = 0.05
 
@@ -90,7 +90,7 @@ def test_a_wall_clock_moved_after_start_does_not_move_the_arrival_times(monkeypa
     import socket
     import struct
 
-    from cluster import wsclient
+    from bench import wsclient
 
     stepped = time.time() + 4.7
     monkeypatch.setattr(wsclient.time, "time", lambda: stepped)

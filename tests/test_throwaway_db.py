@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 PROBE = """
 from django.db import connection, connections
-from kubesim.throwaway_db import migrated_or_throwaway
+from database.throwaway_db import migrated_or_throwaway
 with migrated_or_throwaway() as note:
     with connection.cursor() as cursor:
         cursor.execute("PRAGMA journal_mode")
@@ -35,7 +35,7 @@ def _probe(env: dict) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
-EXPECTED = "database: a throwaway SQLite database sqlite kubesim.sqlite.base IMMEDIATE wal"
+EXPECTED = "database: a throwaway SQLite database sqlite database.sqlite.base IMMEDIATE wal"
 
 
 def test_the_throwaway_database_is_the_embedded_defaults_sqlite(tmp_path):

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cluster.models import Cluster
-from kubesim.unique import unique_row
+from database.unique import unique_row
 
 pytestmark = pytest.mark.django_db
 

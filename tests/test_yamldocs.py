@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesim.yamldocs import YamlError, format_path, load_documents
+from k8s.yamldocs import YamlError, format_path, load_documents
 
 
 def test_it_reads_multiple_documents_and_remembers_field_lines():

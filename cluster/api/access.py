@@ -1,8 +1,8 @@
-"""Kept for older imports: the one access rule lives in cluster.access."""
+"""Kept for older imports: the one access rule lives in cluster.auth.access."""
 
 from __future__ import annotations
 
-from cluster.access import caller_of, may_see, may_write
+from cluster.auth.access import caller_of, may_see, may_write
 
 
 def can_view(request_or_user, cluster) -> bool:

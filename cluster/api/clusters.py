@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from django.http import HttpRequest
 
-from cluster.access import get_cluster
 from cluster.api.paths import Target
+from cluster.auth.access import get_cluster
 from cluster.models import Cluster
 
 
 def find_cluster(request: HttpRequest, name: str, verb: str, target: Target) -> Cluster:
-    """The cluster if the caller may `verb` the target there (cluster.access: 404/403/401/429)."""
+    """The cluster if the caller may `verb` the target there (cluster.auth.access: 404/403/401/429)."""
     resource = target.info.plural + (f"/{target.subresource}" if target.subresource else "")
     object_name = "" if verb == "create" and not target.subresource else target.name
     return get_cluster(

@@ -8,7 +8,6 @@ import time
 
 from django.http import HttpRequest, HttpResponse
 
-from cluster import event_recorder
 from cluster.api.http import actor_for, dry_run, json_response, parse_object
 from cluster.api.paths import Target
 from cluster.apiserver import defaults, eviction
@@ -16,6 +15,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.typecheck import check_body
+from cluster.client import event_recorder
 from cluster.models import Cluster
 
 EVICTION = KindInfo(kind="Eviction", plural="", singular="", group="policy", version="v1", namespaced=True)

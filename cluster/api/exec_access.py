@@ -1,4 +1,4 @@
-"""Who may exec into a pod: the ONE place exec asks the access rule (cluster.access).
+"""Who may exec into a pod: the ONE place exec asks the access rule (cluster.auth.access).
 
 kube-apiserver authorizes `create` on `pods/exec` (for the websocket's GET as for SPDY's POST).
 Both functions take what the caller came with — a Django request (the SPDY fallback, the web
@@ -9,7 +9,7 @@ caller may not see, 403 in kube-apiserver's words, 429.
 
 from __future__ import annotations
 
-from cluster import access
+from cluster.auth import access
 from cluster.models import Cluster
 
 

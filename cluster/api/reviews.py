@@ -1,4 +1,4 @@
-"""`kubectl auth can-i` and `kubectl auth whoami`: the self-subject reviews, answered by cluster.access.
+"""`kubectl auth can-i` and `kubectl auth whoami`: the self-subject reviews, answered by cluster.auth.access.
 
 kubectl POSTs them in protobuf (JSON works too); each is answered 201 with the review and its
 status, and nothing is stored. Anyone who may see the cluster may ask about themselves.
@@ -9,11 +9,11 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from cluster.access import caller_of, forbidden, get_cluster, permission, user_info
 from cluster.api.http import error_response, json_response, parse_object
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError, Cause, invalid, method_not_allowed
 from cluster.apiserver.kinds import KindInfo
+from cluster.auth.access import caller_of, forbidden, get_cluster, permission, user_info
 
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = "authentication.k8s.io"

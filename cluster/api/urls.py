@@ -23,4 +23,6 @@ urlpatterns = [
     path("clusters/<slug:cluster>/apply", views.apply),
     # The flow's endpoints (snapshot, flow/next, traces, scheduling) live beside the API.
     path("clusters/<slug:cluster>/", include("cluster.flow.urls")),
+    # Who may write, the quota, and the caller's kubeconfig (cluster.auth).
+    path("clusters/<slug:cluster>/", include("cluster.auth.urls")),
 ]

@@ -9,7 +9,6 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from cluster.access import get_cluster
 from cluster.api import deprecation, handlers
 from cluster.api.clusters import find_cluster
 from cluster.api.exec_http import exec_response
@@ -27,6 +26,7 @@ from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
 from cluster.apiserver.decoding import text_of
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
+from cluster.auth.access import get_cluster
 from cluster.kubeapi.negotiation import protobuf_only
 
 _VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch"}

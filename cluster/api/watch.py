@@ -1,7 +1,7 @@
 """?watch=1: newline-delimited watch events streamed from the cluster's event log.
 
 The stream reads the log itself (docs/architecture.md rule 2): a nudge from
-cluster.broadcast only wakes it early; without one it polls every POLL_SECONDS. It never ends on
+cluster.broadcast.nudge only wakes it early; without one it polls every POLL_SECONDS. It never ends on
 its own unless the client asked for timeoutSeconds.
 """
 
@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
-from cluster import activity, broadcast
 from cluster.api import negotiate
 from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
@@ -24,9 +23,11 @@ from cluster.apiserver.errors import ApiError, Gone, bad_request
 from cluster.apiserver.fields import FieldRequirement, fields_match, parse_field_selector
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.selectors import LabelRequirement, labels_match, parse_label_selector
+from cluster.broadcast import nudge
+from cluster.controlplane import activity
 from cluster.models import Cluster
 
-POLL_SECONDS = 0.2  # without cluster.broadcast's nudges
+POLL_SECONDS = 0.2  # without cluster.broadcast.nudge's nudges
 NUDGE_FALLBACK_SECONDS = 1.0  # with nudges: read the log on each nudge, and at least this often
 BOOKMARK_SECONDS = 10.0
 # Without bookmarks, a quiet watch writes a newline this often (JSON decoders skip whitespace): a
@@ -163,7 +164,7 @@ async def _stream(watch: Watch):
     for obj in watch.initial or ():
         yield _line(watch, "ADDED", obj)
     last, last_mark = watch.revision, loop.time()
-    signal = getattr(broadcast, "NUDGES", None)
+    signal = getattr(nudge, "NUDGES", None)
     waiter = signal.subscribe(watch.cluster.name) if signal is not None else None
     activity.watch_started(watch.cluster.name)
     try:

@@ -1,7 +1,5 @@
 """The simulated kube-apiserver: the only way to change cluster state (docs/architecture.md).
 
-Importing the package registers the built-in kinds, so every reader of the kind registry
-(`cluster.apiserver.kinds`) sees them.
+The kinds it serves are registered in its kind registry (`cluster.apiserver.kinds`) by
+`cluster/apps.py`, from their own modules under `cluster/kinds/`.
 """
-
-from cluster.apiserver import builtin_kinds  # noqa: F401

@@ -7,6 +7,8 @@ deeper than MAX_DEPTH is refused before a recursive parser walks it.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 
@@ -74,3 +76,30 @@ def load_json(body: bytes | str, what: str = "JSON") -> object:
         raise bad_request(f"error decoding {what}: {err.msg} {where}") from None
     except RecursionError:
         raise too_deep() from None
+
+
+def decoded(value: object) -> bytes | None:
+    """A Secret data value (base64 text) as bytes; None when it is not valid base64."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def bad_base64(obj: dict) -> str | None:
+    """Go's decoder error for a Secret whose data is not base64 (before any validation)."""
+    for value in (obj.get("data") or {}).values() if isinstance(obj.get("data"), dict) else ():
+        if isinstance(value, str) and decoded(value) is None:
+            index = _first_bad_byte(value)
+            return f"illegal base64 data at input byte {index}"
+    return None
+
+
+def _first_bad_byte(value: str) -> int:
+    alphabet = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+    for i, char in enumerate(value):
+        if char not in alphabet:
+            return i
+    return len(value) - len(value) % 4

@@ -5,8 +5,9 @@ snapshot, the labs' manifest kinds, check vocabulary and reset order, and the pa
 are all read from here (docs/adding-a-kind.md is the checklist for a new kind).
 
 This module imports nothing of the project, so any module may import it. The built-in kinds,
-with their hooks (defaults, validation, table, describe), are registered by
-`cluster.apiserver.builtin_kinds`, which the `cluster.apiserver` package imports first.
+each with its hooks (defaults, validation, table, describe) in its own module
+`cluster/kinds/<group>/<kind>.py`, are listed in `cluster/kinds/builtin.py` and registered by
+`cluster/apps.py` when Django is ready (docs/architecture.md rule 10).
 """
 
 from __future__ import annotations
@@ -49,6 +50,31 @@ YAML_ONLY = "yaml-only"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class BuiltinObjects:
+    """Objects of a kind that every cluster has from its birth, as kube-apiserver's bootstrap
+    creates them (the system namespaces, the `kubernetes` Service, the system PriorityClasses).
+    They are served without being stored, so a new cluster's revision does not move: reads list
+    them beside the stored ones, and a create of one answers AlreadyExists."""
+
+    keys: tuple[tuple[str, str], ...]  # (namespace, name) of each; namespace "" when cluster-scoped
+    build: Callable[[Any, str, str], dict]  # (cluster, namespace, name) -> the object
+    # A write of one stores it first, and a stored one is then served (the `kubernetes` Service);
+    # otherwise a write finds no object to change.
+    stored_on_write: bool = False
+    # Deleting one is refused with this error (name -> ApiError), as upstream's storage refuses it.
+    refuse_delete: Callable[[str], Exception] | None = None
+
+    def has(self, namespace: str, name: str) -> bool:
+        return (namespace, name) in self.keys
+
+    def find(self, cluster, namespace: str, name: str) -> dict | None:
+        return self.build(cluster, namespace, name) if (namespace, name) in self.keys else None
+
+    def every(self, cluster) -> list[dict]:
+        return [self.build(cluster, namespace, name) for namespace, name in self.keys]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class KindInfo:
     kind: str
     plural: str
@@ -60,6 +86,9 @@ class KindInfo:
     categories: tuple[str, ...] = ()  # "all": listed by `kubectl get all`
     subresources: tuple[Subresource, ...] = ()
     verbs: tuple[str, ...] = ALL_VERBS
+    # How metadata.name is validated: "subdomain" (RFC 1123, most kinds) or "label" (Namespaces),
+    # as the kind's strategy's ValidateObjectMeta is given.
+    name_rule: str = "subdomain"
     # The kind's own fieldSelector labels besides metadata.name/namespace, as its upstream
     # strategy's ToSelectableFields lists them.
     field_selectors: tuple[str, ...] = ()
@@ -79,6 +108,8 @@ class KindInfo:
     validate: Callable[[Any, dict, dict | None], None] | None = None
     table: Any = None
     describe: Callable[[Any, str, str], str] | str | None = None
+    # Objects every cluster has without anyone creating them (None for most kinds).
+    builtins: BuiltinObjects | None = None
 
     @property
     def api_version(self) -> str:
@@ -121,9 +152,6 @@ class KindInfo:
 # Registration order is discovery's order of groups ("" first) and of kinds within a group.
 KINDS: dict[str, KindInfo] = {}
 BY_RESOURCE: dict[tuple[str, str], KindInfo] = {}
-
-# Namespaces every cluster has, as `kubectl get ns` shows on a fresh cluster.
-BUILTIN_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
 
 
 class RegistryError(ValueError):

@@ -20,7 +20,7 @@ from cluster.apiserver.patch import merge_patch
 from cluster.apiserver.reads import check_kind
 from cluster.apiserver.writes import create, store_update
 from cluster.models import Cluster
-from kubesim.yamldocs import Document, YamlError, load_documents
+from k8s.yamldocs import Document, YamlError, load_documents
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")

@@ -7,7 +7,7 @@ import copy
 from cluster.apiserver.decoding import check_depth, load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, unsupported_media_type
 from cluster.kubeapi import json_patch, strategic_merge
-from kubesim.yamldocs import NotOneDocument, YamlError, load_one
+from k8s.yamldocs import NotOneDocument, YamlError, load_one
 
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"

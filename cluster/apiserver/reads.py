@@ -1,15 +1,14 @@
-"""get and list, with label and field selectors; built-in namespaces every cluster has."""
+"""get and list, with label and field selectors; the built-in objects every cluster has (a
+kind's `KindInfo.builtins`) beside the stored ones."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 
-from cluster.apiserver import defaultservice, rows
+from cluster.apiserver import rows
 from cluster.apiserver.errors import ApiError, bad_request, not_found
 from cluster.apiserver.fields import FieldRequirement, fields_match, filter_fields, parse_field_selector
-from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo, kind_info
-from cluster.apiserver.priority import system_class, system_classes
+from cluster.apiserver.kinds import KindInfo, kind_info
 from cluster.apiserver.selectors import LabelRequirement, filter_labels, labels_match, parse_label_selector
 from cluster.models import ApiObject, Cluster
 
@@ -21,28 +20,11 @@ def info_for(kind: str) -> KindInfo:
     return info
 
 
-def builtin_namespace(cluster: Cluster, name: str) -> dict:
-    """default, kube-system, kube-public and kube-node-lease exist from the cluster's birth."""
-    return {
-        "apiVersion": "v1",
-        "kind": "Namespace",
-        "metadata": {
-            "name": name,
-            "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"kubesim:{cluster.pk}:{name}")),
-            "resourceVersion": "1",
-            "creationTimestamp": cluster.created_at.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "labels": {"kubernetes.io/metadata.name": name},
-        },
-        "spec": {"finalizers": ["kubernetes"]},
-        "status": {"phase": "Active"},
-    }
-
-
 def namespace_exists(cluster: Cluster, name: str) -> bool:
-    return (
-        name in BUILTIN_NAMESPACES
-        or ApiObject.objects.filter(cluster=cluster, kind="Namespace", namespace="", name=name).exists()
-    )
+    builtins = info_for("Namespace").builtins
+    return (builtins is not None and builtins.has("", name)) or ApiObject.objects.filter(
+        cluster=cluster, kind="Namespace", namespace="", name=name
+    ).exists()
 
 
 def get(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
@@ -51,12 +33,8 @@ def get(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
     row = rows.find(cluster.pk, kind, namespace, name)
     if row is not None:
         return row.body  # freshly decoded: the caller's own copy
-    if kind == "Namespace" and name in BUILTIN_NAMESPACES:
-        return builtin_namespace(cluster, name)
-    if (builtin := defaultservice.builtin(cluster, kind, namespace, name)) is not None:
+    if info.builtins is not None and (builtin := info.builtins.find(cluster, namespace, name)) is not None:
         return builtin
-    if kind == "PriorityClass" and (system := system_class(cluster, name)) is not None:
-        return system
     raise not_found(info, name)
 
 
@@ -129,42 +107,32 @@ def _listing(
 
     def complete(bodies: list[dict]) -> list[dict]:
         items = [b for b in bodies if labels_match(label_rest, b) and fields_match(field_rest, b)]
-        return _with_builtins(cluster, kind, namespace, labels, fields, items)
+        return _with_builtins(cluster, info, namespace, labels, fields, items)
 
     return fetch, complete
 
 
 def _with_builtins(
     cluster: Cluster,
-    kind: str,
+    info: KindInfo,
     namespace: str | None,
     labels: list[LabelRequirement],
     fields: list[FieldRequirement],
     items: list[dict],
 ) -> list[dict]:
-    if kind == "Namespace":
-        stored = {item["metadata"]["name"] for item in items}
-        extra = [builtin_namespace(cluster, n) for n in BUILTIN_NAMESPACES if n not in stored]
-        extra = [b for b in extra if labels_match(labels, b) and fields_match(fields, b)]
-        items = sorted(items + extra, key=lambda b: b["metadata"]["name"])
-    elif builtins := defaultservice.builtins(cluster, kind):
-        stored = {(b["metadata"].get("namespace"), b["metadata"]["name"]) for b in items}
-        extra = [
-            b
-            for b in builtins
-            if (b["metadata"]["namespace"], b["metadata"]["name"]) not in stored
-            and (not namespace or b["metadata"]["namespace"] == namespace)
-            and labels_match(labels, b)
-            and fields_match(fields, b)
-        ]
-        if extra:
-            items = sorted(items + extra, key=lambda b: (b["metadata"]["namespace"], b["metadata"]["name"]))
-    if kind == "PriorityClass":  # the system classes every cluster has
-        stored = {item["metadata"]["name"] for item in items}
-        extra = [pc for pc in system_classes(cluster) if pc["metadata"]["name"] not in stored]
-        extra = [b for b in extra if labels_match(labels, b) and fields_match(fields, b)]
-        items = sorted(items + extra, key=lambda b: b["metadata"]["name"])
-    return items
+    """The listed items and the kind's built-in objects that are not stored, in key order."""
+    if info.builtins is None:
+        return items
+    stored = {(b["metadata"].get("namespace", ""), b["metadata"]["name"]) for b in items}
+    extra = [
+        b
+        for b in info.builtins.every(cluster)
+        if (b["metadata"].get("namespace", ""), b["metadata"]["name"]) not in stored
+        and (not (namespace and info.namespaced) or b["metadata"]["namespace"] == namespace)
+        and labels_match(labels, b)
+        and fields_match(fields, b)
+    ]
+    return sorted(items + extra, key=lambda b: (b["metadata"].get("namespace", ""), b["metadata"]["name"]))
 
 
 def check_kind(obj: object) -> KindInfo:

@@ -1,5 +1,5 @@
 """The write path's statements, as plain SQL on Django's connection (SQLite and PostgreSQL),
-executed on the backend's own cursor (kubesim/plainsql.py).
+executed on the backend's own cursor (database/plainsql.py).
 
 Every API write runs the same handful of statements thousands of times a minute at pace 0; the ORM
 spends ~0.15 ms compiling each one, several times the cost of running it. Here they are written
@@ -19,9 +19,9 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connection
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
-from kubesim import plainsql
-from kubesim.joined import JoinedLookup
-from kubesim.sqlite import memo
+from database import plainsql
+from database.joined import JoinedLookup
+from database.sqlite import memo
 
 LOG_COLUMNS = ("revision", "type", "kind", "namespace", "name", "object", "trace_id")
 ROW_COLUMNS = (
@@ -148,7 +148,7 @@ def lock_revision(cluster_id: int) -> tuple[int, int]:
 
     PostgreSQL: SELECT … FOR UPDATE. SQLite has no row locks: its IMMEDIATE transactions (settings)
     already hold the database's write lock from BEGIN, which serializes every writer. Inside a
-    batch (kubesim/sqlite/memo.py) the first read is kept, and bump and set_compacted update it.
+    batch (database/sqlite/memo.py) the first read is kept, and bump and set_compacted update it.
     """
     key = ("revision", cluster_id)
     kept = memo.get(key)
@@ -379,7 +379,7 @@ def decoded_bodies(cluster_id: int, kind: str, namespace: str = "") -> list[dict
 
 def kept_bodies(cluster_id: int, kind: str) -> list[dict]:
     """`decoded_bodies` of a kind few objects have (PriorityClasses), its stored text kept through
-    a batch (kubesim/sqlite/memo.py): each pod a batch creates asks for them, and a write of the
+    a batch (database/sqlite/memo.py): each pod a batch creates asks for them, and a write of the
     kind drops what was kept (store.write)."""
     key = ("bodies", cluster_id, kind)
     found = memo.get(key)

@@ -10,7 +10,7 @@ from cluster.apiserver.errors import ApiError, Cause, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import info_for
-from cluster.apiserver.validators import INT32_MAX
+from cluster.apiserver.validation import INT32_MAX
 from cluster.apiserver.writes import check_version, store_update
 from cluster.models import ApiObject, Cluster
 from k8s.selectors import format_label_selector, format_labels

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, graceful, priority, store, typecheck
+from cluster.apiserver import cascade, defaults, graceful, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
-from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
+from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.manifests import apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
 from cluster.apiserver.reads import check_kind, get, info_for, list_items, list_objects
@@ -116,11 +116,9 @@ def delete(
     `resource_version` are DeleteOptions' preconditions."""
     info = info_for(kind)
     namespace = _ns(info, namespace)
-    if kind == "Namespace" and name in BUILTIN_NAMESPACES:
-        message = f'namespaces "{name}" is forbidden: this namespace may not be deleted'
-        raise ApiError(403, "Forbidden", message, {"name": name, "kind": "namespaces"})
-    if (refused := priority.undeletable(kind, name)) is not None:
-        raise refused
+    builtins = info.builtins
+    if builtins is not None and builtins.refuse_delete is not None and builtins.has(namespace, name):
+        raise builtins.refuse_delete(name)
     if propagation not in cascade.PROPAGATION_POLICIES:
         supported = ", ".join(f'"{p}"' for p in ("Foreground", "Background", "Orphan"))
         message = f"Unsupported value: {go_value(propagation)}: supported values: {supported}"

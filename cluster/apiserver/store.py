@@ -13,12 +13,13 @@ from functools import partial
 from django.conf import settings
 from django.db import transaction
 
-from cluster import broadcast
-from cluster.apiserver import admission, rows
+from cluster.apiserver import rows
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import Gone
+from cluster.broadcast import nudge
 from cluster.models import ApiObject, Cluster, FlowTrace
-from kubesim.sqlite import memo
+from database.sqlite import memo
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
@@ -82,7 +83,7 @@ def write(
     The body is serialized once, for both the row and its log entry.
     """
     if verb not in ("status", "delete", "terminate"):
-        admission.admit(cluster, verb, kind, body, actor)
+        chain.admit(cluster, verb, kind, body, actor)
     revision = cluster.revision + 1
     rows.bump(cluster.pk, revision)
     memo.drop(("bodies", cluster.pk, kind))  # what a batch kept of the kind (rows.kept_bodies)
@@ -122,7 +123,7 @@ def write(
             rows.replace_labels(row.pk, labels, bool(old_labels))
     rows.insert_event(event, text)
     _compact(cluster)
-    transaction.on_commit(partial(broadcast.notify, cluster.name, revision, kind))
+    transaction.on_commit(partial(nudge.notify, cluster.name, revision, kind))
     return row
 
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 
-from cluster.apiserver import configkinds, networktypes
+from cluster.apiserver import networktypes
+from cluster.apiserver.decoding import bad_base64
 from cluster.apiserver.errors import ApiError, Cause, bad_request
 from cluster.apiserver.kinds import KindInfo
 from cluster.kubeapi.schema_types import TYPES
@@ -261,7 +262,7 @@ def type_error(kind: str, obj: dict) -> str | None:
     except _Mismatch as mismatch:
         return mismatch.message()
     # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
-    return configkinds.bad_base64(obj) if kind == "Secret" else None
+    return bad_base64(obj) if kind == "Secret" else None
 
 
 def check_body(info: KindInfo, obj: dict) -> None:

@@ -10,6 +10,7 @@ import re
 from cluster.apiserver.fielderrors import FieldErrors
 from k8s.quantity import QuantityError, parse_quantity
 
+INT32_MAX = 2**31 - 1
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)  # bytes, keys and values of one object together
 _QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 # distribution/reference's grammar, which the kubelet applies before pulling (InvalidImageName).

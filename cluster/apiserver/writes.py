@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import admission, defaults, defaultservice, store, typecheck
+from cluster.apiserver import defaults, store, typecheck
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
-from cluster.apiserver.kinds import BUILTIN_NAMESPACES, KindInfo
-from cluster.apiserver.priority import SYSTEM_CLASSES
+from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import check_kind, info_for, namespace_exists
 from cluster.apiserver.validators import validate
 from cluster.models import ApiObject, Cluster
@@ -25,7 +25,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
     typecheck.check_body(info, obj)
     body = store.clone(obj)
     body["apiVersion"] = info.api_version
-    admission.mutate(cluster, info.kind, body)
+    chain.mutate(cluster, info.kind, body)
     defaults.on_create(body, info.namespaced)
     causes = validate(info, body)
     name = body["metadata"].get("name") or ""
@@ -36,9 +36,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor) -> dict:
         if namespace and not namespace_exists(cluster, namespace):
             raise not_found(info_for("Namespace"), namespace)
         locked = store.lock(cluster)
-        builtin = info.kind == "Namespace" and name in BUILTIN_NAMESPACES
-        builtin = builtin or defaultservice.builtin(cluster, info.kind, namespace, name) is not None
-        builtin = builtin or (info.kind == "PriorityClass" and name in SYSTEM_CLASSES)
+        builtin = info.builtins is not None and info.builtins.has(namespace, name)
         if builtin or store.find(locked, info.kind, namespace, name) is not None:
             raise already_exists(info, name)
         store.write(locked, "create", info.kind, body, None, actor)
@@ -58,7 +56,9 @@ def locked_row(cluster: Cluster, info: KindInfo, namespace: str, name: str) -> t
 def find_or_builtin(locked: Cluster, info: KindInfo, namespace: str, name: str) -> ApiObject | None:
     """The stored row; a built-in object (the `kubernetes` Service) is stored on its first write."""
     row = store.find(locked, info.kind, namespace, name)
-    if row is None and (body := defaultservice.builtin(locked, info.kind, namespace, name)) is not None:
+    builtins = info.builtins
+    if row is None and builtins is not None and builtins.stored_on_write and builtins.has(namespace, name):
+        body = builtins.build(locked, namespace, name)
         actor = Actor("kube-apiserver", "kube-apiserver")
         row = store.write(locked, "create", info.kind, body, None, actor)
         row = store.find(locked, info.kind, namespace, name)

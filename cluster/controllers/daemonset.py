@@ -13,10 +13,11 @@ import copy
 
 from django.db import transaction
 
-from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver import store
 from cluster.apiserver.errors import ApiError
+from cluster.client import event_recorder
+from cluster.client.informer import db
 from cluster.controllers.daemon_nodes import daemon_pod_spec, node_should_run_daemon_pod
 from cluster.controllers.deployment import resolve, template_hash
 from cluster.controllers.owned import live_owner
@@ -24,7 +25,6 @@ from cluster.controllers.pods import is_active, is_ready, pod_from_template, ran
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.flow import gate
-from cluster.informer import db
 
 HASH_LABEL = "controller-revision-hash"
 GENERATION_LABEL = "pod-template-generation"

@@ -12,18 +12,18 @@ import math
 
 from django.db import transaction
 
-from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver import store
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
+from cluster.client import event_recorder
+from cluster.client.informer import db
 from cluster.controllers import texts
 from cluster.controllers.host import ControllerHost
 from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import ALPHANUMS, MERGE_PATCH, owner_reference
 from cluster.flow import gate
 from cluster.flow.recorder import record_step, skip_steps
-from cluster.informer import db
 from cluster.models import FlowTrace
 
 HASH_LABEL = "pod-template-hash"

@@ -17,9 +17,9 @@ import contextlib
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
+from cluster.client.informer import Delta, Informer, db
 from cluster.controllers.pods import is_ready, random_suffix
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
-from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster
 
 SERVICE_NAME = "kubernetes.io/service-name"

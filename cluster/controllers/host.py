@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from cluster.apiserver.actor import Actor
-from cluster.informer import Informer
+from cluster.client.informer import Informer
 from cluster.models import Cluster
 
 

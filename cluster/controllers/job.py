@@ -10,14 +10,14 @@ Controller's batches, so they follow the same 13 steps.
 
 from __future__ import annotations
 
-from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
+from cluster.client import event_recorder
+from cluster.client.informer import db
 from cluster.controllers.pods import is_active
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
-from cluster.informer import db
 from cluster.models import ApiObject
 
 BACKOFF_MESSAGE = "Job has reached the specified backoff limit"

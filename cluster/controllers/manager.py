@@ -6,9 +6,10 @@ the pods it creates land through the API server, which records steps 7 and 8.
 
 from __future__ import annotations
 
-from cluster import broadcast
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import workload_kinds
+from cluster.broadcast import nudge
+from cluster.client.informer import Delta, Informer, db
 from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment import DeploymentController
 from cluster.controllers.disruption import DisruptionController
@@ -17,10 +18,8 @@ from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
-from cluster.informer import Delta, Informer, db
 from cluster.models import Cluster, FlowStep, FlowTrace
 
-WORKLOADS = workload_kinds()  # each has its controller below
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
 _ORDER = {"Deployment": 0, "ReplicaSet": 1, "ReplicationController": 1, "DaemonSet": 1, "Job": 1}
 
@@ -30,10 +29,11 @@ class ControllerManager:
 
     def __init__(self, cluster_name: str) -> None:
         self.cluster_name = cluster_name
+        self.workloads = workload_kinds()  # each has its controller below
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*WORKLOADS, "Pod", "Node", "PodDisruptionBudget"),
+            (*self.workloads, "Pod", "Node", "PodDisruptionBudget"),
             "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, Jobs, Pods, Nodes and "
             "PodDisruptionBudgets",
             CONTROLLER_MANAGER_PORT,
@@ -91,7 +91,7 @@ class ControllerManager:
         if delta.kind == "Pod":
             self._index_pod(delta)
             ref = controller_ref(delta.obj) or (controller_ref(delta.old) if delta.old else None)
-            if ref is not None and ref.get("kind") in WORKLOADS:
+            if ref is not None and ref.get("kind") in self.workloads:
                 self._mark((ref["kind"], delta.key[0], ref["name"]), delta.trace_id)
             if ref is not None and ref.get("kind") == "ReplicaSet" and delta.type == "DELETED":
                 self._mark_deployment_of(delta.key[0], ref["name"], delta.trace_id)  # Recreate waits for it
@@ -110,7 +110,7 @@ class ControllerManager:
     def workloads_changed(self) -> bool:
         """A workload was written since the informer last read (a scale, an edit, a deletion): a
         long creation yields to it, so the manager reads and acts on it first."""
-        return broadcast.latest_revision_of(self.cluster_name, WORKLOADS) > (self.informer.revision or 0)
+        return nudge.latest_revision_of(self.cluster_name, self.workloads) > (self.informer.revision or 0)
 
     def requeue(self, kind: str, namespace: str, name: str, trace_id: str | None) -> None:
         """Sync this owner again on the next pass (it has more to do than one sync does)."""

@@ -15,7 +15,7 @@ from functools import cache
 from django.db import connection
 
 from cluster.models import ApiObject
-from kubesim import plainsql
+from database import plainsql
 
 TERMINAL_PHASES = ("Succeeded", "Failed")
 

@@ -10,10 +10,11 @@ import copy
 
 from django.db import transaction
 
-from cluster import event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver import store
 from cluster.apiserver.errors import ApiError
+from cluster.client import event_recorder
+from cluster.client.informer import db
 from cluster.controllers import texts
 from cluster.controllers.host import ControllerHost
 from cluster.controllers.owned import active_pods, live_owner, wanted_replicas
@@ -30,9 +31,8 @@ from cluster.controllers.pods import (
 from cluster.flow import endings, gate
 from cluster.flow import texts as flow_texts
 from cluster.flow.recorder import record_step, skip_steps
-from cluster.informer import db
 from cluster.models import FlowTrace
-from kubesim.sqlite import memo
+from database.sqlite import memo
 
 # Pods created in one hop to the database thread at most, so the scheduler and kubelets get their
 # turns while a large scale-up is still being created.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster import broadcast
+from cluster.broadcast import nudge
 from cluster.flow import steprows, texts
 from cluster.models import Cluster, FlowStep
 
@@ -116,7 +116,7 @@ def object_deleted(
     by, why = _who_and_why(actor, obj, trace_id)
     who = ACTORS.get(actor.client, actor.client)
     # "New steps" news: the hub reads steps on it, not on the write's new revision.
-    transaction.on_commit(lambda: broadcast.notify(cluster.name, None))
+    transaction.on_commit(lambda: nudge.notify(cluster.name, None))
     if obj == own:
         steprows.mark_finished(trace_id)
         row = ending_row(
@@ -200,4 +200,4 @@ def fail(trace_id: str, by: str, detail: tuple[str, str], obj: tuple[str, str, s
         )
         steprows.insert([row])
         name = Cluster.objects.values_list("name", flat=True).get(pk=cluster_id)
-        transaction.on_commit(lambda: broadcast.notify(name, None))
+        transaction.on_commit(lambda: nudge.notify(name, None))

@@ -23,15 +23,15 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import F
 
-from cluster import broadcast
 from cluster.apiserver.rows import cluster_named
-from cluster.informer import db
+from cluster.broadcast import nudge
+from cluster.client.informer import db
 from cluster.models import Cluster, FlowTrace
 
 # Permits and mode changes wake waiters in this process at once; other processes poll this often.
 POLL_SECONDS = 0.5
 SETTINGS_TTL = 0.5
-PERMITS = broadcast.Signal()
+PERMITS = nudge.Signal()
 # "continue" gives a trace this many permits: it then runs to its end at the pace.
 RUN_TO_END = 1 << 30
 
@@ -83,12 +83,12 @@ async def before_step(cluster: Cluster | str, trace: FlowTrace | str | None, ste
     name = _name(cluster)
     settings = await flow_settings(name)
     if settings.step_mode:
-        with broadcast.waiting(name):
+        with nudge.waiting(name):
             paced = await _wait_for_permit(name, trace_id, step)
             if paced and settings.pace_ms:
                 await asyncio.sleep(settings.pace_ms / 1000)
     elif settings.pace_ms:
-        with broadcast.waiting(name):
+        with nudge.waiting(name):
             await asyncio.sleep(settings.pace_ms / 1000)
 
 
@@ -182,7 +182,7 @@ def _take_permit(trace_id: str) -> str:
 def _after_commit(cluster_name: str) -> None:
     _forget(cluster_name)
     PERMITS.fire(cluster_name)
-    broadcast.notify(cluster_name, None)
+    nudge.notify(cluster_name, None)
 
 
 def release_next(cluster_name: str, trace_id: str | None = None) -> str | None:

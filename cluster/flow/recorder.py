@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from cluster import broadcast
+from cluster.broadcast import nudge
 from cluster.flow import endings, steprows
 from cluster.flow.steprows import STEP_COLUMNS, StepRow
 from cluster.flow.steps import BY_NUMBER
@@ -107,7 +107,7 @@ def record_steps(
         cluster_name = locked.name if locked is not None else _cluster_name(cluster_id)
         # "New steps" news (revision None), also inside an API write: readers of steps (the hub)
         # look for it rather than for a new revision.
-        transaction.on_commit(lambda: broadcast.notify(cluster_name, None))
+        transaction.on_commit(lambda: nudge.notify(cluster_name, None))
     return rows
 
 

@@ -13,11 +13,13 @@ import json
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Max, Q
 
-from cluster import execsessions, podview
-from cluster.apiserver import defaultservice, history, rows
+from cluster import execsessions
+from cluster.apiserver import history, rows
 from cluster.apiserver.kinds import workload_kinds
+from cluster.broadcast import podview
 from cluster.flow.recorder import message_of
 from cluster.flow.steprows import STEP_COLUMNS
+from cluster.kinds.core import defaultservice
 from cluster.models import Cluster, FlowStep, FlowTrace
 from scheduler import queue_view
 
@@ -146,7 +148,7 @@ def _with_builtins(cluster: Cluster, kind: str) -> list[str]:
 
 
 def pod_facts(pods: list[dict]) -> dict[str, dict]:
-    """Every pod's kubectl STATUS and summed requests, by "namespace/name" (cluster/podview.py):
+    """Every pod's kubectl STATUS and summed requests, by "namespace/name" (cluster/broadcast/podview.py):
     the page shows them as they are, never re-deriving them (a pod stays Pending until its
     kubelet reports ContainerCreating; a sidecar's requests count)."""
     status, requests = {}, {}

@@ -13,8 +13,8 @@ from functools import cache
 from django.db import connection
 
 from cluster.models import Cluster, FlowStep, FlowTrace
-from kubesim import plainsql
-from kubesim.sqlite import memo
+from database import plainsql
+from database.sqlite import memo
 
 STEP_COLUMNS = (
     "trace_id",
@@ -114,7 +114,7 @@ def _one(name: str, params: list) -> tuple | None:
 def lock_cluster(trace_id: str) -> tuple[int, int, tuple[str, str, str]]:
     """Lock the trace's cluster row; (cluster id, its revision, the trace's (kind, namespace, name)).
 
-    Inside a batch (kubesim/sqlite/memo.py) what was read is kept: the trace's cluster and object
+    Inside a batch (database/sqlite/memo.py) what was read is kept: the trace's cluster and object
     never change, and the revision is the one the API server's writes keep up to date there."""
     trace = memo.get(("trace", trace_id))
     if trace is not None:
@@ -195,7 +195,7 @@ def insert(steps: list[StepRow]) -> None:
 def _count_in(step: StepRow) -> None:
     """Inside a batch, a trace's tally counted up to the step before this one takes this one in:
     the batch's next step-13 write of the trace reads no rows (nor sends the waiting ones,
-    kubesim/sqlite/deferred.py). A rolled-back savepoint drops what the batch kept."""
+    database/sqlite/deferred.py). A rolled-back savepoint drops what the batch kept."""
     key = ("tally", step.trace_id)
     tally = memo.get(key)
     if tally is None or tally[0] != step.seq - 1:

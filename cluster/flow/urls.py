@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from django.urls import path
 
-from cluster import policy_views
 from cluster.flow import views
 
 urlpatterns = [
@@ -15,7 +14,5 @@ urlpatterns = [
     path("flow/pace", views.pace_view, name="flow-pace"),
     path("flow/step_mode", views.step_mode_view, name="flow-step-mode"),
     path("traces/<str:trace>", views.trace_view, name="flow-trace"),
-    path("policy", policy_views.policy_view, name="cluster-policy"),
-    path("kubeconfig", policy_views.kubeconfig_view, name="cluster-kubeconfig"),
     path("scheduling/<str:namespace>/<str:pod>", views.scheduling_view, name="scheduling-attempts"),
 ]

@@ -10,10 +10,10 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
-from cluster import leader
-from cluster.access import get_cluster
 from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError, bad_request
+from cluster.auth.access import get_cluster
+from cluster.client import leader
 from cluster.flow import gate, snapshot
 from cluster.flow.recorder import steps_page, trace_json
 from cluster.flow.steps import STEPS
@@ -128,7 +128,7 @@ def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
     return JsonResponse({"trace": row.pk, **page})
 
 
-@csrf_exempt  # cluster.access checks CSRF for writes without a token
+@csrf_exempt  # cluster.auth.access checks CSRF for writes without a token
 @require_POST
 @refusals
 def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
@@ -139,7 +139,7 @@ def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
     return JsonResponse({"trace": trace})
 
 
-@csrf_exempt  # cluster.access checks CSRF for writes without a token
+@csrf_exempt  # cluster.auth.access checks CSRF for writes without a token
 @require_POST
 @refusals
 def continue_view(request: HttpRequest, cluster: str) -> JsonResponse:
@@ -148,7 +148,7 @@ def continue_view(request: HttpRequest, cluster: str) -> JsonResponse:
     return _settings(found)
 
 
-@csrf_exempt  # cluster.access checks CSRF for writes without a token
+@csrf_exempt  # cluster.auth.access checks CSRF for writes without a token
 @require_POST
 @refusals
 def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
@@ -161,7 +161,7 @@ def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
     return _settings(found)
 
 
-@csrf_exempt  # cluster.access checks CSRF for writes without a token
+@csrf_exempt  # cluster.auth.access checks CSRF for writes without a token
 @require_POST
 @refusals
 def step_mode_view(request: HttpRequest, cluster: str) -> JsonResponse:

@@ -1,7 +1,7 @@
 """The resources KubeSim serves, as discovery, OpenAPI, tables and describe see them.
 
-Every fact about a kind lives in the kind registry (cluster/apiserver/kinds.py, the built-in kinds
-in cluster/apiserver/builtin_kinds.py); this module is its API-facing view plus the version.
+Every fact about a kind lives in the kind registry (cluster/apiserver/kinds.py, each built-in kind
+in its module under cluster/kinds/); this module is its API-facing view plus the version.
 """
 
 from __future__ import annotations

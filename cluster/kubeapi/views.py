@@ -1,7 +1,7 @@
 """HTTP views for what kubectl asks before it touches any object: version, discovery, OpenAPI.
 
 These answer the same for every cluster (the API surface is fixed); only the caller's right to see
-the cluster is checked (cluster.access), so a mistyped `--server .../clusters/demoo` and a sandbox
+the cluster is checked (cluster.auth.access), so a mistyped `--server .../clusters/demoo` and a sandbox
 the caller may not see both fail with the same NotFound.
 """
 
@@ -12,8 +12,8 @@ import json
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
-from cluster.access import get_cluster
 from cluster.apiserver.errors import ApiError
+from cluster.auth.access import get_cluster
 from cluster.kubeapi import discovery, openapi
 from cluster.kubeapi.resources import VERSION
 

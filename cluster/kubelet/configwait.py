@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
-from cluster.informer import db
+from cluster.client.informer import db
 from cluster.kubelet import configsources, runtime
 
 CONFIG_RETRY_SECONDS = 10.0

@@ -14,15 +14,16 @@ from collections.abc import Awaitable, Callable
 
 from django.db import transaction
 
-from cluster import broadcast, event_recorder
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.store import clone
+from cluster.broadcast import nudge
+from cluster.client import event_recorder
+from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
-from cluster.informer import Delta, Informer, db
 from cluster.kubelet import commands, configwait, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
@@ -120,7 +121,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
     async def _at_work(self, work: Callable[[], Awaitable[None]]) -> None:
         """A pod worker counts as the control plane at work (the hub waits for it, see hub.py).
         The work's coroutine is made here, so a worker cancelled before it ran leaves none unawaited."""
-        with broadcast.working(self.cluster_name):
+        with nudge.working(self.cluster_name):
             await work()
 
     def _busy(self, key: tuple[str, str]) -> bool:
@@ -296,7 +297,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 return None
             seconds = runtime.pull_seconds(image)
             if settings.pace_ms:
-                with broadcast.waiting(self.cluster_name):
+                with nudge.waiting(self.cluster_name):
                     await asyncio.sleep(min(seconds, 2 * settings.pace_ms / 1000))
             took = runtime.go_duration(seconds)
             message = (

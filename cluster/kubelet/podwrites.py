@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from cluster.informer import db
-from kubesim.sqlite import writers
+from cluster.client.informer import db
+from database.sqlite import writers
 
 MAX_BATCH = 64
 

@@ -7,8 +7,8 @@ receives) and are laid out by `printer`; `describe` runs the kind's describe hoo
 
 from __future__ import annotations
 
-from cluster.access import authorize
 from cluster.apiserver import service as api
+from cluster.auth.access import authorize
 from cluster.models import Cluster
 from dashboard.console import reads, shell, writes
 from dashboard.console.exec import exec_command
@@ -19,7 +19,7 @@ from dashboard.console.workdir import Workdir
 __all__ = ["ConsoleResult", "run_command", "server_error"]
 
 
-# The Kubernetes verb each writing command needs (cluster.access authorizes it before it runs).
+# The Kubernetes verb each writing command needs (cluster.auth.access authorizes it before it runs).
 WRITE_VERBS = {
     "label": "patch",
     "cordon": "patch",

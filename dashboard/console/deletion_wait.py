@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
-from cluster import activity, leader
 from cluster.apiserver import service as api
-from cluster.controlplane import DRIVEN_ELSEWHERE
+from cluster.client import leader
+from cluster.controlplane import activity
+from cluster.controlplane.runtime import DRIVEN_ELSEWHERE
 from cluster.kubeapi.humanize import parse_time
 from cluster.models import Cluster
 

@@ -9,7 +9,7 @@ from cluster.models import Cluster
 from dashboard.console.deletion_wait import wait_gone
 from dashboard.console.parser import CommandLine, UsageError, resource_for, split_targets
 from dashboard.console.result import ConsoleResult, server_error
-from kubesim.yamldocs import YamlError, load_documents
+from k8s.yamldocs import YamlError, load_documents
 
 MERGE_PATCH = "application/merge-patch+json"
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

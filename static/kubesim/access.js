@@ -1,5 +1,5 @@
 // The presenter switch "Class may write": the teacher lets everyone who watches change the cluster
-// (POST /clusters/<c>/policy; cluster.access enforces it, with the quota and rate limits).
+// (POST /clusters/<c>/policy; cluster.auth.access enforces it, with the quota and rate limits).
 
 import { $, BOOT, request, t, toast } from "./dom.js";
 

@@ -6,7 +6,7 @@ import { $, BASE, CLUSTER, LANG, request, t } from "./dom.js";
 // The server answers a connect with the snapshot or `resync`; this is a safety net only (a busy
 // server builds a big snapshot slowly: fetching it again over HTTP meanwhile doubles the work).
 const SNAPSHOT_WAIT_MS = 10000;
-// Pods as the page draws them (cluster/podview.py), in the snapshot (a seventh of the stored
+// Pods as the page draws them (cluster/broadcast/podview.py), in the snapshot (a seventh of the stored
 // objects' bytes) and in the object messages after it (a third of a burst's pod bytes); each
 // server read as one `batch` message (a frame per message cost the page a task each); the steps'
 // details in the page's language only.
@@ -59,7 +59,7 @@ export class Live {
     box.querySelector(".conn-text").textContent = t(state);
   }
 
-  // A big snapshot comes gzipped in a binary frame (cluster/consumers.py); the messages behind
+  // A big snapshot comes gzipped in a binary frame (cluster/broadcast/consumers.py); the messages behind
   // it wait until it is inflated and loaded, so they apply in order.
   receive(data) {
     if (typeof data !== "string") {

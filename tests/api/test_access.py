@@ -16,10 +16,10 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from cluster import controlplane
-from cluster.access import sandbox_token
 from cluster.apiserver import service as api
-from cluster.demo import create_demo
+from cluster.auth.access import sandbox_token
+from cluster.controlplane import runtime
+from cluster.controlplane.demo import create_demo
 from cluster.models import Cluster
 from kubesim.asgi import application
 from tests.auth import teacher_ws_headers
@@ -39,7 +39,7 @@ POD = {
 def demo():
     cluster = create_demo("demo", pace_ms=0)
     yield cluster
-    controlplane.forget("demo")
+    runtime.forget("demo")
 
 
 @pytest.fixture
@@ -151,7 +151,7 @@ def test_a_sandbox_tokens_request_reads_its_sandbox_once(sandbox):
 
 
 def test_the_presenter_link_signs_the_teacher_in_and_the_page_shows_how_to_write(demo):
-    from cluster.access import presenter_token
+    from cluster.auth.access import presenter_token
 
     viewer = Client()
     page = viewer.get("/clusters/demo/").content.decode()
@@ -238,8 +238,8 @@ def test_an_rc_of_a_billion_replicas_creates_no_more_pods_than_the_quota(demo, t
         "/clusters/demo/api/v1/namespaces/default/replicationcontrollers", json.dumps(rc), "application/json"
     )
     assert response.status_code == 201
-    async_to_sync(controlplane.run_until_idle)("demo")
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
     pods, _ = api.list_objects(demo, "Pod")
     assert len(pods) == 7
     events, _ = api.list_objects(demo, "Event")
@@ -358,7 +358,7 @@ def test_the_state_directory_holds_a_generated_secret_key_of_mode_0600(tmp_path)
 def test_rotating_the_presenter_token_ends_the_old_token_and_its_sessions(demo, tmp_path, monkeypatch):
     from django.core.management import call_command
 
-    from cluster.access import presenter_token
+    from cluster.auth.access import presenter_token
 
     monkeypatch.setenv("KUBESIM_STATE_DIR", str(tmp_path))
     old = presenter_token()

@@ -3,8 +3,7 @@ directory (no path resolution or folder creation per request), and a rotation st
 
 from __future__ import annotations
 
-from cluster import access
-from kubesim import state
+from cluster.auth import access, state
 
 
 def test_the_token_file_is_found_once_and_a_rotation_is_seen_at_once(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview: answered by cluster.access."""
+"""SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview: answered by cluster.auth.access."""
 
 from __future__ import annotations
 

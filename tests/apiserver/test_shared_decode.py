@@ -6,7 +6,7 @@ import pytest
 
 from cluster.apiserver import rows
 from cluster.apiserver import service as api
-from cluster.informer import Informer
+from cluster.client.informer import Informer
 from cluster.models import Cluster
 
 pytestmark = pytest.mark.django_db

@@ -172,18 +172,18 @@ def test_orphan_delete_keeps_dependents_without_owner(cluster, actor):
 
 
 def test_admission_can_refuse_a_write_and_nothing_is_stored(cluster, actor):
-    from cluster.apiserver import admission
+    from cluster.apiserver.admission import chain
 
     def quota(cluster_, verb, kind, body, actor_):
         if kind == "Pod" and verb == "create":
             raise api.ApiError(403, "Forbidden", 'pods "web" is forbidden: exceeded quota: pods=0')
 
-    admission.register(quota)
+    chain.register(quota)
     try:
         with pytest.raises(api.ApiError) as caught:
             api.create(cluster, pod(), actor)
     finally:
-        admission.unregister(quota)
+        chain.unregister(quota)
     assert caught.value.code == 403
     assert not ApiObject.objects.exists() and not WatchEvent.objects.exists()
 

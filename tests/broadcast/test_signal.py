@@ -1,4 +1,4 @@
-"""broadcast.Signal: wakes from other threads reach a waiting coroutine, and a burst of them wakes
+"""nudge.Signal: wakes from other threads reach a waiting coroutine, and a burst of them wakes
 the loop once rather than once per wake, however many coroutines of that loop wait."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from cluster import broadcast
-from cluster.broadcast import Signal
+from cluster.broadcast import nudge
+from cluster.broadcast.nudge import Signal
 
 
 def _count_calls(loop: asyncio.AbstractEventLoop) -> list[int]:
@@ -145,11 +145,11 @@ def test_a_wait_for_the_next_change_cancelled_as_it_comes_is_cancelled(turns):
     async def main() -> bool:
         async def lull() -> None:
             while True:
-                await broadcast.next_change("cancel-race", 10.0)
+                await nudge.next_change("cancel-race", 10.0)
 
         task = asyncio.create_task(lull())
         await asyncio.sleep(0)
-        with broadcast.working("cancel-race"):  # a change: the waiting future gets its result
+        with nudge.working("cancel-race"):  # a change: the waiting future gets its result
             for _ in range(turns):
                 await asyncio.sleep(0)
             return await _ends_cancelled(task)

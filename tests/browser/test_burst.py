@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesim.benchserver import nginx_rc
+from bench.server import nginx_rc
 from tests.browser.conftest import SCREENSHOTS, manage_live
 from tests.browser.helpers import TIMEOUT_MS, api_write
 
@@ -30,7 +30,7 @@ def test_a_burst_redraws_the_cards_on_screen_and_every_card_catches_up_after_it(
         page.base_url,
         "shell",
         "-c",
-        f"from cluster.demo import create_many; create_many('crowd', {NODES}, pace_ms=0)",
+        f"from cluster.controlplane.demo import create_many; create_many('crowd', {NODES}, pace_ms=0)",
     )
     page.set_viewport_size({"width": 1280, "height": 720})
     page.goto(f"{page.base_url}/clusters/crowd/")

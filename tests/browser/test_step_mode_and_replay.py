@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubesim.benchserver import nginx_rc
+from bench.server import nginx_rc
 from tests.browser.helpers import TIMEOUT_MS, api_write, open_dashboard, record_flow_steps
 
 pytestmark = pytest.mark.browser

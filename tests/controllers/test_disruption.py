@@ -7,8 +7,8 @@ import json
 import pytest
 from asgiref.sync import async_to_sync
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from cluster.models import FlowTrace
 from tests.flow.support import KUBECTL, example
 
@@ -20,7 +20,7 @@ MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
 
 
 def drive() -> None:
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def budget(name: str, **spec) -> dict:

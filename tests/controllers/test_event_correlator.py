@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 
-from cluster import event_correlator as correlator
+from cluster.client import event_correlator as correlator
 
 
 def _event(uid: str, message: str, reason: str = "SuccessfulCreate") -> dict:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bench.hostile.bodies import valid
 from cluster.apiserver import service as api
 from cluster.controllers.garbage_collector import GarbageCollector
-from cluster.hostile.bodies import valid
 from cluster.models import FlowTrace
 from tests.flow.support import KUBECTL
 
@@ -95,12 +95,13 @@ def test_start_up_heal_ends_traces_of_objects_that_are_gone(demo):
 def test_a_controller_creates_nothing_for_an_owner_deleted_under_it(demo):
     from asgiref.sync import async_to_sync
 
-    from cluster import controlplane, event_recorder
+    from cluster.client import event_recorder
+    from cluster.controlplane import runtime
 
     rc = valid("ReplicationController", "rc")
     rc["spec"]["replicas"] = 5
     stale = api.create(demo, rc, KUBECTL)
-    plane = controlplane.ControlPlane("demo")
+    plane = runtime.ControlPlane("demo")
     manager = plane.controller_manager
     async_to_sync(manager.step)()  # lists; the RC's creation starts on a copy that goes stale
     api.delete(demo, "ReplicationController", "default", "rc", KUBECTL)

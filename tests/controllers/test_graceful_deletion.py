@@ -13,8 +13,8 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import Client
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from cluster.models import Cluster, FlowStep, FlowTrace
 from tests.flow.support import KUBECTL, example
 
@@ -24,7 +24,7 @@ TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 
 
 def drive() -> None:
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def pod(name: str, image: str = "nginx:1.27", node: str = "node1", **spec) -> dict:

@@ -3,8 +3,8 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import async_to_sync
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from cluster.models import FlowTrace
 from tests.flow.support import KUBECTL, example
 
@@ -12,7 +12,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def drive() -> None:
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def settle(fake_clock, seconds: float = 1) -> None:

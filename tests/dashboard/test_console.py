@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from cluster.apiserver import service as api
-from cluster.demo import create_demo
+from cluster.controlplane.demo import create_demo
 from tests.auth import teacher_client
 
 RC = """\
@@ -223,7 +223,7 @@ def test_get_all_and_describe_rc_print_as_kubectl_does(demo):
 
 
 def test_describe_pod_shows_only_the_events_of_this_pod_not_an_earlier_one_with_its_name(demo):
-    from cluster import event_recorder
+    from cluster.client import event_recorder
     from tests.flow.support import KUBECTL, example
 
     old = api.create(demo, example("pod-nodeselector.yaml"), KUBECTL)

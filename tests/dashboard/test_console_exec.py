@@ -9,9 +9,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.test import Client
 
-from cluster import controlplane
 from cluster.apiserver import service as api
-from cluster.demo import create_demo
+from cluster.controlplane import runtime
+from cluster.controlplane.demo import create_demo
 from tests.auth import teacher_client
 from tests.flow.support import KUBECTL
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def demo(transactional_db):
     cluster = create_demo("demo", pace_ms=0)
     yield cluster
-    controlplane.forget("demo")
+    runtime.forget("demo")
 
 
 def run(command: str, client: Client | None = None) -> dict:
@@ -39,7 +39,7 @@ def _pod(cluster, name: str, *containers: str, node: bool = True) -> None:
     if not node:
         pod["spec"]["nodeSelector"] = {"disk": "none-has-it"}
     api.create(cluster, pod, KUBECTL)
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def test_one_command_prints_its_output_and_exit_code(demo):

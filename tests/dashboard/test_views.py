@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from cluster.demo import create_demo
+from cluster.controlplane.demo import create_demo
 from cluster.models import Cluster
 
 

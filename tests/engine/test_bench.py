@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import gc
 
+from bench.scheduling import run
 from kubesim import gc_tuning
-from scheduler.bench import run
 
 
 def test_the_bench_times_under_the_long_running_settings_and_restores_the_process_ones():

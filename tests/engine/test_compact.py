@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from scheduler.bench import make_nodes, make_pod
+from bench.scheduling import make_nodes, make_pod
 from scheduler.engine.compact import expand, to_compact
 from scheduler.engine.cycle import schedule
 from scheduler.engine.snapshot import Snapshot

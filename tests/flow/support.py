@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from cluster import controlplane
 from cluster.apiserver.actor import Actor
-from cluster.demo import create_demo
+from cluster.controlplane import runtime
+from cluster.controlplane.demo import create_demo
 from tests.conftest import SHARED_EXAMPLES
 
 KUBECTL = Actor("kubectl", "kubectl/v1.33.1 (linux/amd64) kubernetes/8adc0f0")
@@ -17,7 +17,7 @@ KUBECTL = Actor("kubectl", "kubectl/v1.33.1 (linux/amd64) kubernetes/8adc0f0")
 def demo(transactional_db):
     cluster = create_demo("demo", pace_ms=0)
     yield cluster
-    controlplane.forget("demo")
+    runtime.forget("demo")
 
 
 def example(name: str) -> dict:

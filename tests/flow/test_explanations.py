@@ -7,8 +7,8 @@ import threading
 import pytest
 from asgiref.sync import async_to_sync
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from labs import probes
 from scheduler import explanations
 from scheduler.models import SchedulingAttempt
@@ -23,7 +23,7 @@ POD = {
 }
 
 
-def _bind_without_explaining(plane: controlplane.ControlPlane) -> None:
+def _bind_without_explaining(plane: runtime.ControlPlane) -> None:
     """Step the components as the long-running loops do, with no lull for the explainer."""
 
     async def go() -> None:
@@ -40,7 +40,7 @@ def _bind_without_explaining(plane: controlplane.ControlPlane) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_an_attempt_is_stored_with_its_binding_and_explained_when_read(demo):
-    plane = controlplane.ControlPlane("demo")
+    plane = runtime.ControlPlane("demo")
     try:
         _bind_without_explaining(plane)
         api.create(demo, POD, KUBECTL)
@@ -63,7 +63,7 @@ def test_an_attempt_is_stored_with_its_binding_and_explained_when_read(demo):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_reader_on_another_thread_builds_the_explanation_and_the_lab_probe_sees_it(demo):
-    plane = controlplane.ControlPlane("demo")
+    plane = runtime.ControlPlane("demo")
     try:
         _bind_without_explaining(plane)
         api.create(demo, POD, KUBECTL)
@@ -79,7 +79,7 @@ def test_a_reader_on_another_thread_builds_the_explanation_and_the_lab_probe_see
 
 @pytest.mark.django_db(transaction=True)
 def test_stopping_the_control_plane_writes_what_it_still_held(demo):
-    plane = controlplane.ControlPlane("demo")
+    plane = runtime.ControlPlane("demo")
     _bind_without_explaining(plane)
     api.create(demo, POD, KUBECTL)
     _bind_without_explaining(plane)

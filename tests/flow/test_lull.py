@@ -1,4 +1,4 @@
-"""cluster.lull: work that can wait (Events, explanations) waits for the control plane to be idle
+"""cluster.controlplane.lull: work that can wait (Events, explanations) waits for the control plane to be idle
 a moment, woken by its changes between at work and idle rather than by a poll."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from cluster import broadcast
-from cluster.lull import lull
+from cluster.broadcast import nudge
+from cluster.controlplane.lull import lull
 
 
 def test_an_idle_control_plane_is_a_lull_after_the_quiet_time():
@@ -24,7 +24,7 @@ def test_the_lull_starts_when_the_work_ends_and_restarts_if_work_comes_back():
     async def scenario() -> tuple[bool, float]:
         async def work(start: float, seconds: float) -> None:
             await asyncio.sleep(start)
-            with broadcast.working("lull-busy"):
+            with nudge.working("lull-busy"):
                 await asyncio.sleep(seconds)
 
         begin = time.monotonic()
@@ -42,13 +42,13 @@ def test_the_lull_starts_when_the_work_ends_and_restarts_if_work_comes_back():
 
 def test_work_waiting_at_the_flows_gate_is_not_at_work_and_a_busy_plane_ends_at_the_deadline():
     async def scenario() -> tuple[bool, bool, float]:
-        with broadcast.working("lull-gate"), broadcast.waiting("lull-gate"):
+        with nudge.working("lull-gate"), nudge.waiting("lull-gate"):
             at_the_gate = await lull("lull-gate", time.monotonic() + 1.0, quiet=0.02)
         begin = time.monotonic()
-        with broadcast.working("lull-gate"):
+        with nudge.working("lull-gate"):
             busy = await lull("lull-gate", begin + 0.1, quiet=0.02)
         return at_the_gate, busy, time.monotonic() - begin
 
     at_the_gate, busy, took = asyncio.run(scenario())
     assert at_the_gate and not busy and 0.1 <= took < 0.5
-    assert "lull-gate" not in broadcast._changes  # no waiter left behind
+    assert "lull-gate" not in nudge._changes  # no waiter left behind

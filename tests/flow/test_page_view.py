@@ -9,8 +9,9 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 
-from cluster import controlplane, podview
 from cluster.apiserver import service as api
+from cluster.broadcast import podview
+from cluster.controlplane import runtime
 from cluster.models import Cluster
 from tests.flow.support import KUBECTL, example
 from tests.ws.test_cluster_socket import connect
@@ -19,12 +20,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _settled(demo) -> None:
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
     api.create(demo, example("rc-nginx.yaml"), KUBECTL)
     pending = example("pod-nodeselector.yaml")  # no node has zz=cxk: stays Pending
     pending["metadata"]["labels"] = {"app": "alone"}  # not the RC's: it keeps its 3 pods
     api.create(demo, pending, KUBECTL)
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def test_the_page_view_keeps_what_the_page_draws_and_drops_the_rest(demo, client):
@@ -72,9 +73,9 @@ def test_an_unknown_view_is_a_400_status(demo, client):
 
 
 async def test_the_socket_sends_the_page_view_when_asked(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     await database_sync_to_async(api.create)(demo, example("rc-nginx.yaml"), KUBECTL)
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, first = await connect("/ws/clusters/demo/?view=page")
     try:
         assert first["view"] == "page" and len(first["pods"]) == 3

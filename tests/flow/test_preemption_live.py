@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import async_to_sync
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from scheduler.models import SchedulingAttempt
 from tests.flow.support import KUBECTL
 
 
 def drive(name: str = "demo") -> None:
-    async_to_sync(controlplane.run_until_idle)(name)
+    async_to_sync(runtime.run_until_idle)(name)
 
 
 CLASSES = (10, 1000)  # PriorityClasses p10 and p1000; priority 0 is the default without a class
@@ -148,7 +148,7 @@ def test_an_equal_priority_pod_waits_with_the_hint_events_that_would_wake_it(dem
         "preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, "
         "2 No preemption victims found for incoming pod."
     )
-    plane = controlplane._running["demo"]
+    plane = runtime._running["demo"]
     queue = plane.scheduler.describe_queue("default", "same")
     assert queue["queue"] == "unschedulablePods"
     assert queue["rejectors"] == ["NodeResourcesFit", "TaintToleration"]
@@ -210,7 +210,7 @@ def test_the_scheduler_follows_the_start_times_the_kubelet_reports(demo):
     api.create(demo, make_pod("low-a", "3"), KUBECTL)
     drive()
     started = api.get(demo, "Pod", "default", "low-a")["status"]["startTime"]
-    plane = controlplane._running["demo"]
+    plane = runtime._running["demo"]
     for _ in range(5):  # the kubelet's status write reaches the scheduler's watch on a later pass
         bound = plane.scheduler.bound[("default", "low-a")]
         if (bound.pod.get("status") or {}).get("startTime"):

@@ -1,4 +1,4 @@
-"""A write request's end is noted once its writes are committed (cluster/middleware.py): the lab
+"""A write request's end is noted once its writes are committed (cluster/controlplane/middleware.py): the lab
 grader, which checks at once when a person acts, checks again if it began while they were being
 written. Reads are not acting."""
 
@@ -10,7 +10,8 @@ import time
 import pytest
 from asgiref.sync import async_to_sync
 
-from cluster import activity, broadcast
+from cluster.broadcast import nudge
+from cluster.controlplane import activity
 from cluster.models import ApiObject
 from tests.flow.support import demo  # noqa: F401
 
@@ -34,7 +35,7 @@ def test_a_write_requests_end_is_noted_after_its_commit_and_wakes_the_nudge_wait
         return before
 
     async def write_while_waiting() -> tuple[float, bool]:
-        waiter = broadcast.NUDGES.subscribe("demo")
+        waiter = nudge.NUDGES.subscribe("demo")
         try:
             before = await asyncio.to_thread(write)
             return before, await waiter.wait(1.0)

@@ -13,7 +13,7 @@ from cluster.apiserver.errors import ApiError
 from cluster.flow import steprows
 from cluster.flow.recorder import StepSpec, record_steps, start_trace
 from cluster.models import ApiObject, Cluster, FlowStep, FlowTrace, WatchEvent
-from kubesim.sqlite import memo
+from database.sqlite import memo
 
 KUBECTL = api.Actor(client="kubectl", detail="test")
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_only("kept reads are the SQLite backend's")]

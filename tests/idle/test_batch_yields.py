@@ -10,11 +10,11 @@ import time
 import pytest
 from django.db import connection
 
-from cluster import event_recorder
 from cluster.apiserver import service as api
+from cluster.client import event_recorder
 from cluster.kubelet.podwrites import PodWrites
 from cluster.models import ApiObject, Cluster
-from kubesim.sqlite import writers
+from database.sqlite import writers
 
 KUBECTL = api.Actor(client="kubectl", detail="test")
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_only("the writer gate is SQLite's")]

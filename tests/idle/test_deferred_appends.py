@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster, FlowStep, WatchEvent
-from kubesim.sqlite import memo
+from database.sqlite import memo
 from tests.idle.test_batch_memo import KUBECTL, _pod
 
 pytestmark = [pytest.mark.django_db, pytest.mark.sqlite_only("waiting appends are the SQLite backend's")]

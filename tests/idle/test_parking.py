@@ -8,9 +8,10 @@ import time
 import pytest
 from channels.db import database_sync_to_async
 
-from cluster import activity, controlplane, leader
 from cluster.apiserver import service as api
-from cluster.demo import create_demo
+from cluster.client import leader
+from cluster.controlplane import activity, runtime
+from cluster.controlplane.demo import create_demo
 from cluster.models import ApiObject, Cluster
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,17 +50,17 @@ def quick(settings, monkeypatch):
 
 async def test_a_parked_sandbox_wakes_on_a_write_and_schedules_the_pod(quick):
     await database_sync_to_async(create_demo)("lab-idle", 0)
-    supervisor = asyncio.create_task(controlplane.supervise(interval=0.1, identity="me_serve", elect=False))
+    supervisor = asyncio.create_task(runtime.supervise(interval=0.1, identity="me_serve", elect=False))
     try:
-        await until(lambda: "lab-idle" in controlplane._running, 10, "the control plane to start")
+        await until(lambda: "lab-idle" in runtime._running, 10, "the control plane to start")
         lease = await database_sync_to_async(lambda: leader.current(Cluster.objects.get(name="lab-idle")))()
         assert lease["holder"] == "me_serve"
         # Nobody acts: it parks, and from then on nothing is written.
-        await until(lambda: "lab-idle" not in controlplane._running, 15, "the control plane to park")
+        await until(lambda: "lab-idle" not in runtime._running, 15, "the control plane to park")
         parked_at = await database_sync_to_async(revision)("lab-idle")
         await asyncio.sleep(1.5)
         assert await database_sync_to_async(revision)("lab-idle") == parked_at
-        assert "lab-idle" not in controlplane._running
+        assert "lab-idle" not in runtime._running
 
         # A student's write wakes it; the pod is scheduled and started as ever.
         await database_sync_to_async(api.create)(
@@ -74,20 +75,20 @@ async def test_a_parked_sandbox_wakes_on_a_write_and_schedules_the_pod(quick):
     finally:
         supervisor.cancel()
         await asyncio.gather(supervisor, return_exceptions=True)
-    assert "lab-idle" not in controlplane._running
+    assert "lab-idle" not in runtime._running
 
 
 async def test_an_idle_running_control_plane_writes_no_heartbeats(quick, settings):
     settings.KUBESIM_PARK_AFTER_SECONDS = 3600.0  # never parks here: only its heartbeats pause
     await database_sync_to_async(create_demo)("lab-idle", 0)
-    supervisor = asyncio.create_task(controlplane.supervise(interval=0.1, identity="me_serve", elect=False))
+    supervisor = asyncio.create_task(runtime.supervise(interval=0.1, identity="me_serve", elect=False))
     try:
-        await until(lambda: "lab-idle" in controlplane._running, 10, "the control plane to start")
+        await until(lambda: "lab-idle" in runtime._running, 10, "the control plane to start")
         await asyncio.sleep(1.0)  # the kubelets register and renew once; then nobody acts
         before = await database_sync_to_async(revision)("lab-idle")
         await asyncio.sleep(1.5)
         assert await database_sync_to_async(revision)("lab-idle") == before
-        assert "lab-idle" in controlplane._running
+        assert "lab-idle" in runtime._running
     finally:
         supervisor.cancel()
         await asyncio.gather(supervisor, return_exceptions=True)

@@ -8,7 +8,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from cluster.models import Cluster
-from kubesim.sqlite import base
+from database.sqlite import base
 
 pytestmark = pytest.mark.sqlite_only("the SQLite backend's cursor and savepoints")
 

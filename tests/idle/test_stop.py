@@ -8,8 +8,8 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
-from cluster import controlplane
-from cluster.demo import create_demo
+from cluster.controlplane import runtime
+from cluster.controlplane.demo import create_demo
 from cluster.flow import watches
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,7 +27,7 @@ async def _lingering() -> None:
 @pytest.mark.parametrize("phase", ["explaining", "ending tasks"])
 async def test_a_cancelled_stop_ends_its_caller_cancelled_and_still_releases_the_plane(phase, monkeypatch):
     await database_sync_to_async(create_demo)("stop-me", 0)
-    plane = controlplane.ControlPlane("stop-me")
+    plane = runtime.ControlPlane("stop-me")
     if phase == "explaining":
         monkeypatch.setattr(plane.scheduler.explainer, "explain_all", lambda: asyncio.sleep(3600))
     plane.start()

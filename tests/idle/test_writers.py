@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from kubesim.sqlite import writers
-from kubesim.sqlite.writers import Gate
+from database.sqlite import writers
+from database.sqlite.writers import Gate
 
 
 def _order_of_turns(waiting: list[tuple[str, int]]) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from cluster.apiserver import kinds
 from cluster.apiserver import service as api
 from cluster.apiserver.fielderrors import FieldErrors
-from cluster.demo import create_demo
+from cluster.controlplane.demo import create_demo
 from cluster.kubeapi.tables import TableSpec
 from labs.loader import load_lab
 from labs.sandbox import clear

@@ -6,12 +6,12 @@ import json
 import re
 import time
 
-from cluster.kubeapi.describe import _involves, _with_events
-from cluster.kubeapi.describe_workloads import (
-    describe_generic,
-    describe_namespace,
-    describe_replication_controller,
-)
+from cluster.kinds.apps.daemonset import describe_daemon_set
+from cluster.kinds.batch.job import describe_job
+from cluster.kinds.core.namespace import describe_namespace
+from cluster.kinds.core.replicationcontroller import describe_replication_controller
+from cluster.kinds.scheduling.priorityclass import describe_priority_class
+from cluster.kubeapi.describe import describe_generic, involves, with_events
 
 RC = """apiVersion: v1
 kind: ReplicationController
@@ -57,8 +57,8 @@ def test_describe_rc_is_kubectls_text(kubectl):
         out = kubectl.ok("describe", "rc", "described")
         rc = json.loads(kubectl.ok("get", "rc", "described", "-o", "json"))
         events = json.loads(kubectl.ok("get", "events", "-o", "json"))["items"]
-        ours = _with_events(
-            describe_replication_controller(rc, pods), [e for e in events if _involves(e, rc)], _now()
+        ours = with_events(
+            describe_replication_controller(rc, pods), [e for e in events if involves(e, rc)], _now()
         )
         assert "Pods Status:  2 Running / 0 Waiting / 0 Succeeded / 0 Failed" in out
         assert without_ages(out) == without_ages(ours)
@@ -76,7 +76,7 @@ def test_describe_namespace_and_an_event_are_kubectls_text(kubectl):
         events = json.loads(kubectl.ok("get", "events", "-o", "json"))["items"]
     event = events[0]
     out = kubectl.ok("describe", "event", event["metadata"]["name"])
-    ours = _with_events(describe_generic(event), [], _now())
+    ours = with_events(describe_generic(event), [], _now())
     assert out == ours
 
 
@@ -87,17 +87,13 @@ def _now():
 
 
 def test_describe_priority_class_job_and_daemon_set_are_kubectls_text(kubectl):
-    from cluster.kubeapi.describe_scheduling import describe_daemon_set, describe_job, describe_priority_class
-
     def events_about(obj: dict) -> list[dict]:
-        return [
-            e for e in json.loads(kubectl.ok("get", "events", "-o", "json"))["items"] if _involves(e, obj)
-        ]
+        return [e for e in json.loads(kubectl.ok("get", "events", "-o", "json"))["items"] if involves(e, obj)]
 
     def same(kind: str, name: str, lines_of) -> None:
         obj = json.loads(kubectl.ok("get", kind, name, "-o", "json"))
         out = kubectl.ok("describe", kind, name)
-        assert without_ages(out) == without_ages(_with_events(lines_of(obj), events_about(obj), _now()))
+        assert without_ages(out) == without_ages(with_events(lines_of(obj), events_about(obj), _now()))
 
     try:
         kubectl.ok("create", "priorityclass", "described-pc", "--value=42", "--description=for describe")

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from cluster.kubeapi.describe import describe_pod
+from cluster.kinds.core.pod import describe_pod
 from tests.kubectl.conftest import MANIFESTS
 
 pytestmark = pytest.mark.kubectl

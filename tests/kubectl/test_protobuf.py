@@ -1,5 +1,5 @@
 """kubectl's typed clients send protobuf bodies: create deployment/namespace, scale, drain's deletes,
-and `auth can-i` / `auth whoami` (self-subject reviews answered by cluster.access)."""
+and `auth can-i` / `auth whoami` (self-subject reviews answered by cluster.auth.access)."""
 
 from __future__ import annotations
 

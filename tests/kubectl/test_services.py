@@ -10,8 +10,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from cluster.kubeapi.describe import describe_pod
-from cluster.kubeapi.describe_network import describe_config_map, describe_secret, describe_service
+from cluster.kinds.core.configmap import describe_config_map
+from cluster.kinds.core.pod import describe_pod
+from cluster.kinds.core.secret import describe_secret
+from cluster.kinds.core.service import describe_service
 
 pytestmark = pytest.mark.kubectl
 NS = "svc-lab"

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import async_to_sync
 
-from cluster import controlplane
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
+from cluster.controlplane import runtime
 from cluster.flow import gate
 from cluster.kubelet.logs import read_log
 from cluster.models import FlowTrace
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def drive() -> None:
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def test_kubelets_register_their_nodes(demo):
@@ -85,7 +85,7 @@ def test_logs_of_a_running_nginx_and_of_a_waiting_container(demo):
 
 
 def test_node_leases_are_renewed_in_kube_node_lease(demo):
-    plane = async_to_sync(controlplane.run_until_idle)("demo")
+    plane = async_to_sync(runtime.run_until_idle)("demo")
     plane.kubelets.renew_lease("node2")
     lease = api.get(demo, "Lease", "kube-node-lease", "node2")
     assert lease["spec"]["holderIdentity"] == "node2" and lease["spec"]["leaseDurationSeconds"] == 40
@@ -99,10 +99,10 @@ def test_node_leases_are_renewed_in_kube_node_lease(demo):
 
 
 def test_a_status_report_refreshes_heartbeats_and_keeps_the_node_identity(demo, fake_clock):
-    plane = async_to_sync(controlplane.run_until_idle)("demo")
+    plane = async_to_sync(runtime.run_until_idle)("demo")
     before = api.get(demo, "Node", None, "node2")["status"]
     fake_clock.advance(1)  # timestamps have a resolution of one second
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
     plane.kubelets.report_node_status("node2")
     after = api.get(demo, "Node", None, "node2")["status"]
     assert after["nodeInfo"] == before["nodeInfo"]

@@ -1,4 +1,4 @@
-"""kubesim.joined: one plain statement gives the same instances as the ORM's select_related."""
+"""database.joined: one plain statement gives the same instances as the ORM's select_related."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from cluster.models import Cluster
-from kubesim.joined import JoinedLookup
+from database.joined import JoinedLookup
 from labs.models import StepProgress, Student
 from tests.labs.conftest import join
 

@@ -84,7 +84,7 @@ def test_a_request_queued_at_the_gate_cuts_the_batch_and_writes_before_the_rest(
     session, student_a, student_b
 ):
     """A student's write waits for one outcome, not for the whole batch; the rest follow it."""
-    from kubesim.sqlite import writers
+    from database.sqlite import writers
 
     if connection.vendor != "sqlite":
         pytest.skip("the writer gate is SQLite's")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from cluster.hostile.client import Client
+from bench.hostile.client import Client
 from tests.scaleout.support import free_port
 
-LABEL = "app=x"  # the label of every object cluster.hostile.bodies makes
+LABEL = "app=x"  # the label of every object bench.hostile.bodies makes
 
 
 def start(processes, control_plane: bool = True) -> Client:

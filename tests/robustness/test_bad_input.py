@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from cluster.hostile.bodies import valid
-from cluster.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC
+from bench.hostile.bodies import valid
+from bench.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC
 from cluster.models import Cluster
 
 pytestmark = pytest.mark.django_db

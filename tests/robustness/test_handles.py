@@ -16,8 +16,8 @@ import subprocess
 import sys
 import time
 
-from cluster.hostile.bodies import valid
-from cluster.hostile.client import Client
+from bench.hostile.bodies import valid
+from bench.hostile.client import Client
 from tests.scaleout.support import ROOT, free_port, wait_for
 
 WATCHES = 500

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from cluster.hostile.bodies import valid
+from bench.hostile.bodies import valid
 from tests.robustness.support import not_being_deleted, orphans, pods, start
 from tests.scaleout import support
 from tests.scaleout.support import wait_for

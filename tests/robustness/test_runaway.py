@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from cluster.hostile.bodies import valid
+from bench.hostile.bodies import valid
 from tests.robustness.support import not_being_deleted, orphans, pods, start
 from tests.scaleout.support import wait_for
 

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.hostile.bodies import KINDS, field_paths, put, valid
+from bench.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC, Client
 from cluster.apiserver.typecheck import fits
-from cluster.hostile.bodies import KINDS, field_paths, put, valid
-from cluster.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC, Client
 from cluster.models import Cluster
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import asyncio
 import signal
 import time
 
-from cluster.wsclient import connect
+from bench.wsclient import connect
 from tests.scaleout import workloads
 from tests.scaleout.support import free_port, request, wait_for
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import urllib.error
 
-from kubesim.benchserver import nginx_rc
+from bench.server import nginx_rc
 from tests.scaleout.support import request
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import async_to_sync
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from cluster.shell.pods import context_for
 from tests.flow.support import KUBECTL
 from tests.shell.support import run
@@ -17,12 +17,12 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def drive() -> None:
-    async_to_sync(controlplane.run_until_idle)("demo")
+    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def back_off_elapsed() -> None:
     """The kubelet's back-off period has passed: its pending retries are due now."""
-    kubelets = controlplane._running["demo"].kubelets
+    kubelets = runtime._running["demo"].kubelets
     kubelets.retries = {key: (0.0, retry) for key, (_due, retry) in kubelets.retries.items()}
 
 

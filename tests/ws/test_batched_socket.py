@@ -8,9 +8,9 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from cluster import controlplane
 from cluster.apiserver import service as api
-from cluster.sinks import Batch, Message
+from cluster.broadcast.sinks import Batch, Message
+from cluster.controlplane import runtime
 from tests.flow.support import KUBECTL, example
 from tests.ws.test_cluster_socket import connect, drain
 
@@ -25,13 +25,13 @@ def _flattened(messages: list[dict]) -> list[dict]:
 
 
 async def test_a_batched_socket_gets_the_same_messages_in_the_same_order(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     plain, _ = await connect("/ws/clusters/demo/")
     batched, first = await connect("/ws/clusters/demo/?view=page&batch=1")
     try:
         assert first["type"] == "snapshot" and first["view"] == "page"
         await database_sync_to_async(api.create)(demo, example("rc-nginx.yaml"), KUBECTL)
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         one_by_one = await drain(plain)
         grouped = await drain(batched)
         assert any(m["type"] == "batch" for m in grouped) and len(grouped) < len(one_by_one)

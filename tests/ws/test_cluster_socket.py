@@ -8,8 +8,8 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from cluster.flow import snapshot
 from kubesim.asgi import application
 from tests.auth import teacher_ws_headers
@@ -46,13 +46,13 @@ def steps_of(messages: list[dict], trace: str | None = None) -> list[dict]:
 
 
 async def test_the_13_steps_arrive_in_order_for_an_rc_with_two_replicas(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, _ = await connect()
     try:
         rc = example("rc-nginx.yaml")
         rc["spec"]["replicas"] = 2
         await create(demo, rc)
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         steps = steps_of(await drain(communicator))
         assert [s["step"] for s in steps[:6]] == [1, 2, 3, 4, 5, 6]
         assert all(not s["skipped"] for s in steps)
@@ -72,13 +72,13 @@ async def test_the_13_steps_arrive_in_order_for_an_rc_with_two_replicas(demo):
 
 
 async def test_the_13_steps_arrive_in_order_for_a_bare_pod(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, _ = await connect()
     try:
         await create(
             demo, example("pod-nodeselector-zz.yaml") | {"spec": example("pod-nodename.yaml")["spec"]}
         )
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         steps = steps_of(await drain(communicator))
         assert [s["step"] for s in steps] == list(range(1, 14))
         assert [s["step"] for s in steps if s["skipped"]] == [5, 6, 7, 8, 9, 10, 11]
@@ -88,13 +88,13 @@ async def test_the_13_steps_arrive_in_order_for_a_bare_pod(demo):
 
 
 async def test_a_scheduled_bare_pod_shows_the_scheduler_steps(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, _ = await connect()
     try:
         pod = example("pod-nodename.yaml")
         del pod["spec"]["nodeName"]
         await create(demo, pod)
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         steps = steps_of(await drain(communicator))
         assert [s["step"] for s in steps] == list(range(1, 14))
         assert [s["step"] for s in steps if s["skipped"]] == [5, 6, 7, 8]
@@ -130,12 +130,12 @@ def apply(state: dict, message: dict) -> None:
 
 
 async def test_a_snapshot_plus_the_following_events_equals_a_fresh_snapshot(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, first = await connect()
     try:
         state = comparable(first)
         await create(demo, example("rc-nginx.yaml"))
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         messages = await drain(communicator)
         last = first["revision"]
         for message in messages:
@@ -151,9 +151,9 @@ async def test_a_snapshot_plus_the_following_events_equals_a_fresh_snapshot(demo
 
 
 async def test_step_mode_holds_the_state_between_steps(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, _ = await connect()
-    plane = controlplane.ControlPlane("demo")
+    plane = runtime.ControlPlane("demo")
     plane.start()
     try:
         await communicator.send_json_to({"action": "step_mode", "on": True})
@@ -201,7 +201,7 @@ async def test_an_unknown_cluster_is_refused(demo):
 
 
 async def test_a_cluster_too_big_for_one_frame_is_told_to_resync_and_gets_the_events_after(demo, monkeypatch):
-    from cluster import consumers
+    from cluster.broadcast import consumers
 
     monkeypatch.setattr(consumers, "MAX_FRAME", 1000)  # the demo's three nodes are bigger than this
     communicator = WebsocketCommunicator(application, "/ws/clusters/demo/", headers=ORIGIN)
@@ -225,7 +225,7 @@ async def test_a_big_snapshot_comes_gzipped_in_a_binary_frame_and_over_http_too(
     """Past COMPRESS_OVER bytes the snapshot travels gzipped: one binary frame the page inflates
     (a 100-node cluster's would not fit Daphne's 1 MiB frame as JSON), and over HTTP with
     Content-Encoding: gzip for a client that accepts it."""
-    from cluster.demo import create_many
+    from cluster.controlplane.demo import create_many
     from tests.auth import teacher_client
     from tests.ws.messages import check
 

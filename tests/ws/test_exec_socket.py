@@ -10,8 +10,8 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from kubesim.asgi import application
 from tests.auth import teacher_client, teacher_ws_headers
 from tests.flow.support import KUBECTL
@@ -29,7 +29,7 @@ async def _running_pod(demo, name: str = "web", image: str = "nginx:1.25") -> No
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
            "spec": {"containers": [{"name": "main", "image": image}]}}  # fmt: skip
     await database_sync_to_async(api.create)(demo, pod, KUBECTL)
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
 
 
 async def _frames(communicator: WebsocketCommunicator) -> list[bytes]:

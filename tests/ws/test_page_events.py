@@ -1,5 +1,5 @@
 """`?events=page`: the object messages after the snapshot carry Pods and Events as the page needs
-them (cluster/pageview.py), the same messages otherwise; other sockets keep whole objects."""
+them (cluster/broadcast/pageview.py), the same messages otherwise; other sockets keep whole objects."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
-from cluster import controlplane, pageview
 from cluster.apiserver import service as api
-from cluster.sinks import Batch, Message
+from cluster.broadcast import pageview
+from cluster.broadcast.sinks import Batch, Message
+from cluster.controlplane import runtime
 from tests.flow.support import KUBECTL, example
 from tests.ws.test_batched_socket import _flattened
 from tests.ws.test_cluster_socket import connect, drain
@@ -20,14 +21,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 async def test_a_page_events_socket_gets_pod_summaries_and_the_rest_unchanged(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     whole, _ = await connect("/ws/clusters/demo/")
     paged_snapshot, _ = await connect("/ws/clusters/demo/?view=page")  # the snapshot only
     page, first = await connect("/ws/clusters/demo/?view=page&batch=1&events=page")
     try:
         assert first["view"] == "page"
         await database_sync_to_async(api.create)(demo, example("rc-nginx.yaml"), KUBECTL)
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         stored = await drain(whole)
         assert await drain(paged_snapshot) == stored  # `view=page` alone: whole objects, as documented
         drawn = _flattened(await drain(page))
@@ -88,14 +89,14 @@ def test_an_events_summary_names_the_object_and_the_reason():
 
 
 async def test_a_lang_socket_gets_each_steps_detail_in_its_language_only(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     both, _ = await connect("/ws/clusters/demo/?batch=1")
     chinese, _ = await connect("/ws/clusters/demo/?batch=1&lang=zh")
     english, _ = await connect("/ws/clusters/demo/?lang=en")
     unknown, _ = await connect("/ws/clusters/demo/?lang=fr")
     try:
         await database_sync_to_async(api.create)(demo, example("rc-nginx.yaml"), KUBECTL)
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         stored = _flattened(await drain(both))
         steps = [m for m in stored if m["type"] == "flow.step"]
         assert len(steps) == 6 + 3 * 7 and all(m["detail"]["en"] and m["detail"]["zh"] for m in steps)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from channels.db import database_sync_to_async
 
-from cluster import controlplane
 from cluster.apiserver import service as api
+from cluster.controlplane import runtime
 from cluster.flow import snapshot
 from tests.flow.support import KUBECTL, example
 from tests.ws.messages import REQUESTS, STEP, check, problems
@@ -110,11 +110,11 @@ async def test_snapshot_plus_events_is_a_fresh_snapshot_after(verb, demo):
     before, write = VERBS[verb]
     if before is not None:
         await create(demo, before())
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, first = await connect()
     try:
         await database_sync_to_async(write)(demo)
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         messages = await drain(communicator)
         assert any(m["type"].startswith("object.") for m in messages)
         await _check_replay(demo, first, messages)
@@ -123,12 +123,12 @@ async def test_snapshot_plus_events_is_a_fresh_snapshot_after(verb, demo):
 
 
 async def test_snapshot_plus_events_is_a_fresh_snapshot_after_bind(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, first = await connect()
     try:
         await create(demo, _bare_pod())
         await database_sync_to_async(api.bind)(demo, "default", "lone", "node1", KUBECTL)
-        await controlplane.run_until_idle("demo")
+        await runtime.run_until_idle("demo")
         state = await _check_replay(demo, first, await drain(communicator))
         assert state["pods"][("Pod", "default", "lone")]["spec"]["nodeName"] == "node1"
     finally:
@@ -136,9 +136,9 @@ async def test_snapshot_plus_events_is_a_fresh_snapshot_after_bind(demo):
 
 
 async def test_snapshot_plus_events_is_a_fresh_snapshot_in_step_mode(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, first = await connect()
-    plane = controlplane.ControlPlane("demo")
+    plane = runtime.ControlPlane("demo")
     plane.start()
     try:
         await communicator.send_json_to({"action": "step_mode", "on": True})

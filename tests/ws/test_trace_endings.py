@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from channels.db import database_sync_to_async
 
-from cluster import controlplane
+from cluster.controlplane import runtime
 from cluster.models import FlowTrace
 from tests.flow.support import example
 from tests.ws.test_cluster_socket import connect, create, drain
@@ -24,9 +24,9 @@ def flow(messages: list[dict], trace: str | None = None) -> list[dict]:
 
 
 async def test_the_course_order_in_step_mode_never_waits_on_a_trace_that_cannot_advance(demo):
-    await controlplane.run_until_idle("demo")
+    await runtime.run_until_idle("demo")
     communicator, _ = await connect()
-    plane = controlplane.ControlPlane("demo")
+    plane = runtime.ControlPlane("demo")
     plane.start()
     try:
         await communicator.send_json_to({"action": "step_mode", "on": True})

@@ -15,8 +15,8 @@ import signal
 
 from django.core.management.base import BaseCommand
 
+from database.throwaway_db import require_migrated
 from kubesim.gc_tuning import tune_for_long_running
-from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -27,7 +27,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, identity: str | None, **options):
         require_migrated()
-        from cluster import leader
+        from cluster.client import leader
 
         me = identity or leader.identity()
         self.stdout.write(
@@ -38,9 +38,9 @@ class Command(BaseCommand):
         self.stdout.write("Control plane stopped; leases released.")
 
     async def _run(self, me: str) -> None:
-        from cluster import controlplane
+        from cluster.controlplane import runtime
 
-        task = asyncio.create_task(controlplane.supervise(identity=me))
+        task = asyncio.create_task(runtime.supervise(identity=me))
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(signum, task.cancel)

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from cluster import kubeconfig
-from cluster.access import presenter_token, sandbox_token
+from cluster.auth import kubeconfig
+from cluster.auth.access import presenter_token, sandbox_token
 from cluster.models import Cluster
-from kubesim.throwaway_db import require_migrated
+from database.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):

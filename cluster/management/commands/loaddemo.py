@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from cluster.demo import create_demo
+from cluster.controlplane.demo import create_demo
 from cluster.models import Cluster
-from kubesim.throwaway_db import require_migrated
+from database.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):

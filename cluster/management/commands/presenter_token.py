@@ -9,8 +9,8 @@ from __future__ import annotations
 from django.contrib.sessions.models import Session
 from django.core.management.base import BaseCommand
 
-from cluster.access import PRESENTER_USERNAME, presenter_token
-from kubesim import state
+from cluster.auth import state
+from cluster.auth.access import PRESENTER_USERNAME, presenter_token
 
 
 class Command(BaseCommand):

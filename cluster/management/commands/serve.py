@@ -2,12 +2,12 @@
 
 Daphne has no ASGI lifespan, so this command is where the control plane starts: once Daphne
 listens (its `ready_callable`), the controller manager, scheduler and kubelets of every cluster
-start as tasks on the same asyncio loop, each cluster's after its Lease is won (cluster/leader.py).
+start as tasks on the same asyncio loop, each cluster's after its Lease is won (cluster/client/leader.py).
 A database with no cluster gets the course's demo. `--no-control-plane` serves only: the scale-out
 profile runs the components in `manage.py controlplane` processes.
 
 `--api-port` also serves the same application over HTTPS, as kube-apiserver on :6443: the CA and
-serving certificate come from the state directory (kubesim/tls.py), and the teacher's kubeconfig
+serving certificate come from the state directory (cluster/auth/tls.py), and the teacher's kubeconfig
 for the demo is written there; the presenter link and the `export KUBECONFIG=…` line are printed.
 """
 
@@ -22,9 +22,9 @@ from django.core.management.base import BaseCommand
 
 from cluster.management.commands.kubeconfig import write
 from cluster.models import Cluster
+from database.throwaway_db import require_migrated
 from kubesim import listening
 from kubesim.gc_tuning import tune_for_long_running
-from kubesim.throwaway_db import require_migrated
 
 
 class Command(BaseCommand):
@@ -77,9 +77,9 @@ class Command(BaseCommand):
 
     def _print_teacher_access(self, host: str, port: int, api_port: int) -> None:
         """The presenter link (it signs the browser in as the teacher) and the demo's kubeconfig."""
-        from cluster import kubeconfig
-        from cluster.access import presenter_token
-        from kubesim.state import state_dir
+        from cluster.auth import kubeconfig
+        from cluster.auth.access import presenter_token
+        from cluster.auth.state import state_dir
 
         shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
         web = f"[{shown}]" if ":" in shown else shown
@@ -94,16 +94,17 @@ class Command(BaseCommand):
     def _start_control_plane(self) -> None:
         from twisted.internet import defer, reactor
 
-        from cluster import controlplane, leader
+        from cluster.client import leader
+        from cluster.controlplane import runtime
 
         # Called by Daphne inside its running reactor, whose loop is asyncio's: the components
         # become tasks beside the HTTP and websocket handlers. Alone on SQLite (the embedded
         # default) this process runs every cluster's control plane without an election: each
-        # Lease names it once (cluster/controlplane.py, Embedded). With PostgreSQL or Redis it
+        # Lease names it once (cluster/controlplane/runtime.py, Embedded). With PostgreSQL or Redis it
         # campaigns for the leases as `manage.py controlplane` does. The identity stays the same
         # across restarts on this port, so a restarted `make run` leads again at once.
         identity = f"{socket.gethostname()}_serve-{self.port}"
-        supervise = controlplane.supervise(identity=identity, elect=leader.election_needed())
+        supervise = runtime.supervise(identity=identity, elect=leader.election_needed())
         self._supervisor = asyncio.get_event_loop().create_task(supervise)
         reactor.addSystemEventTrigger("before", "shutdown", lambda: defer.Deferred.fromFuture(self._stop()))
         self.stdout.write(f"Control plane started ({identity}): controller manager, scheduler, kubelets.")
@@ -118,7 +119,7 @@ def tls_endpoint(host: str, port: int) -> str:
     """Twisted's endpoint string for Daphne's TLS listener, with our CA-signed certificate."""
     from django.conf import settings
 
-    from kubesim import tls
+    from cluster.auth import tls
 
     files = tls.ensure(settings.ALLOWED_HOSTS)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from kubesim.throwaway_db import migrated_or_throwaway
+from database.throwaway_db import migrated_or_throwaway
 from labs.loader import LabValidationError, bundled_paths, load_lab_file
 from labs.selftest import self_test
 

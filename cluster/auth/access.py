@@ -1,0 +1,355 @@
+"""Who may see and change a cluster: authentication and authorization, in ONE place.
+
+Every view, consumer, flow endpoint, kubeapi endpoint and page asks `get_cluster`; the websocket
+routes (and anything else that has only an ASGI scope) ask `caller_of(scope)` and `authorize`.
+
+Authentication, as kube-apiserver's: a bearer token (`Authorization: Bearer …`, on both
+listeners), else the browser's Django session, else the caller is `system:anonymous`. Tokens:
+- the presenter token (state directory, printed by `make run` as a link): the teacher;
+- a sandbox token (`<sandbox>.<hmac>`, derived from SECRET_KEY): the student who owns it.
+An unknown token is 401 Unauthorized, as upstream answers.
+
+Authorization: a cluster the caller may not see is 404 on every path (its name is not
+confirmed). Public clusters (the demo) are seen by everyone; a sandbox by its owner and staff.
+get, list and watch need only that. Every other verb (writes, flow controls, policy) needs the
+teacher (staff, or the presenter token), the sandbox's owner, or a public cluster whose teacher
+lets the class write; otherwise 403 in kube-apiserver's words. Writes not made with a token must
+pass Django's CSRF check, and callers other than the teacher are rate-limited (429, Retry-After).
+All of this happens before a request's body is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.conf import settings
+
+from cluster.apiserver.admission.quota import policy
+from cluster.apiserver.errors import ApiError
+from cluster.auth import state
+from cluster.auth.clientaddr import client_address
+from cluster.auth.ratelimit import WRITES
+from cluster.controlplane import activity
+from cluster.models import Cluster
+from database.joined import JoinedLookup
+from database.unique import unique_row
+
+ANONYMOUS = "system:anonymous"
+READ_VERBS = frozenset({"get", "list", "watch"})
+PRESENTER_USERNAME = "kubesim-presenter"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The authenticated caller of one request or websocket."""
+
+    user: object | None = None  # the Django user, None for system:anonymous
+    name: str = ANONYMOUS  # the Kubernetes user name that 403 messages quote
+    teacher: bool = False  # staff, or the presenter token
+    by_token: bool = False  # authenticated by a bearer token: no CSRF check applies
+    bad_token: bool = False  # a bearer token was sent but is not one of ours (401)
+    client: str = field(default="", compare=False)  # the client address, for rate limits
+    # The sandbox a sandbox token was checked against, as read then: the request that names it
+    # needs no second read (a student's every kubectl call does).
+    sandbox: Cluster | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def anonymous(self) -> bool:
+        return self.user is None
+
+    def rate_key(self) -> object:
+        return ("user", getattr(self.user, "pk", None)) if self.user is not None else ("addr", self.client)
+
+
+# -- tokens ---------------------------------------------------------------------------------------
+_presenter_cache: tuple[tuple[str, float], str] = (("", 0.0), "")
+# The token file's path for each KUBESIM_STATE_DIR: every bearer-token request checks the token,
+# and state_dir() resolves the path and creates the folder (a handful of system calls, each giving
+# up the GIL for a request that then waits to get it back). One stat per request remains.
+_presenter_paths: dict[str, Path] = {}
+
+
+def _presenter_path() -> Path:
+    configured = os.environ.get("KUBESIM_STATE_DIR") or ""
+    path = _presenter_paths.get(configured)
+    if path is None:
+        path = _presenter_paths[configured] = state.state_dir() / state.PRESENTER_TOKEN_FILE
+    return path
+
+
+def presenter_token() -> str:
+    """The presenter token from the state directory, re-read when the file changes (rotation)."""
+    global _presenter_cache
+    path = _presenter_path()
+    try:
+        mtime = os.stat(path).st_mtime
+    except FileNotFoundError:
+        mtime = -1.0
+    if (str(path), mtime) != _presenter_cache[0] or not _presenter_cache[1]:
+        token = state.presenter_token()
+        _presenter_cache = ((str(path), os.stat(path).st_mtime), token)
+    return _presenter_cache[1]
+
+
+def presenter_user():
+    """The staff user the presenter token signs in as (created on first use)."""
+    from django.contrib.auth import get_user_model
+
+    user, created = get_user_model().objects.get_or_create(
+        username=PRESENTER_USERNAME, defaults={"is_staff": True, "first_name": "Presenter"}
+    )
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def sandbox_token(cluster: Cluster) -> str:
+    """The bearer token of a sandbox's owner for that sandbox (derived, so nothing is stored)."""
+    message = f"sandbox-token:{cluster.name}:{cluster.owner_id}".encode()
+    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).hexdigest()[:40]
+    return f"{cluster.name}.{digest}"
+
+
+# A private cluster by name, with its owner (select_related's rows, one plain statement).
+_SANDBOX = JoinedLookup(Cluster, "owner", where=("name", "public"))
+
+
+def _user_of_token(token: str) -> tuple[object | None, bool, Cluster | None]:
+    """(user, teacher, sandbox) for a token we issued (sandbox: the one a sandbox token is for),
+    (None, False, None) for any other."""
+    if hmac.compare_digest(token.encode(), presenter_token().encode()):
+        return presenter_user(), True, None
+    name, _, _digest = token.partition(".")
+    cluster = _SANDBOX.get(name, False)
+    owned = cluster is not None and cluster.owner is not None
+    if owned and hmac.compare_digest(token.encode(), sandbox_token(cluster).encode()):
+        return cluster.owner, bool(cluster.owner.is_staff), cluster
+    return None, False, None
+
+
+def _bearer(authorization: str) -> str | None:
+    scheme, _, token = authorization.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return None
+    return token.strip()
+
+
+def _from_token(token: str, client: str) -> Caller:
+    user, teacher, sandbox = _user_of_token(token) if token else (None, False, None)
+    if user is None:
+        return Caller(bad_token=True, client=client)
+    name = user.get_username()
+    return Caller(user=user, name=name, teacher=teacher, by_token=True, client=client, sandbox=sandbox)
+
+
+def _from_user(user, client: str) -> Caller:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Caller(client=client)
+    return Caller(user=user, name=user.get_username(), teacher=bool(user.is_staff), client=client)
+
+
+def caller_of(who) -> Caller:
+    """The Caller of an HttpRequest, an ASGI scope (dict), a Django user, or a Caller itself.
+
+    A request is authenticated once (cached on it). A websocket scope with no Origin header is not
+    a browser's: its session cookie is ignored and only a bearer token counts (kubectl's own
+    websockets send none, a page at another origin cannot set one).
+    """
+    if isinstance(who, Caller):
+        return who
+    if isinstance(who, dict):
+        return _scope_caller(who)
+    if hasattr(who, "META"):
+        cached = getattr(who, "_kubesim_caller", None)
+        if cached is None:
+            client = client_address(who)
+            token = _bearer(who.headers.get("Authorization", ""))
+            cached = _from_token(token, client) if token is not None else _from_user(who.user, client)
+            who._kubesim_caller = cached
+        return cached
+    return _from_user(who, "")
+
+
+def _scope_caller(scope: dict) -> Caller:
+    headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+    client = client_address(scope)
+    token = _bearer(headers.get("authorization", ""))
+    if token is not None:
+        return _from_token(token, client)
+    if "origin" not in headers:
+        return Caller(client=client)
+    return _from_user(scope.get("user"), client)
+
+
+# -- authorization --------------------------------------------------------------------------------
+def may_see(caller: Caller, cluster: Cluster) -> bool:
+    if cluster.public or caller.teacher:
+        return True
+    return caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None)
+
+
+def may_write(caller: Caller, cluster: Cluster) -> bool:
+    if not may_see(caller, cluster):
+        return False
+    if caller.teacher or (caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None)):
+        return True
+    return cluster.public and cluster.class_may_write
+
+
+# Resources anyone who may see a cluster may create, because they only ask about the caller
+# (kube-apiserver grants them to every user through the system:basic-user role).
+SELF_REVIEWS = frozenset(
+    {
+        ("authorization.k8s.io", "selfsubjectaccessreviews"),
+        ("authorization.k8s.io", "selfsubjectrulesreviews"),
+        ("authentication.k8s.io", "selfsubjectreviews"),
+    }
+)
+
+
+def permission(
+    caller: Caller, cluster: Cluster, verb: str, resource: str = "", group: str = ""
+) -> tuple[bool, str]:
+    """The rule `authorize` enforces, as (allowed, why): what `kubectl auth can-i` reports."""
+    if caller.bad_token or not may_see(caller, cluster):
+        return False, ""
+    if verb in READ_VERBS:
+        return True, f'KubeSim: everyone who may see cluster "{cluster.name}" may get, list and watch'
+    if verb == "create" and (group, resource) in SELF_REVIEWS:
+        return True, "KubeSim: everyone may ask what they may do"
+    if not may_write(caller, cluster):
+        return False, ""  # kube-apiserver's RBAC gives no reason for a denial; kubectl prints "no"
+    if caller.teacher:
+        return True, "KubeSim: the teacher may do everything"
+    if caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None):
+        return True, f'KubeSim: "{caller.name}" owns cluster "{cluster.name}"'
+    return True, f'KubeSim: the teacher lets the class change cluster "{cluster.name}"'
+
+
+def user_info(caller: Caller) -> dict:
+    """The caller as kube-apiserver's authenticators name users (`kubectl auth whoami`)."""
+    if caller.anonymous:
+        return {"username": ANONYMOUS, "groups": ["system:unauthenticated"]}
+    groups = ["system:masters", "system:authenticated"] if caller.teacher else ["system:authenticated"]
+    return {"username": caller.name, "groups": groups}
+
+
+def not_found(name: str) -> ApiError:
+    return ApiError(404, "NotFound", f'clusters "{name}" not found', {"name": name, "kind": "clusters"})
+
+
+def unauthorized() -> ApiError:
+    return ApiError(401, "Unauthorized", "Unauthorized")
+
+
+def forbidden(
+    caller: Caller,
+    verb: str,
+    resource: str,
+    group: str = "",
+    namespace: str = "",
+    name: str = "",
+    path: str = "",
+) -> ApiError:
+    """403 in kube-apiserver's words (RBAC's forbiddenMessage wrapped in NewForbidden)."""
+    if path:
+        return ApiError(403, "Forbidden", f'forbidden: User "{caller.name}" cannot {verb} path "{path}"', {})
+    scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+    reason = f'User "{caller.name}" cannot {verb} resource "{resource}" in API group "{group}" {scope}'
+    base = resource.split("/")[0]
+    qualified = f"{base}.{group}" if group else base
+    subject = f'{qualified} "{name}"' if name else qualified
+    message = f"{subject} is forbidden: {reason}"
+    details = {"name": name, "kind": base} if name else {"kind": base}
+    if group:
+        details["group"] = group
+    return ApiError(403, "Forbidden", message, details)
+
+
+def too_many_requests(seconds: int) -> ApiError:
+    return ApiError(
+        429,
+        "TooManyRequests",
+        "Too many requests, please try again later.",
+        {"retryAfterSeconds": seconds},
+    )
+
+
+def check_csrf(request) -> None:
+    """Django's CSRF check (token cookie + X-CSRFToken header, Origin/Referer) for a browser write."""
+    from django.http import HttpResponse
+    from django.middleware.csrf import CsrfViewMiddleware
+
+    if getattr(request, "_kubesim_csrf_ok", False):
+        return
+    rejection = CsrfViewMiddleware(lambda r: HttpResponse()).process_view(request, None, (), {})
+    if rejection is not None:
+        raise ApiError(403, "Forbidden", "CSRF verification failed: send the csrftoken in X-CSRFToken")
+    request._kubesim_csrf_ok = True
+
+
+def limit_rate(caller: Caller, cluster: Cluster) -> None:
+    if caller.teacher:
+        return
+    quota = policy(cluster)
+    seconds = WRITES.retry_after((cluster.pk, caller.rate_key()), quota.writes, quota.window)
+    if seconds:
+        raise too_many_requests(seconds)
+
+
+def authorize(
+    who,
+    cluster: Cluster,
+    verb: str,
+    resource: str = "",
+    *,
+    group: str = "",
+    namespace: str = "",
+    name: str = "",
+    path: str = "",
+) -> Caller:
+    """Raise ApiError unless the caller may `verb` on `cluster`; returns the Caller.
+
+    A non-read verb is also CSRF-checked (for a request without a token) and rate-limited.
+    `path` names a non-resource endpoint (flow controls), worded as upstream words those.
+    """
+    caller = caller_of(who)
+    if caller.bad_token:
+        raise unauthorized()
+    if not may_see(caller, cluster):
+        raise not_found(cluster.name)
+    if verb in READ_VERBS:
+        return caller
+    if not permission(caller, cluster, verb, resource, group)[0]:
+        raise forbidden(caller, verb, resource, group, namespace, name, path)
+    if hasattr(who, "META") and not caller.by_token:
+        check_csrf(who)
+    limit_rate(caller, cluster)
+    return caller
+
+
+def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str = "", **where) -> Cluster:
+    """The cluster `cluster_name` if the caller may `verb` on it (see the module's rules); else
+    ApiError: 401 for a bad token, 404 for a cluster the caller may not see (or none), 403, 429.
+    `where` names the object (group, namespace, name) or the non-resource `path`, for 403's words."""
+    caller = caller_of(who)
+    if caller.bad_token:
+        raise unauthorized()
+    if caller.sandbox is not None and caller.sandbox.name == cluster_name:
+        cluster = caller.sandbox
+    else:
+        cluster = unique_row(Cluster.objects.filter(name=cluster_name))
+    if cluster is None:
+        raise not_found(cluster_name)
+    authorize(who, cluster, verb, resource, **where)
+    activity.requested(cluster.name)  # a parked control plane starts again (cluster/controlplane/activity.py)
+    if verb not in READ_VERBS and hasattr(who, "META"):
+        # An HTTP write: its end is noted too (cluster/controlplane/middleware.py), once its writes committed.
+        who.kubesim_writes_to = cluster.name
+        activity.writing(cluster.name)
+    return cluster

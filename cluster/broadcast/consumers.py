@@ -1,0 +1,162 @@
+"""The cluster websocket: a snapshot on connect, then every change and every flow step.
+
+Thin: access check, join the hub, send the snapshot, then the hub writes every newer message to
+this socket (cluster/broadcast/sinks.py); ORM work runs in database_sync_to_async. Client actions: next,
+continue, pace, step_mode (docs/architecture.md rule 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from cluster.apiserver.errors import ApiError
+from cluster.auth.access import authorize, caller_of, get_cluster
+from cluster.broadcast.hub import hub_for
+from cluster.broadcast.sinks import RESYNC, Client, client_for
+from cluster.client import leader
+from cluster.flow import gate, snapshot
+from cluster.models import Cluster
+
+MAX_FRAME = 1_000_000
+# Objects past this are not worth building into a frame: the page fetches the snapshot over HTTP.
+MAX_OBJECTS_BYTES = 20 * MAX_FRAME
+
+
+def _snapshot_text(cluster: Cluster, view: str) -> tuple[str, int, int]:
+    """The snapshot as JSON text (objects spliced in as stored), with its revision and step id."""
+    return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster), view)
+
+
+# The languages of the flow steps' texts (`lang=`): every translated text is an {"en", "zh"} pair.
+STEP_LANGUAGES = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class SocketOptions:
+    """The socket URL's options: `view=page` (the snapshot's pods as the page draws them),
+    `batch=1` (each hub read as one `batch` message), `events=page` (the object messages' pods
+    and events as the page needs them too) and `lang=en|zh` (the flow steps' details in that
+    language only; anything else: both)."""
+
+    view: str = "full"
+    batched: bool = False
+    page_events: bool = False
+    lang: str = ""
+
+
+def _query(scope: dict) -> SocketOptions:
+    query = parse_qs((scope.get("query_string") or b"").decode("latin-1"))
+
+    def option(name: str) -> str:
+        return (query.get(name) or [""])[-1]
+
+    view, lang = option("view") or "full", option("lang")
+    return SocketOptions(
+        view=view if view in snapshot.VIEWS else "full",
+        batched=option("batch") == "1",
+        page_events=option("events") == "page",
+        lang=lang if lang in STEP_LANGUAGES else "",
+    )
+
+
+def _visible_cluster(name: str, scope: dict) -> Cluster | None:
+    try:
+        return get_cluster(scope, name, verb="watch")
+    except ApiError:
+        return None
+
+
+def _may_control(scope: dict, cluster: Cluster) -> str:
+    """ "" when the socket's caller may drive the flow (a write); else the refusal's message."""
+    fresh = Cluster.objects.get(pk=cluster.pk)  # the teacher may have flipped "class may write"
+    try:
+        authorize(caller_of(scope), fresh, "post", path=f"/clusters/{cluster.name}/flow")
+    except ApiError as err:
+        return err.message
+    return ""
+
+
+class ClusterConsumer(AsyncJsonWebsocketConsumer):
+    async def connect(self) -> None:
+        self.cluster_name = self.scope["url_route"]["kwargs"]["cluster"]
+        self.client: Client | None = None
+        options = _query(self.scope)
+        self.view = options.view
+        self.cluster = await database_sync_to_async(_visible_cluster)(self.cluster_name, self.scope)
+        if self.cluster is None:
+            await self.close(code=4404)
+            return
+        await self.accept()
+        self.client = client_for(self.base_send, self._send_text)
+        self.client.batched = options.batched
+        self.client.page_view = options.page_events
+        self.client.lang = options.lang
+        await hub_for(self.cluster_name).join(self.client)
+        await self._send_snapshot()
+
+    async def _send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    async def _send_snapshot(self) -> None:
+        """Send a snapshot; the hub holds this client's messages meanwhile, then sends the newer."""
+        self.client.pause()
+        # Daphne refuses frames over 1 MiB: a big snapshot goes gzipped, and one still too big is
+        # fetched over HTTP (GET /clusters/<c>/snapshot, `resync`); the events start from this
+        # snapshot's position either way. A cluster whose objects alone are far past the limit is
+        # told so at once, without building it.
+        if await database_sync_to_async(snapshot.objects_bytes)(self.cluster) > MAX_OBJECTS_BYTES:
+            revision, step_id = await database_sync_to_async(snapshot.position)(self.cluster)
+            await self.send(text_data=RESYNC)
+        else:
+            text, revision, step_id = await database_sync_to_async(_snapshot_text)(self.cluster, self.view)
+            if len(text) <= min(snapshot.COMPRESS_OVER, MAX_FRAME):
+                await self.send(text_data=text)
+            else:
+                # Gzipped, as a binary frame the page inflates (DecompressionStream): a 100-node /
+                # 1,000-pod cluster's 2.5 MB of JSON is a few hundred kB. zlib lets go of the GIL
+                # while it works: off the event loop and the database thread.
+                packed = await asyncio.to_thread(snapshot.gzipped, text.encode())
+                if len(packed) <= MAX_FRAME:
+                    await self.send(bytes_data=packed)
+                else:
+                    await self.send(text_data=RESYNC)
+        self.client.start(revision, step_id)
+
+    async def disconnect(self, code: int) -> None:
+        if self.client is not None:
+            self.client.close()
+            hub_for(self.cluster_name).leave(self.client)
+
+    async def receive_json(self, content, **kwargs) -> None:
+        action = content.get("action") if isinstance(content, dict) else None
+        if action == "snapshot":
+            await self._send_snapshot()
+            return
+        if action not in ("next", "continue", "pace", "step_mode"):
+            await self.send_json({"type": "error", "message": f"unknown action {action!r}"})
+            return
+        # Flow controls are writes (cluster.auth.access): the teacher, a sandbox's owner, or the class
+        # when the teacher lets it write. The socket's Origin was checked when it opened.
+        refusal = await database_sync_to_async(_may_control)(self.scope, self.cluster)
+        if refusal:
+            await self.send_json({"type": "error", "message": refusal})
+            return
+        await database_sync_to_async(_perform)(self.cluster_name, action, content)
+
+
+def _perform(cluster_name: str, action: str, content: dict) -> None:
+    if action == "next":
+        gate.release_next(cluster_name, content.get("trace"))
+    elif action == "continue":
+        gate.continue_all(cluster_name)
+    elif action == "pace":
+        pace = content.get("pace_ms")
+        if isinstance(pace, int) and not isinstance(pace, bool):
+            gate.set_pace(cluster_name, pace)
+    else:
+        gate.set_step_mode(cluster_name, bool(content.get("on")))

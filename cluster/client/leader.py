@@ -1,0 +1,264 @@
+"""Leader election for the control plane, as kube-controller-manager and kube-scheduler do it.
+
+Each cluster has a coordination.k8s.io/v1 Lease, kube-system/kubesim-controlplane, written through
+the API server like any object. A candidate reads it; when it is free or expired it writes itself
+in as holder (an update carrying the resourceVersion it read, so of two racing candidates one gets
+409 Conflict and stays standby), then renews it. client-go's rules (leaderelection.go):
+
+- a lease is expired when the candidate has not seen it change for leaseDurationSeconds, measured
+  on the candidate's own clock from when it last observed a change (not from renewTime);
+- taking a lease from another holder (or an empty one) bumps leaseTransitions and acquireTime;
+- a leader that cannot renew within RENEW_DEADLINE stops leading at once;
+- a leader that shuts down cleanly releases the lease (empty holder), so a standby need not wait.
+
+The durations are shorter than upstream's 15 s / 10 s / 2 s so that a takeover happens within 5 s,
+in front of the class.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+
+from cluster.apiserver import service as api
+from cluster.apiserver.actor import Actor
+from cluster.apiserver.errors import ApiError
+from cluster.client import event_recorder
+from cluster.client.informer import db
+from cluster.models import ApiObject, Cluster
+
+logger = logging.getLogger(__name__)
+
+NAMESPACE = "kube-system"
+NAME = "kubesim-controlplane"
+LEASE_DURATION_SECONDS = 4
+RENEW_PERIOD = 1.0  # the leader renews this often (upstream's retryPeriod)
+RENEW_DEADLINE = 3.0  # ... and gives up leading when no renewal succeeded for this long
+RETRY_PERIOD = 0.5  # a standby looks at the lease this often
+ACTOR = Actor("controller-manager", "leader election")
+
+
+def identity() -> str:
+    """Like client-go's `hostname_uuid`, with the process id so a teacher knows what to kill."""
+    return f"{socket.gethostname()}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+
+
+def election_needed() -> bool:
+    """Whether `manage.py serve`'s control plane must campaign: only when another process may run
+    control planes on the same database (PostgreSQL or Redis configured: the scale-out profile)."""
+    from django.conf import settings
+    from django.db import connection
+
+    forced = str(getattr(settings, "KUBESIM_LEADER_ELECTION", "auto")).lower()
+    if forced in ("1", "true", "yes", "on"):
+        return True
+    if forced in ("0", "false", "no", "off"):
+        return False
+    return bool(getattr(settings, "REDIS_URL", "")) or connection.vendor != "sqlite"
+
+
+def claim(cluster_name: str, me: str) -> None:
+    """The embedded default: this process runs the cluster's control plane and nobody competes, so
+    the Lease is written once (when it names someone else, or is missing) and never renewed."""
+    elector = Elector(cluster_name, me)
+    elector.cluster = Cluster.objects.get(name=cluster_name)
+    try:
+        lease = api.get(elector.cluster, "Lease", NAMESPACE, NAME)
+    except ApiError as error:
+        if error.code != 404:
+            raise
+        elector._create()
+        return
+    spec = lease.get("spec") or {}
+    if spec.get("holderIdentity") == me:
+        return
+    stamp = micro_time()
+    lease["spec"] = {
+        "holderIdentity": me,
+        "leaseDurationSeconds": LEASE_DURATION_SECONDS,
+        "acquireTime": stamp,
+        "renewTime": stamp,
+        "leaseTransitions": (spec.get("leaseTransitions") or 0) + 1,
+    }
+    api.update(elector.cluster, lease, ACTOR)
+    elector._became_leader(lease)
+
+
+def micro_time() -> str:
+    """metav1.MicroTime: RFC 3339 with microseconds."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def current(cluster: Cluster) -> dict | None:
+    """Who leads the cluster's control plane: {holder, renewTime, acquireTime, ...} or None."""
+    body = (
+        ApiObject.objects.filter(cluster=cluster, kind="Lease", namespace=NAMESPACE, name=NAME)
+        .values_list("body", flat=True)
+        .first()
+    )
+    spec = (body or {}).get("spec") or {}
+    if not spec.get("holderIdentity"):
+        return None
+    return {
+        "holder": spec["holderIdentity"],
+        "renewTime": spec.get("renewTime"),
+        "acquireTime": spec.get("acquireTime"),
+        "leaseDurationSeconds": spec.get("leaseDurationSeconds"),
+        "transitions": spec.get("leaseTransitions") or 0,
+    }
+
+
+def with_leader(state: dict, cluster: Cluster) -> dict:
+    """A snapshot with `leader` (the dashboard's header shows it), unless it has one already."""
+    if "leader" not in state:
+        state["leader"] = current(cluster)
+    return state
+
+
+class Elector:
+    """One candidate for one cluster's lease."""
+
+    def __init__(self, cluster_name: str, me: str) -> None:
+        self.cluster_name = cluster_name
+        self.identity = me
+        self.cluster: Cluster | None = None
+        self.observed: tuple | None = None  # (holder, renewTime, transitions) last seen
+        self.observed_at = 0.0  # monotonic time it was seen to change
+        self.renewed_at: float | None = None  # monotonic time of our last successful write
+
+    @property
+    def leading(self) -> bool:
+        return self.renewed_at is not None and time.monotonic() - self.renewed_at < RENEW_DEADLINE
+
+    def try_acquire_or_renew(self) -> bool:
+        """One attempt (client-go's tryAcquireOrRenew); True when we hold the lease now."""
+        if self.cluster is None:
+            self.cluster = Cluster.objects.get(name=self.cluster_name)
+        try:
+            lease = api.get(self.cluster, "Lease", NAMESPACE, NAME)
+        except ApiError as error:
+            if error.code != 404:
+                raise
+            return self._create()
+        spec = lease.get("spec") or {}
+        holder = spec.get("holderIdentity") or ""
+        seen = (holder, spec.get("renewTime"), spec.get("leaseTransitions"))
+        now = time.monotonic()
+        if seen != self.observed:
+            self.observed, self.observed_at = seen, now
+        duration = spec.get("leaseDurationSeconds") or LEASE_DURATION_SECONDS
+        if holder and holder != self.identity and now < self.observed_at + duration:
+            self.renewed_at = None  # held by another, not expired: if we led, we do no more
+            return False
+        stamp = micro_time()
+        ours = holder == self.identity
+        lease["spec"] = {
+            "holderIdentity": self.identity,
+            "leaseDurationSeconds": LEASE_DURATION_SECONDS,
+            "acquireTime": spec.get("acquireTime") if ours else stamp,
+            "renewTime": stamp,
+            "leaseTransitions": (spec.get("leaseTransitions") or 0) + (0 if ours else 1),
+        }
+        try:
+            api.update(self.cluster, lease, ACTOR)  # carries the resourceVersion we read
+        except ApiError as error:
+            if error.code == 409:
+                return False  # another candidate wrote first
+            raise
+        self._renewed(seen=(self.identity, stamp, lease["spec"]["leaseTransitions"]))
+        if not ours:
+            self._became_leader(lease)
+        return True
+
+    def _create(self) -> bool:
+        stamp = micro_time()
+        body = {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": NAME, "namespace": NAMESPACE},
+            "spec": {
+                "holderIdentity": self.identity,
+                "leaseDurationSeconds": LEASE_DURATION_SECONDS,
+                "acquireTime": stamp,
+                "renewTime": stamp,
+                "leaseTransitions": 0,
+            },
+        }
+        try:
+            lease = api.create(self.cluster, body, ACTOR)
+        except ApiError as error:
+            if error.code == 409:
+                return False
+            raise
+        self._renewed(seen=(self.identity, stamp, 0))
+        self._became_leader(lease)
+        return True
+
+    def _renewed(self, seen: tuple) -> None:
+        self.renewed_at = self.observed_at = time.monotonic()
+        self.observed = seen
+
+    def _became_leader(self, lease: dict) -> None:
+        # client-go records this Event on the lock object: reason LeaderElection.
+        message = f"{self.identity} became leader"
+        event_recorder.record(
+            self.cluster, lease, "LeaderElection", message, ACTOR, component="kubesim-controlplane"
+        )
+
+    def release(self) -> None:
+        """Hand the lease back (client-go's ReleaseOnCancel): an empty holder, expiring in 1 s."""
+        if not self.leading or self.cluster is None:
+            return
+        try:
+            lease = api.get(self.cluster, "Lease", NAMESPACE, NAME)
+            spec = lease.get("spec") or {}
+            if spec.get("holderIdentity") != self.identity:
+                return
+            stamp = micro_time()
+            lease["spec"] = {
+                "leaseDurationSeconds": 1,
+                "acquireTime": stamp,
+                "renewTime": stamp,
+                "leaseTransitions": spec.get("leaseTransitions") or 0,
+            }
+            api.update(self.cluster, lease, ACTOR)
+        except ApiError:
+            logger.warning("could not release the lease of %s", self.cluster_name)
+        self.renewed_at = None
+
+
+async def campaign(
+    elector: Elector,
+    started: Callable[[], Awaitable[None]],
+    stopped: Callable[[], Awaitable[None]],
+) -> None:
+    """Run for leader forever: `started` when we win, `stopped` when we lose (or are cancelled)."""
+    leading = False
+    try:
+        while True:
+            try:
+                await db(elector.try_acquire_or_renew)()
+            except Exception:
+                logger.exception("leader election of %s failed an attempt", elector.cluster_name)
+            if elector.leading and not leading:
+                leading = True
+                logger.warning("%s leads the control plane of %s", elector.identity, elector.cluster_name)
+                await started()
+            elif leading and not elector.leading:
+                leading = False
+                logger.warning("%s lost the lease of %s", elector.identity, elector.cluster_name)
+                await stopped()
+            await asyncio.sleep(RENEW_PERIOD if leading else RETRY_PERIOD)
+    finally:
+        if leading:
+            with contextlib.suppress(Exception):
+                await stopped()
+            with contextlib.suppress(Exception):
+                await db(elector.release)()

@@ -1,0 +1,1 @@
+"""`apps/v1`: ReplicaSets, Deployments and DaemonSets."""

@@ -1,0 +1,56 @@
+"""The kinds KubeSim serves, each from its own module (docs/adding-a-kind.md), in discovery's order:
+groups in first-seen order, the core group first, kinds in the order listed.
+
+Names, short names, categories, verbs and subresources are the real v1.33 API server's, so that
+kubectl's RESTMapper resolves `po`, `rc`, `deploy`, ... exactly as it does against a real cluster.
+`cluster/apps.py` registers them when Django is ready.
+"""
+
+from __future__ import annotations
+
+from cluster.apiserver.kinds import KindInfo, kind_info, register
+from cluster.kinds.apps import daemonset, deployment, replicaset
+from cluster.kinds.batch import job
+from cluster.kinds.coordination import lease
+from cluster.kinds.core import (
+    configmap,
+    endpoints,
+    event,
+    namespace,
+    node,
+    pod,
+    replicationcontroller,
+    secret,
+    service,
+)
+from cluster.kinds.discovery import endpointslice
+from cluster.kinds.policy import poddisruptionbudget
+from cluster.kinds.scheduling import priorityclass
+
+BUILTIN_KINDS: tuple[KindInfo, ...] = (
+    pod.KIND,
+    node.KIND,
+    replicationcontroller.KIND,
+    replicaset.KIND,
+    deployment.KIND,
+    daemonset.KIND,
+    event.KIND,
+    namespace.KIND,
+    job.KIND,
+    priorityclass.KIND,
+    lease.KIND,
+    configmap.KIND,
+    secret.KIND,
+    service.KIND,
+    endpoints.KIND,
+    endpointslice.KIND,
+    poddisruptionbudget.KIND,
+)
+
+
+def register_builtin_kinds() -> None:
+    """Serve every built-in kind (`cluster/apps.py` calls it when Django is ready; again, it
+    changes nothing)."""
+    for info in BUILTIN_KINDS:
+        if kind_info(info.kind) is not info:
+            register(info)

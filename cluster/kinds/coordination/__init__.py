@@ -1,0 +1,1 @@
+"""`coordination.k8s.io/v1`: Leases."""

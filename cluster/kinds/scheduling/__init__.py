@@ -1,0 +1,1 @@
+"""`scheduling.k8s.io/v1`: PriorityClasses."""
