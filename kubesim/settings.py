@@ -175,6 +175,11 @@ KUBESIM_TRUSTED_PROXIES = envnetworks("KUBESIM_TRUSTED_PROXIES", "")
 KUBESIM_SHARED_ADDRESSES = envnetworks("KUBESIM_SHARED_ADDRESSES", "")
 # Wrong presenter-link tokens per client address per minute (then 429; the right token always works).
 KUBESIM_PRESENTER_FAILURES_PER_MINUTE = envint("KUBESIM_PRESENTER_FAILURES_PER_MINUTE", "10")
+# Password logins (/admin/login/, cluster/auth/logins.py): failures per client address and per user
+# name in a sliding window; past either, 429 with Retry-After until the window moves on.
+KUBESIM_LOGIN_FAILURES_PER_ADDRESS = envint("KUBESIM_LOGIN_FAILURES_PER_ADDRESS", "10")
+KUBESIM_LOGIN_FAILURES_PER_USERNAME = envint("KUBESIM_LOGIN_FAILURES_PER_USERNAME", "20")
+KUBESIM_LOGIN_WINDOW_SECONDS = envint("KUBESIM_LOGIN_WINDOW_SECONDS", "300")
 
 # Security headers (kubesim/headers.py adds them to every response, static files included).
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -182,6 +187,8 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_COOKIE_SAMESITE = "Strict"
 SESSION_COOKIE_SAMESITE = "Lax"
+# Sessions in the database under a hash of their key: the database holds no usable cookie.
+SESSION_ENGINE = "cluster.auth.sessions"
 
 LOGGING = {
     "version": 1,

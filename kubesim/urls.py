@@ -5,7 +5,13 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from cluster.auth import logins
+
+# Every staff page logs in through the admin's form: throttled (cluster/auth/logins.py).
+admin.site.login_form = logins.ThrottledLoginForm
+
 urlpatterns = [
+    path("admin/login/", logins.throttled(admin.site.login), name="throttled-admin-login"),
     path("admin/", admin.site.urls),
     path("i18n/", include("django.conf.urls.i18n")),
     # Kubernetes discovery, /version and OpenAPI for real kubectl (cluster.kubeapi).

@@ -50,6 +50,7 @@ def teacher_client(db):
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
     """Rate limits count per process: each test starts with none spent (tests share 127.0.0.1)."""
+    from cluster.auth.logins import FAILURES
     from cluster.auth.ratelimit import WRITES
     from dashboard.views import PRESENTER_FAILURES
     from labs.joinlimits import JOINS
@@ -57,6 +58,7 @@ def _fresh_rate_limits():
     WRITES._times.clear()
     JOINS._times.clear()
     PRESENTER_FAILURES._times.clear()
+    FAILURES._times.clear()
     yield
 
 

@@ -64,7 +64,7 @@ def _statements(vendor: str) -> dict[str, str]:
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     returning = " RETURNING id" if connection.features.can_return_columns_from_insert else ""
     return {
-        "lock": f"SELECT revision, compacted_revision FROM {cluster} WHERE id = %s{lock}",
+        "lock": f"SELECT revision, compacted_revision, quota FROM {cluster} WHERE id = %s{lock}",
         "bump": f"UPDATE {cluster} SET revision = %s WHERE id = %s",
         "set_compacted": f"UPDATE {cluster} SET compacted_revision = %s WHERE id = %s",
         "find": (
@@ -144,21 +144,35 @@ def dumps(body: dict) -> str:
 
 
 def lock_revision(cluster_id: int) -> tuple[int, int]:
-    """(revision, compacted_revision) of the cluster row, locked for this transaction.
+    """(revision, compacted_revision) of the cluster row, locked for this transaction."""
+    return lock_row(cluster_id)[:2]
+
+
+def lock_row(cluster_id: int) -> tuple[int, int, dict]:
+    """(revision, compacted_revision, quota overrides) of the cluster row, locked for this transaction.
 
     PostgreSQL: SELECT … FOR UPDATE. SQLite has no row locks: its IMMEDIATE transactions (settings)
     already hold the database's write lock from BEGIN, which serializes every writer. Inside a
     batch (database/sqlite/memo.py) the first read is kept, and bump and set_compacted update it.
+    The quota is read under the same lock, so every write is admitted against the quota as it
+    stands (a teacher's change waits for the lock, like any write), whoever holds the Cluster.
     """
-    key = ("revision", cluster_id)
-    kept = memo.get(key)
-    if kept is not None:
-        return kept
+    kept, quota = memo.get(("revision", cluster_id)), memo.get(("quota", cluster_id))
+    if kept is not None and quota is not None:
+        return (*kept, quota)
     with plainsql.cursor() as cursor:
         cursor.execute(sql("lock"), [cluster_id])
-        found = cursor.fetchone()
-    memo.put(key, found)
-    return found
+        revision, compacted, text = cursor.fetchone()
+    quota = _quota(text)
+    memo.put(("revision", cluster_id), (revision, compacted))
+    memo.put(("quota", cluster_id), quota)
+    return revision, compacted, quota
+
+
+def _quota(stored) -> dict:
+    """The quota column as the backend returns it (JSON text; a dict from a driver that decodes)."""
+    value = json.loads(stored) if isinstance(stored, str | bytes) else stored
+    return value if isinstance(value, dict) else {}
 
 
 def bump(cluster_id: int, revision: int) -> None:

@@ -32,10 +32,12 @@ def log_keep() -> int:
 def lock(cluster: Cluster) -> Cluster:
     """The cluster row, locked for this transaction (FOR UPDATE; SQLite's IMMEDIATE mode).
 
-    Returns a copy of `cluster` with the revision read under the lock.
+    Returns a copy of `cluster` with the revision and the quota read under the lock: admission
+    (cluster/apiserver/admission/quota.py) judges every write by the quota as it stands now,
+    however long the caller (a controller) has held its Cluster.
     """
     locked = copy.copy(cluster)
-    locked.revision, locked.compacted_revision = rows.lock_revision(cluster.pk)
+    locked.revision, locked.compacted_revision, locked.quota = rows.lock_row(cluster.pk)
     return locked
 
 

@@ -1,14 +1,17 @@
 """KubeSim's own state directory: the secret key, the CA and certificates, the presenter token.
 
 `KUBESIM_STATE_DIR` (default `.kubesim/` in the checkout) holds what one installation generates
-for itself at first run, whatever the database is. Every secret is a file of mode 0600, created
-with O_EXCL so that two processes starting together agree on one value.
+for itself at first run, whatever the database is. The directory is 0700 and every file in it
+0600 from its creation; a secret is created with O_EXCL so that two processes starting together
+agree on one value. `make_private` checks all of it (and the SQLite database) at start.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import stat
+import tempfile
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -16,9 +19,12 @@ SECRET_KEY_FILE = "secret_key"
 PRESENTER_TOKEN_FILE = "presenter-token"
 
 
+PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
+
+
 def state_dir() -> Path:
     path = Path(os.environ.get("KUBESIM_STATE_DIR") or BASE_DIR / ".kubesim").expanduser().resolve()
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     return path
 
 
@@ -31,6 +37,74 @@ def write_private(path: Path, data: bytes) -> bool:
     with os.fdopen(fd, "wb") as out:
         out.write(data)
     return True
+
+
+def replace_private(path: Path, data: bytes) -> None:
+    """Write `path` whole (a temporary file renamed over it), mode 0600 from its creation: a reader
+    never sees it half-written, and nobody else ever may read it."""
+    path.parent.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")  # mkstemp: 0600
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class NotPrivate(Exception):
+    """A state file others may read, which this process cannot make private (not its owner)."""
+
+
+def make_private(extra_files: list[Path] = ()) -> list[str]:
+    """Check that the state directory (and everything in it) and `extra_files` (the database and
+    its -wal/-shm) are private: directories 0700, files 0600. What is wider is narrowed; returns
+    one line per change. Raises NotPrivate for a path this process may not change."""
+    root = state_dir()
+    found: list[tuple[Path, int]] = [(root, PRIVATE_DIR)]
+    for folder, dirs, files in os.walk(root):
+        found += [(Path(folder) / name, PRIVATE_DIR) for name in dirs]
+        found += [(Path(folder) / name, PRIVATE_FILE) for name in files]
+    found += [(Path(path), PRIVATE_FILE) for path in extra_files if Path(path).exists()]
+    changed = []
+    for path, wanted in found:
+        mode = stat.S_IMODE(path.lstat().st_mode)
+        if path.is_symlink() or not mode & 0o077:
+            continue
+        try:
+            path.chmod(wanted)
+        except PermissionError:
+            raise NotPrivate(
+                f"{path} is mode {mode:04o}, readable by others, and not ours to change"
+            ) from None
+        changed.append(f"{path}: mode {mode:04o} → {wanted:04o} (others could read it)")
+    return changed
+
+
+def database_files() -> list[Path]:
+    """The embedded database's files (the database, its -wal and -shm); none for PostgreSQL."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if "sqlite" not in database["ENGINE"]:
+        return []
+    name = Path(database["NAME"])
+    return [name, name.with_name(f"{name.name}-wal"), name.with_name(f"{name.name}-shm")]
+
+
+def require_private(stderr) -> None:
+    """`serve` and `controlplane` start here: the state directory and the database are private,
+    narrowed (and said so on `stderr`) where they were not, e.g. a database an older KubeSim made;
+    CommandError when one is not ours to narrow."""
+    from django.core.management.base import CommandError
+
+    try:
+        narrowed = make_private(database_files())
+    except NotPrivate as err:
+        raise CommandError(str(err)) from None
+    for line in narrowed:
+        stderr.write(f"Made private: {line}")
 
 
 def generated_secret(name: str, nbytes: int = 32) -> str:

@@ -18,7 +18,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-from cluster.auth.state import state_dir, write_private
+from cluster.auth.state import replace_private, state_dir, write_private
 
 VALID_DAYS = 3650
 
@@ -72,7 +72,7 @@ def _make_ca(directory: Path) -> None:
         .sign(key, hashes.SHA256())
     )
     if write_private(directory / "ca.key", _key_pem(key)):
-        (directory / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        replace_private(directory / "ca.crt", cert.public_bytes(serialization.Encoding.PEM))
 
 
 def serving_names(hosts: list[str]) -> list[str]:
@@ -108,8 +108,8 @@ def _make_serving(directory: Path, names: list[str]) -> None:
     )
     (directory / "apiserver.key").unlink(missing_ok=True)
     write_private(directory / "apiserver.key", _key_pem(key))
-    (directory / "apiserver.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (directory / "apiserver.names").write_text("\n".join(names) + "\n")
+    replace_private(directory / "apiserver.crt", cert.public_bytes(serialization.Encoding.PEM))
+    replace_private(directory / "apiserver.names", ("\n".join(names) + "\n").encode())
 
 
 def ensure(hosts: list[str]) -> TlsFiles:

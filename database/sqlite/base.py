@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 from functools import lru_cache
 
 from django.db.backends.sqlite3 import base
@@ -73,6 +75,15 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self._forget_kept()
         self.deferred.clear()
         self.open_savepoints.clear()
+
+    def get_new_connection(self, conn_params):
+        # The database holds sessions and every cluster: nobody else on the machine may read it.
+        # Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+        name = str(conn_params["database"])
+        if not self.is_in_memory_db() and not name.startswith("file:"):
+            with contextlib.suppress(FileExistsError):
+                os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        return super().get_new_connection(conn_params)
 
     def create_cursor(self, name=None):
         cursor = self.connection.cursor(factory=CursorWrapper)

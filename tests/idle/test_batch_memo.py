@@ -32,7 +32,7 @@ def _revision_reads(queries) -> int:
     return sum(
         1
         for q in queries
-        if q["sql"].startswith('SELECT revision, compacted_revision FROM "cluster_cluster"')
+        if q["sql"].startswith('SELECT revision, compacted_revision, quota FROM "cluster_cluster"')
     )
 
 

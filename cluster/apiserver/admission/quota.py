@@ -8,7 +8,10 @@ pods=200, limited: pods=200`. Callers other than the teacher are also limited to
 per `window` seconds (cluster.auth.access answers 429 with Retry-After).
 
 Classroom defaults come from settings (KUBESIM_QUOTA for shared clusters, KUBESIM_SANDBOX_LIMITS
-for students' sandboxes); the teacher overrides them per cluster (`Cluster.quota`).
+for students' sandboxes); the teacher overrides them per cluster (`Cluster.quota`). Admission runs
+in the write path every writer shares (store.write), on the cluster row as locked for that write
+(store.lock reads the overrides under the lock): a change holds for the very next write of every
+client, the controllers of a control plane that has run for hours included.
 """
 
 from __future__ import annotations

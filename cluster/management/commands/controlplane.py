@@ -10,12 +10,13 @@ and take over within seconds when it dies. SIGTERM or Ctrl-C hands the leases ba
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 
 from django.core.management.base import BaseCommand
 
+from cluster.auth import state
 from database.throwaway_db import require_migrated
+from kubesim import shutdown
 from kubesim.gc_tuning import tune_for_long_running
 
 
@@ -27,6 +28,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, identity: str | None, **options):
         require_migrated()
+        state.require_private(self.stderr)
         from cluster.client import leader
 
         me = identity or leader.identity()
@@ -35,14 +37,26 @@ class Command(BaseCommand):
         )
         self.stdout.flush()
         asyncio.run(self._run(me))
-        self.stdout.write("Control plane stopped; leases released.")
 
     async def _run(self, me: str) -> None:
+        """Supervise until Ctrl-C or SIGTERM; then stop, within the stop's budget, and end the
+        process from here: asyncio.run's own end would wait for every task and database thread."""
         from cluster.controlplane import runtime
 
         task = asyncio.create_task(runtime.supervise(identity=me))
+        asked = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(signum, task.cancel)
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+            loop.add_signal_handler(signum, asked.set)
+        shutdown.on_signals(signal.SIGINT, signal.SIGTERM)
+        waiting = asyncio.create_task(asked.wait())
+        await asyncio.wait([task, waiting], return_when=asyncio.FIRST_COMPLETED)
+        waiting.cancel()
+        shutdown.begin()
+        if task.done():  # the supervisor ended by itself: it failed
+            self.stderr.write(f"Control plane failed: {task.exception()!r}")
+            shutdown.finish(1)
+        task.cancel()
+        done, _ = await asyncio.wait([task], timeout=shutdown.left(shutdown.COMPONENTS_SECONDS))
+        self.stdout.write("Control plane stopped; leases released." if done else "Control plane stopped.")
+        shutdown.finish(0)

@@ -14,16 +14,18 @@ for the demo is written there; the presenter link and the `export KUBECONFIG=…
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
 
 from daphne.server import Server
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from cluster.auth import state
 from cluster.management.commands.kubeconfig import write
 from cluster.models import Cluster
 from database.throwaway_db import require_migrated
-from kubesim import listening
+from kubesim import listening, shutdown
 from kubesim.gc_tuning import tune_for_long_running
 
 
@@ -47,6 +49,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, host: str, port: int, api_port: int | None, no_control_plane: bool, **options):
         require_migrated()
+        state.require_private(self.stderr)
         from kubesim.asgi import application
 
         if not Cluster.objects.exists():
@@ -68,10 +71,18 @@ class Command(BaseCommand):
             ready_callable=self._ready,
         )
         self.server.run()
+        # The reactor stopped (Ctrl-C, SIGTERM): the process ends within the stop's budget, even
+        # when a request thread is still busy (kubesim/shutdown.py).
+        shutdown.finish(0)
 
     def _ready(self) -> None:
-        """Daphne listens: slow request heads get their deadline; the control plane starts."""
+        """Daphne listens: slow request heads get their deadline; the control plane starts; a stop
+        starts its clock the moment it is asked for."""
+        from twisted.internet import reactor
+
         listening.guard(self.server.http_factory)
+        reactor.addSystemEventTrigger("before", "shutdown", shutdown.begin)
+        reactor.callWhenRunning(shutdown.on_signals, signal.SIGINT, signal.SIGTERM)
         if self.control_plane:
             self._start_control_plane()
 
@@ -112,7 +123,8 @@ class Command(BaseCommand):
     def _stop(self) -> asyncio.Future:
         """On Ctrl-C or SIGTERM: stop the components and hand the leases back before exiting."""
         self._supervisor.cancel()
-        return asyncio.ensure_future(asyncio.wait([self._supervisor], timeout=5))
+        timeout = shutdown.left(shutdown.COMPONENTS_SECONDS)
+        return asyncio.ensure_future(asyncio.wait([self._supervisor], timeout=timeout))
 
 
 def tls_endpoint(host: str, port: int) -> str:
