@@ -259,6 +259,25 @@ class DeploymentController:
         return scaled
 
     def _update_status(self, deployment: dict, plan: Plan, actor) -> None:
+        meta = deployment["metadata"]
+        if (meta.get("annotations") or {}).get(REVISION) != plan.revision:
+            # The Deployment carries its current revision, as upstream's syncRevision sets it:
+            # `kubectl rollout undo` replaces /metadata/annotations and `rollout status
+            # --revision` reads it.
+            patch = {"metadata": {"annotations": {REVISION: plan.revision}}}
+            try:
+                deployment = api.patch(
+                    self.cm.cluster,
+                    "Deployment",
+                    meta.get("namespace"),
+                    meta["name"],
+                    patch,
+                    MERGE_PATCH,
+                    actor,
+                )
+            except ApiError:
+                return
+            self.cm.assume(deployment)
         status = self.compute_status(deployment, plan)
         if status == deployment.get("status"):
             return

@@ -16,7 +16,7 @@ import pytest
 
 from tests.auth import teacher_headers
 from tests.browser.conftest import SCREENSHOTS, sign_in_as_teacher
-from tests.browser.helpers import TIMEOUT_MS, api_write
+from tests.browser.helpers import TIMEOUT_MS, api_write, console
 
 pytestmark = pytest.mark.browser
 
@@ -238,5 +238,28 @@ def test_the_explanation_names_only_what_failed_and_the_scores_that_decided(brow
             )
             assert "NodeAffinity" in plugins and "NodeResourcesFit" not in plugins
         assert "nothing was scored" in page.locator(".compact-note").text_content()
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_console_wraps_at_its_width_in_presenter_mode(browser, live_server_url, lesson, size, language):
+    """`get pods -o wide` in Presenter mode: every column is there, wrapped as a terminal wraps
+    it, and the output never scrolls sideways (its scrollWidth is its clientWidth)."""
+    context, page = open_page(browser, live_server_url, size, language, presenter=True)
+    try:
+        output = console(page, "get pods -o wide", expect=RUNNING)
+        assert "NOMINATED NODE" in output and "READINESS GATES" in output and "node1" in output
+        console(
+            page, "create deployment presenter-web --image=nginx:1.27 --dry-run=client", expect="(dry run)"
+        )
+        console(page, "run --image=nginx", expect="NAME is required")
+        out = page.locator("#console-out")
+        assert out.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+        assert out.evaluate("(el) => getComputedStyle(el).whiteSpace") == "pre-wrap"
+        assert_visible(page, ["#console-input"])
+        page.screenshot(path=str(SCREENSHOTS / f"presenter-console-{language}-{size[0]}x{size[1]}.png"))
+        assert page.errors == []
     finally:
         context.close()
