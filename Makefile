@@ -6,7 +6,7 @@ PORT ?= 8000
 # The API server over TLS (kubectl's kubeconfig points here), as kube-apiserver on :6443.
 API_PORT ?= 6443
 
-.PHONY: run run-scaled test lint format bench clean
+.PHONY: run run-scaled test test-fast lint format bench clean
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,10 +33,28 @@ run-scaled: $(VENV)/.installed
 	REDIS_URL="$${REDIS_URL:-redis://127.0.0.1:6379/0}" \
 	PY=$(PY) PORT=$(PORT) API_PORT=$(API_PORT) deploy/run-scaled.sh
 
+# The tests that need nothing but this process: not those that start a KubeSim server, Chromium,
+# the real kubectl or the scale-out services (the `server`, `browser`, `kubectl`, `scaleout` markers).
+FAST := not browser and not kubectl and not scaleout and not server
+# Two pytest-xdist workers for those (each its own test database); the rest one at a time, as their
+# timings assume the machine to themselves.
+WORKERS ?= 2
+
 # pytest exits 5 when it collects no tests; make turns any non-zero exit into a failure.
 test: $(VENV)/.installed-dev
 	@$(PY) manage.py collectstatic --noinput -v0
-	@$(PY) -m pytest; status=$$?; [ $$status -ne 5 ] || echo "pytest collected no tests" >&2; exit $$status
+	@start=$$(date +%s); \
+	$(PY) -m pytest -n $(WORKERS) -m "$(FAST)"; fast=$$?; \
+	$(PY) -m pytest -m "not ($(FAST))"; rest=$$?; \
+	echo "make test: $$(( $$(date +%s) - start )) s"; \
+	for status in $$fast $$rest; do [ $$status -ne 5 ] || echo "pytest collected no tests" >&2; done; \
+	[ $$fast -eq 0 ] && [ $$rest -eq 0 ]
+
+# The fast suite alone, for the edit-test loop; it prints how long it took.
+test-fast: $(VENV)/.installed-dev
+	@start=$$(date +%s); \
+	$(PY) -m pytest -n $(WORKERS) -m "$(FAST)"; status=$$?; \
+	echo "make test-fast: $$(( $$(date +%s) - start )) s"; exit $$status
 
 lint: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check .

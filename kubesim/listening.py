@@ -11,13 +11,13 @@
 
 from __future__ import annotations
 
-import os
 import socket
 
 from daphne.endpoints import build_endpoint_description_strings
+from django.conf import settings
 
-IDLE_SECONDS = float(os.environ.get("KUBESIM_REQUEST_IDLE_SECONDS", "20"))
-REQUEST_DEADLINE_SECONDS = float(os.environ.get("KUBESIM_REQUEST_DEADLINE_SECONDS", "30"))
+IDLE_SECONDS = settings.KUBESIM_REQUEST_IDLE_SECONDS
+REQUEST_DEADLINE_SECONDS = settings.KUBESIM_REQUEST_DEADLINE_SECONDS
 
 
 def endpoints(host: str, port: int) -> list[str]:

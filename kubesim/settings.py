@@ -3,6 +3,10 @@
 Embedded default: SQLite (WAL, busy timeout) and the in-memory channel layer.
 Scale-out: DATABASE_URL=postgres://… and REDIS_URL=redis://… switch to PostgreSQL
 and channels-redis; nothing else changes.
+
+Every environment variable KubeSim reads is read here, once, with its default, and listed in
+docs/configuration.md (tests/test_configuration.py compares the two); the code reads
+`settings.KUBESIM_*`.
 """
 
 from __future__ import annotations
@@ -17,9 +21,12 @@ from kubesim.env import database_from_url, envbool, envint, envlist, envnetworks
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 DEBUG = envbool("DEBUG", "false")
+# What one installation generates for itself at first run: the secret key, the CA and
+# certificates, the presenter token, the teacher's kubeconfig (cluster/auth/state.py).
+KUBESIM_STATE_DIR = Path(os.environ.get("KUBESIM_STATE_DIR") or BASE_DIR / ".kubesim")
 # SECRET_KEY from the environment, else the one generated at first run in the state directory
-# (KUBESIM_STATE_DIR, default .kubesim/, mode 0600). Never a fixed default.
-SECRET_KEY = os.environ.get("SECRET_KEY") or state.secret_key()
+# (mode 0600). Never a fixed default.
+SECRET_KEY = os.environ.get("SECRET_KEY") or state.secret_key(KUBESIM_STATE_DIR)
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
@@ -38,6 +45,8 @@ INSTALLED_APPS = [
     "labs",
     # manage.py's bench_* commands; nothing at runtime imports it.
     "bench",
+    # The project itself, for the processes' entry points: manage.py serve and controlplane.
+    "kubesim",
 ]
 
 MIDDLEWARE = [
@@ -82,6 +91,8 @@ SQLITE_OPTIONS = {
 }
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
+# The embedded default's database file.
+KUBESIM_SQLITE_PATH = os.environ.get("KUBESIM_SQLITE_PATH", str(BASE_DIR / "db.sqlite3"))
 if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 else:
@@ -90,7 +101,7 @@ else:
             # Django's SQLite backend whose writers queue in the process, requests first
             # (database/sqlite/writers.py).
             "ENGINE": "database.sqlite",
-            "NAME": os.environ.get("KUBESIM_SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
+            "NAME": KUBESIM_SQLITE_PATH,
             # Requests run on kept threads (kubesim/handler.py): their connections are kept too.
             "CONN_MAX_AGE": 600,
             "CONN_HEALTH_CHECKS": True,
@@ -120,6 +131,16 @@ else:
 KUBESIM_CLIENT_BACKLOG_BYTES = envint("KUBESIM_CLIENT_BACKLOG_BYTES", str(1 << 20))
 # kubectl exec: sessions one process serves at once (each runs its shell in a thread of its own).
 KUBESIM_EXEC_MAX_SESSIONS = envint("KUBESIM_EXEC_MAX_SESSIONS", "200")
+# Log entries each cluster keeps before compaction, etcd's history window (cluster/apiserver/store.py):
+# a watch from an older revision gets 410 Gone and relists.
+KUBESIM_EVENT_LOG_KEEP = envint("KUBESIM_EVENT_LOG_KEEP", "10000")
+# Services' ClusterIPs (cluster/kinds/core/serviceips.py): kubeadm's range; its first address is
+# the `kubernetes` Service's, the tenth cluster DNS's.
+KUBESIM_SERVICE_CIDR = os.environ.get("KUBESIM_SERVICE_CIDR", "10.96.0.0/12")
+# How `manage.py serve` listens (kubesim/listening.py): a client sending its request head or body
+# may pause this long between bytes, and must have sent its first whole request by the deadline.
+KUBESIM_REQUEST_IDLE_SECONDS = float(os.environ.get("KUBESIM_REQUEST_IDLE_SECONDS", "20"))
+KUBESIM_REQUEST_DEADLINE_SECONDS = float(os.environ.get("KUBESIM_REQUEST_DEADLINE_SECONDS", "30"))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -137,20 +158,23 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # `collectstatic` writes here (content-hashed names and gzip copies; kubesim/static.py serves them).
-STATIC_ROOT = Path(os.environ.get("KUBESIM_STATIC_ROOT") or BASE_DIR / "staticfiles")
+KUBESIM_STATIC_ROOT = Path(os.environ.get("KUBESIM_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STATIC_ROOT = KUBESIM_STATIC_ROOT
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "kubesim.static.StaticStorage"},
 }
 
 # Request bodies larger than this are refused with 413 (manifests are small; 3 MiB is generous).
-DATA_UPLOAD_MAX_MEMORY_SIZE = envint("KUBESIM_MAX_BODY_BYTES", str(3 * 1024 * 1024))
+KUBESIM_MAX_BODY_BYTES = envint("KUBESIM_MAX_BODY_BYTES", str(3 * 1024 * 1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = KUBESIM_MAX_BODY_BYTES
 
 KUBESIM_PACE_MS = envint("KUBESIM_PACE_MS", "600")
 
 # The API server over TLS, as kube-apiserver on :6443 (kubeconfigs point here; `serve --api-port`).
 KUBESIM_API_PORT = envint("API_PORT", "6443")
-# Classroom quota defaults (cluster/apiserver/admission/quota.py); the teacher overrides them per cluster.
+# Classroom quota defaults (cluster/apiserver/admission/quota.py): Python settings, not environment
+# variables; the teacher overrides them per cluster.
 KUBESIM_QUOTA: dict = {}
 KUBESIM_SANDBOX_LIMITS: dict = {}
 # Joining a class: students per session.
@@ -175,6 +199,10 @@ KUBESIM_TRUSTED_PROXIES = envnetworks("KUBESIM_TRUSTED_PROXIES", "")
 KUBESIM_SHARED_ADDRESSES = envnetworks("KUBESIM_SHARED_ADDRESSES", "")
 # Wrong presenter-link tokens per client address per minute (then 429; the right token always works).
 KUBESIM_PRESENTER_FAILURES_PER_MINUTE = envint("KUBESIM_PRESENTER_FAILURES_PER_MINUTE", "10")
+# The benchmarks (bench/): the token their hostile client sends (else the teacher's presenter
+# token) and the browser bench_page drives.
+KUBESIM_BENCH_TOKEN = os.environ.get("KUBESIM_BENCH_TOKEN", "")
+KUBESIM_CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
 # Password logins (/admin/login/, cluster/auth/logins.py): failures per client address and per user
 # name in a sliding window; past either, 429 with Retry-After until the window moves on.
 KUBESIM_LOGIN_FAILURES_PER_ADDRESS = envint("KUBESIM_LOGIN_FAILURES_PER_ADDRESS", "10")

@@ -35,10 +35,6 @@ class Solution:
     reveal_after: int  # failed attempts before the solution is offered to the student
     explanation: Text | None
 
-    @property
-    def is_empty(self) -> bool:
-        return not self.apply and not self.commands and not self.answer
-
 
 @dataclass(frozen=True, slots=True)
 class Step:
@@ -70,6 +66,3 @@ class Lab:
 
     def step(self, step_id: str) -> Step | None:
         return next((step for step in self.steps if step.id == step_id), None)
-
-    def index_of(self, step_id: str) -> int:
-        return next((i for i, step in enumerate(self.steps) if step.id == step_id), -1)

@@ -10,6 +10,7 @@ import weakref
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.db.backends.signals import connection_created
 
 from k8s import clock
@@ -18,6 +19,7 @@ from k8s import clock
 # start, so a test run never touches the checkout's `.kubesim/` that `make run` uses.
 _STATE = tempfile.mkdtemp(prefix="kubesim-test-state-")
 os.environ["KUBESIM_STATE_DIR"] = _STATE
+settings.KUBESIM_STATE_DIR = Path(_STATE)  # pytest-django read the settings before this file
 atexit.register(shutil.rmtree, _STATE, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -33,8 +35,8 @@ def fixtures_dir() -> Path:
 
 @pytest.fixture
 def teacher_headers() -> dict[str, str]:
-    """The teacher's credentials as request headers (see tests/auth.py)."""
-    from tests.auth import teacher_headers as headers
+    """The teacher's credentials as request headers (see tests/support/auth.py)."""
+    from tests.support.auth import teacher_headers as headers
 
     return headers()
 
@@ -42,7 +44,7 @@ def teacher_headers() -> dict[str, str]:
 @pytest.fixture
 def teacher_client(db):
     """Django's test client as the teacher (the presenter token as a bearer token)."""
-    from tests.auth import teacher_client as make
+    from tests.support.auth import teacher_client as make
 
     return make()
 
@@ -119,3 +121,28 @@ def fake_clock():
     previous = clock.use(fake)
     yield fake
     clock.use(previous)
+
+
+# Tests that need more than this process are marked by the fixture that starts what they need, so
+# none can forget its marker (`make test-fast` leaves them out; pyproject.toml lists the markers).
+_MARKED_BY_FIXTURE = {
+    "live_server_url": "browser",
+    "page": "browser",
+    "labs_server": "browser",
+    "course_server": "browser",
+    "kubesim": "kubectl",
+    "kubectl": "kubectl",
+    "anonymous_kubectl": "kubectl",
+    "embedded": "server",
+    "scaled": "scaleout",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        for fixture, marker in _MARKED_BY_FIXTURE.items():
+            if fixture in names:
+                item.add_marker(marker)
+        if "scaleout" in item.path.parts:
+            item.add_marker("scaleout")  # PostgreSQL and Redis, whatever the fixture

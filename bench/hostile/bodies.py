@@ -1,7 +1,8 @@
 """Valid objects of every kind, and the same objects with one field of the wrong JSON type.
 
-The fields come from the API server's own type table (`cluster.apiserver.typecheck`), so every
-field of every kind is covered, at every depth, without a hand-written list to fall behind.
+The kinds are the registry's (every served kind) and the fields the API server's own type table
+(`cluster.apiserver.typecheck`), so every field of every kind is covered, at every depth, without
+a hand-written list to fall behind. A new kind needs a valid body in `valid` (docs/adding-a-kind.md).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import copy
 import itertools
 from collections.abc import Iterator
 
+from cluster.apiserver import kinds
 from cluster.apiserver.typecheck import field_specs
 
 CONTAINER = {"name": "c", "image": "nginx:1.25"}
@@ -47,24 +49,30 @@ def valid(kind: str, name: str) -> dict:
             "spec": {"suspend": True, "template": {"spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}},
         },
         "PriorityClass": {"apiVersion": "scheduling.k8s.io/v1", "value": 5},
+        "ConfigMap": {"apiVersion": "v1", "data": {"key": "value"}},
+        "Secret": {"apiVersion": "v1", "type": "Opaque", "data": {"key": "dmFsdWU="}},
+        "Service": {
+            "apiVersion": "v1",
+            "spec": {"selector": {"app": "x"}, "ports": [{"port": 80, "targetPort": 8080}]},
+        },
+        "Endpoints": {
+            "apiVersion": "v1",
+            "subsets": [{"addresses": [{"ip": "10.244.1.5"}], "ports": [{"port": 8080}]}],
+        },
+        "EndpointSlice": {
+            "apiVersion": "discovery.k8s.io/v1",
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.244.1.5"]}],
+            "ports": [{"port": 8080}],
+        },
     }
+    if kind not in bodies:
+        raise KeyError(f"no valid {kind} in bench/hostile/bodies.py: add one (docs/adding-a-kind.md)")
     return copy.deepcopy({"kind": kind, "metadata": meta, **bodies[kind]})
 
 
-KINDS = (
-    "Pod",
-    "Node",
-    "ReplicationController",
-    "ReplicaSet",
-    "Deployment",
-    "Namespace",
-    "Event",
-    "Lease",
-    "PodDisruptionBudget",
-    "DaemonSet",
-    "Job",
-    "PriorityClass",
-)
+# Every served kind, from the registry (filled when Django is ready, before this module is imported).
+KINDS = tuple(kinds.KINDS)
 Path = tuple  # of str (fields) and int (list indexes)
 
 

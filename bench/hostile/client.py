@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+from django.conf import settings
+
+from cluster.auth.access import presenter_token
 
 JSON = "application/json"
 MERGE = "application/merge-patch+json"
@@ -40,12 +43,6 @@ class Answer:
         return isinstance(data, dict) and data.get("kind") == "Status"
 
 
-def _teacher() -> str:
-    from cluster.auth.access import presenter_token
-
-    return presenter_token()
-
-
 class Client:
     def __init__(
         self, url: str, cluster: str = "demo", token: str | None = None, timeout: float = 60
@@ -53,7 +50,7 @@ class Client:
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
         self.cluster = cluster
-        self.token = token if token is not None else os.environ.get("KUBESIM_BENCH_TOKEN") or _teacher()
+        self.token = token if token is not None else settings.KUBESIM_BENCH_TOKEN or presenter_token()
         self.timeout = timeout
 
     def headers(self, content_type: str | None) -> dict[str, str]:

@@ -175,7 +175,8 @@ def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
         args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
         return json_response(_write(request, api.scale, *args))
     obj, warnings = _body_for(request, target)
-    return _respond(_write(request, api.update, cluster, obj, actor, target.subresource or None), warnings)
+    result = _write(request, api.update, cluster, obj, actor, target.subresource or None, True)
+    return _respond(result, warnings)
 
 
 def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
@@ -226,7 +227,7 @@ def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespo
 
 def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     obj, warnings = _body_for(request, target)
-    return _respond(_write(request, api.create, cluster, obj, actor_for(request)), warnings, 201)
+    return _respond(_write(request, api.create, cluster, obj, actor_for(request), True), warnings, 201)
 
 
 def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:

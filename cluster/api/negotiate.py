@@ -11,10 +11,6 @@ def _accept(request: HttpRequest) -> str:
     return request.headers.get("Accept", "")
 
 
-def wants_table(request: HttpRequest) -> bool:
-    return "as=Table" in _accept(request)
-
-
 def list_table(request: HttpRequest, kind: str, items: list[dict], revision: int) -> dict | None:
     if "as=Table" not in _accept(request):
         return None

@@ -216,10 +216,6 @@ def workload_kinds() -> tuple[str, ...]:
     return tuple(info.kind for info in KINDS.values() if info.workload)
 
 
-def console_kinds() -> tuple[KindInfo, ...]:
-    return tuple(info for info in KINDS.values() if info.console)
-
-
 def lab_manifest_kinds() -> tuple[str, ...]:
     return tuple(info.kind for info in KINDS.values() if info.lab_manifest)
 

@@ -97,7 +97,7 @@ def _apply_one(cluster: Cluster, obj: object, actor: Actor, allow: Allow | None)
     if row is None:
         if allow is not None:
             allow("create", info.kind, namespace, "")
-        return "created", create(cluster, manifest, actor)
+        return "created", create(cluster, manifest, actor, typed=True)
     locked = store.lock(cluster)
     before = locked.revision
     result = store_update(locked, info, row, _three_way(row.body, manifest, info.kind), actor, None, "update")

@@ -13,7 +13,7 @@ from cluster.apiserver.reads import info_for
 from cluster.apiserver.validation import INT32_MAX
 from cluster.apiserver.writes import check_version, store_update
 from cluster.models import ApiObject, Cluster
-from k8s.selectors import format_label_selector, format_labels
+from k8s.labels import format_label_selector, format_labels
 
 SCALE = KindInfo(
     kind="Scale", plural="scale", singular="scale", group="autoscaling", version="v1", namespaced=True

@@ -26,7 +26,7 @@ ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
 
 def log_keep() -> int:
     """How many log entries each cluster keeps before compaction (etcd's history window)."""
-    return int(getattr(settings, "KUBESIM_EVENT_LOG_KEEP", 10_000))
+    return settings.KUBESIM_EVENT_LOG_KEEP
 
 
 def lock(cluster: Cluster) -> Cluster:
@@ -173,11 +173,6 @@ def watch_page(
         raise Gone(revision, compacted + 1)
     upto = events[-1].revision if len(events) == limit else max(current, revision)
     return events, upto
-
-
-def body_of(row: ApiObject) -> dict:
-    """A copy of the stored object that callers may change freely."""
-    return clone(row.body)
 
 
 def clone(value):

@@ -74,7 +74,7 @@ _presenter_paths: dict[str, Path] = {}
 
 
 def _presenter_path() -> Path:
-    configured = os.environ.get("KUBESIM_STATE_DIR") or ""
+    configured = str(settings.KUBESIM_STATE_DIR)
     path = _presenter_paths.get(configured)
     if path is None:
         path = _presenter_paths[configured] = state.state_dir() / state.PRESENTER_TOKEN_FILE

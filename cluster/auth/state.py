@@ -1,6 +1,6 @@
 """KubeSim's own state directory: the secret key, the CA and certificates, the presenter token.
 
-`KUBESIM_STATE_DIR` (default `.kubesim/` in the checkout) holds what one installation generates
+`settings.KUBESIM_STATE_DIR` (default `.kubesim/` in the checkout) holds what one installation generates
 for itself at first run, whatever the database is. The directory is 0700 and every file in it
 0600 from its creation; a secret is created with O_EXCL so that two processes starting together
 agree on one value. `make_private` checks all of it (and the SQLite database) at start.
@@ -14,7 +14,8 @@ import stat
 import tempfile
 from pathlib import Path
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+from django.conf import settings
+
 SECRET_KEY_FILE = "secret_key"
 PRESENTER_TOKEN_FILE = "presenter-token"
 
@@ -22,8 +23,9 @@ PRESENTER_TOKEN_FILE = "presenter-token"
 PRIVATE_DIR, PRIVATE_FILE = 0o700, 0o600
 
 
-def state_dir() -> Path:
-    path = Path(os.environ.get("KUBESIM_STATE_DIR") or BASE_DIR / ".kubesim").expanduser().resolve()
+def state_dir(configured: Path | None = None) -> Path:
+    """The state directory, made if missing; `configured` only while the settings are being read."""
+    path = Path(configured or settings.KUBESIM_STATE_DIR).expanduser().resolve()
     path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
     return path
 
@@ -84,8 +86,6 @@ def make_private(extra_files: list[Path] = ()) -> list[str]:
 
 def database_files() -> list[Path]:
     """The embedded database's files (the database, its -wal and -shm); none for PostgreSQL."""
-    from django.conf import settings
-
     database = settings.DATABASES["default"]
     if "sqlite" not in database["ENGINE"]:
         return []
@@ -107,16 +107,17 @@ def require_private(stderr) -> None:
         stderr.write(f"Made private: {line}")
 
 
-def generated_secret(name: str, nbytes: int = 32) -> str:
+def generated_secret(name: str, nbytes: int = 32, directory: Path | None = None) -> str:
     """The secret kept in state_dir()/name, generated (url-safe text) the first time it is asked for."""
-    path = state_dir() / name
+    path = state_dir(directory) / name
     if not path.exists():
         write_private(path, secrets.token_urlsafe(nbytes).encode())
     return path.read_text().strip()
 
 
-def secret_key() -> str:
-    return generated_secret(SECRET_KEY_FILE, 50)
+def secret_key(directory: Path) -> str:
+    """Django's SECRET_KEY, for the settings module (which passes the directory it configures)."""
+    return generated_secret(SECRET_KEY_FILE, 50, directory)
 
 
 def presenter_token() -> str:

@@ -35,7 +35,7 @@ QUEUE_LIMIT = 2000  # QueueClient: messages
 
 def backlog_limit() -> int:
     """TransportClient: bytes a client may have waiting in its transport before it lags."""
-    return int(getattr(settings, "KUBESIM_CLIENT_BACKLOG_BYTES", 1 << 20))
+    return settings.KUBESIM_CLIENT_BACKLOG_BYTES
 
 
 @dataclass(slots=True)

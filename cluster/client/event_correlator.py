@@ -11,9 +11,10 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+
+from k8s import clock
 
 LRU_ENTRIES = 4096
 SPAM_BURST = 25
@@ -64,7 +65,7 @@ def _object_key(cluster: str, event: dict) -> tuple:
 
 def spam_filtered(cluster: str, event: dict, now: float | None = None) -> bool:
     """EventSourceObjectSpamFilter: True when this Event must be dropped."""
-    now = time.monotonic() if now is None else now
+    now = clock.monotonic() if now is None else now
     key = _object_key(cluster, event)
     with _lock:
         bucket = _buckets.get(key) or _Bucket(float(SPAM_BURST), now)
@@ -80,7 +81,7 @@ def spam_filtered(cluster: str, event: dict, now: float | None = None) -> bool:
 def aggregate(cluster: str, event: dict, now: float | None = None) -> tuple | None:
     """EventAggregatorByReasonFunc: rewrites `event` into the combined Event once similar ones
     pile up, and returns the key the combined Event is counted under (None: a plain Event)."""
-    now = time.monotonic() if now is None else now
+    now = clock.monotonic() if now is None else now
     key = (
         *_object_key(cluster, event),
         event.get("type", ""),

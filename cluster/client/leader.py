@@ -22,10 +22,8 @@ import contextlib
 import logging
 import os
 import socket
-import time
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
@@ -33,6 +31,7 @@ from cluster.apiserver.errors import ApiError
 from cluster.client import event_recorder
 from cluster.client.informer import db
 from cluster.models import ApiObject, Cluster
+from k8s import clock
 
 logger = logging.getLogger(__name__)
 
@@ -56,12 +55,12 @@ def election_needed() -> bool:
     from django.conf import settings
     from django.db import connection
 
-    forced = str(getattr(settings, "KUBESIM_LEADER_ELECTION", "auto")).lower()
+    forced = str(settings.KUBESIM_LEADER_ELECTION).lower()
     if forced in ("1", "true", "yes", "on"):
         return True
     if forced in ("0", "false", "no", "off"):
         return False
-    return bool(getattr(settings, "REDIS_URL", "")) or connection.vendor != "sqlite"
+    return bool(settings.REDIS_URL) or connection.vendor != "sqlite"
 
 
 def claim(cluster_name: str, me: str) -> None:
@@ -93,7 +92,7 @@ def claim(cluster_name: str, me: str) -> None:
 
 def micro_time() -> str:
     """metav1.MicroTime: RFC 3339 with microseconds."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return clock.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def current(cluster: Cluster) -> dict | None:
@@ -135,7 +134,7 @@ class Elector:
 
     @property
     def leading(self) -> bool:
-        return self.renewed_at is not None and time.monotonic() - self.renewed_at < RENEW_DEADLINE
+        return self.renewed_at is not None and clock.monotonic() - self.renewed_at < RENEW_DEADLINE
 
     def try_acquire_or_renew(self) -> bool:
         """One attempt (client-go's tryAcquireOrRenew); True when we hold the lease now."""
@@ -150,7 +149,7 @@ class Elector:
         spec = lease.get("spec") or {}
         holder = spec.get("holderIdentity") or ""
         seen = (holder, spec.get("renewTime"), spec.get("leaseTransitions"))
-        now = time.monotonic()
+        now = clock.monotonic()
         if seen != self.observed:
             self.observed, self.observed_at = seen, now
         duration = spec.get("leaseDurationSeconds") or LEASE_DURATION_SECONDS
@@ -202,7 +201,7 @@ class Elector:
         return True
 
     def _renewed(self, seen: tuple) -> None:
-        self.renewed_at = self.observed_at = time.monotonic()
+        self.renewed_at = self.observed_at = clock.monotonic()
         self.observed = seen
 
     def _became_leader(self, lease: dict) -> None:

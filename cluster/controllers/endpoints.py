@@ -141,11 +141,6 @@ def _slice_ports(ports: tuple) -> list[dict]:
     return [{"name": name, "port": port, "protocol": protocol} for name, port, protocol in ports]
 
 
-def ready_count(subsets: list[dict]) -> tuple[int, int]:
-    ready = sum(len(s.get("addresses") or []) for s in subsets)
-    return ready, sum(len(s.get("notReadyAddresses") or []) for s in subsets)
-
-
 class _Informers:
     """The controller's informers as the control plane handles one (`stale`, `close`)."""
 
@@ -358,11 +353,3 @@ class EndpointsController:
             self.services.store["EndpointSlice"][key] = stored
         for extra in mine[len(desired_slices(service, pods)) :]:
             self._delete("EndpointSlice", namespace, extra["metadata"]["name"], actor)
-
-
-def _same_slice(current: dict, endpoints: list[dict], ports: list[dict], labels: dict) -> bool:
-    return (
-        (current.get("endpoints") or []) == endpoints
-        and (current.get("ports") or []) == ports
-        and (current["metadata"].get("labels") or {}) == labels
-    )

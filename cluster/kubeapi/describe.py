@@ -12,11 +12,12 @@ and aligned by a copy of Go's tabwriter, so columns line up the same way.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.kubeapi.describe_parts import RFC1123Z, annotations_multiline, events_section, labels_multiline
 from cluster.kubeapi.humanize import parse_time
 from cluster.kubeapi.tabwriter import tabwrite
+from k8s import clock
 
 
 def rfc_time(value: str | None) -> str:
@@ -156,7 +157,7 @@ def generic(kind: str):
 
     def describe_hook(read, namespace: str, name: str) -> str:
         obj = read.get(kind, namespace, name)
-        return with_events(describe_generic(obj), events_of(read, obj), datetime.now(UTC))
+        return with_events(describe_generic(obj), events_of(read, obj), clock.now())
 
     describe_hook.__name__ = f"describe_{kind.lower()}"
     return describe_hook

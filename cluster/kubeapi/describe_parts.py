@@ -9,9 +9,8 @@ from datetime import datetime
 from fractions import Fraction
 
 from cluster.kubeapi.humanize import parse_time, since
-from k8s.quantities import Total, format_quantity, is_binary
-from k8s.quantity import parse_quantity
-from k8s.selectors import format_label_selector
+from k8s.labels import format_label_selector
+from k8s.quantity import Total, format_quantity, is_binary, parse_quantity
 
 RFC1123Z = "%a, %d %b %Y %H:%M:%S %z"
 _MAX_ANNOTATION = 140

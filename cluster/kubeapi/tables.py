@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.kinds import kind_info
 from cluster.kubeapi.humanize import since
+from k8s import clock
 
 NAME_COLUMN = ("Name", "string", "name", 0)
 AGE_COLUMN = ("Age", "string", "", 0)
@@ -74,7 +75,7 @@ def to_table(
 
     include_object is the `includeObject` query parameter: None, Metadata (default) or Object.
     """
-    now = now or datetime.now(UTC)
+    now = now or clock.now()
     spec = table_spec(kind)
     keep = [i for i, c in enumerate(spec.columns) if wide or c[3] == 0]
     rows = []

@@ -6,15 +6,28 @@ to a private DescriptorPool in dependency order; the `protobuf` package then par
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from dataclasses import dataclass
 from types import ModuleType
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-from cluster.protobuf import groups
+from cluster.protobuf.groups import (
+    apps_v1,
+    authentication_v1,
+    authorization_v1,
+    autoscaling_v1,
+    batch_v1,
+    coordination_v1,
+    core_v1,
+    discovery_v1,
+    intstr,
+    meta_v1,
+    policy_v1,
+    resource,
+    runtime,
+    scheduling_v1,
+)
 
 _SCALAR_TYPES = {
     "string": descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
@@ -51,10 +64,24 @@ class Field:
     map_value: str = ""  # for map<string, V>: V (scalar or full message name)
 
 
-def _modules() -> list[ModuleType]:
-    return [
-        importlib.import_module(f"{groups.__name__}.{m.name}") for m in pkgutil.iter_modules(groups.__path__)
-    ]
+# Every proto package's table (cluster/protobuf/generate.py writes them): a new package is added
+# here too (docs/protobuf.md).
+GROUPS: tuple[ModuleType, ...] = (
+    apps_v1,
+    authentication_v1,
+    authorization_v1,
+    autoscaling_v1,
+    batch_v1,
+    coordination_v1,
+    core_v1,
+    discovery_v1,
+    intstr,
+    meta_v1,
+    policy_v1,
+    resource,
+    runtime,
+    scheduling_v1,
+)
 
 
 def _full(package: str, typ: str) -> str:
@@ -125,7 +152,7 @@ def _set_type(field, typ: str, package: str, deps: set[str]) -> None:
 
 
 def _build() -> tuple[descriptor_pool.DescriptorPool, dict, dict]:
-    modules = _modules()
+    modules = GROUPS
     fields = {
         f"{m.PACKAGE}.{name}": _fields(m.PACKAGE, table)
         for m in modules

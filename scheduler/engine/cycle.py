@@ -320,8 +320,3 @@ def _failure_message(decision: Decision, num_nodes: int) -> str:
         # A nomination is a successful PostFilter: it adds nothing to the message.
         postfilter_message=preemption.message if preemption is not None else "",
     )
-
-
-def schedule_default(pod: dict, nodes: list[dict], pods: list[dict]) -> Decision:
-    """Convenience for one-off questions: build a snapshot and schedule with the default profile."""
-    return schedule(pod, Snapshot.from_objects(nodes, pods))

@@ -53,12 +53,6 @@ class Profile:
                 profile.scorers.append((plugin, weight or 1))
         return profile
 
-    def filter_names(self) -> list[str]:
-        return [plugin.name for plugin in self.filters]
-
-    def score_weights(self) -> dict[str, int]:
-        return {plugin.name: weight for plugin, weight in self.scorers}
-
 
 def default_profile(args: dict[str, dict] | None = None) -> Profile:
     return Profile.build(DEFAULT_PLUGINS, args)

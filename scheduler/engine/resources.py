@@ -86,21 +86,10 @@ class Resource:
         for name, amount in other.scalars.items():
             self.scalars[name] = self.scalars.get(name, 0) + sign * amount
 
-    def maximize(self, other: Resource) -> None:
-        self.milli_cpu = max(self.milli_cpu, other.milli_cpu)
-        self.memory = max(self.memory, other.memory)
-        self.ephemeral_storage = max(self.ephemeral_storage, other.ephemeral_storage)
-        self.allowed_pod_number = max(self.allowed_pod_number, other.allowed_pod_number)
-        for name, amount in other.scalars.items():
-            self.scalars[name] = max(self.scalars.get(name, 0), amount)
-
     def copy(self) -> Resource:
         return Resource(
             self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pod_number, dict(self.scalars)
         )
-
-    def is_zero(self) -> bool:
-        return not (self.milli_cpu or self.memory or self.ephemeral_storage or any(self.scalars.values()))
 
 
 # A container's requests as exact quantities: resourcehelper.PodRequests adds and maxes Quantity

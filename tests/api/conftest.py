@@ -33,5 +33,5 @@ def post_pod(client, name: str = "web", headers: dict | None = None, **kwargs):
 
 @pytest.fixture
 def client(teacher_client):
-    """These tests write as the teacher (tests/auth.py); anonymous callers use Client() themselves."""
+    """These tests write as the teacher (tests/support/auth.py); anonymous callers use Client() themselves."""
     return teacher_client

@@ -22,8 +22,8 @@ from cluster.controlplane import runtime
 from cluster.controlplane.demo import create_demo
 from cluster.models import Cluster
 from kubesim.asgi import application
-from tests.auth import teacher_ws_headers
 from tests.conftest import REPO
+from tests.support.auth import teacher_ws_headers
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PODS = "/clusters/{}/api/v1/namespaces/default/pods"
@@ -355,12 +355,12 @@ def test_the_state_directory_holds_a_generated_secret_key_of_mode_0600(tmp_path)
     assert fixed.stdout.strip() == "x" * 60
 
 
-def test_rotating_the_presenter_token_ends_the_old_token_and_its_sessions(demo, tmp_path, monkeypatch):
+def test_rotating_the_presenter_token_ends_the_old_token_and_its_sessions(demo, tmp_path, settings):
     from django.core.management import call_command
 
     from cluster.auth.access import presenter_token
 
-    monkeypatch.setenv("KUBESIM_STATE_DIR", str(tmp_path))
+    settings.KUBESIM_STATE_DIR = tmp_path
     old = presenter_token()
     teacher = Client(enforce_csrf_checks=True)
     teacher.get(f"/presenter/?token={old}")

@@ -8,8 +8,8 @@ import pytest
 from asgiref.testing import ApplicationCommunicator
 
 from kubesim.asgi import django_asgi_app
-from tests.auth import teacher_headers
-from tests.flow.support import demo  # noqa: F401
+from tests.support.auth import teacher_headers
+from tests.support.demo import demo  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PODS = "/clusters/demo/api/v1/namespaces/default/pods"

@@ -7,7 +7,11 @@ import math
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.server  # the benchmark starts its own server
 
 
 def test_the_benchmark_reports_where_the_time_goes_and_no_client_misses_a_step():

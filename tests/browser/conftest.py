@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = settings.KUBESIM_CHROMIUM
 SCREENSHOTS = REPO / "artifacts" / "screenshots"
 PORTS = range(8400, 8500)
 CHROMIUM_ARGS = [
@@ -153,8 +154,9 @@ class PageProblems:
 
 
 def sign_in_as_teacher(tab, base_url: str) -> None:
-    """Open the presenter link (the teacher's credentials, tests/auth.py): the session is the teacher's."""
-    from tests.auth import teacher_token
+    """Open the presenter link (the teacher's credentials, tests/support/auth.py): the session is
+    the teacher's."""
+    from tests.support.auth import teacher_token
 
     tab.goto(f"{base_url}/presenter/?token={teacher_token()}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.auth import teacher_headers
+from tests.support.auth import teacher_headers
 
 TIMEOUT_MS = 20_000
 

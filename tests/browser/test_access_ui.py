@@ -7,9 +7,9 @@ import urllib.request
 
 import pytest
 
-from tests.auth import teacher_headers
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import TIMEOUT_MS, open_dashboard
+from tests.support.auth import teacher_headers
 
 pytestmark = pytest.mark.browser
 SIZES = [(1280, 720), (1600, 1000), (1920, 1080)]

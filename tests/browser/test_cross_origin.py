@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from tests.auth import teacher_headers
 from tests.browser.conftest import free_port
+from tests.support.auth import teacher_headers
 
 pytestmark = pytest.mark.browser
 EVIL_POD = {

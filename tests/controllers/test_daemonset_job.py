@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
-from cluster.controlplane import runtime
 from cluster.models import FlowTrace
 from k8s import clock
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL, drive
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def owned(cluster, owner: dict) -> list[dict]:

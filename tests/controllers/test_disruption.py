@@ -5,22 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
-from cluster.controlplane import runtime
 from cluster.models import FlowTrace
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, drive, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PDBS = "/clusters/demo/apis/policy/v1/namespaces/default/poddisruptionbudgets"
 PODS = "/clusters/demo/api/v1/namespaces/default/pods"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 MESSAGE = "Cannot evict pod as it would violate the pod's disruption budget."
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def budget(name: str, **spec) -> dict:

@@ -8,7 +8,7 @@ from bench.hostile.bodies import valid
 from cluster.apiserver import service as api
 from cluster.controllers.garbage_collector import GarbageCollector
 from cluster.models import FlowTrace
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

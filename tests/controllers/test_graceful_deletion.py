@@ -10,21 +10,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from asgiref.sync import async_to_sync
 from django.test import Client
 
 from cluster.apiserver import service as api
-from cluster.controlplane import runtime
 from cluster.models import Cluster, FlowStep, FlowTrace
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, drive, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
 PODS = "/clusters/demo/api/v1/namespaces/default/pods"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def pod(name: str, image: str = "nginx:1.27", node: str = "node1", **spec) -> dict:

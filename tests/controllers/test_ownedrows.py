@@ -11,7 +11,7 @@ from django.db.models import Subquery
 from cluster.apiserver import service as api
 from cluster.controllers import ownedrows
 from cluster.models import ApiObject, Cluster
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from asgiref.sync import async_to_sync
 from cluster.apiserver import service as api
 from cluster.controlplane import runtime
 from tests.controllers.test_workloads import deployment, pods
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,18 +1,12 @@
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
-from cluster.controlplane import runtime
 from cluster.models import FlowTrace
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, drive, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def settle(fake_clock, seconds: float = 1) -> None:

@@ -9,7 +9,7 @@ from django.test import Client
 
 from cluster.apiserver import service as api
 from cluster.controlplane.demo import create_demo
-from tests.auth import teacher_client
+from tests.support.auth import teacher_client
 
 RC = """\
 apiVersion: v1
@@ -226,7 +226,7 @@ def test_get_all_and_describe_rc_print_as_kubectl_does(demo):
 
 def test_describe_pod_shows_only_the_events_of_this_pod_not_an_earlier_one_with_its_name(demo):
     from cluster.client import event_recorder
-    from tests.flow.support import KUBECTL, example
+    from tests.support.demo import KUBECTL, example
 
     old = api.create(demo, example("pod-nodeselector.yaml"), KUBECTL)
     event_recorder.record(demo, old, "Pulled", "from the pod before", KUBECTL, component="kubelet")

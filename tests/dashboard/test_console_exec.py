@@ -12,8 +12,8 @@ from django.test import Client
 from cluster.apiserver import service as api
 from cluster.controlplane import runtime
 from cluster.controlplane.demo import create_demo
-from tests.auth import teacher_client
-from tests.flow.support import KUBECTL
+from tests.support.auth import teacher_client
+from tests.support.demo import KUBECTL
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

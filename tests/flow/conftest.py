@@ -2,10 +2,10 @@
 
 import pytest
 
-from tests.flow.support import demo  # noqa: F401
+from tests.support.demo import demo  # noqa: F401
 
 
 @pytest.fixture
 def client(teacher_client):
-    """These tests write as the teacher (tests/auth.py); anonymous callers use Client() themselves."""
+    """These tests write as the teacher (tests/support/auth.py); anonymous callers use Client() themselves."""
     return teacher_client

@@ -1,16 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
-from cluster.controlplane import runtime
 from cluster.models import FlowTrace
-from tests.flow.support import KUBECTL, example
-
-
-def drive(name: str = "demo") -> None:
-    async_to_sync(runtime.run_until_idle)(name)
+from tests.support.demo import KUBECTL, drive, example
 
 
 @pytest.mark.django_db(transaction=True)

@@ -2,30 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
-from cluster.controlplane import runtime
 from cluster.models import FlowStep, FlowTrace
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, drive, drive_until, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
-
-
-def drive_until(done, seconds: float = 15.0) -> None:
-    """Drive through the scheduler's backoff (1 s, doubling) until `done()` holds."""
-    deadline = time.monotonic() + seconds
-    drive()
-    while not done() and time.monotonic() < deadline:
-        time.sleep(0.3)
-        drive()
 
 
 def trace_of(cluster, kind: str, name: str) -> FlowTrace:

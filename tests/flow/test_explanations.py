@@ -13,7 +13,7 @@ from labs import probes
 from scheduler import explanations
 from scheduler.models import SchedulingAttempt
 from scheduler.service import attempts
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL
 
 POD = {
     "apiVersion": "v1",

@@ -1,21 +1,15 @@
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 from django.test import Client
 
 from cluster.apiserver import service as api
-from cluster.controlplane import runtime
 from cluster.flow import gate
 from cluster.flow.snapshot import HEAD_STEPS, TAIL_STEPS
 from cluster.models import Cluster, FlowTrace
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, drive, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def test_the_snapshot_lists_nodes_pods_workloads_and_traces(demo, client):

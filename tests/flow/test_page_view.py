@@ -13,7 +13,7 @@ from cluster.apiserver import service as api
 from cluster.broadcast import podview
 from cluster.controlplane import runtime
 from cluster.models import Cluster
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, example
 from tests.ws.test_cluster_socket import connect
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
 from cluster.controlplane import runtime
 from scheduler.models import SchedulingAttempt
-from tests.flow.support import KUBECTL
-
-
-def drive(name: str = "demo") -> None:
-    async_to_sync(runtime.run_until_idle)(name)
-
+from tests.support.demo import KUBECTL, drive
 
 CLASSES = (10, 1000)  # PriorityClasses p10 and p1000; priority 0 is the default without a class
 

@@ -13,7 +13,7 @@ from asgiref.sync import async_to_sync
 from cluster.broadcast import nudge
 from cluster.controlplane import activity
 from cluster.models import ApiObject
-from tests.flow.support import demo  # noqa: F401
+from tests.support.demo import demo  # noqa: F401
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,7 +18,7 @@ from cluster.apiserver import service as api
 from cluster.controlplane.demo import create_demo
 from labs.loader import load_lab
 from labs.sandbox import clear
-from tests.auth import teacher_client
+from tests.support.auth import teacher_client
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "adding-a-kind.md"

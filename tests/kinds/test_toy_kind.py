@@ -18,7 +18,7 @@ from cluster.controlplane.demo import create_demo
 from cluster.kubeapi.tables import TableSpec
 from labs.loader import load_lab
 from labs.sandbox import clear
-from tests.auth import teacher_client
+from tests.support.auth import teacher_client
 
 BASE = "/clusters/demo/apis/toys.kubesim.dev/v1"
 

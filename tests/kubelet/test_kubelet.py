@@ -9,13 +9,9 @@ from cluster.controlplane import runtime
 from cluster.flow import gate
 from cluster.kubelet.logs import read_log
 from cluster.models import FlowTrace
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, drive, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def test_kubelets_register_their_nodes(demo):

@@ -7,7 +7,11 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.server  # the benchmark starts its own server
 
 
 def test_a_small_class_reports_its_writes_checks_cpu_and_idle_cost():

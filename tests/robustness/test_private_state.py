@@ -41,6 +41,7 @@ def run(env: dict, *args: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.server
 def test_make_run_creates_every_state_file_and_the_database_private(tmp_path):
     env = base_env(
         KUBESIM_SQLITE_PATH=str(tmp_path / "db" / "db.sqlite3"), KUBESIM_STATE_DIR=str(tmp_path / "state")
@@ -85,8 +86,8 @@ def test_make_run_creates_every_state_file_and_the_database_private(tmp_path):
     assert set(databases.values()) == {0o600}
 
 
-def test_a_state_directory_others_could_read_is_narrowed_at_start(tmp_path, monkeypatch):
-    monkeypatch.setenv("KUBESIM_STATE_DIR", str(tmp_path / "state"))
+def test_a_state_directory_others_could_read_is_narrowed_at_start(tmp_path, settings):
+    settings.KUBESIM_STATE_DIR = tmp_path / "state"
     root = state.state_dir()
     (root / "pki").mkdir(mode=0o755)
     for name in ("secret_key", "pki/ca.key"):

@@ -13,9 +13,9 @@ import urllib.request
 
 import pytest
 
-from tests.auth import teacher_headers
 from tests.scaleout import support, workloads
 from tests.scaleout.support import free_port, wait_for
+from tests.support.auth import teacher_headers
 
 STOP_SECONDS = 5.0
 

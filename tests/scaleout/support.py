@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.auth import teacher_headers
+from tests.support.auth import teacher_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 PG_ADMIN_URL = os.environ.get("KUBESIM_TEST_PG", "postgres://postgres@127.0.0.1:5432/postgres")

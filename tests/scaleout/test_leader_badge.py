@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
-from pathlib import Path
 
 import pytest
+from django.conf import settings
 
 from tests.scaleout import workloads
 from tests.scaleout.support import free_port, wait_for
 
-CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = settings.KUBESIM_CHROMIUM
 
 
 @pytest.mark.browser

@@ -1,3 +1,3 @@
 """Services, endpoints, ConfigMaps and Secrets share the demo cluster fixture."""
 
-from tests.flow.support import demo  # noqa: F401
+from tests.support.demo import demo  # noqa: F401

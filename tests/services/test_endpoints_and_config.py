@@ -5,19 +5,14 @@ is missing; exec's curl reaches a Service through its endpoints."""
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
 from cluster.controlplane import runtime
 from cluster.shell.pods import context_for
-from tests.flow.support import KUBECTL
 from tests.shell.support import run
+from tests.support.demo import KUBECTL, drive
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def drive() -> None:
-    async_to_sync(runtime.run_until_idle)("demo")
 
 
 def back_off_elapsed() -> None:

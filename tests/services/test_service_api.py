@@ -10,7 +10,7 @@ import pytest
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
-from tests.flow.support import KUBECTL
+from tests.support.demo import KUBECTL
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from channels.db import database_sync_to_async
 from cluster.apiserver import service as api
 from cluster.broadcast.sinks import Batch, Message
 from cluster.controlplane import runtime
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, example
 from tests.ws.test_cluster_socket import connect, drain
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -12,8 +12,8 @@ from cluster.apiserver import service as api
 from cluster.controlplane import runtime
 from cluster.flow import snapshot
 from kubesim.asgi import application
-from tests.auth import teacher_ws_headers
-from tests.flow.support import KUBECTL, example
+from tests.support.auth import teacher_ws_headers
+from tests.support.demo import KUBECTL, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ORIGIN = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000")]
@@ -226,7 +226,7 @@ async def test_a_big_snapshot_comes_gzipped_in_a_binary_frame_and_over_http_too(
     (a 100-node cluster's would not fit Daphne's 1 MiB frame as JSON), and over HTTP with
     Content-Encoding: gzip for a client that accepts it."""
     from cluster.controlplane.demo import create_many
-    from tests.auth import teacher_client
+    from tests.support.auth import teacher_client
     from tests.ws.messages import check
 
     big = await database_sync_to_async(create_many)("big", 80)

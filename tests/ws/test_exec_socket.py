@@ -13,8 +13,8 @@ from channels.testing import WebsocketCommunicator
 from cluster.apiserver import service as api
 from cluster.controlplane import runtime
 from kubesim.asgi import application
-from tests.auth import teacher_client, teacher_ws_headers
-from tests.flow.support import KUBECTL
+from tests.support.auth import teacher_client, teacher_ws_headers
+from tests.support.demo import KUBECTL
 
 pytestmark = pytest.mark.django_db(transaction=True)
 V5, V4 = "v5.channel.k8s.io", "v4.channel.k8s.io"

@@ -13,7 +13,7 @@ from cluster.apiserver import service as api
 from cluster.broadcast import pageview
 from cluster.broadcast.sinks import Batch, Message
 from cluster.controlplane import runtime
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, example
 from tests.ws.test_batched_socket import _flattened
 from tests.ws.test_cluster_socket import connect, drain
 

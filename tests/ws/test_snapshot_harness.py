@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 from cluster.apiserver import service as api
 from cluster.controlplane import runtime
 from cluster.flow import snapshot
-from tests.flow.support import KUBECTL, example
+from tests.support.demo import KUBECTL, example
 from tests.ws.messages import REQUESTS, STEP, check, problems
 from tests.ws.test_cluster_socket import apply, comparable, connect, create, drain, steps_of
 

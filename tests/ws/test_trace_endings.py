@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async
 
 from cluster.controlplane import runtime
 from cluster.models import FlowTrace
-from tests.flow.support import example
+from tests.support.demo import example
 from tests.ws.test_cluster_socket import connect, create, drain
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,15 +20,15 @@ import statistics
 import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench.server import ThrowawayServer, cpu_seconds, nginx_rc
 from bench.stats import percentile
 from cluster.auth.access import presenter_token
 
-CHROMIUM = Path(os.environ.get("KUBESIM_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM = settings.KUBESIM_CHROMIUM
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 CLUSTER = "bench"
 FRAME_MS = 1000 / 60

@@ -57,9 +57,9 @@ def is_sandbox(cluster) -> bool:
 def policy(cluster) -> Policy:
     """The classroom default for this kind of cluster, with the teacher's overrides."""
     if is_sandbox(cluster):
-        base = replace(SANDBOX, **getattr(settings, "KUBESIM_SANDBOX_LIMITS", {}))
+        base = replace(SANDBOX, **settings.KUBESIM_SANDBOX_LIMITS)
     else:
-        base = replace(Policy(), **getattr(settings, "KUBESIM_QUOTA", {}))
+        base = replace(Policy(), **settings.KUBESIM_QUOTA)
     overrides = {k: v for k, v in (cluster.quota or {}).items() if k in NUMBERS}
     return replace(base, **overrides)
 

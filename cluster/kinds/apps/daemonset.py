@@ -3,7 +3,7 @@ SetDefaults_DaemonSet, ValidateDaemonSet, the printer's columns and `kubectl des
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
@@ -20,7 +20,8 @@ from cluster.kubeapi.tables import (
     age,
     containers_images,
 )
-from k8s.selectors import format_label_selector, format_labels
+from k8s import clock
+from k8s.labels import format_label_selector, format_labels
 
 
 def defaults(obj: dict) -> None:
@@ -112,7 +113,7 @@ def describe_daemon_set(ds: dict, pods: list[dict]) -> list[str]:
 def describe(read, namespace: str, name: str) -> str:
     ds = read.get("DaemonSet", namespace, name)
     lines = describe_daemon_set(ds, owned(read, "Pod", ds))
-    return with_events(lines, events_of(read, ds), datetime.now(UTC))
+    return with_events(lines, events_of(read, ds), clock.now())
 
 
 KIND = KindInfo(

@@ -4,7 +4,7 @@ and `kubectl describe deployment`."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, scale_subresource, status_subresource
@@ -21,7 +21,8 @@ from cluster.kubeapi.tables import (
     age,
     containers_images,
 )
-from k8s.selectors import format_label_selector
+from k8s import clock
+from k8s.labels import format_label_selector
 
 REVISION_ANNOTATION = "deployment.kubernetes.io/revision"
 
@@ -136,7 +137,7 @@ def describe(read, namespace: str, name: str) -> str:
     new = next((rs for rs in sets if revision and _revision(rs) == revision), None)
     old = [rs for rs in sets if rs is not new and (rs.get("spec") or {}).get("replicas")]
     lines = describe_deployment(deployment, old, new)
-    return with_events(lines, events_of(read, deployment), datetime.now(UTC))
+    return with_events(lines, events_of(read, deployment), clock.now())
 
 
 KIND = KindInfo(

@@ -3,7 +3,7 @@ SetDefaults_ReplicaSet, ValidateReplicaSet, the printer's columns and `kubectl d
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.kinds import KindInfo, scale_subresource, status_subresource
 from cluster.kinds.apps.validation import validate_workload
@@ -13,7 +13,8 @@ from cluster.kubeapi.describe import events_of, owned, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
 from cluster.kubeapi.describe_workloads import conditions, controlled_by, pod_template, pods_status
 from cluster.kubeapi.tables import TableSpec
-from k8s.selectors import format_label_selector
+from k8s import clock
+from k8s.labels import format_label_selector
 
 
 def defaults(obj: dict) -> None:
@@ -50,7 +51,7 @@ def describe_replica_set(rs: dict, pods: list[dict]) -> list[str]:
 def describe(read, namespace: str, name: str) -> str:
     rs = read.get("ReplicaSet", namespace or "default", name)
     lines = describe_replica_set(rs, owned(read, "Pod", rs))
-    return with_events(lines, events_of(read, rs), datetime.now(UTC))
+    return with_events(lines, events_of(read, rs), clock.now())
 
 
 KIND = KindInfo(

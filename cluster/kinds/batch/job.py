@@ -3,7 +3,7 @@ generated selector, ValidateJob(Update), the printer's columns and `kubectl desc
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
@@ -21,7 +21,8 @@ from cluster.kubeapi.tables import (
     age,
     containers_images,
 )
-from k8s.selectors import format_label_selector
+from k8s import clock
+from k8s.labels import format_label_selector
 
 JOB_UID_LABEL = "batch.kubernetes.io/controller-uid"
 JOB_NAME_LABEL = "batch.kubernetes.io/job-name"
@@ -207,7 +208,7 @@ def describe_job(job: dict) -> list[str]:
 
 def describe(read, namespace: str, name: str) -> str:
     job = read.get("Job", namespace, name)
-    return with_events(describe_job(job), events_of(read, job), datetime.now(UTC))
+    return with_events(describe_job(job), events_of(read, job), clock.now())
 
 
 KIND = KindInfo(

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import base64
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo
 from cluster.kubeapi.describe import events_of, object_head, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
+from k8s import clock
 
 _CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+")
 CONFIG_KEY_MSG = (
@@ -111,7 +112,7 @@ def describe_config_map(config_map: dict, events: list[dict], now: datetime) -> 
 
 def describe(read, namespace: str, name: str) -> str:
     config_map = read.get("ConfigMap", namespace, name)
-    return describe_config_map(config_map, events_of(read, config_map), datetime.now(UTC))
+    return describe_config_map(config_map, events_of(read, config_map), clock.now())
 
 
 KIND = KindInfo(

@@ -6,7 +6,7 @@ every cluster (`defaultservice.py`)."""
 from __future__ import annotations
 
 import ipaddress
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo
@@ -14,6 +14,7 @@ from cluster.kinds.core import defaultservice
 from cluster.kinds.core.service import PORT_RANGE_MSG, PROTOCOLS
 from cluster.kubeapi.describe import events_of, object_head, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
+from k8s import clock
 
 
 def ports_defaults(ports: object) -> None:
@@ -106,7 +107,7 @@ def describe_endpoints(endpoints: dict, events: list[dict], now: datetime) -> st
 
 def describe(read, namespace: str, name: str) -> str:
     endpoints = read.get("Endpoints", namespace, name)
-    return describe_endpoints(endpoints, events_of(read, endpoints), datetime.now(UTC))
+    return describe_endpoints(endpoints, events_of(read, endpoints), clock.now())
 
 
 KIND = KindInfo(

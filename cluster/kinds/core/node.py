@@ -3,7 +3,7 @@ ValidateNode's taints, the Node printer and `kubectl describe node`."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors, label_value_errors
 from cluster.apiserver.kinds import KindInfo, status_subresource
@@ -17,7 +17,8 @@ from cluster.kubeapi.describe_parts import (
     taints_multiline,
 )
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.quantities import format_quantity
+from k8s import clock
+from k8s.quantity import format_quantity
 
 
 def defaults(obj: dict) -> None:
@@ -120,7 +121,7 @@ TABLE = TableSpec(COLUMNS, _row)
 def describe_node(
     node: dict, pods: list[dict], events: list[dict], lease: dict | None, now: datetime | None = None
 ) -> str:
-    now = now or datetime.now(UTC)
+    now = now or clock.now()
     meta, spec, status = node.get("metadata") or {}, node.get("spec") or {}, node.get("status") or {}
     w = [f"Name:\t{meta.get('name', '')}", f"Roles:\t{','.join(node_roles(node)) or '<none>'}"]
     w += labels_multiline("Labels", meta.get("labels"))

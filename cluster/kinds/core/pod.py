@@ -3,7 +3,7 @@ ValidatePod(Update), the Pod printer and `kubectl describe pod`."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, Subresource, status_subresource
@@ -21,6 +21,7 @@ from cluster.kubeapi.describe_parts import qos_class as described_qos_class
 from cluster.kubeapi.humanize import human_duration, parse_time
 from cluster.kubeapi.podstatus import pod_summary
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
+from k8s import clock
 
 # DefaultTolerationSeconds admission: pods ride out a short node outage before eviction.
 _DEFAULT_TOLERATIONS = (
@@ -139,7 +140,7 @@ TABLE = TableSpec(COLUMNS, _row, _conditions)
 
 # -- kubectl describe -----------------------------------------------------------------------------
 def describe_pod(pod: dict, events: list[dict], now: datetime | None = None) -> str:
-    now = now or datetime.now(UTC)
+    now = now or clock.now()
     meta, spec, status = pod.get("metadata") or {}, pod.get("spec") or {}, pod.get("status") or {}
     w = [f"Name:\t{meta.get('name', '')}", f"Namespace:\t{meta.get('namespace', '')}"]
     if spec.get("priority") is not None:

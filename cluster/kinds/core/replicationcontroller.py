@@ -4,7 +4,7 @@ ValidateReplicationController, the printer's columns and `kubectl describe rc`."
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, scale_subresource, status_subresource
@@ -21,7 +21,8 @@ from cluster.kubeapi.tables import (
     age,
     containers_images,
 )
-from k8s.selectors import format_labels
+from k8s import clock
+from k8s.labels import format_labels
 
 
 def defaults(obj: dict) -> None:
@@ -120,7 +121,7 @@ def describe_replication_controller(rc: dict, pods: list[dict]) -> list[str]:
 def describe(read, namespace: str, name: str) -> str:
     rc = read.get("ReplicationController", namespace or "default", name)
     lines = describe_replication_controller(rc, owned(read, "Pod", rc))
-    return with_events(lines, events_of(read, rc), datetime.now(UTC))
+    return with_events(lines, events_of(read, rc), clock.now())
 
 
 KIND = KindInfo(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import DNS_LABEL_MSG, FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
@@ -19,16 +19,13 @@ from cluster.kinds.core import defaultservice
 from cluster.kinds.core.serviceips import NONE
 from cluster.kubeapi.describe import events_of, object_head, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.selectors import format_labels
+from k8s import clock
+from k8s.labels import format_labels
 
 TYPES = ("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")
 PROTOCOLS = ("SCTP", "TCP", "UDP")
 PORT_RANGE_MSG = "must be between 1 and 65535, inclusive"
 _IANA_NAME = re.compile(r"[-a-z0-9]+")
-
-
-def is_headless(service: dict) -> bool:
-    return ((service.get("spec") or {}).get("clusterIP")) == NONE
 
 
 def defaults(obj: dict) -> None:
@@ -298,7 +295,7 @@ def describe(read, namespace: str, name: str) -> str:
         for s in read.list("EndpointSlice", namespace)
         if ((s.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME_LABEL) == name
     ]
-    return describe_service(service, slices, events_of(read, service), datetime.now(UTC))
+    return describe_service(service, slices, events_of(read, service), clock.now())
 
 
 KIND = KindInfo(

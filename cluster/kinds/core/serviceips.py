@@ -23,14 +23,13 @@ from cluster.apiserver.kinds import kind_info
 from cluster.models import ApiObject
 
 NONE = "None"  # the clusterIP of a headless Service: no address
-DEFAULT_CIDR = "10.96.0.0/12"
 NODE_PORTS = range(30000, 32768)
 NODE_PORT_RANGE = "30000-32767"
 _RANDOM_TRIES = 64
 
 
 def service_cidr() -> ipaddress.IPv4Network:
-    return ipaddress.ip_network(getattr(settings, "KUBESIM_SERVICE_CIDR", DEFAULT_CIDR))
+    return ipaddress.ip_network(settings.KUBESIM_SERVICE_CIDR)
 
 
 def kubernetes_ip() -> str:

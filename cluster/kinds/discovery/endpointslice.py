@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo
@@ -12,6 +12,7 @@ from cluster.kinds.core import defaultservice
 from cluster.kinds.core.endpoints import ports_defaults, validate_ip, validate_port
 from cluster.kubeapi.describe import events_of, object_head, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
+from k8s import clock
 
 ADDRESS_TYPES = ("FQDN", "IPv4", "IPv6")
 _MAX = 3  # the printers show three endpoints, then "+ N more..."
@@ -111,7 +112,7 @@ def describe_endpoint_slice(eps: dict, events: list[dict], now: datetime) -> str
 
 def describe(read, namespace: str, name: str) -> str:
     eps = read.get("EndpointSlice", namespace, name)
-    return describe_endpoint_slice(eps, events_of(read, eps), datetime.now(UTC))
+    return describe_endpoint_slice(eps, events_of(read, eps), clock.now())
 
 
 KIND = KindInfo(

@@ -11,15 +11,15 @@ disruption controller's (`cluster/controllers/disruption.py`); evictions spend i
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.errors import Cause
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
 from cluster.kubeapi.describe import events_of, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.labels import SelectorError, label_selector
-from k8s.selectors import format_label_selector
+from k8s import clock
+from k8s.labels import SelectorError, format_label_selector, label_selector
 
 UNHEALTHY_POD_EVICTION_POLICIES = ("AlwaysAllow", "IfHealthyBudget")
 BOTH_SET = "minAvailable and maxUnavailable cannot be both set"
@@ -141,7 +141,7 @@ def describe_lines(pdb: dict) -> list[str]:
 
 def describe(read, namespace: str, name: str) -> str:
     pdb = read.get("PodDisruptionBudget", namespace, name)
-    return with_events(describe_lines(pdb), events_of(read, pdb), datetime.now(UTC))
+    return with_events(describe_lines(pdb), events_of(read, pdb), clock.now())
 
 
 KIND = KindInfo(

@@ -12,14 +12,15 @@ v1.33: upstream `pkg/registry/scheduling/priorityclass` and `pkg/apis/scheduling
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import BuiltinObjects, KindInfo
 from cluster.kubeapi.describe import events_of, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
-from k8s.selectors import format_labels
+from k8s import clock
+from k8s.labels import format_labels
 
 SYSTEM_PREFIX = "system-"
 HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
@@ -59,10 +60,6 @@ def system_class(cluster, name: str) -> dict | None:
         "description": description,
         "preemptionPolicy": PREEMPT_LOWER,
     }
-
-
-def system_classes(cluster) -> list[dict]:
-    return [system_class(cluster, name) for name in sorted(SYSTEM_CLASSES)]
 
 
 def _undeletable(name: str) -> ApiError:
@@ -163,7 +160,7 @@ def describe_priority_class(pc: dict) -> list[str]:
 
 def describe(read, namespace: str, name: str) -> str:
     pc = read.get("PriorityClass", None, name)
-    return with_events(describe_priority_class(pc), events_of(read, pc), datetime.now(UTC))
+    return with_events(describe_priority_class(pc), events_of(read, pc), clock.now())
 
 
 KIND = KindInfo(

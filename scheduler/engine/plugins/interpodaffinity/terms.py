@@ -70,10 +70,6 @@ class ParsedAffinity:
             return None
         return self.errors[0] if len(self.errors) == 1 else f"[{', '.join(self.errors)}]"
 
-    @property
-    def has_required(self) -> bool:
-        return bool(self.required_affinity or self.required_anti_affinity)
-
 
 def _with_label_keys(term: dict, labels: Mapping[str, str]) -> dict | None:
     selector = term.get("labelSelector")
