@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from tests.auth import teacher_headers
+from tests.support.auth import teacher_headers
 from tests.browser.conftest import SCREENSHOTS, sign_in_as_teacher
 from tests.browser.helpers import TIMEOUT_MS, api_write, console
 

@@ -19,7 +19,7 @@ from django.test import Client
 from cluster.apiserver import service as api
 from cluster.controlplane.demo import course_nodes, create_demo
 from cluster.models import Cluster, FlowStep
-from tests.auth import teacher_client
+from tests.support.auth import teacher_client
 from tests.ws.messages import SCHEMAS, problems
 from tests.ws.test_cluster_socket import connect, drain
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.auth import teacher_token
+from tests.support.auth import teacher_token
 from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server, wait_for
 
 pytestmark = pytest.mark.kubectl
