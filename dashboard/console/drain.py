@@ -12,7 +12,15 @@ from cluster.apiserver import service as api
 from dashboard.console.context import Context
 from dashboard.console.parser import CommandLine, UsageError, whole_number
 from dashboard.console.result import ConsoleResult
-from dashboard.console.watching import POLL_SECONDS, Deadline, go_duration, may_wait, parse_duration
+from dashboard.console.watching import (
+    BUSY,
+    POLL_SECONDS,
+    Deadline,
+    go_duration,
+    may_wait,
+    parse_duration,
+    waiting_slot,
+)
 from dashboard.console.writes import cordon_node
 
 RETRY_SECONDS = 5
@@ -181,6 +189,15 @@ def _drain_node(
 
 
 def drain(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    """A drain waits (evictions a budget refuses, pods terminating): it takes one of the console's
+    waiting slots for all of it, or changes nothing and says why."""
+    with waiting_slot() as slot:
+        if not slot:
+            return ConsoleResult(f"error: {BUSY}: nothing was drained; run it again in a moment\n", 1)
+        return _drain(ctx, cmd)
+
+
+def _drain(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     if not cmd.args:
         raise UsageError("error: USAGE: drain NODE [flags]\nSee 'kubectl drain -h' for help and examples")
     grace = whole_number(cmd.flag("grace_period") or "-1", "grace-period")

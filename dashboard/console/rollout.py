@@ -13,7 +13,7 @@ from dashboard.console.client import JSON_PATCH, STRATEGIC_PATCH
 from dashboard.console.context import Context
 from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets, whole_number
 from dashboard.console.result import ConsoleResult
-from dashboard.console.watching import Deadline, changes, may_wait, parse_duration
+from dashboard.console.watching import BUSY_NOTE, Deadline, changes, may_wait, parse_duration, waiting_slot
 
 REVISION = "deployment.kubernetes.io/revision"
 CHANGE_CAUSE = "kubernetes.io/change-cause"
@@ -114,13 +114,16 @@ def status(ctx: Context, cmd: CommandLine) -> ConsoleResult:
         out.append(line)
         if done or not watch:
             return ConsoleResult("".join(out))
-        for entry in changes(ctx.cluster, res.kind, namespace, name, at, deadline):
-            if entry.type == "DELETED":
-                raise NotDone("object has been deleted")
-            line, done = viewer(entry.object, revision)
-            out.append(line)
-            if done:
-                return ConsoleResult("".join(out))
+        with waiting_slot() as slot:
+            if not slot:
+                return ConsoleResult("".join(out) + BUSY_NOTE)
+            for entry in changes(ctx.cluster, res.kind, namespace, name, at, deadline):
+                if entry.type == "DELETED":
+                    raise NotDone("object has been deleted")
+                line, done = viewer(entry.object, revision)
+                out.append(line)
+                if done:
+                    return ConsoleResult("".join(out))
     except NotDone as problem:
         return ConsoleResult("".join(out) + f"error: {problem}\n", 1)
     return ConsoleResult("".join(out) + "error: timed out waiting for the condition\n" + deadline.note(), 1)

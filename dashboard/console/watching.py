@@ -2,13 +2,17 @@
 the pods it evicted to go. They read the cluster's event log (list, then watch from that
 revision, as kubectl's informer does) while a control plane runs the cluster, and the console
 waits WAIT_SECONDS at most, unless the command's own --timeout is shorter: a request holds one of
-the server's threads meanwhile."""
+the server's threads meanwhile, so at most WAITING_SLOTS commands of a process wait at once (forty
+students following a stuck rollout must not take every request thread); another one answers at
+once, and says why."""
 
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 from cluster.apiserver import service as api
 from cluster.models import Cluster
@@ -17,6 +21,10 @@ from dashboard.console.parser import UsageError
 
 WAIT_SECONDS = 120
 POLL_SECONDS = 0.1
+WAITING_SLOTS = 8  # a quarter of the request threads (kubesim/handler.py MAX_REQUEST_THREADS)
+BUSY = "the web console is already waiting for other commands"
+BUSY_NOTE = f"({BUSY}: this one did not wait; run it again)\n"
+_slots = threading.BoundedSemaphore(WAITING_SLOTS)
 _UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 _PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(h|ms|us|µs|ns|m|s)")
 
@@ -68,6 +76,17 @@ class Deadline:
 def may_wait(cluster: Cluster) -> bool:
     """Only a cluster a control plane runs changes while the console waits."""
     return control_plane_alive(cluster)
+
+
+@contextmanager
+def waiting_slot() -> Iterator[bool]:
+    """One of the WAITING_SLOTS, if one is free: whether this command may wait."""
+    got = _slots.acquire(blocking=False)
+    try:
+        yield got
+    finally:
+        if got:
+            _slots.release()
 
 
 def changes(

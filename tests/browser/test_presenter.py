@@ -14,9 +14,9 @@ import json
 
 import pytest
 
-from tests.support.auth import teacher_headers
 from tests.browser.conftest import SCREENSHOTS, sign_in_as_teacher
 from tests.browser.helpers import TIMEOUT_MS, api_write, console
+from tests.support.auth import teacher_headers
 
 pytestmark = pytest.mark.browser
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.auth import teacher_token
 from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server, wait_for
+from tests.support.auth import teacher_token
 
 pytestmark = pytest.mark.kubectl
 
