@@ -18,6 +18,7 @@ from dashboard.console.context import Context
 from dashboard.console.parser import CommandLine, UsageError, split_targets
 from dashboard.console.printer import go_yaml
 from dashboard.console.result import ConsoleResult, server_error
+from dashboard.console.writes import created_ref
 
 DRY_RUNS = ("none", "client", "server")
 OUTPUTS = ("", "yaml", "json", "name")
@@ -76,15 +77,8 @@ def create_generated(
             return ConsoleResult(server_error(exc), 1)
         return ConsoleResult(f"error: {wrap}{exc.message}\n", 1)
     suffix = " (server dry run)" if dry == "server" else ""
-    created_ref = {
-        "kind": info.kind,
-        "namespace": body["metadata"].get("namespace", ""),
-        "name": body["metadata"]["name"],
-        "ref": prefix,
-    }
-    return ConsoleResult(
-        printed(created, output, f"{prefix} {word}{suffix}"), 0, {} if suffix else {"created": [created_ref]}
-    )
+    follow = {"created": [created_ref(info, body["metadata"].get("namespace", ""), body["metadata"]["name"])]}
+    return ConsoleResult(printed(created, output, f"{prefix} {word}{suffix}"), 0, {} if suffix else follow)
 
 
 def run(ctx: Context, cmd: CommandLine) -> ConsoleResult:
@@ -145,7 +139,7 @@ def expose(ctx: Context, cmd: CommandLine) -> ConsoleResult:
             "Example resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n"
             "   '<resource> <name>'\n   '<resource>'"
         )
-    lines, code = [], 0
+    lines, code, created = [], 0, []
     for res, name in targets:
         if res.kind not in ("Pod", "Service", "ReplicationController", "ReplicaSet", "Deployment"):
             raise UsageError(f"error: cannot expose a {res.kind}")
@@ -160,4 +154,5 @@ def expose(ctx: Context, cmd: CommandLine) -> ConsoleResult:
         )
         lines.append(result.output)
         code = code or result.exit_code
-    return ConsoleResult("".join(lines), code)
+        created += result.ui.get("created", [])
+    return ConsoleResult("".join(lines), code, {"created": created} if created else {})

@@ -255,7 +255,7 @@ def _grace_period(cmd: CommandLine) -> tuple[int | None, bool]:
     return (grace if grace >= 0 else None), force and grace == 0
 
 
-def _created(res, namespace: str, name: str) -> dict:
+def created_ref(res, namespace: str, name: str) -> dict:
     """An object just created, for the page to report what happens to it next (its follow-up)."""
     return {"kind": res.kind, "namespace": namespace, "name": name, "ref": f"{res.kubectl_prefix}/{name}"}
 
@@ -273,7 +273,7 @@ def create(ctx: Context, cmd: CommandLine) -> ConsoleResult:
         try:
             ctx.client.create(data)
             out.append(f"{res.kubectl_prefix}/{name} created\n")
-            created.append(_created(res, namespace, name))
+            created.append(created_ref(res, namespace, name))
         except api.ApiError as exc:
             out.append(
                 f'Error from server ({exc.reason}): error when creating "{_source(cmd)}": {exc.message}\n'
@@ -296,7 +296,7 @@ def apply(ctx: Context, cmd: CommandLine) -> ConsoleResult:
         res = resource_for(item["kind"])
         lines.append(f"{res.kubectl_prefix}/{item['name']} {item['action']}\n")
         if item["action"] == "created":
-            created.append(_created(res, item.get("namespace") or "", item["name"]))
+            created.append(created_ref(res, item.get("namespace") or "", item["name"]))
     return ConsoleResult("".join(lines), 0, {"created": created} if created else {})
 
 
