@@ -145,6 +145,7 @@ def ui_strings() -> dict[str, str]:
         "sched_full_matrix": _("Full matrix"),
         "sched_fails": _("fails %(n)s filter(s)"),
         "sched_passes": _("passes every filter"),
+        "sched_scored": _("passes every filter · total %(total)s"),
         "sched_more_nodes": _("%(n)s more nodes fail"),
         "sched_same_scores": _(
             "Only the priorities whose scores differ between the nodes are listed: the others scored "

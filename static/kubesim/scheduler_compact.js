@@ -36,13 +36,16 @@ function failureItem(node, failure) {
     failure.why ? h("span", { class: "why", text: pick(failure.why) }) : null);
 }
 
+// A priority's score on the node; the chosen node's also says why (the arithmetic in words).
 function scoreItem(d, node, plugin, index) {
   const score = d.nodes[node].scores[plugin.name];
   if (!score) return null;
   return h("li", { class: "compact-score", title: pick(score.why) },
-    h("span", { class: `swatch sw-${index % 7}` }),
-    h("span", { class: "compact-plugin", text: plugin.name }),
-    h("span", { class: "score-main", text: `${score.normalized} × ${score.weight} = ${score.weighted}` }));
+    h("span", { class: "compact-line" },
+      h("span", { class: `swatch sw-${index % 7}` }),
+      h("span", { class: "compact-plugin", text: plugin.name }),
+      h("span", { class: "score-main", text: `${score.normalized} × ${score.weight} = ${score.weighted}` })),
+    node === d.selected && score.why ? h("span", { class: "why", text: pick(score.why) }) : null);
 }
 
 function nodeItem(d, node, decided, scored) {
@@ -51,7 +54,7 @@ function nodeItem(d, node, decided, scored) {
   const fails = failures(result);
   let verdict;
   if (!result.feasible) verdict = t("sched_fails", { n: fails.length });
-  else if (scored.includes(node)) verdict = `${t("sched_passes")} · ${t("total")} ${result.total}`;
+  else if (scored.includes(node)) verdict = t("sched_scored", { total: result.total });
   else verdict = t("sched_passes");
   const item = h("li", { class: `compact-node ${result.feasible ? "is-feasible" : "is-filtered"}${winner ? " is-winner" : ""}`, "data-node": node },
     h("div", { class: "compact-head" },
