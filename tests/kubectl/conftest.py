@@ -82,16 +82,6 @@ class Kubectl:
         return subprocess.Popen(command, stdout=subprocess.PIPE, text=True, env=env)
 
 
-def wait_for(predicate, seconds: float = 20) -> bool:
-    """Poll `predicate` (a kubectl read) until it holds or `seconds` pass; whether it held."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.3)
-    return False
-
-
 def _kubectl_binary() -> str:
     binary = os.environ.get("KUBECTL") or shutil.which("kubectl")
     if binary:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import time
 
 from cluster.kinds.apps.daemonset import describe_daemon_set
@@ -12,6 +11,7 @@ from cluster.kinds.core.namespace import describe_namespace
 from cluster.kinds.core.replicationcontroller import describe_replication_controller
 from cluster.kinds.scheduling.priorityclass import describe_priority_class
 from cluster.kubeapi.describe import describe_generic, involves, with_events
+from tests.support.waiting import without_ages
 
 RC = """apiVersion: v1
 kind: ReplicationController
@@ -34,10 +34,6 @@ spec:
           ports:
             - containerPort: 80
 """
-
-
-def without_ages(text: str) -> str:
-    return re.sub(r"\b\d+[smhdy]\d*[smhd]?\b", "AGE", text)
 
 
 def _wait_running(kubectl, selector: str, count: int) -> list[dict]:

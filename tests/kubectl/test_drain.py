@@ -9,7 +9,8 @@ import urllib.request
 
 import pytest
 
-from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server, wait_for
+from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
 

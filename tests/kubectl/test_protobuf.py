@@ -4,23 +4,14 @@ and `auth can-i` / `auth whoami` (self-subject reviews answered by cluster.auth.
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.kubectl.conftest import Kubectl
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
-
-
-def wait_for(check, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result or time.monotonic() > deadline:
-            return result
-        time.sleep(0.2)
 
 
 def pods_of(kubectl, selector: str) -> list[dict]:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.kubectl.conftest import wait_for
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
 

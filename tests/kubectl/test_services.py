@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -14,23 +13,11 @@ from cluster.kinds.core.configmap import describe_config_map
 from cluster.kinds.core.pod import describe_pod
 from cluster.kinds.core.secret import describe_secret
 from cluster.kinds.core.service import describe_service
+from tests.support.waiting import wait_for, without_ages
 
 pytestmark = pytest.mark.kubectl
 NS = "svc-lab"
 WARNING = "Warning: v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice\n"
-
-
-def wait_for(check, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result or time.monotonic() > deadline:
-            return result
-        time.sleep(0.2)
-
-
-def without_ages(text: str) -> str:
-    return re.sub(r"\b\d+[smhdy]\d*[smhd]?\b", "AGE", text)
 
 
 @pytest.fixture(scope="module")
