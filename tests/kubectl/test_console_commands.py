@@ -19,8 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server, wait_for
+from tests.kubectl.conftest import Kubectl, _kubectl_binary, live_server
 from tests.support.auth import teacher_token
+from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
 
