@@ -49,6 +49,20 @@ OBJECT_EVENT = {
     "kind": str,
     "object": {"apiVersion": str, "kind": str, "metadata": {"name": str, "resourceVersion": str}},
 }
+EXEC_SESSION = {
+    "id": int,
+    "cluster": str,
+    "namespace": str,
+    "pod": str,
+    "container": str,
+    "command": [str],
+    "user": str,
+    "client": str,
+    "tty": bool,
+    "opened_at": str,
+    "closed_at": (str, OPTIONAL),
+    "exit_code": (int, OPTIONAL),
+}
 SCHEMAS: dict[str, dict] = {
     "snapshot": {
         "type": str,
@@ -64,6 +78,7 @@ SCHEMAS: dict[str, dict] = {
         "workloads": [dict],
         "pod_status": dict,  # "namespace/name" -> kubectl's STATUS column
         "pod_requests": dict,  # "namespace/name" -> REQUESTS
+        "exec_sessions": [EXEC_SESSION],
     },
     "object.added": OBJECT_EVENT,
     "object.modified": OBJECT_EVENT,
@@ -74,6 +89,7 @@ SCHEMAS: dict[str, dict] = {
     "access": {"type": str, "class_may_write": bool},
     "resync": {"type": str},
     "error": {"type": str, "message": str},
+    "exec.session": {"type": str, "session": EXEC_SESSION},
 }
 
 

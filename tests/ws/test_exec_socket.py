@@ -15,6 +15,7 @@ from cluster.controlplane import runtime
 from kubesim.asgi import application
 from tests.support.auth import teacher_client, teacher_ws_headers
 from tests.support.demo import KUBECTL
+from tests.ws.messages import check
 
 pytestmark = pytest.mark.django_db(transaction=True)
 V5, V4 = "v5.channel.k8s.io", "v4.channel.k8s.io"
@@ -106,6 +107,7 @@ async def test_the_dashboard_is_told_who_is_inside(demo):
     shell = WebsocketCommunicator(application, path, subprotocols=[V5], headers=agent + teacher_ws_headers())
     assert (await shell.connect())[0]
     opened = await dashboard.receive_json_from(timeout=5)
+    check(opened)
     assert opened["type"] == "exec.session"
     session = opened["session"]
     assert (session["pod"], session["command"], session["client"], session["closed_at"]) == (
@@ -117,6 +119,7 @@ async def test_the_dashboard_is_told_who_is_inside(demo):
     await shell.send_to(bytes_data=b"\x00exit 7\r")
     await _frames(shell)
     closed = await dashboard.receive_json_from(timeout=5)
+    check(closed)
     assert closed["session"]["id"] == session["id"] and closed["session"]["exit_code"] == 7
     await dashboard.disconnect()
 
