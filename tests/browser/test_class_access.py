@@ -112,6 +112,6 @@ def test_class_may_write_reaches_every_open_page_and_reset_demo_starts_afresh(pa
         )
         assert WORDS[language][0] in banner(page)
         page.screenshot(path=str(SCREENSHOTS / f"viewer-after-reset-{language}-{size[0]}x{size[1]}.png"))
-    assert not teacher.locator("#class-may-write").is_checked()
+    teacher.wait_for_function("() => !document.getElementById('class-may-write').checked", timeout=TIMEOUT_MS)
     for _, _, page in [(None, None, teacher), *viewers]:
         assert page.problems.errors == []
