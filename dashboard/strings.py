@@ -32,6 +32,14 @@ def ui_strings() -> dict[str, str]:
         "copied": _("Copied"),
         "class_may_write_on": _("The class may now change this cluster (within its quota)."),
         "class_may_write_off": _("Only the teacher may change this cluster now."),
+        "reset_confirm": _("Reset the demo for the next class?"),
+        "reset_what": _(
+            "Every pod, workload, service and namespace the class made is deleted, nodes added in "
+            "class go, and master, node1 and node2 get back the course's labels, taints and cached "
+            "images. Pace and step mode go back to their defaults and the class may no longer write. "
+            "Every page sees it happen."
+        ),
+        "reset_done": _("The demo is back to the course's starting state."),
         "read_only": _(
             "Read-only: only the teacher (or the class, when the teacher allows it) may change this."
         ),
@@ -133,6 +141,19 @@ def ui_strings() -> dict[str, str]:
         "prescore_skipped": _("Skipped at PreScore"),
         "scheduled_to": _("Scheduled to %(node)s"),
         "unschedulable": _("Unschedulable"),
+        # the scheduler's explanation node by node (static/kubesim/scheduler_compact.js)
+        "sched_view": _("How to show the explanation"),
+        "sched_by_node": _("By node"),
+        "sched_full_matrix": _("Full matrix"),
+        "sched_fails": _("fails %(n)s filter(s)"),
+        "sched_passes": _("passes every filter"),
+        "sched_scored": _("passes every filter · total %(total)s"),
+        "sched_more_nodes": _("%(n)s more nodes fail"),
+        "sched_same_scores": _(
+            "Only the priorities whose scores differ between the nodes are listed: the others scored "
+            "every node the same (Full matrix shows them all)."
+        ),
+        "sched_all_same": _("Every priority scored these nodes the same: the tie rule decided."),
         # YAML
         "yaml": _("Apply YAML"),
         "upload": _("Open file…"),
@@ -145,6 +166,7 @@ def ui_strings() -> dict[str, str]:
         # console
         "console": _("Console"),
         "console_hint": _("Type a kubectl command (try: help). Tab completes, ↑/↓ recall history."),
+        "console_waiting": _("… waiting, as kubectl does (its output follows)"),
         "paste_yaml": _("Paste the YAML below, then press Ctrl+Enter to run it (Esc cancels)."),
         "watching": _("Watching for changes (press Ctrl+C to stop)"),
         # kubectl exec

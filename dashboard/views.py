@@ -23,9 +23,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import page_kinds
-from cluster.auth.access import caller_of, get_cluster, may_write, presenter_token, presenter_user
+from cluster.auth.access import (
+    caller_of,
+    get_cluster,
+    may_write,
+    presenter_token,
+    presenter_user,
+    writes_always,
+)
 from cluster.auth.clientaddr import client_address
 from cluster.auth.ratelimit import RateLimiter
+from cluster.client.leader import election_needed
 from cluster.models import Cluster
 from dashboard.console import run_command
 from dashboard.console.workdir import Workdir
@@ -64,6 +72,7 @@ def page_context(request: HttpRequest, cluster: Cluster) -> dict:
     server = request.build_absolute_uri(f"/clusters/{cluster.name}")
     caller = caller_of(request)
     writable = may_write(caller, cluster)
+    always = writes_always(caller, cluster)
     boot = {
         "cluster": cluster.name,
         "server": server,
@@ -76,6 +85,8 @@ def page_context(request: HttpRequest, cluster: Cluster) -> dict:
             "user": caller.name,
             "teacher": caller.teacher,
             "may_write": writable,
+            "always": always,  # the teacher or the owner: "Class may write" does not matter
+            "public": cluster.public,
             "class_may_write": cluster.class_may_write,
         },
     }
@@ -85,6 +96,9 @@ def page_context(request: HttpRequest, cluster: Cluster) -> dict:
         "kubectl_server": server,
         "may_write": writable,
         "is_teacher": caller.teacher,
+        "writes_always": always,
+        # The leader chip means something only where control planes are elected (scale-out).
+        "leader_election": election_needed(),
         "kubeconfig_url": f"/clusters/{cluster.name}/kubeconfig",
         "kubeconfig_file": f"{cluster.name}.kubeconfig",
     }

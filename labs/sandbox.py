@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from cluster.apiserver import service as api
-from cluster.apiserver.kinds import kind_info, reset_order
+from cluster.apiserver.clear import clear as delete_all
 from cluster.auth.ratelimit import WRITES
 from cluster.models import Cluster
 from labs.labmodel import Lab
@@ -76,26 +76,9 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
 
 
 def clear(cluster: Cluster) -> None:
-    """Delete every object of the cluster through the API server, at once (grace period 0, as
-    `kubectl delete --force --grace-period=0`): the lab's objects are created again right after."""
-    actor = api.Actor(client="api", detail="lab reset")
-    # Owners before what they own, so that no controller recreates what was just removed.
-    for kind in reset_order():
-        items, _ = api.list_objects(cluster, kind)
-        for item in items:
-            meta = item["metadata"]
-            builtins = kind_info(kind).builtins
-            if builtins is not None and builtins.has(meta.get("namespace", ""), meta["name"]):
-                if builtins.refuse_delete is not None:
-                    continue  # a system namespace or PriorityClass: never deleted
-                if meta.get("resourceVersion") == "1":
-                    continue  # the built-in `kubernetes` Service, never written: nothing to reset
-            try:
-                api.delete(cluster, kind, meta.get("namespace"), meta["name"], actor, grace_period=0)
-            except api.ApiError as exc:
-                # 404: already gone (a controller's pod, garbage-collected)
-                if exc.code != 404:
-                    raise
+    """Delete every object of the cluster through the API server, at once: the lab's objects are
+    created again right after."""
+    delete_all(cluster, api.Actor(client="api", detail="lab reset"))
 
 
 def reset(student: Student, lab: Lab) -> None:

@@ -25,12 +25,18 @@ REASON, MESSAGE = "EvictionByEvictionAPI", "Eviction API: evicting"
 def evict(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     body = parse_object(request, ("policy/v1", "Eviction"))
     check_body(EVICTION, body)
-    actor = actor_for(request)
-    pod = api.get(cluster, "Pod", target.namespace, target.name)
-    status = eviction.evict(cluster, target.namespace, target.name, body, actor, dry_run(request))
-    if status["status"] == "Success" and not dry_run(request):
-        _record(cluster, pod, actor)
+    status = evict_pod(cluster, target.namespace, target.name, body, actor_for(request), dry_run(request))
     return json_response(status, status["code"])
+
+
+def evict_pod(cluster: Cluster, namespace: str, name: str, body: dict, actor, dry: bool = False) -> dict:
+    """Evict the pod (`cluster.apiserver.eviction`) and record the Event that says so; the Status
+    it answers. Both the REST path and the web console's drain come here."""
+    pod = api.get(cluster, "Pod", namespace, name)
+    status = eviction.evict(cluster, namespace, name, body, actor, dry)
+    if status["status"] == "Success" and not dry:
+        _record(cluster, pod, actor)
+    return status
 
 
 def _record(cluster: Cluster, pod: dict, actor) -> None:

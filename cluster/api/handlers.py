@@ -39,10 +39,11 @@ class _DryRun(Exception):
 
 def _write(request: HttpRequest, func, *args) -> dict:
     """Run one write; with ?dryRun=All the transaction is rolled back and the answer kept."""
-    return _write_or_try(dry_run(request), func, *args)
+    return write_or_try(dry_run(request), func, *args)
 
 
-def _write_or_try(dry: bool, func, *args) -> dict:
+def write_or_try(dry: bool, func, *args) -> dict:
+    """`func(*args)`, or with `dry` its answer from a transaction rolled back (dryRun=All)."""
     if not dry:
         return func(*args)
     try:
@@ -120,7 +121,7 @@ def _delete_collection(request: HttpRequest, cluster: Cluster, target: Target) -
             "items": deleted,
         }
 
-    return json_response(_write_or_try(dry, delete_all))
+    return json_response(write_or_try(dry, delete_all))
 
 
 def _respond(data: dict, warnings: list[str], status: int = 200) -> HttpResponse:
@@ -221,7 +222,7 @@ def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespo
     args = (cluster, target.info.kind, target.namespace, target.name, actor_for(request), propagation)
     rv, uid = preconditions.get("resourceVersion"), preconditions.get("uid")
     dry = dry_run(request) or "All" in (options.get("dryRun") or ())
-    return json_response(_write_or_try(dry, api.delete, *args, rv, grace, uid))
+    return json_response(write_or_try(dry, api.delete, *args, rv, grace, uid))
 
 
 def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:

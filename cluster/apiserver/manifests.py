@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Callable
 
 from django.db import transaction
 
@@ -23,6 +24,7 @@ from cluster.models import Cluster
 from k8s.yamldocs import Document, YamlError, load_documents
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+Allow = Callable[[str, str, str, str], None]
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
 
 
@@ -79,7 +81,7 @@ def _removals(last: object, new: object) -> dict:
     return patch
 
 
-def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
+def _apply_one(cluster: Cluster, obj: object, actor: Actor, allow: Allow | None) -> tuple[str, dict]:
     info = check_kind(obj)
     typecheck.check_body(info, obj)
     manifest = copy.deepcopy(obj)
@@ -91,13 +93,22 @@ def _apply_one(cluster: Cluster, obj: object, actor: Actor) -> tuple[str, dict]:
     row = store.find(
         cluster, info.kind, meta.get("namespace", "") if info.namespaced else "", meta.get("name", "")
     )
+    namespace = meta.get("namespace", "") if info.namespaced else ""
     if row is None:
+        if allow is not None:
+            allow("create", info.kind, namespace, "")
         return "created", create(cluster, manifest, actor, typed=True)
     locked = store.lock(cluster)
     before = locked.revision
     result = store_update(locked, info, row, _three_way(row.body, manifest, info.kind), actor, None, "update")
     cluster.revision = locked.revision
-    return ("configured" if locked.revision != before else "unchanged"), result
+    if locked.revision == before:
+        return "unchanged", result
+    if allow is not None:
+        # Only a change is a write (kubectl sends no patch for an unchanged object); a refused one
+        # is undone with its savepoint.
+        allow("patch", info.kind, namespace, meta.get("name", ""))
+    return "configured", result
 
 
 def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> list[dict]:
@@ -136,8 +147,10 @@ def _fail(errors: list[dict]) -> ApiError:
     return ApiError(first["code"], first["reason"], "; ".join(lines), details)
 
 
-def apply_text(cluster: Cluster, text: str, actor: Actor) -> dict:
-    """Create or configure every object; on any error nothing is written and every error is listed."""
+def apply_text(cluster: Cluster, text: str, actor: Actor, allow: Allow | None = None) -> dict:
+    """Create or configure every object; on any error nothing is written and every error is listed.
+    `allow(verb, kind, namespace, name)` raises ApiError for a write the caller may not make (the
+    web console's: a create, or a patch that changes the object)."""
     try:
         documents = load_documents(text)
     except YamlError as err:
@@ -151,7 +164,7 @@ def apply_text(cluster: Cluster, text: str, actor: Actor) -> dict:
         for doc, prefix, obj in _objects(documents):
             try:
                 with transaction.atomic():
-                    action, body = _apply_one(cluster, obj, actor)
+                    action, body = _apply_one(cluster, obj, actor, allow)
             except ApiError as err:
                 errors.extend(_error_entries(err, doc, prefix, obj))
                 continue

@@ -13,7 +13,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import KindInfo
-from cluster.apiserver.manifests import apply_text
+from cluster.apiserver.manifests import Allow, apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
 from cluster.apiserver.reads import check_kind, get, info_for, list_items, list_objects
 from cluster.apiserver.rows import LogEntry
@@ -177,6 +177,7 @@ def events_since(
     return store.events_since(cluster, revision, limit, decode)
 
 
-def apply_manifests(cluster: Cluster, text: str, actor: Actor) -> dict:
-    """Create or update every object of a multi-document YAML in one transaction (manifests.py)."""
-    return apply_text(cluster, text, actor)
+def apply_manifests(cluster: Cluster, text: str, actor: Actor, allow: Allow | None = None) -> dict:
+    """Create or update every object of a multi-document YAML in one transaction (manifests.py);
+    `allow` refuses the writes the caller may not make."""
+    return apply_text(cluster, text, actor, allow)

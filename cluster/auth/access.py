@@ -193,10 +193,17 @@ def may_see(caller: Caller, cluster: Cluster) -> bool:
     return caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None)
 
 
+def writes_always(caller: Caller, cluster: Cluster) -> bool:
+    """The teacher, or the cluster's owner: may write whatever the class's switch says."""
+    return caller.teacher or (
+        caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None)
+    )
+
+
 def may_write(caller: Caller, cluster: Cluster) -> bool:
     if not may_see(caller, cluster):
         return False
-    if caller.teacher or (caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None)):
+    if writes_always(caller, cluster):
         return True
     return cluster.public and cluster.class_may_write
 

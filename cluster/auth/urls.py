@@ -9,5 +9,6 @@ from cluster.auth import views
 
 urlpatterns = [
     path("policy", views.policy_view, name="cluster-policy"),
+    path("reset", views.reset_view, name="cluster-reset"),
     path("kubeconfig", views.kubeconfig_view, name="cluster-kubeconfig"),
 ]

@@ -8,11 +8,13 @@ import json
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from cluster.api.http import error_response, json_response
+from cluster.api.http import actor_for, error_response, json_response
 from cluster.apiserver.admission.quota import clean_overrides, policy
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
 from cluster.auth import kubeconfig
 from cluster.auth.access import caller_of, check_csrf, forbidden, get_cluster, may_write
+from cluster.auth.classwrite import set_class_may_write
+from cluster.controlplane.demo import reset_demo
 from cluster.models import Cluster
 
 
@@ -47,10 +49,9 @@ def policy_view(request: HttpRequest, cluster: str) -> HttpResponse:
             raise bad_request("the request body is not JSON") from None
         if not isinstance(data, dict):
             raise bad_request("the request body must be a JSON object")
-        fields = []
         if "class_may_write" in data:
-            found.class_may_write = bool(data["class_may_write"])
-            fields.append("class_may_write")
+            set_class_may_write(found, bool(data["class_may_write"]))
+        fields = []
         if "quota" in data:
             try:
                 found.quota = clean_overrides(data["quota"])
@@ -59,6 +60,30 @@ def policy_view(request: HttpRequest, cluster: str) -> HttpResponse:
             fields.append("quota")
         if fields:
             found.save(update_fields=fields)
+        return json_response(policy_json(found, request))
+    except ApiError as err:
+        return error_response(err)
+
+
+@csrf_exempt  # checked below, for callers without a token
+def reset_view(request: HttpRequest, cluster: str) -> HttpResponse:
+    """POST: the teacher puts the class demo back to the course's starting state (every change a
+    write through the API server); answers the policy, as it then stands."""
+    try:
+        found = get_cluster(request, cluster)
+        if request.method != "POST":
+            raise method_not_allowed(request.method or "")
+        caller = caller_of(request)
+        if not caller.teacher:
+            raise forbidden(caller, "post", "", path=request.path)
+        if not caller.by_token:
+            check_csrf(request)
+        if not found.public:
+            raise bad_request(
+                "only a class demo (a public cluster) is reset here: a sandbox is reset by its lab"
+            )
+        reset_demo(found, actor_for(request))
+        found.refresh_from_db()
         return json_response(policy_json(found, request))
     except ApiError as err:
         return error_response(err)

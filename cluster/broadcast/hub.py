@@ -56,6 +56,7 @@ class Hub:
         self.step_id = 0
         self.prev_revision = 0
         self.settings: tuple[int, bool] | None = None
+        self.class_may_write = False
         self.leader: tuple[str, int] | None = None  # (holder, transitions) last sent
         self.news = -1  # broadcast.other_news() at the last read of steps and settings
         self.stale = True  # read everything on the next pump
@@ -91,6 +92,7 @@ class Hub:
         )
         self.step_id = latest.first() or 0
         self.settings = (self.cluster.pace_ms, self.cluster.step_mode)
+        self.class_may_write = self.cluster.class_may_write
         self.exec_seq = execsessions.latest_seq(self.cluster)
         current = leader.current(self.cluster)
         self.leader = (current["holder"], current["transitions"]) if current else None
@@ -206,11 +208,19 @@ class Hub:
         for seq, session in execsessions.changed_since(self.cluster, self.exec_seq):
             self.exec_seq = seq
             out.append(Message(json.dumps({"type": "exec.session", "session": session})))
-        settings = tuple(Cluster.objects.filter(pk=self.cluster.pk).values_list("pace_ms", "step_mode").get())
-        if settings != self.settings:
-            self.settings = settings
-            payload = {"type": "flow.settings", "pace_ms": settings[0], "step_mode": settings[1]}
+        pace_ms, step_mode, class_may_write = (
+            Cluster.objects.filter(pk=self.cluster.pk)
+            .values_list("pace_ms", "step_mode", "class_may_write")
+            .get()
+        )
+        if (pace_ms, step_mode) != self.settings:
+            self.settings = (pace_ms, step_mode)
+            payload = {"type": "flow.settings", "pace_ms": pace_ms, "step_mode": step_mode}
             out.append(Message(json.dumps(payload)))
+        if class_may_write != self.class_may_write:
+            # The teacher's "Class may write": every page's banner, controls and rights follow it.
+            self.class_may_write = class_may_write
+            out.append(Message(json.dumps({"type": "access", "class_may_write": class_may_write})))
         return out
 
     def _leader_changed(self, event) -> bool:

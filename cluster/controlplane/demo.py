@@ -7,10 +7,14 @@ from django.db import transaction
 
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.clear import clear
+from cluster.auth.classwrite import set_class_may_write
+from cluster.flow import gate
 from cluster.kubelet import images as catalog
 from cluster.models import Cluster
 
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
+MERGE_PATCH = "application/merge-patch+json"
 SYSTEM_IMAGES = (
     "registry.k8s.io/pause:3.10",
     "registry.k8s.io/kube-proxy:v1.33.1",
@@ -70,13 +74,49 @@ def create_cluster(
     return cluster
 
 
-def create_demo(name: str = "demo", pace_ms: int | None = None) -> Cluster:
-    nodes = [
+def course_nodes() -> list[dict]:
+    """The course's nodes as a class finds them: master, node1 (nginx cached), node2 (busybox)."""
+    return [
         node_body("master", 0, {}, MASTER_IMAGES, master=True),
         node_body("node1", 1, {"disktype": "ssd"}, ("nginx:1.15",)),
         node_body("node2", 2, {"disktype": "hdd"}, ("busybox:1.36",)),
     ]
-    return create_cluster(name, nodes, pace_ms)
+
+
+def create_demo(name: str = "demo", pace_ms: int | None = None) -> Cluster:
+    return create_cluster(name, course_nodes(), pace_ms)
+
+
+def reset_demo(cluster: Cluster, actor: Actor) -> None:
+    """Put the demo back to the course's starting state, every change a write through the API
+    server (the flow, the page and every watch see it): the class's objects go, nodes added in
+    class go, master, node1 and node2 get back their labels, taints, schedulability and cached
+    images (or are registered again); the pace, step mode and the class's write access go back
+    to how a class begins."""
+    clear(cluster, actor, keep=frozenset({"Node"}))
+    course = {body["metadata"]["name"]: body for body in course_nodes()}
+    for node in api.list_objects(cluster, "Node")[0]:
+        if node["metadata"]["name"] not in course:
+            api.delete(cluster, "Node", "", node["metadata"]["name"], actor, grace_period=0)
+    for name, body in course.items():
+        try:
+            current = api.get(cluster, "Node", "", name)
+        except api.ApiError as exc:
+            if exc.code != 404:
+                raise
+            api.create(cluster, body, actor)
+            continue
+        labels: dict = {key: None for key in current["metadata"].get("labels") or {}}
+        labels.update(body["metadata"]["labels"])
+        spec = {"taints": body["spec"].get("taints"), "unschedulable": None}
+        patch = {"metadata": {"labels": labels}, "spec": spec}
+        current = api.patch(cluster, "Node", "", name, patch, MERGE_PATCH, actor)
+        current["status"]["images"] = body["status"]["images"]
+        current["metadata"].pop("resourceVersion", None)
+        api.update(cluster, current, actor, subresource="status")
+    gate.set_step_mode(cluster.name, False)
+    gate.set_pace(cluster.name, settings.KUBESIM_PACE_MS)
+    set_class_may_write(cluster, False)
 
 
 def create_many(name: str, count: int, pace_ms: int = 0) -> Cluster:

@@ -125,6 +125,7 @@ def _read(cluster: Cluster, view: str = "full") -> tuple[dict, dict[str, list[st
         "traces": _traces(cluster, step_id),
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
+        "class_may_write": fresh.class_may_write,
         "view": view,
         **pod_facts(pods),
         "exec_sessions": execsessions.listing(cluster.name),

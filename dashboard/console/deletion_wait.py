@@ -23,7 +23,7 @@ POLL_SECONDS = 0.1
 SLACK_SECONDS = 5
 
 
-def _control_plane_alive(cluster: Cluster) -> bool:
+def control_plane_alive(cluster: Cluster) -> bool:
     if activity.announced():  # embedded: its Lease is written once and never renewed
         return not cluster.name.startswith(DRIVEN_ELSEWHERE)
     lease = leader.current(cluster)
@@ -44,7 +44,7 @@ def _still_there(cluster: Cluster, kind: str, namespace: str, name: str, uid: st
 def wait_gone(cluster: Cluster, deleted: list[tuple[str, str, dict]]) -> None:
     """`deleted`: (kind, namespace, the object as the DELETE answered). Returns when all are gone."""
     pending = [(kind, ns, obj) for kind, ns, obj in deleted if obj["metadata"].get("deletionTimestamp")]
-    if not pending or not _control_plane_alive(cluster):
+    if not pending or not control_plane_alive(cluster):
         return
     grace = max(int(obj["metadata"].get("deletionGracePeriodSeconds") or 0) for _, _, obj in pending)
     deadline = time.monotonic() + grace + SLACK_SECONDS

@@ -16,6 +16,7 @@ from cluster.models import Cluster
 from cluster.shell.pods import context_for
 from cluster.shell.session import run_exec
 from cluster.shell.streams import NoInput
+from dashboard.console.context import Context
 from dashboard.console.parser import CommandLine, UsageError
 from dashboard.console.result import ConsoleResult
 
@@ -51,7 +52,8 @@ def _container(cmd: CommandLine, pod: dict) -> tuple[str, str]:
     return default, note
 
 
-def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, who=None) -> ConsoleResult:
+def exec_command(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    cluster, who = ctx.cluster, ctx.who
     name = _pod_name(cmd)
     if len(cmd.args) > 1:
         raise UsageError(OLD_FORM)
@@ -78,8 +80,13 @@ def exec_command(cluster: Cluster, cmd: CommandLine, stdin: str, who=None) -> Co
         raise UsageError(f"error: {internal_error(problem).message}")
     if interactive:
         path = f"/clusters/{cluster.name}/api/v1/namespaces/{quote(cmd.namespace)}/pods/{quote(name)}/exec"
-        session = {"path": f"{path}?{urlencode(query, doseq=True)}", "pod": name, "container": container,
-                   "namespace": cmd.namespace, "tty": tty}  # fmt: skip
+        session = {
+            "path": f"{path}?{urlencode(query, doseq=True)}",
+            "pod": name,
+            "container": container,
+            "namespace": cmd.namespace,
+            "tty": tty,
+        }
         return ConsoleResult(note, 0, {"exec": session})
     return _run_once(cluster, pod, container, options, note, user_name)
 
@@ -89,8 +96,9 @@ def _run_once(
 ) -> ConsoleResult:
     ctx = context_for(cluster, pod, container, tty=False)
     chunks: list[str] = [note]
-    session = execsessions.opened(cluster.name, ctx.namespace, ctx.pod, container, options.command,
-                                  user_name, "web", False)  # fmt: skip
+    session = execsessions.opened(
+        cluster.name, ctx.namespace, ctx.pod, container, options.command, user_name, "web", False
+    )
     status = None
     try:
         status = run_exec(ctx, options.command, NoInput(), lambda _channel, text: chunks.append(text))

@@ -7,6 +7,8 @@ upper-case headers and Go's tabwriter with padding 3.
 
 from __future__ import annotations
 
+import yaml
+
 PADDING = 3
 
 
@@ -79,3 +81,26 @@ def table_rows(
             line.append(labels_text(metadata.get("labels")))
         rows.append(line)
     return rows
+
+
+class _GoYaml(yaml.SafeDumper):
+    """The YAML kubectl prints (sigs.k8s.io/yaml over go-yaml): a string that would read as another
+    type is double-quoted ("10", "true"), a multi-line one is a literal block, lines never wrap."""
+
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        style = None
+        if "\n" in data:
+            style = "|"
+        elif self.resolve(yaml.ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str":
+            style = '"'
+        return self.represent_scalar("tag:yaml.org,2002:str", data, style=style)
+
+
+_GoYaml.add_representer(str, _GoYaml.represent_str)
+
+
+def go_yaml(obj: object) -> str:
+    """`kubectl -o yaml`: keys sorted, as the JSON-to-YAML conversion leaves them."""
+    return yaml.dump(
+        obj, Dumper=_GoYaml, sort_keys=True, allow_unicode=True, default_flow_style=False, width=1 << 30
+    )

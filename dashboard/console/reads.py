@@ -4,32 +4,42 @@ from __future__ import annotations
 
 import json
 
-import yaml
-
 from cluster.apiserver import service as api
 from cluster.kubeapi import tables
 from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
+from dashboard.console.context import Context
 from dashboard.console.describe import describe_object
 from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets
-from dashboard.console.printer import table_rows, tabwrite
+from dashboard.console.printer import go_yaml, table_rows, tabwrite
 from dashboard.console.result import ConsoleResult, server_error
 
-HELP = """kubectl controls the KubeSim cluster (the commands the course uses).
+HELP = """kubectl controls the KubeSim cluster: the commands the course uses, with kubectl's own output.
+COMMAND --help shows kubectl's help for it; Tab completes.
 
  get        get pods -o wide | get nodes --show-labels | get rc,rs,deploy | get pods -l app=web | get pods -w
- describe   describe pod <name> | describe node <name>
+ describe   describe pod <name> | describe node <name> | describe deploy <name>
  label      label nodes node1 zz=cxk | label --overwrite nodes node1 zz=abc | label nodes node1 zz-
- apply      apply -f -   (then paste the YAML; Ctrl+Enter runs it)
- create     create -f -  (then paste the YAML)
- delete     delete pod <name> | delete rc <name> | delete -f -
+ apply      apply -f rc-nginx.yaml | apply -f -   (then paste the YAML; Ctrl+Enter runs it)
+ create     create -f FILE | create deployment web --image=nginx:1.27 --replicas=2
+            create job hi --image=busybox -- echo hi | create namespace team-a
+            create service clusterip web --tcp=80:80 | create configmap c --from-literal=a=b
+            create secret generic s --from-literal=password=s3cret | create priorityclass high --value=1000
+ run        run web --image=nginx:1.27 | run bb --image=busybox --restart=Never -- sleep 3600
+ expose     expose deployment web --port=80 | expose rc nginx --port=80 --type=NodePort
+ delete     delete pod <name> | delete rc <name> | delete -f FILE
  scale      scale rc nginx --replicas=3 | scale deploy web --replicas=1
- cordon     cordon node1 | uncordon node1
+ rollout    rollout status deploy/web | rollout history deploy/web | rollout undo deploy/web
+            rollout restart deploy/web
+ set image  set image deploy/web nginx=nginx:1.16
+ cordon     cordon node1 | uncordon node1 | drain node2 --ignore-daemonsets --force
  taint      taint nodes node1 dedicated=gpu:NoSchedule | taint nodes node1 dedicated:NoSchedule-
+ top        top nodes | top pods   (they need the metrics API)
  logs       logs <pod>
  exec       exec <pod> -- hostname | exec -it <pod> -- bash   (exit or Ctrl+D leaves the shell)
  explain-scheduling <pod>   open the scheduler panel for a pod
  api-resources   api-resources | api-resources --namespaced=false | api-resources -o wide
+ ls, cat    the working directory: the course's files and the ones you uploaded
  clear      clear the screen
 """
 
@@ -66,10 +76,11 @@ def _serialized(objects: list[dict], output: str, res: Resource, single: bool) -
     doc: dict = objects[0] if single else {"apiVersion": "v1", "kind": "List", "items": objects}
     if output == "json":
         return json.dumps(doc, indent=4, ensure_ascii=False) + "\n"
-    return yaml.safe_dump(doc, sort_keys=True, allow_unicode=True, default_flow_style=False)
+    return go_yaml(doc)
 
 
-def get(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def get(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    cluster = ctx.cluster
     targets = split_targets(cmd.args)
     if not targets:
         raise UsageError(
@@ -123,7 +134,8 @@ def get(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     return result
 
 
-def describe(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def describe(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    cluster = ctx.cluster
     targets = split_targets(cmd.args)
     if not targets:
         raise UsageError("error: You must specify the type of resource to describe.")
@@ -137,7 +149,8 @@ def describe(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     return ConsoleResult("\n\n".join(part.rstrip("\n") for part in parts) + "\n")
 
 
-def logs(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def logs(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    cluster = ctx.cluster
     if not cmd.args:
         raise UsageError("error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.")
     target = cmd.args[0]
@@ -153,7 +166,8 @@ def logs(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     return ConsoleResult(text if text.endswith("\n") or not text else text + "\n")
 
 
-def explain_scheduling(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def explain_scheduling(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    cluster = ctx.cluster
     if not cmd.args:
         raise UsageError("error: expected 'explain-scheduling POD'.")
     name = cmd.args[0].split("/", 1)[-1]
@@ -163,7 +177,7 @@ def explain_scheduling(cluster: Cluster, cmd: CommandLine, stdin: str) -> Consol
     return ConsoleResult(line, ui={"panel": "scheduler", "namespace": cmd.namespace, "pod": name})
 
 
-def help_text(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def help_text(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     return ConsoleResult(HELP)
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cluster.kubeapi.resources import VERSION, discovery_groups
-from dashboard.console.parser import CommandLine, UsageError
+from dashboard.console.context import Context
+from dashboard.console.parser import CommandLine, UsageError, not_run
 from dashboard.console.reads import HELP
 from dashboard.console.result import ConsoleResult
 from dashboard.console.workdir import Workdir
@@ -17,12 +18,12 @@ CLIENT_VERSION = VERSION["gitVersion"]
 KUSTOMIZE_VERSION = "v5.6.0"
 
 
-def usage(verb: str) -> str:
-    """`kubectl VERB --help`: kubectl's own text, its options cut to those this console knows."""
-    path = HELP_DIR / f"{verb}.txt"
-    if not path.is_file():
+def usage(path: tuple[str, ...]) -> str:
+    """`kubectl COMMAND --help`: kubectl's own text, its options cut to those this console knows."""
+    text = HELP_DIR / f"{'-'.join(path)}.txt"
+    if not text.is_file():
         return HELP
-    return path.read_text(encoding="utf-8")
+    return text.read_text(encoding="utf-8")
 
 
 def file_input(workdir: Workdir, cmd: CommandLine, stdin: str) -> str:
@@ -36,7 +37,8 @@ def file_input(workdir: Workdir, cmd: CommandLine, stdin: str) -> str:
     return text
 
 
-def ls(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+def ls(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    workdir = ctx.workdir
     if cmd.args:
         missing = [name for name in cmd.args if workdir.read(name) is None]
         if missing:
@@ -46,7 +48,8 @@ def ls(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
     return ConsoleResult("".join(f"{name}\n" for name in workdir.names()))
 
 
-def cat(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+def cat(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    workdir = ctx.workdir
     out, code = [], 0
     for name in cmd.args:
         text = workdir.read(name)
@@ -58,14 +61,14 @@ def cat(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
     return ConsoleResult("".join(out), code)
 
 
-def version(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+def version(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     return ConsoleResult(
         f"Client Version: {CLIENT_VERSION}\nKustomize Version: {KUSTOMIZE_VERSION}\n"
         f"Server Version: {VERSION['gitVersion']}\n"
     )
 
 
-def api_resources(workdir: Workdir, cmd: CommandLine) -> ConsoleResult:
+def api_resources(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     """`kubectl api-resources` as kubectl prints it: discovery's resources sorted by group, then by
     name; `--namespaced=BOOL`, `--api-group=GROUP`, `--no-headers`, `-o wide|name`."""
     output = cmd.flag("output")
@@ -115,4 +118,9 @@ def tabwriter(rows: list[list[str]], padding: int = 3) -> str:
     )
 
 
-FILE_COMMANDS = {"ls": ls, "cat": cat, "version": version, "api-resources": api_resources}
+def top(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    """kubectl top asks discovery for the metrics API (metrics.k8s.io): without it, kubectl's own
+    answer; with it, the console says plainly that it does not print the figures itself."""
+    if "metrics.k8s.io" not in discovery_groups():
+        raise UsageError("error: Metrics API not available")
+    raise UsageError(not_run(cmd))

@@ -1,26 +1,17 @@
-"""Console commands that write, each through `cluster.apiserver` as the web client."""
+"""Console commands that write, each through the console's client (authorized as the REST request
+kubectl sends, then `cluster.apiserver` as the web client)."""
 
 from __future__ import annotations
 
-import json
-
 from cluster.apiserver import service as api
-from cluster.models import Cluster
+from dashboard.console.client import STRATEGIC_PATCH
+from dashboard.console.context import Context
 from dashboard.console.deletion_wait import wait_gone
 from dashboard.console.parser import CommandLine, UsageError, resource_for, split_targets
 from dashboard.console.result import ConsoleResult, server_error
 from k8s.yamldocs import YamlError, load_documents
 
-MERGE_PATCH = "application/merge-patch+json"
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-
-
-def actor() -> api.Actor:
-    return api.Actor(client="web", detail="web console")
-
-
-def _patch(cluster: Cluster, kind: str, namespace: str, name: str, body: dict) -> dict:
-    return api.patch(cluster, kind, namespace, name, json.dumps(body).encode(), MERGE_PATCH, actor())
 
 
 def _one_target(cmd: CommandLine, usage: str):
@@ -30,13 +21,13 @@ def _one_target(cmd: CommandLine, usage: str):
     return targets[0]
 
 
-def label(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def label(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     res, name = _one_target(cmd, "expected 'label RESOURCE NAME KEY_1=VAL_1 ... KEY_N=VAL_N'")
     changes = cmd.args[1:] if "/" in cmd.args[0] else cmd.args[2:]
     if not changes:
         raise UsageError("error: at least one label update is required")
     namespace = cmd.namespace if res.namespaced else ""
-    current = api.get(cluster, res.kind, namespace, name)["metadata"].get("labels") or {}
+    current = ctx.client.get(res.kind, namespace, name)["metadata"].get("labels") or {}
     patch: dict[str, str | None] = {}
     notes = []
     for change in changes:
@@ -57,33 +48,41 @@ def label(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     who = f"{res.kubectl_prefix}/{name}"
     if not patch:
         return ConsoleResult("".join(notes) + f"{who} not labeled\n")
-    _patch(cluster, res.kind, namespace, name, {"metadata": {"labels": patch}})
+    ctx.client.patch(res.kind, namespace, name, {"metadata": {"labels": patch}})
     removed_only = all(value is None for value in patch.values())
     return ConsoleResult("".join(notes) + f"{who} {'unlabeled' if removed_only else 'labeled'}\n")
 
 
-def _cordon(cluster: Cluster, cmd: CommandLine, on: bool) -> ConsoleResult:
+def _cordon(ctx: Context, cmd: CommandLine, on: bool) -> ConsoleResult:
+    verb = "cordon" if on else "uncordon"
     if not cmd.args:
-        raise UsageError(f"error: USAGE: {'cordon' if on else 'uncordon'} NODE [flags]")
-    lines = []
-    for arg in cmd.args:
-        name = arg.split("/", 1)[-1]
-        node = api.get(cluster, "Node", "", name)
-        word = "cordoned" if on else "uncordoned"
-        if bool(node.get("spec", {}).get("unschedulable")) == on:
-            lines.append(f"node/{name} already {word}\n")
-            continue
-        _patch(cluster, "Node", "", name, {"spec": {"unschedulable": True if on else None}})
-        lines.append(f"node/{name} {word}\n")
-    return ConsoleResult("".join(lines))
+        raise UsageError(f"error: USAGE: {verb} NODE [flags]\nSee 'kubectl {verb} -h' for help and examples")
+    names = [arg.split("/", 1)[-1] for arg in cmd.args]
+    for name in names:
+        ctx.client.get("Node", "", name)  # every node first, as kubectl's resource builder
+    # A refused patch is printed and the command goes on: kubectl still exits 0.
+    return ConsoleResult("".join(cordon_node(ctx, name, on) for name in names))
 
 
-def cordon(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
-    return _cordon(cluster, cmd, True)
+def cordon_node(ctx: Context, name: str, on: bool) -> str:
+    """kubectl's cordon helper (also drain's first step): the line it prints."""
+    node = ctx.client.get("Node", "", name)
+    word = "cordoned" if on else "uncordoned"
+    if bool((node.get("spec") or {}).get("unschedulable")) == on:
+        return f"node/{name} already {word}\n"
+    try:
+        ctx.client.patch("Node", "", name, {"spec": {"unschedulable": True if on else None}}, STRATEGIC_PATCH)
+    except api.ApiError as exc:
+        return f'error: unable to {"cordon" if on else "uncordon"} node "{name}": {exc.message}\n'
+    return f"node/{name} {word}\n"
 
 
-def uncordon(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
-    return _cordon(cluster, cmd, False)
+def cordon(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    return _cordon(ctx, cmd, True)
+
+
+def uncordon(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    return _cordon(ctx, cmd, False)
 
 
 def _parse_taint(spec: str) -> tuple[str, str | None, str | None, bool]:
@@ -99,14 +98,14 @@ def _parse_taint(spec: str) -> tuple[str, str | None, str | None, bool]:
     return key, (value if has_value else None), (effect or None), remove
 
 
-def taint(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def taint(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     res, name = _one_target(cmd, "expected 'taint NODE NAME KEY_1=VAL_1:TAINT_EFFECT_1 ...'")
     if res.kind != "Node":
         raise UsageError(f"error: invalid resource type {res.plural}, only node types are supported")
     specs = cmd.args[1:] if "/" in cmd.args[0] else cmd.args[2:]
     if not specs:
         raise UsageError("error: at least one taint update is required")
-    taints = list(api.get(cluster, "Node", "", name).get("spec", {}).get("taints") or [])
+    taints = list(ctx.client.get("Node", "", name).get("spec", {}).get("taints") or [])
     added = removed = False
     for spec in specs:
         key, value, effect, remove = _parse_taint(spec)
@@ -126,20 +125,52 @@ def taint(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
             new["value"] = value
         taints = [t for t in taints if t not in same] + [new]
         added = True
-    _patch(cluster, "Node", "", name, {"spec": {"taints": taints or None}})
+    ctx.client.patch("Node", "", name, {"spec": {"taints": taints or None}})
     word = "modified" if added and removed else ("tainted" if added else "untainted")
     return ConsoleResult(f"node/{name} {word}\n")
 
 
-def scale(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def scale(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    """kubectl scale: every object is read first; the ones found are scaled in turn (a refusal
+    stops there), and the ones not found are reported last, as kubectl's resource builder does."""
     replicas = cmd.flag("replicas")
     if not replicas:
         raise UsageError('error: required flag(s) "replicas" not set')
     if not replicas.isdigit():
         raise UsageError(f'error: invalid argument "{replicas}" for "--replicas" flag')
-    res, name = _one_target(cmd, "resource(s) were provided, but no name was specified")
-    api.scale(cluster, res.kind, cmd.namespace, name, int(replicas), actor())
-    return ConsoleResult(f"{res.kubectl_prefix}/{name} scaled\n")
+    targets = split_targets(cmd.args)
+    if not targets or any(name is None for _, name in targets):
+        raise UsageError("error: resource(s) were provided, but no name was specified")
+    found, missing = [], []
+    for res, name in targets:
+        namespace = cmd.namespace if res.namespaced else ""
+        try:
+            found.append((res, namespace, name, ctx.client.get(res.kind, namespace, name)))
+        except api.ApiError as exc:
+            missing.append(exc)
+    if not found:
+        raise UsageError(f"error: no objects passed to scale {_aggregate(missing)}")
+    current = cmd.flag("current_replicas")
+    lines = []
+    for res, namespace, name, obj in found:
+        if current:
+            was = int((obj.get("spec") or {}).get("replicas", 1))
+            if str(was) != current:
+                raise UsageError("".join(lines) + f"error: Expected replicas to be {current}, was {was}")
+        try:
+            ctx.client.scale(res.kind, namespace, name, int(replicas), "update" if current else "patch")
+        except api.ApiError as exc:
+            return ConsoleResult("".join(lines) + server_error(exc), 1)
+        lines.append(f"{res.kubectl_prefix}/{name} scaled\n")
+    if missing:
+        return ConsoleResult("".join(lines) + "".join(server_error(exc) for exc in missing), 1)
+    return ConsoleResult("".join(lines))
+
+
+def _aggregate(errors: list[api.ApiError]) -> str:
+    """Go's utilerrors.Aggregate: one error's text, or several in brackets."""
+    texts = [exc.message for exc in errors]
+    return texts[0] if len(texts) == 1 else f"[{', '.join(texts)}]"
 
 
 def _source(cmd: CommandLine) -> str:
@@ -167,9 +198,9 @@ def _doc_target(doc) -> tuple:
     return res, namespace, str(meta.get("name", "")), data
 
 
-def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def delete(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     if cmd.flag("filename"):
-        targets = [_doc_target(doc)[:3] for doc in _documents(cmd, stdin) if doc.data]
+        targets = [_doc_target(doc)[:3] for doc in _documents(cmd, ctx.stdin) if doc.data]
         source = f' when deleting "{_source(cmd)}"'
     else:
         pairs = split_targets(cmd.args)
@@ -183,7 +214,7 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
         out.append(FORCE_WARNING)
     for res, namespace, name in targets:
         try:
-            gone = api.delete(cluster, res.kind, namespace, name, actor(), grace_period=grace)
+            gone = ctx.client.delete(res.kind, namespace, name, grace_period=grace)
             deleted.append((res.kind, namespace, gone))
             out.append(f'{res.kubectl_prefix} "{name}" {"force deleted" if force else "deleted"}\n')
         except api.ApiError as exc:
@@ -193,8 +224,8 @@ def delete(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
                 else server_error(exc)
             )
             code = 1
-    if cmd.flag("wait", "true").lower() != "false":
-        wait_gone(cluster, deleted)  # as kubectl's --wait (its default) does
+    if cmd.flags.get("wait", True):
+        wait_gone(ctx.cluster, deleted)  # as kubectl's --wait (its default) does
     return ConsoleResult("".join(out), code)
 
 
@@ -224,21 +255,25 @@ def _grace_period(cmd: CommandLine) -> tuple[int | None, bool]:
     return (grace if grace >= 0 else None), force and grace == 0
 
 
-def _created(res, namespace: str, name: str) -> dict:
+def created_ref(res, namespace: str, name: str) -> dict:
     """An object just created, for the page to report what happens to it next (its follow-up)."""
     return {"kind": res.kind, "namespace": namespace, "name": name, "ref": f"{res.kubectl_prefix}/{name}"}
 
 
-def create(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
+def create(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    if cmd.args:  # `create KIND NAME` of a kind kubectl has no generator for
+        raise UsageError(
+            f"error: Unexpected args: [{' '.join(cmd.args)}]\nSee 'kubectl create -h' for help and examples"
+        )
     out, code, created = [], 0, []
-    for doc in _documents(cmd, stdin):
+    for doc in _documents(cmd, ctx.stdin):
         if not doc.data:
             continue
         res, namespace, name, data = _doc_target(doc)
         try:
-            api.create(cluster, data, actor())
+            ctx.client.create(data)
             out.append(f"{res.kubectl_prefix}/{name} created\n")
-            created.append(_created(res, namespace, name))
+            created.append(created_ref(res, namespace, name))
         except api.ApiError as exc:
             out.append(
                 f'Error from server ({exc.reason}): error when creating "{_source(cmd)}": {exc.message}\n'
@@ -247,16 +282,28 @@ def create(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
     return ConsoleResult("".join(out), code, {"created": created} if created else {})
 
 
-def apply(cluster: Cluster, cmd: CommandLine, stdin: str) -> ConsoleResult:
-    _documents(cmd, stdin)
-    result = api.apply_manifests(cluster, stdin, actor())
+def apply(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    _documents(cmd, ctx.stdin)
+    try:
+        result = api.apply_manifests(ctx.cluster, ctx.stdin, ctx.client.actor, ctx.client.allow)
+    except api.ApiError as exc:
+        forbidden = [e for e in (exc.details or {}).get("errors", []) if e.get("code") == 403]
+        if not forbidden:
+            raise
+        return ConsoleResult("".join(_refused(cmd, entry) for entry in forbidden), 1)
     lines, created = [], []
     for item in result.get("objects", []):
         res = resource_for(item["kind"])
         lines.append(f"{res.kubectl_prefix}/{item['name']} {item['action']}\n")
         if item["action"] == "created":
-            created.append(_created(res, item.get("namespace") or "", item["name"]))
+            created.append(created_ref(res, item.get("namespace") or "", item["name"]))
     return ConsoleResult("".join(lines), 0, {"created": created} if created else {})
+
+
+def _refused(cmd: CommandLine, entry: dict) -> str:
+    """kubectl apply's line for a write the server refused: a create, or the patch of a change."""
+    action = "creating" if " cannot create " in entry["message"] else "patching"
+    return f'Error from server (Forbidden): error when {action} "{_source(cmd)}": {entry["message"]}\n'
 
 
 HANDLERS = {

@@ -43,12 +43,14 @@ document.addEventListener("click", (event) => {
   if (openMenuEl && !openMenuEl.contains(event.target) && !event.target.closest(".node-menu, .pod, .workload")) closeMenu();
 });
 
-// A form in the shared <dialog>; resolves with {name: value} or null when cancelled.
-export function ask(title, fields, validate = () => "") {
+// A form in the shared <dialog> (with `note`, a sentence above its fields); resolves with
+// {name: value} or null when cancelled.
+export function ask(title, fields, validate = () => "", note = "") {
   const dialog = $("dialog");
   $("dialog-title").textContent = title;
   $("dialog-error").textContent = "";
   const box = clear($("dialog-fields"));
+  if (note) box.append(h("p", { class: "dialog-note", text: note }));
   for (const f of fields) {
     const control = f.options
       ? h("select", { name: f.name }, f.options.map((o) => h("option", { value: o, text: o, selected: o === f.value })))

@@ -132,5 +132,5 @@ document.addEventListener("keydown", (event) => {
   if (handled) event.preventDefault();
 });
 
-wireAccess();
+wireAccess(store);
 live.connect();

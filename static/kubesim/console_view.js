@@ -5,7 +5,18 @@ import { $, BASE, clear, h, KINDS, request, t } from "./dom.js";
 import { FollowUps } from "./followups.js";
 import { ExecSession, statusText } from "./exec_session.js";
 
-const VERBS = ["get", "describe", "label", "apply", "create", "delete", "scale", "cordon", "uncordon", "taint", "logs", "exec", "explain-scheduling", "version", "api-resources", "ls", "cat", "help", "clear"];
+const VERBS = ["get", "describe", "label", "apply", "create", "delete", "run", "expose", "scale", "rollout", "set", "cordon", "uncordon", "drain", "taint", "top", "logs", "exec", "explain-scheduling", "version", "api-resources", "ls", "cat", "help", "clear"];
+// The subcommands the console runs, after their command's words.
+const SUBCOMMANDS = {
+  create: ["deployment", "job", "service", "configmap", "secret", "priorityclass", "namespace", "-f"],
+  "create service": ["clusterip", "nodeport", "loadbalancer", "externalname"],
+  "create secret": ["generic"],
+  rollout: ["status", "history", "undo", "restart"],
+  set: ["image"],
+  top: ["node", "pod"],
+};
+// Show that a command waits (rollout status, drain, delete) once it has been at it this long.
+const WAITING_AFTER_MS = 700;
 const TYPES = ["all", "pods", "nodes", "rc", "rs", "deploy", "events", "ns", "pod", "node", "replicationcontrollers", "replicasets", "deployments", "namespaces"];
 const HISTORY_KEY = "kubesim.console.history";
 const NEEDS_STDIN = /^(kubectl\s+)?(apply|create|delete)\b.*\s(-f|--filename)(\s+-|=-)?\s*$/;
@@ -46,10 +57,12 @@ export class ConsoleView {
   }
 
   print(text, cls = "out") {
-    if (!text) return;
-    this.out.append(h("span", { class: `c-${cls}`, text: text.endsWith("\n") ? text : `${text}\n` }));
+    if (!text) return null;
+    const span = h("span", { class: `c-${cls}`, text: text.endsWith("\n") ? text : `${text}\n` });
+    this.out.append(span);
     while (this.out.childNodes.length > 600) this.out.firstChild.remove();
     this.out.scrollTop = this.out.scrollHeight;
+    return span;
   }
 
   onKey(event) {
@@ -143,7 +156,14 @@ export class ConsoleView {
 
   async run(command, stdin) {
     const sent = Date.now();
+    let waiting = null;
+    const timer = setTimeout(() => {
+      waiting = this.print(t("console_waiting"), "hint");
+      waiting.classList.add("c-waiting");
+    }, WAITING_AFTER_MS);
     const result = await request(`${BASE}/ui/console`, { method: "POST", body: { command, stdin }, detail: "web console" });
+    clearTimeout(timer);
+    if (waiting) waiting.remove();
     const data = typeof result.data === "object" ? result.data : { output: String(result.data), exit_code: 1 };
     this.print(data.output, data.exit_code ? "err" : "out");
     const ui = data.ui || {};
@@ -221,12 +241,17 @@ export class ConsoleView {
   candidates(tokens) {
     const words = tokens.slice(tokens[0] === "kubectl" ? 1 : 0);
     if (words.length <= 1) return VERBS;
+    const parent = words.slice(0, -1).join(" ");
+    if (parent in SUBCOMMANDS) return SUBCOMMANDS[parent];
     const previous = words[words.length - 2];
     if (["-f", "--filename"].includes(previous) || words[0] === "cat") return this.files;
     const verb = words[0];
     const pods = [...this.store.pods.values()].map((p) => p.metadata.name);
     const nodes = [...this.store.nodes.keys()];
-    if (["cordon", "uncordon"].includes(verb)) return nodes;
+    if (["cordon", "uncordon", "drain"].includes(verb)) return nodes;
+    if (["rollout", "set"].includes(verb)) {
+      return [...this.store.workloads.values()].map((w) => `${KINDS.resources[w.kind].plural}/${w.metadata.name}`);
+    }
     if (["logs", "exec", "explain-scheduling"].includes(verb)) return pods;
     if (words.length === 2) return TYPES;
     const type = words[1];

@@ -3,16 +3,44 @@
 
 import { clear, s, t } from "./dom.js";
 
-const W = 720;
-const H = 430;
 const MAX_KUBELETS = 5;
-const BOXES = {
-  kubectl: { x: 18, y: 190, w: 124, h: 58, title: "kubectl", sub: "web · API" },
-  "controller-manager": { x: 170, y: 46, w: 176, h: 58, title: "Controller Manager", sub: "http :8080" },
-  scheduler: { x: 374, y: 46, w: 150, h: 58, title: "Scheduler", sub: "kube-scheduler" },
-  apiserver: { x: 270, y: 190, w: 150, h: 62, title: "APIServer", sub: "REST · watch" },
-  etcd: { x: 280, y: 330, w: 130, h: 64, title: "etcd", sub: "revision", cylinder: true },
+// Two layouts of the same components. Normal: roomy, with each part's subtitle. Presenter: wide
+// and short, titles only, so that the diagram scales up in a projector's flow panel and its names
+// stay readable from the back of the room (kubesim.css sizes the text for each).
+const LAYOUTS = {
+  normal: {
+    W: 720,
+    H: 430,
+    zones: [{ x: 156, y: 14, width: 384, height: 400, label: "zone_master" }, { x: 554, y: 14, width: 164, height: 400, label: "zone_nodes" }],
+    kubelets: { x: 566, w: 140, top: 60, bottom: 20, gap: 70, pad: 12, sub: true },
+    badge: { current: 13, past: 10 },
+    boxes: {
+      kubectl: { x: 18, y: 190, w: 124, h: 58, title: "kubectl", sub: "web · API" },
+      "controller-manager": { x: 170, y: 46, w: 176, h: 58, title: "Controller Manager", sub: "http :8080" },
+      scheduler: { x: 374, y: 46, w: 150, h: 58, title: "Scheduler", sub: "kube-scheduler" },
+      apiserver: { x: 270, y: 190, w: 150, h: 62, title: "APIServer", sub: "REST · watch" },
+      etcd: { x: 280, y: 330, w: 130, h: 64, title: "etcd", sub: "revision", cylinder: true },
+    },
+  },
+  presenter: {
+    W: 700,
+    H: 236,
+    zones: [{ x: 126, y: 4, width: 398, height: 228, label: "zone_master" }, { x: 540, y: 4, width: 156, height: 228, label: "zone_nodes" }],
+    kubelets: { x: 550, w: 136, top: 30, bottom: 8, gap: 54, pad: 10, sub: false },
+    badge: { current: 16, past: 13 },
+    boxes: {
+      kubectl: { x: 6, y: 100, w: 106, h: 42, title: "kubectl" },
+      "controller-manager": { x: 136, y: 28, w: 222, h: 42, title: "Controller Manager" },
+      scheduler: { x: 372, y: 28, w: 142, h: 42, title: "Scheduler" },
+      apiserver: { x: 254, y: 100, w: 142, h: 42, title: "APIServer" },
+      etcd: { x: 272, y: 168, w: 106, h: 54, title: "etcd", cylinder: true },
+    },
+  },
 };
+
+function presenting() {
+  return document.documentElement.classList.contains("presenter");
+}
 
 export class FlowDiagram {
   // `svg` holds the components, `overlay` (the same size, on top) what a step lights.
@@ -21,20 +49,28 @@ export class FlowDiagram {
     this.overlay = overlay;
     this.kubelets = [];
     this.nodesKey = "";
-    for (const layer of [svg, overlay]) layer.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    this.layout = LAYOUTS.normal;
   }
 
+  // The nodes' kubelets, in the layout of the page's mode (a change of either redraws: the flow
+  // view redraws its step whenever nodesKey changes).
   setNodes(names) {
-    const key = names.join("\n");
+    const mode = presenting() ? "presenter" : "normal";
+    const key = `${mode}\n${names.join("\n")}`;
     if (key === this.nodesKey) return;
     this.nodesKey = key;
+    const layout = (this.layout = LAYOUTS[mode]);
+    for (const layer of [this.svg, this.overlay]) layer.setAttribute("viewBox", `0 0 ${layout.W} ${layout.H}`);
+    const k = layout.kubelets;
     const shown = names.length > MAX_KUBELETS ? names.slice(0, MAX_KUBELETS - 1) : names;
     const slots = shown.length + (names.length > shown.length ? 1 : 0);
-    const gap = Math.min(70, (H - 70) / Math.max(slots, 1));
-    const top = 60 + Math.max(0, (H - 80 - gap * slots) / 2);
-    this.kubelets = shown.map((name, i) => ({ id: `kubelet:${name}`, node: name, x: 566, y: top + i * gap, w: 140, h: gap - 12 }));
+    const room = layout.H - k.top - k.bottom;
+    const gap = Math.min(k.gap, room / Math.max(slots, 1));
+    const top = k.top + Math.max(0, (room - gap * slots) / 2);
+    const slot = (i) => ({ x: k.x, y: top + i * gap, w: k.w, h: gap - k.pad, sub: k.sub });
+    this.kubelets = shown.map((name, i) => ({ id: `kubelet:${name}`, node: name, ...slot(i) }));
     if (names.length > shown.length) {
-      this.kubelets.push({ id: "kubelet:+", node: "", more: names.length - shown.length, x: 566, y: top + shown.length * gap, w: 140, h: gap - 12 });
+      this.kubelets.push({ id: "kubelet:+", node: "", more: names.length - shown.length, ...slot(shown.length) });
     }
     this.draw();
   }
@@ -43,24 +79,25 @@ export class FlowDiagram {
     if (id === "kubelet") {
       return this.kubelets.find((k) => k.node === node) || this.kubelets.find((k) => k.more) || this.kubelets[0];
     }
-    return BOXES[id];
+    return this.layout.boxes[id];
   }
 
   draw() {
     const svg = clear(this.svg);
-    svg.append(
-      s("rect", { class: "zone", x: 156, y: 14, width: 384, height: 400, rx: 18 }),
-      s("text", { class: "zone-label", x: 172, y: 34, text: t("zone_master") }),
-      s("rect", { class: "zone", x: 554, y: 14, width: 164, height: 400, rx: 18 }),
-      s("text", { class: "zone-label", x: 568, y: 34, text: t("zone_nodes") }),
-    );
+    const parts = this.layout.boxes;
+    for (const zone of this.layout.zones) {
+      svg.append(
+        s("rect", { class: "zone", x: zone.x, y: zone.y, width: zone.width, height: zone.height, rx: 18 }),
+        s("text", { class: "zone-label", x: zone.x + 14, y: zone.y + 19, text: t(zone.label) }),
+      );
+    }
     this.base = s("g", { class: "base-links" });
-    for (const id of ["controller-manager", "scheduler"]) this.base.append(this.link(BOXES[id], BOXES.apiserver, "link"));
-    this.base.append(this.link(BOXES.kubectl, BOXES.apiserver, "link"), this.link(BOXES.apiserver, BOXES.etcd, "link"));
-    for (const k of this.kubelets) this.base.append(this.link(k, BOXES.apiserver, "link"));
+    for (const id of ["controller-manager", "scheduler"]) this.base.append(this.link(parts[id], parts.apiserver, "link"));
+    this.base.append(this.link(parts.kubectl, parts.apiserver, "link"), this.link(parts.apiserver, parts.etcd, "link"));
+    for (const k of this.kubelets) this.base.append(this.link(k, parts.apiserver, "link"));
     svg.append(this.base);
     const boxes = s("g", { class: "boxes" });
-    for (const [id, b] of Object.entries(BOXES)) boxes.append(this.component(id, b));
+    for (const [id, b] of Object.entries(parts)) boxes.append(this.component(id, b));
     for (const k of this.kubelets) boxes.append(this.component(k.id, this.titled(k.id, k)));
     svg.append(boxes);
     this.active = s("g", { class: "lit-comps" }); // the step's components, drawn lit over their boxes
@@ -79,7 +116,7 @@ export class FlowDiagram {
   // Component `id`'s box and titles as drawn in `draw`.
   titled(id, b) {
     if (!id.startsWith("kubelet:")) return b;
-    return { ...b, title: b.more ? `+${b.more} kubelets` : b.node, sub: b.more ? "" : "kubelet · Docker" };
+    return { ...b, title: b.more ? `+${b.more} kubelets` : b.node, sub: b.more || !b.sub ? "" : "kubelet · Docker" };
   }
 
   component(id, b) {
@@ -93,9 +130,11 @@ export class FlowDiagram {
     } else {
       g.append(s("rect", { class: "comp-box", x: b.x, y: b.y, width: b.w, height: b.h, rx: 12 }));
     }
-    const small = b.h < 44;
-    g.append(s("text", { class: "comp-title", x: b.x + b.w / 2, y: b.y + b.h / 2 + (small || !b.sub ? 5 : -2), "text-anchor": "middle", text: b.title }));
-    if (b.sub && !small) g.append(s("text", { class: "comp-sub", x: b.x + b.w / 2, y: b.y + b.h / 2 + 15, "text-anchor": "middle", text: b.sub }));
+    const sub = b.sub && b.h >= 44;
+    const middle = b.y + b.h / 2;
+    // Alone, the title sits in the middle of its box; above its subtitle, a little higher.
+    g.append(s("text", { class: "comp-title", x: b.x + b.w / 2, y: sub ? middle - 2 : middle, "dominant-baseline": sub ? null : "central", "text-anchor": "middle", text: b.title }));
+    if (sub) g.append(s("text", { class: "comp-sub", x: b.x + b.w / 2, y: middle + 15, "text-anchor": "middle", text: b.sub }));
     return g;
   }
 
@@ -167,9 +206,10 @@ export class FlowDiagram {
       }
       const mx = (g.x1 + g.x2) / 2;
       const my = (g.y1 + g.y2) / 2;
+      const r = current ? this.layout.badge.current : this.layout.badge.past;
       const badge = s("g", { class: `step-badge${current ? " is-current" : ""}${step.skipped ? " is-skipped" : ""}` },
-        s("circle", { cx: mx, cy: my, r: current ? 13 : 10 }),
-        s("text", { x: mx, y: my + 4, "text-anchor": "middle", text: String(step.step) }));
+        s("circle", { cx: mx, cy: my, r }),
+        s("text", { x: mx, y: my, "text-anchor": "middle", "dominant-baseline": "central", text: String(step.step) }));
       this.lit.append(badge);
     }
   }

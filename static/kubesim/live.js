@@ -120,6 +120,7 @@ export class Live {
     if (msg.type.startsWith("object.")) this.store.applyObject(msg);
     else if (msg.type === "flow.step" || msg.type === "flow.end") this.store.applyStep(msg);
     else if (msg.type === "flow.settings") this.store.applySettings(msg);
+    else if (msg.type === "access") this.store.applyAccess(msg);
     else if (msg.type === "exec.session") this.store.applyExecSession(msg);
   }
 
@@ -141,7 +142,7 @@ export class Live {
       this.setState("live");
     } finally {
       this.resyncing = false;
-      const newer = this.buffer.splice(0).filter((m) => m.type.startsWith("flow.") || m.type === "exec.session" || m.revision > this.store.revision);
+      const newer = this.buffer.splice(0).filter((m) => m.type.startsWith("flow.") || m.type === "exec.session" || m.type === "access" || m.revision > this.store.revision);
       for (const msg of newer) this.apply(msg);
       this.showRevision();
     }

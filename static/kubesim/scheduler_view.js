@@ -2,6 +2,7 @@
 // bars, the tie rule, the FailedScheduling line as `kubectl describe` prints it, and the attempts.
 
 import { $, BASE, age, clear, h, naturalKey, pick, podKey, request, t } from "./dom.js";
+import { byNode, viewSwitch } from "./scheduler_compact.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SCORE_COLOURS = 7;
@@ -12,6 +13,7 @@ function attemptsOf(data) {
 }
 
 const PICKER_MS = 400;
+const FULL_MATRIX_KEY = "kubesim.scheduler.matrix";
 const PICKER_EAGER_PODS = 300;
 
 export class SchedulerView {
@@ -23,6 +25,8 @@ export class SchedulerView {
     this.attempt = 0;
     this.timer = 0;
     this.expanded = new Set();
+    // The explanation node by node (what failed, what decided) unless the full matrix was picked.
+    this.fullMatrix = localStorage.getItem(FULL_MATRIX_KEY) === "1";
     $("sched-pod").addEventListener("change", (event) => this.show(event.target.value));
     // The picker lists every pod: during a burst of a thousand it is rebuilt at most every
     // PICKER_MS, and at once when someone reaches for it.
@@ -130,7 +134,13 @@ export class SchedulerView {
     const attempt = this.attempts[this.attempt];
     const d = attempt.decision;
     const nodes = Object.keys(d.nodes || {});
-    body.append(this.summary(d, attempt), this.queueBlock(attempt), this.filterMatrix(d, nodes), this.scoreMatrix(d, nodes));
+    const pickView = (full) => {
+      this.fullMatrix = full;
+      localStorage.setItem(FULL_MATRIX_KEY, full ? "1" : "");
+      this.renderAttempt();
+    };
+    body.append(this.summary(d, attempt), viewSwitch(this.fullMatrix, pickView),
+      ...(this.fullMatrix ? [this.filterMatrix(d, nodes), this.scoreMatrix(d, nodes)] : [byNode(d, nodes)]), this.queueBlock(attempt));
     if (d.preemption) body.append(this.preemptionBlock(d.preemption));
   }
 

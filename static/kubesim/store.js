@@ -1,6 +1,6 @@
 // The page's copy of the cluster: a snapshot, then events applied in revision order.
 
-import { KINDS, podKey } from "./dom.js";
+import { BOOT, KINDS, podKey } from "./dom.js";
 
 const WORKLOAD_KINDS = new Set(KINDS.workloads);
 const MAX_TRACES = 30;
@@ -162,6 +162,7 @@ export class Store {
     this.traces = new Map(); // id -> newTrace(...)
     this.paceMs = 600;
     this.stepMode = false;
+    this.classMayWrite = Boolean(BOOT.access && BOOT.access.class_may_write); // the teacher's switch
     this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
     this.execSessions = new Map(); // id -> kubectl exec session (open, or closed recently)
     this.listeners = new Set();
@@ -191,6 +192,7 @@ export class Store {
     for (const trace of snap.traces || []) this.addTrace(trace, snap.step_id || 0);
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
     if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
+    if (snap.class_may_write !== undefined) this.classMayWrite = snap.class_may_write;
     if (snap.leader !== undefined) this.leader = snap.leader;
     this.execSessions = new Map((snap.exec_sessions || []).map((s) => [s.id, s]));
     this.emit({ type: "snapshot" });
@@ -249,6 +251,12 @@ export class Store {
     } else {
       this.emit({ type: "revision" });
     }
+  }
+
+  // The teacher switched "Class may write": every page's banner, controls and rights follow.
+  applyAccess(msg) {
+    this.classMayWrite = Boolean(msg.class_may_write);
+    this.emit({ type: "access" });
   }
 
   applySettings(msg) {

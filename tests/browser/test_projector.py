@@ -120,6 +120,10 @@ def test_every_tool_and_step_fits_the_projector(
         # The scheduler's explanation of the pending pod: the widest content the tools show.
         page.click(f'#pending-lane .pod[data-pod="default/{pending_pod}"]')
         page.click(".menu-item >> nth=0")
+        page.wait_for_selector(".sched-compact", timeout=TIMEOUT_MS)
+        compact = page.locator(".sched-compact")
+        assert compact.evaluate("(el) => el.scrollWidth <= el.clientWidth")  # by node: it wraps
+        page.click('.view-switch button[data-view="matrix"]')  # the full matrix, one click away
         page.wait_for_selector(".filter-matrix", timeout=TIMEOUT_MS)
         page.wait_for_timeout(400)  # animations settle
         name = f"projector-{language}-{size[0]}x{size[1]}{'-presenter' if presenter else ''}"

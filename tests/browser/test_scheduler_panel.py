@@ -38,6 +38,18 @@ def test_pending_pod_shows_its_failures_and_labelling_node1_schedules_it(page):
     )
     lane_pod.click()
     page.click(".menu-item >> nth=0")  # "Why here? (scheduler)"
+    page.wait_for_selector(".sched-compact", timeout=TIMEOUT_MS)
+    # By node: only what failed, each with upstream's reason and the plain-language why.
+    for node in ("node1", "node2"):
+        fails = page.locator(f'.compact-node[data-node="{node}"] .compact-fail')
+        assert fails.count() == 1 and fails.get_attribute("data-plugin") == "NodeAffinity"
+        assert fails.locator(".reason").text_content() == AFFINITY
+        assert "spec.nodeSelector" in fails.locator(".why").text_content()
+    master = page.locator('.compact-node[data-node="master"] .compact-fail')
+    assert master.count() == 2
+    assert master.nth(0).locator(".first-flag").count() == 1
+    assert master.nth(0).locator(".reason").text_content() == TAINT
+    page.click('.view-switch button[data-view="matrix"]')  # the full matrix, one click away
     page.wait_for_selector(".filter-matrix", timeout=TIMEOUT_MS)
 
     for node in ("node1", "node2"):

@@ -97,7 +97,9 @@ def test_errors_read_as_kubectl_prints_them(demo):
         "exit_code": 1,
         "ui": {},
     }
-    assert run("get pods --frobnicate")["output"] == "error: unknown flag: --frobnicate\n"
+    assert run("get pods --frobnicate")["output"] == (
+        "error: unknown flag: --frobnicate\nSee 'kubectl get --help' for usage.\n"
+    )
     assert run("get widgets")["output"] == 'error: the server doesn\'t have a resource type "widgets"\n'
     assert run("get pods")["output"] == "No resources found in default namespace.\n"
 

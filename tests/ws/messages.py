@@ -72,6 +72,7 @@ SCHEMAS: dict[str, dict] = {
         "traces": [TRACE],
         "pace_ms": int,
         "step_mode": bool,
+        "class_may_write": bool,
         "nodes": [dict],
         "pods": [dict],
         "workloads": [dict],
@@ -85,6 +86,7 @@ SCHEMAS: dict[str, dict] = {
     "flow.step": STEP,
     "flow.end": {**STEP, "outcome": str, "by": str, "final": bool},  # final ones: finished_at too
     "flow.settings": {"type": str, "pace_ms": int, "step_mode": bool},
+    "access": {"type": str, "class_may_write": bool},
     "resync": {"type": str},
     "error": {"type": str, "message": str},
     "exec.session": {"type": str, "session": EXEC_SESSION},
