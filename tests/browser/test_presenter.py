@@ -81,6 +81,10 @@ def lesson(browser, live_server_url):
     context = browser.new_context()
     page = context.new_page()
     page.base_url = live_server_url
+    # A lesson starts from the course's starting state, as the teacher's "Reset demo" leaves it: the
+    # pods earlier tests left on node1 would push the lesson's pod below the card's visible box.
+    reset = page.request.post(f"{live_server_url}/clusters/demo/reset", headers=teacher_headers())
+    assert reset.ok, reset.text()
     label_node1(page, LABEL[1])
     pods = "/clusters/demo/api/v1/namespaces/default/pods"
     container = {"containers": [{"name": "web", "image": "nginx:1.15"}]}
