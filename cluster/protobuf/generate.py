@@ -55,6 +55,8 @@ ROOTS: dict[str, tuple[str, ...]] = {
         "Secret",
         "Service",
         "Endpoints",
+        "ResourceQuota",
+        "LimitRange",
     ),
     "k8s.io.api.apps.v1": ("Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "ControllerRevision"),
     "k8s.io.api.autoscaling.v1": ("Scale",),
