@@ -12,6 +12,7 @@ LEGACY_FILTER_NAMES: dict[str, tuple[str, ...]] = {
     "NodePorts": ("PodFitsHostPorts",),
     "NodeResourcesFit": ("PodFitsResources",),
     "VolumeRestrictions": ("NoDiskConflict",),
+    "VolumeBinding": ("CheckVolumeBinding",),
     "PodTopologySpread": ("EvenPodsSpread",),
     "InterPodAffinity": ("MatchInterPodAffinity",),
 }

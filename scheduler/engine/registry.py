@@ -18,6 +18,7 @@ from scheduler.engine.plugins.noderesources.fit import NodeResourcesFit
 from scheduler.engine.plugins.nodeunschedulable.node_unschedulable import NodeUnschedulable
 from scheduler.engine.plugins.podtopologyspread.plugin import PodTopologySpread
 from scheduler.engine.plugins.tainttoleration.taint_toleration import TaintToleration
+from scheduler.engine.plugins.volumebinding.plugin import VolumeBinding
 from scheduler.engine.plugins.volumerestrictions.volume_restrictions import VolumeRestrictions
 
 PLUGINS: dict[str, type[Plugin]] = {
@@ -28,6 +29,7 @@ PLUGINS: dict[str, type[Plugin]] = {
     "NodePorts": NodePorts,
     "NodeResourcesFit": NodeResourcesFit,
     "VolumeRestrictions": VolumeRestrictions,
+    "VolumeBinding": VolumeBinding,
     "PodTopologySpread": PodTopologySpread,
     "InterPodAffinity": InterPodAffinity,
     "NodeResourcesBalancedAllocation": BalancedAllocation,
