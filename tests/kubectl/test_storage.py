@@ -115,7 +115,12 @@ def test_every_cluster_has_the_default_storage_class(kubectl):
         "true",
     ]
     described = kubectl.ok("describe", "sc", "standard").splitlines()
-    assert described[:2] == ["Name:            standard", "IsDefaultClass:  Yes"]
+    assert [" ".join(line.split()) for line in described[:4]] == [
+        "Name: standard",
+        "IsDefaultClass: Yes",
+        "Annotations: storageclass.kubernetes.io/is-default-class=true",
+        "Provisioner: kubesim.io/simulated",
+    ]
 
 
 def test_a_local_volume_on_node2_takes_the_pod_there_and_binds_the_claim(kubectl):
@@ -124,7 +129,7 @@ def test_a_local_volume_on_node2_takes_the_pod_there_and_binds_the_claim(kubectl
         kubectl.ok("apply", "-f", "-", stdin=pod("st-web", "st-claim"))
         wait_for(
             lambda: kubectl.ok("get", "pvc", "st-claim", "-o", "jsonpath={.status.phase}") == "Bound",
-            timeout=30,
+            seconds=30,
         )
         assert kubectl.ok("get", "pod", "st-web", "-o", "jsonpath={.spec.nodeName}") == "node2"
         claims = kubectl.ok("get", "pvc", "st-claim").splitlines()
