@@ -52,6 +52,7 @@ def test_it_explains_every_node_and_picks_the_least_loaded_one():
         "NodeResourcesFit",
         "VolumeRestrictions",
         "VolumeBinding",
+        "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
     ]

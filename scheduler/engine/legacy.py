@@ -13,6 +13,7 @@ LEGACY_FILTER_NAMES: dict[str, tuple[str, ...]] = {
     "NodeResourcesFit": ("PodFitsResources",),
     "VolumeRestrictions": ("NoDiskConflict",),
     "VolumeBinding": ("CheckVolumeBinding",),
+    "VolumeZone": ("NoVolumeZoneConflict",),
     "PodTopologySpread": ("EvenPodsSpread",),
     "InterPodAffinity": ("MatchInterPodAffinity",),
 }

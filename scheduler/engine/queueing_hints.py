@@ -395,6 +395,16 @@ REGISTRATIONS: dict[str, list[Registration]] = {
         _reg(NODE, (ADD, UPDATE_NODE_LABEL, UPDATE_NODE_TAINT), _always,
              "a node is added or its labels or taints change", "新增节点，或节点的标签或污点发生变化"),
     ],
+    "VolumeZone": [
+        _reg(PVC, (ADD, UPDATE), _own_claim_changed,
+             "one of the pod's PersistentVolumeClaims is created or changes",
+             "该 Pod 的某个 PersistentVolumeClaim 被创建或发生变化"),
+        _reg(PV, (ADD, UPDATE), _always,
+             "a PersistentVolume is created or changes", "有 PersistentVolume 被创建或发生变化"),
+        _reg(STORAGE_CLASS, (ADD,), _always, "a StorageClass is created", "有 StorageClass 被创建"),
+        _reg(NODE, (ADD, UPDATE_NODE_LABEL), _always,
+             "a node is added or its labels change", "新增节点，或节点的标签发生变化"),
+    ],
     "PodTopologySpread": [
         _reg(POD, (ADD, UPDATE_POD_LABEL, DELETE), _spread_pod_changed,
              "a scheduled pod selected by its spread constraints is added, relabelled or deleted",

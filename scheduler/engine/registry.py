@@ -20,6 +20,7 @@ from scheduler.engine.plugins.podtopologyspread.plugin import PodTopologySpread
 from scheduler.engine.plugins.tainttoleration.taint_toleration import TaintToleration
 from scheduler.engine.plugins.volumebinding.plugin import VolumeBinding
 from scheduler.engine.plugins.volumerestrictions.volume_restrictions import VolumeRestrictions
+from scheduler.engine.plugins.volumezone.volume_zone import VolumeZone
 
 PLUGINS: dict[str, type[Plugin]] = {
     "NodeUnschedulable": NodeUnschedulable,
@@ -30,6 +31,7 @@ PLUGINS: dict[str, type[Plugin]] = {
     "NodeResourcesFit": NodeResourcesFit,
     "VolumeRestrictions": VolumeRestrictions,
     "VolumeBinding": VolumeBinding,
+    "VolumeZone": VolumeZone,
     "PodTopologySpread": PodTopologySpread,
     "InterPodAffinity": InterPodAffinity,
     "NodeResourcesBalancedAllocation": BalancedAllocation,
