@@ -21,8 +21,9 @@ API_VERSIONS = {
     "PodDisruptionBudget": "policy/v1",
     "PriorityClass": "scheduling.k8s.io/v1",
     "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1",
 }
-STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode")
 CLUSTER_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass", *STORAGE_KINDS)
 
 

@@ -51,6 +51,7 @@ def test_it_explains_every_node_and_picks_the_least_loaded_one():
         "NodePorts",
         "NodeResourcesFit",
         "VolumeRestrictions",
+        "NodeVolumeLimits",
         "VolumeBinding",
         "VolumeZone",
         "PodTopologySpread",
@@ -133,7 +134,7 @@ def test_text_output_shows_the_matrices_and_the_message():
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\n---\nkind: Service\nmetadata: {name: s}\n"},
             "cluster.yaml: document 2 (line 4): "
             "kind: expected Node, Pod, PodDisruptionBudget, PriorityClass, PersistentVolumeClaim, "
-            "PersistentVolume or StorageClass, got 'Service'",
+            "PersistentVolume, StorageClass or CSINode, got 'Service'",
         ),
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    cpu: 1K\n"},

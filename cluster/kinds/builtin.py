@@ -28,7 +28,7 @@ from cluster.kinds.core import (
 from cluster.kinds.discovery import endpointslice
 from cluster.kinds.policy import poddisruptionbudget
 from cluster.kinds.scheduling import priorityclass
-from cluster.kinds.storage import storageclass
+from cluster.kinds.storage import csinode, storageclass
 
 BUILTIN_KINDS: tuple[KindInfo, ...] = (
     pod.KIND,
@@ -54,6 +54,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     endpointslice.KIND,
     poddisruptionbudget.KIND,
     storageclass.KIND,
+    csinode.KIND,
 )
 
 

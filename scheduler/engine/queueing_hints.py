@@ -23,7 +23,7 @@ from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.registry import new_plugin
 
 NODE, POD = "Node", "Pod"
-PVC, PV, STORAGE_CLASS = "PersistentVolumeClaim", "PersistentVolume", "StorageClass"
+PVC, PV, STORAGE_CLASS, CSI_NODE = "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"
 ADD, DELETE, UPDATE = "Add", "Delete", "Update"
 UPDATE_NODE_LABEL, UPDATE_NODE_TAINT, UPDATE_NODE_ALLOCATABLE = (
     "UpdateNodeLabel",
@@ -325,6 +325,16 @@ def _own_claim_changed(pod: PodInfo, event: ClusterEvent) -> bool:
     return (meta.get("namespace") or "") == pod.namespace and meta.get("name") in _claim_names(pod)
 
 
+def _claim_user_deleted(pod: PodInfo, event: ClusterEvent) -> bool:
+    """NodeVolumeLimits: a scheduled pod that mounted claims went away (its volumes detach)."""
+    old = event.old or {}
+    spec = old.get("spec") or {}
+    return bool(spec.get("nodeName")) and any(
+        isinstance(v, dict) and (v.get("persistentVolumeClaim") is not None or v.get("ephemeral") is not None)
+        for v in spec.get("volumes") or []
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Registration:
     resource: str
@@ -383,6 +393,17 @@ REGISTRATIONS: dict[str, list[Registration]] = {
         _reg(PVC, (ADD, UPDATE), _own_claim_changed,
              "one of the pod's PersistentVolumeClaims is created or changes",
              "该 Pod 的某个 PersistentVolumeClaim 被创建或发生变化"),
+    ],
+    "NodeVolumeLimits": [
+        _reg(POD, (DELETE,), _claim_user_deleted,
+             "a scheduled pod that used volumes is deleted (its volumes detach)",
+             "使用卷的已调度 Pod 被删除（其卷被卸下）"),
+        _reg(CSI_NODE, (ADD, UPDATE), _always,
+             "a CSINode is created or changes (a driver's volume limit)",
+             "有 CSINode 被创建或发生变化（驱动的卷数量上限）"),
+        _reg(PVC, (ADD,), _own_claim_changed,
+             "one of the pod's PersistentVolumeClaims is created",
+             "该 Pod 的某个 PersistentVolumeClaim 被创建"),
     ],
     "VolumeBinding": [
         _reg(PVC, (ADD, UPDATE), _own_claim_changed,

@@ -17,24 +17,28 @@ from scheduler.engine.pod_index import PodIndex
 from scheduler.engine.podinfo import PodInfo
 
 IndexT = TypeVar("IndexT", bound=PodIndex)
-STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode")
 
 
 class Storage:
-    """The PersistentVolumeClaims, PersistentVolumes and StorageClasses the volume plugins read
-    (upstream's PVC, PV and StorageClass listers)."""
+    """The PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes the volume plugins
+    read (upstream's listers of them)."""
 
-    __slots__ = ("claims", "classes", "volumes")
+    __slots__ = ("claims", "classes", "csinodes", "volumes")
 
     def __init__(self) -> None:
         self.claims: dict[tuple[str, str], dict] = {}  # (namespace, name) -> claim
         self.volumes: dict[str, dict] = {}
         self.classes: dict[str, dict] = {}
+        self.csinodes: dict[str, dict] = {}  # node name -> its CSINode
 
     def _table(self, kind: str) -> dict:
-        return {"PersistentVolumeClaim": self.claims, "PersistentVolume": self.volumes}.get(
-            kind, self.classes
-        )
+        tables = {
+            "PersistentVolumeClaim": self.claims,
+            "PersistentVolume": self.volumes,
+            "CSINode": self.csinodes,
+        }
+        return tables.get(kind, self.classes)
 
     @staticmethod
     def _key(kind: str, obj: dict):

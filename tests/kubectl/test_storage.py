@@ -198,3 +198,29 @@ def test_a_pod_whose_claim_does_not_exist_stays_pending(kubectl):
         assert status[1:3] == ["0/1", "Pending"]
     finally:
         kubectl.run("delete", "pod", "st-orphan", "--grace-period=0", "--force")
+
+
+CSI_NODE = """
+apiVersion: storage.k8s.io/v1
+kind: CSINode
+metadata:
+  name: st-node
+spec:
+  drivers:
+    - name: ebs.csi.aws.com
+      nodeID: i-0123
+      allocatable:
+        count: 2
+"""
+
+
+def test_a_csinode_as_kubectl_prints_it(kubectl):
+    try:
+        kubectl.ok("apply", "-f", "-", stdin=CSI_NODE)
+        lines = kubectl.ok("get", "csinodes", "st-node").splitlines()
+        assert lines[0].split() == ["NAME", "DRIVERS", "AGE"]
+        assert lines[1].split()[:2] == ["st-node", "1"]
+        described = kubectl.ok("describe", "csinode", "st-node")
+        assert "      Allocatables:\n        Count:  2" in described
+    finally:
+        kubectl.run("delete", "csinode", "st-node")

@@ -11,7 +11,7 @@ import pytest
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.kinds.core import persistentvolume, persistentvolumeclaim
-from cluster.kinds.storage import storageclass
+from cluster.kinds.storage import csinode, storageclass
 from cluster.kubeapi.tables import to_table
 from tests.support.demo import KUBECTL, demo  # noqa: F401
 
@@ -152,3 +152,42 @@ def test_a_claims_describe_lists_the_pods_that_mount_it():
         "Name:\tstandard",
         "IsDefaultClass:\tYes",
     ]
+
+
+CSI_NODE = {
+    "apiVersion": "storage.k8s.io/v1",
+    "kind": "CSINode",
+    "metadata": {"name": "node1"},
+    "spec": {
+        "drivers": [
+            {
+                "name": "ebs.csi.aws.com",
+                "nodeID": "i-0123",
+                "allocatable": {"count": 2},
+                "topologyKeys": ["zone"],
+            }
+        ]
+    },
+}
+
+
+def test_a_csinode_table_describe_and_validation(demo):  # noqa: F811
+    made = api.create(demo, CSI_NODE, KUBECTL)
+    assert cells("CSINode", made)["Drivers"] == 1
+    lines = csinode.describe_lines(made)
+    assert lines[-6:] == [
+        "  Drivers:",
+        "    ebs.csi.aws.com:",
+        "      Node ID:\ti-0123",
+        "      Allocatables:",
+        "        Count:\t2",
+        "      Topology Keys:\t[zone]",
+    ]
+    bad = {**CSI_NODE, "metadata": {"name": "node2"}}
+    bad["spec"] = {"drivers": [{"name": "d.example.com", "nodeID": "", "allocatable": {"count": -1}}]}
+    with pytest.raises(ApiError) as refused:
+        api.create(demo, bad, KUBECTL)
+    assert "spec.drivers[0].nodeID: Required value" in refused.value.message
+    assert "spec.drivers[0].allocatable.count: Invalid value: -1: must be greater than or equal to 0" in (
+        refused.value.message
+    )

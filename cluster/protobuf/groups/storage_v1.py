@@ -9,9 +9,20 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.storage.v1"
 GROUP_VERSION = "storage.k8s.io/v1"
-KINDS = ("StorageClass",)
+KINDS = ("CSINode", "StorageClass")
 
 MESSAGES = {
+    "CSINode": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "CSINodeSpec", ""),
+    ),
+    "CSINodeDriver": (
+        (1, "name", "string", ""),
+        (2, "nodeID", "string", ""),
+        (3, "topologyKeys", "string", "r"),
+        (4, "allocatable", "VolumeNodeResources", "*o"),
+    ),
+    "CSINodeSpec": ((1, "drivers", "CSINodeDriver", "r"),),
     "StorageClass": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "provisioner", "string", ""),
@@ -22,4 +33,5 @@ MESSAGES = {
         (7, "volumeBindingMode", "string", "*o"),
         (8, "allowedTopologies", "k8s.io.api.core.v1.TopologySelectorTerm", "ro"),
     ),
+    "VolumeNodeResources": ((1, "count", "int32", "*o"),),
 }
