@@ -19,6 +19,8 @@ from cluster.kinds.core import (
     limitrange,
     namespace,
     node,
+    persistentvolume,
+    persistentvolumeclaim,
     pod,
     replicationcontroller,
     resourcequota,
@@ -28,6 +30,7 @@ from cluster.kinds.core import (
 from cluster.kinds.discovery import endpointslice
 from cluster.kinds.policy import poddisruptionbudget
 from cluster.kinds.scheduling import priorityclass
+from cluster.kinds.storage import csinode, storageclass
 
 BUILTIN_KINDS: tuple[KindInfo, ...] = (
     pod.KIND,
@@ -50,8 +53,12 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     limitrange.KIND,
     service.KIND,
     endpoints.KIND,
+    persistentvolumeclaim.KIND,
+    persistentvolume.KIND,
     endpointslice.KIND,
     poddisruptionbudget.KIND,
+    storageclass.KIND,
+    csinode.KIND,
 )
 
 
