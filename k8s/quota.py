@@ -256,6 +256,8 @@ def object_usage(kind: str, plural: str, group: str, obj: dict, now: datetime) -
     usage = {count_name(plural, group): _total(1)}
     if kind in LEGACY_COUNTS:
         usage[LEGACY_COUNTS[kind]] = _total(1)
+    if kind == "PersistentVolumeClaim":
+        usage.update(_claim_usage(obj))
     if kind == "Service":
         spec = obj.get("spec") or {}
         if spec.get("type") == "LoadBalancer":
@@ -265,6 +267,25 @@ def object_usage(kind: str, plural: str, group: str, obj: dict, now: datetime) -
         else:
             usage["services.nodeports"] = _total(0)
         usage.setdefault("services.loadbalancers", _total(0))
+    return usage
+
+
+STORAGE_CLASS_SUFFIX = ".storageclass.storage.k8s.io/"
+
+
+def _claim_usage(claim: dict) -> dict[str, Total]:
+    """The persistentvolumeclaims evaluator: requests.storage, and both per storage class."""
+    spec = claim.get("spec") or {}
+    requested = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+    usage = {}
+    storage = _total(requested) if requested is not None else None
+    if storage is not None:
+        usage["requests.storage"] = storage
+    class_name = spec.get("storageClassName")
+    if class_name:
+        usage[f"{class_name}{STORAGE_CLASS_SUFFIX}persistentvolumeclaims"] = _total(1)
+        if storage is not None:
+            usage[f"{class_name}{STORAGE_CLASS_SUFFIX}requests.storage"] = _total(requested)
     return usage
 
 
@@ -286,6 +307,9 @@ def matching_resources(kind: str, plural: str, group: str, hard_names) -> list[s
     mine = {count_name(plural, group), LEGACY_COUNTS.get(kind, "")}
     if kind == "Service":
         mine |= {"services.loadbalancers", "services.nodeports"}
+    if kind == "PersistentVolumeClaim":
+        mine.add("requests.storage")
+        mine |= {n for n in hard_names if STORAGE_CLASS_SUFFIX in n}
     return sorted(n for n in hard_names if n in mine)
 
 

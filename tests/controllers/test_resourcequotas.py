@@ -211,3 +211,32 @@ def test_quota_table_and_describe(demo, teacher_client):
     )
     row = json.loads(answer.content)["rows"][0]["cells"]
     assert row[0] == "q" and row[2:] == ["pods: 0/4, requests.memory: 0/1Gi", "limits.cpu: 0/2"]
+
+
+def claim(name: str, storage: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": storage}}},
+    }
+
+
+def test_claims_count_their_storage_and_are_held_to_the_limit_range(demo):
+    class_quota = "standard.storageclass.storage.k8s.io/requests.storage"
+    api.create(demo, quota("storage", {"requests.storage": "5Gi", class_quota: "3Gi"}), KUBECTL)
+    api.create(demo, claim("one", "2Gi"), KUBECTL)  # the default class: standard
+    message = refused(demo, claim("two", "2Gi"))
+    assert message == (
+        f'persistentvolumeclaims "two" is forbidden: exceeded quota: storage, requested: {class_quota}=2Gi, '
+        f"used: {class_quota}=2Gi, limited: {class_quota}=3Gi"
+    )
+    item = {"type": "PersistentVolumeClaim", "max": {"storage": "1Gi"}}
+    api.create(demo, limit_range("storage", item), KUBECTL)
+    message = refused(demo, claim("big", "2Gi"))
+    assert message == (
+        'persistentvolumeclaims "big" is forbidden: maximum storage usage per PersistentVolumeClaim is 1Gi, '
+        "but request is 2Gi"
+    )
+    drive()
+    assert stored_quota(demo, "storage")["status"]["used"] == {"requests.storage": "2Gi", class_quota: "2Gi"}

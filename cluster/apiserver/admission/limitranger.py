@@ -5,7 +5,8 @@ pods: a new pod's containers get the namespace's LimitRange defaults (`default` 
 min, max and maxLimitRequestRatio are enforced per Container and per Pod, refused in upstream's
 words (`pods "x" is forbidden: maximum cpu usage per Container is 500m, but limit is 1`; several
 at once as `[..., ...]`). Pod updates are left alone, as upstream leaves them (containers' resources
-cannot change). PersistentVolumeClaims are not served, so their limits are not enforced.
+cannot change). A new PersistentVolumeClaim's `requests.storage` is held to the
+PersistentVolumeClaim items' min and max (PersistentVolumeClaimValidateLimitFunc).
 """
 
 from __future__ import annotations
@@ -111,6 +112,16 @@ def _min(kind: str, name: str, enforced, requests: dict, limits: dict) -> str | 
     return None
 
 
+def _max_request(kind: str, name: str, enforced, requests: dict, limits: dict) -> str | None:
+    """maxRequestConstraint: a claim has requests only."""
+    shown = format_quantity(enforced)
+    if name not in requests:
+        return f"maximum {name} usage per {kind} is {shown}.  No request is specified"
+    if milli_value(requests[name]) > milli_value(enforced):
+        return f"maximum {name} usage per {kind} is {shown}, but request is {format_quantity(requests[name])}"
+    return None
+
+
 def _max(kind: str, name: str, enforced, requests: dict, limits: dict) -> str | None:
     shown = format_quantity(enforced)
     if name not in limits:
@@ -167,6 +178,21 @@ def violations(limit_range: dict, pod: dict) -> list[str]:
     return errors
 
 
+def claim_violations(limit_range: dict, claim: dict) -> list[str]:
+    requests = ((claim.get("spec") or {}).get("resources") or {}).get("requests") or {}
+    errors = []
+    for item in _items(limit_range):
+        if item.get("type") != "PersistentVolumeClaim":
+            continue
+        for field, constraint in (("min", _min), ("max", _max_request)):
+            values = item.get(field) or {}
+            for name in sorted(values):
+                error = constraint("PersistentVolumeClaim", name, values[name], requests, {})
+                if error:
+                    errors.append(error)
+    return errors
+
+
 def aggregate(errors: list[str]) -> str:
     """utilerrors.NewAggregate(...).Error(): duplicates dropped; several in brackets."""
     unique = list(dict.fromkeys(errors))
@@ -174,14 +200,15 @@ def aggregate(errors: list[str]) -> str:
 
 
 def admit(cluster, verb: str, kind: str, body: dict, actor) -> None:
-    if verb != "create" or kind != "Pod":
+    if verb != "create" or kind not in ("Pod", "PersistentVolumeClaim"):
         return
     meta = body.get("metadata") or {}
+    judge, plural = (violations, "pods") if kind == "Pod" else (claim_violations, "persistentvolumeclaims")
     for limit_range in limit_ranges(cluster.pk, meta.get("namespace") or ""):
-        errors = violations(limit_range, body)
+        errors = judge(limit_range, body)
         if errors:
             name = meta.get("name") or meta.get("generateName") or "Unknown"
-            raise forbidden("pods", name, aggregate(errors))
+            raise forbidden(plural, name, aggregate(errors))
 
 
 def install() -> None:
