@@ -22,6 +22,10 @@ class Overlay:
     deleted: set[str] = field(default_factory=set)  # whiteouts over the image's paths
     kv: dict[str, str] = field(default_factory=dict)  # a redis container's keys (its memory)
 
+    def size(self) -> int:
+        """The bytes its files hold (what counts against the container's ephemeral storage)."""
+        return sum(map(len, self.files.values()))
+
     def snapshot(self) -> tuple:
         return (dict(self.files), set(self.dirs), set(self.deleted), dict(self.kv))
 

@@ -92,3 +92,13 @@ def test_without_write_rights_exec_is_forbidden(demo):
         'Error from server (Forbidden): pods "web" is forbidden: User "system:anonymous" cannot create '
         'resource "pods/exec" in API group "" in the namespace "default"\n'
     )
+
+
+def test_an_exec_over_the_users_cap_is_refused_with_429(demo, settings):
+    _pod(demo, "web", "nginx")
+    settings.KUBESIM_EXEC_MAX_SESSIONS_PER_USER = 0
+    result = run("exec web -- hostname")
+    assert result["exit_code"] == 1
+    assert result["output"] == (
+        "Error from server (TooManyRequests): you have 0 exec sessions open; close one and try again\n"
+    )

@@ -40,7 +40,7 @@ def _export(sh, argv, io) -> int:
     for arg in argv[1:]:
         name, sep, value = arg.partition("=")
         if sep:
-            sh.env[name] = value
+            sh.set_variable(name, value)
     if len(argv) == 1:
         io.write_out("".join(f'declare -x {k}="{v}"\n' for k, v in sorted(sh.env.items())))
     return 0
@@ -48,7 +48,7 @@ def _export(sh, argv, io) -> int:
 
 def _unset(sh, argv, io) -> int:
     for name in argv[1:]:
-        sh.env.pop(name, None)
+        sh.unset_variable(name)
     return 0
 
 
@@ -85,7 +85,7 @@ def _type(sh, argv, io) -> int:
         if name in BUILTINS:
             io.write_out(f"{name} is a shell builtin\n")
             continue
-        found = sh.fs.find_program(name, sh.env.get("PATH", ""))
+        found = sh.fs.find_program(name, sh.env.get("PATH", ""), sh.cwd)
         if found:
             io.write_out(f"{name} is {found}\n")
         else:

@@ -19,6 +19,7 @@ def run_shell_program(
     if parent is not None:
         shell.env, shell.cwd = dict(parent.env), parent.cwd
     args = argv[1:]
+    held = shell.budget.held
     try:
         if args and args[0] == "-c":
             if len(args) < 2:
@@ -44,6 +45,8 @@ def run_shell_program(
         return shell.status
     except ExitShell as done:
         return done.status
+    finally:
+        shell.budget.held = held  # the child's variables end with it
 
 
 def sh(parent: Shell, argv: list[str], io: IO) -> int:
