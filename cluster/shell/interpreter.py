@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from cluster.shell.arithmetic import BadExpression, evaluate
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem, FsError
-from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word, parse
+from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word
 from cluster.shell.limits import Budget
+from cluster.shell.parser import ForLoop, IfClause, Incomplete, Loop, parse
 
 
 class ExpansionError(Exception):
@@ -22,6 +23,13 @@ class ExpansionError(Exception):
 class ExitShell(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
+
+
+class LoopControl(Exception):
+    """`break N` / `continue N`: leaves (or goes on with) the Nth enclosing loop."""
+
+    def __init__(self, levels: int, again: bool) -> None:
+        self.levels, self.again = levels, again
 
 
 @dataclass(slots=True)
@@ -52,6 +60,7 @@ class Shell:
         self.style = "bash" if name == "bash" else ctx.profile.base.shell_style
         self.line_number = 1
         self.source_depth = 0
+        self.loop_depth = 0
 
     # -- messages as each shell words them -------------------------------------------------
     def not_found(self, program: str) -> str:
@@ -80,10 +89,24 @@ class Shell:
             io.write_err(self.syntax_error(str(exc)))
             self.status = 2
             return 2
+        self._run_lists(lists, io)
+        return self.status
+
+    @staticmethod
+    def complete(text: str) -> bool:
+        """Is text a whole command (or a plain error), not one that more lines would finish?"""
+        try:
+            parse(text)
+        except Incomplete:
+            return False
+        except ShellSyntaxError:
+            return True
+        return True
+
+    def _run_lists(self, lists: list[AndOr], io: IO) -> None:
         for and_or in lists:
             self.budget.step()
             self._run_and_or(and_or, io)
-        return self.status
 
     def set_variable(self, name: str, value: str) -> None:
         """A shell variable's value is the shell's memory: charged to its budget."""
@@ -107,7 +130,10 @@ class Shell:
             captured: list[str] = []
             out = io.write_out if last else self._capture(captured)
             try:
-                status = self._run_command(command, IO(read_stdin, out, io.write_err))
+                if isinstance(command, Command):
+                    status = self._run_command(command, IO(read_stdin, out, io.write_err))
+                else:
+                    status = self._run_compound(command, IO(read_stdin, out, io.write_err))
             finally:
                 self.budget.release(sum(map(len, captured)))
             if not last:
@@ -159,7 +185,73 @@ class Shell:
         finally:
             self.env = saved
 
-    def _redirected(self, command: Command, io: IO) -> IO | None:
+    def _run_compound(self, compound, io: IO) -> int:
+        self.budget.step()
+        redirected = self._redirected(compound, io)
+        if redirected is None:
+            return 1
+        if isinstance(compound, Loop):
+            return self._run_loop(compound, redirected)
+        if isinstance(compound, ForLoop):
+            return self._run_for(compound, redirected)
+        return self._run_if(compound, redirected)
+
+    def _run_loop(self, loop: Loop, io: IO) -> int:
+        status = 0
+        while True:
+            self._run_lists(loop.condition, io)
+            if (self.status == 0) == loop.until:
+                return status
+            again = self._run_body(loop.body, io)
+            status = self.status
+            if not again:
+                return status
+
+    def _run_for(self, loop: ForLoop, io: IO) -> int:
+        values: list[str] = []
+        try:
+            for word in loop.words or []:
+                values += self.expand(word)
+        except ExpansionError as exc:
+            io.write_err(self.error(str(exc)))
+            return 1
+        status = 0
+        for value in values:
+            self.budget.step()
+            self.set_variable(loop.name, value)
+            again = self._run_body(loop.body, io)
+            status = self.status
+            if not again:
+                break
+        return status
+
+    def _run_body(self, body: list[AndOr], io: IO) -> bool:
+        """A loop's body once; False if it said `break` to this loop."""
+        self.loop_depth += 1
+        try:
+            self._run_lists(body, io)
+        except LoopControl as control:
+            if control.levels > 1:
+                control.levels -= 1
+                raise
+            self.status = 0
+            return control.again
+        finally:
+            self.loop_depth -= 1
+        return True
+
+    def _run_if(self, clause: IfClause, io: IO) -> int:
+        for condition, body in clause.branches:
+            self._run_lists(condition, io)
+            if self.status == 0:
+                self._run_lists(body, io)
+                return self.status
+        if clause.otherwise is not None:
+            self._run_lists(clause.otherwise, io)
+            return self.status
+        return 0
+
+    def _redirected(self, command, io: IO) -> IO | None:
         out, err, read_stdin = io.write_out, io.write_err, io.read_stdin
         for operator, target in command.redirects:
             if operator == "2>&1":

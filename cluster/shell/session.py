@@ -107,18 +107,30 @@ def _script_from_stdin(shell: Shell, stdin: InputStream, io: IO) -> int:
     """`echo hostname | kubectl exec -i POD -- sh`: each line runs as it arrives."""
     quiet = IO(lambda: "", io.write_out, io.write_err)
     number = 0
+    pending: list[str] = []
     try:
         while (line := stdin.read_line()) is not None:
             number += 1
-            shell.line_number = number
-            shell.fs.reload()
-            try:
-                shell.run(line.decode("utf-8", "replace").rstrip("\r\n"), quiet)
-            finally:
-                shell.fs.save()
+            pending.append(line.decode("utf-8", "replace").rstrip("\r\n"))
+            text = "\n".join(pending)
+            if not shell.complete(text):
+                continue  # a `while` read up to its `done`
+            shell.line_number = number - len(pending) + 1
+            pending = []
+            _run_line(shell, text, quiet)
+        if pending:
+            _run_line(shell, "\n".join(pending), quiet)  # reports what is missing
     except ExitShell as done:
         return done.status
     return shell.status
+
+
+def _run_line(shell: Shell, text: str, io: IO) -> None:
+    shell.fs.reload()
+    try:
+        shell.run(text, io)
+    finally:
+        shell.fs.save()
 
 
 def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
@@ -126,11 +138,13 @@ def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
     reader = LineReader(stdin, lambda text: write(STDOUT, text), editing=shell.style != "dash")
     io = IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
     number = 0
+    pending: list[str] = []
     while True:
-        write(STDOUT, prompt(shell))
+        write(STDOUT, "> " if pending else prompt(shell))  # PS2 inside an unfinished command
         line = reader.read_line()  # raises Closed when the caller leaves
         if line is INTERRUPT:
             shell.status = 130
+            pending = []
             continue
         if line is None:
             if shell.style == "bash":
@@ -139,7 +153,12 @@ def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
                 write(STDOUT, "\r\n")
             return shell.status
         number += 1
-        shell.line_number = number
+        pending.append(line)
+        line = "\n".join(pending)
+        if not shell.complete(line):
+            continue
+        shell.line_number = number - len(pending) + 1
+        pending = []
         shell.fs.reload()
         shell.budget.restart()  # each command line has its own steps and CPU time
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 
+from cluster.shell.commands.builtins import whole_commands
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem
 from cluster.shell.interpreter import IO, ExitShell, Shell
@@ -39,9 +40,9 @@ def run_shell_program(
             script = fs.read(path)
         else:
             script = io.read_stdin()
-        for number, line in enumerate(script.splitlines(), 1):
-            shell.line_number = number
-            shell.run(line, io)
+        for text, first_line in whole_commands(script):
+            shell.line_number = first_line
+            shell.run(text, io)
         return shell.status
     except ExitShell as done:
         return done.status
