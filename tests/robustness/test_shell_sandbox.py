@@ -1,13 +1,11 @@
 """A hostile student's commands against a live server: the server stops on SIGTERM within 5 s with a
-runaway command inside, and forty web-console execs from one user leave everyone else's requests
-unaffected (docs/shell.md)."""
+runaway command inside (docs/shell.md)."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import signal
-import statistics
 import threading
 import time
 import urllib.request
@@ -53,15 +51,6 @@ def running_pod(embedded, port: int) -> str:
     return workloads.pods(base, "shell")[0]["metadata"]["name"]
 
 
-def anonymous_get(port: int) -> float:
-    """Seconds one anonymous read of the pods takes."""
-    started = time.monotonic()
-    url = f"http://127.0.0.1:{port}/clusters/demo/api/v1/namespaces/default/pods"
-    with urllib.request.urlopen(url, timeout=60) as response:
-        response.read()
-    return time.monotonic() - started
-
-
 def test_serve_stops_within_5_s_with_a_runaway_command_inside(embedded):
     embedded.env.update(KUBESIM_SHELL_MAX_STEPS="1000000000", KUBESIM_SHELL_CPU_SECONDS="100000")
     port = free_port()
@@ -74,19 +63,3 @@ def test_serve_stops_within_5_s_with_a_runaway_command_inside(embedded):
     took = stopped_within(server, signal.SIGTERM)
     assert took < STOP_SECONDS, f"serve took {took:.1f} s to stop"
     assert server.returncode == 0
-
-
-def test_forty_console_execs_from_one_user_leave_everyone_elses_requests_unaffected(embedded):
-    port = free_port()
-    embedded.serve(port, control_plane=True)
-    pod = running_pod(embedded, port)
-    idle = [anonymous_get(port) for _ in range(10)]
-    answers: list = []
-    senders = [in_background(port, f"exec {pod} -- sleep 30", answers) for _ in range(40)]
-    wait_for(lambda: len(answers) >= 36, 20, "the execs over the user's cap to be refused")
-    busy = [anonymous_get(port) for _ in range(20)]
-    refused = [a for a in answers if "TooManyRequests" in a["output"]]
-    assert len(refused) >= 36, answers[:3]
-    assert "you have 4 exec sessions open" in refused[0]["output"]
-    assert max(busy) < max(1.0, 5 * statistics.median(idle)), (idle, busy)
-    assert sum(sender.is_alive() for sender in senders) == 4  # the admitted ones still sleep

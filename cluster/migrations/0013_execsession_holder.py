@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("cluster", "0011_cluster_clock_offset"),
+        ("cluster", "0012_flowtrace_gate_step"),
     ]
 
     operations = [
