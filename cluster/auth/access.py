@@ -365,6 +365,8 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
         cluster = unique_row(Cluster.objects.filter(name=cluster_name))
     if cluster is None:
         raise not_found(cluster_name)
+    if hasattr(who, "META"):
+        who.kubesim_cluster_found = cluster.name  # an existing cluster's request: /metrics counts it
     authorize(who, cluster, verb, resource, **where)
     activity.requested(cluster.name)  # a parked control plane starts again (cluster/controlplane/activity.py)
     simtime.enter(cluster)  # the rest of the request reads the cluster's own time

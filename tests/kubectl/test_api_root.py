@@ -122,3 +122,19 @@ def test_the_teachers_kubeconfig_has_a_context_per_cluster_at_one_address(kubesi
     teacher.ok("--context", f"kubesim-{sandbox}", "create", "configmap", "teachers", "--from-literal=b=2")
     assert "teachers" in teacher.ok("--context", f"kubesim-{sandbox}", "get", "configmaps")
     assert "teachers" not in teacher.ok("get", "configmaps")  # current: the demo
+
+
+def test_get_raw_metrics_counts_kubectls_own_requests(kubectl):
+    kubectl.ok("get", "pods")
+    text = kubectl.ok("get", "--raw", "/metrics")
+    assert "# TYPE apiserver_request_total counter" in text
+    listed = [
+        line
+        for line in text.splitlines()
+        if line.startswith("apiserver_request_total{")
+        and 'resource="pods"' in line
+        and 'verb="LIST"' in line
+        and 'code="200"' in line
+    ]
+    assert listed and int(listed[0].rsplit(" ", 1)[1]) >= 1
+    assert "apiserver_request_duration_seconds_bucket{" in text
