@@ -4,9 +4,9 @@ A kubeconfig's server has no path; the credential says which cluster a request i
 (cluster/auth/addressing.py). On the API listener this wrapper turns the paths kube-apiserver
 serves at its root (`/api`, `/apis`, `/version`, `/openapi/…`, `/healthz`, `/livez`, `/readyz`,
 `/metrics`) into the same cluster's `/clusters/NAME/…` paths, for HTTP and websockets (exec)
-alike, before anything else sees the request; the path the client sent stays in the scope as
-`kubesim.client_path`. `/clusters/NAME/…` is served as before (older kubeconfigs, plain-HTTP
-readers). Any other path on the API port is answered here: a 404 Status, as kube-apiserver's.
+alike, before anything else sees the request. `/clusters/NAME/…` is served as before (older
+kubeconfigs, plain-HTTP readers). Any other path on the API port is answered here: a 404
+Status, as kube-apiserver's.
 
 The API listener is the TLS port `manage.py serve --api-port` opens (`serve_api_on`); the
 plain-HTTP port (the browsers') is left as it is.
@@ -66,7 +66,7 @@ def at_cluster(scope: dict) -> dict | None:
     if not ROOT_PATHS.fullmatch(path):
         return None
     prefix = f"/clusters/{cluster_named_by(_authorization(scope))}"
-    routed = {**scope, SCOPE_FLAG: True, "kubesim.client_path": path, "path": prefix + path}
+    routed = {**scope, SCOPE_FLAG: True, "path": prefix + path}
     if scope.get("raw_path"):
         routed["raw_path"] = prefix.encode() + scope["raw_path"]
     return routed
