@@ -22,7 +22,7 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.models import Cluster, FlowTrace
-from scheduler import attempt_rows, batch, explanations, texts
+from scheduler import attempt_rows, batch, explanations, texts, together
 from scheduler.batch import INLINE_MAX_NODES
 from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
@@ -116,6 +116,8 @@ class Scheduler:
         while (entry := self.queue.pop()) is not None:
             if await batch.gate_open(self.cluster_name):
                 await batch.schedule_all(self, batch.take(self.queue, entry))
+            elif entry.trace_id is not None:
+                await together.schedule_together(self, entry)
             else:
                 await self.schedule_one(entry)
             worked = True
@@ -123,6 +125,13 @@ class Scheduler:
         # read after its binding without it (one batch per pass, not one insert per pod).
         await self.save_attempts()
         return worked
+
+    async def catch_up(self) -> None:
+        """Read what the watch brought meanwhile (while a step waited at the gate)."""
+        deltas = [] if self.informer.up_to_date() else await db(self._sync)()
+        for delta in deltas:
+            self._observe(delta)
+        self.queue.flush()
 
     def _take_unsaved(self) -> list[tuple[SchedulingAttempt, object]]:
         batch, self.unsaved = self.unsaved, []

@@ -9,7 +9,7 @@ kubelet's status lands), because those are writes it performs.
 from __future__ import annotations
 
 from cluster.apiserver.kinds import workload_kinds
-from cluster.flow import endings, gate, terminations, texts
+from cluster.flow import endings, gate, terminations, texts, titles
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -125,7 +125,7 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
         StepSpec(1, *texts.open_watches(cluster.name, revision), revision=revision),
         StepSpec(2, *texts.request_sent(actor, client, verb, event), revision=revision),
         StepSpec(3, *texts.object_stored(event), revision=revision),
-        StepSpec(4, *texts.event_sent(event), revision=revision),
+        StepSpec(4, *texts.event_sent(event), revision=revision, title=titles.event_sent(event.type)),
     ]
     if row.kind == "Pod" and event.type == "ADDED":
         specs.extend(_skipped_for_bare_pod(trace, event))
