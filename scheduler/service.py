@@ -404,7 +404,10 @@ class Scheduler:
             nomination = preemption.nominated_node  # None clears a stale nomination
         self._set_unschedulable_condition(pod, message, actor, nomination)
         if entry.trace_id and message != previous_message:
-            en, zh = texts.unschedulable(pod, message)
+            if preemption is not None and preemption.nominated_node:
+                en, zh = texts.preempting(pod, message, preemption.nominated_node, preemption.victims)
+            else:
+                en, zh = texts.unschedulable(pod, message)
             record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod), outcome="waiting")
         if preemption is None or not preemption.nominated_node:
             return []

@@ -422,7 +422,9 @@ export class FlowView {
     for (const trace of traces) {
       const what = `${trace.kind || ""} ${trace.namespace ? `${trace.namespace}/` : ""}${trace.name || ""}`.trim();
       const state = trace.ending ? t(`ended_${trace.ending.outcome}`) : trace.finished_at ? t("finished") : t("running");
-      const label = [traceTime(trace), traceVerb(trace), what, trace.client, state].filter(Boolean).join(" · ");
+      // Who asked, when it is a name (kubectl, the web form), not a browser's whole User-Agent.
+      const client = trace.client && trace.client.length <= 24 ? trace.client : "";
+      const label = [traceTime(trace), traceVerb(trace), what, client, state].filter(Boolean).join(" · ");
       select.append(h("option", { value: trace.id, text: label }));
     }
     select.value = this.store.traces.has(this.selected) ? this.selected : "";
