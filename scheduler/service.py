@@ -425,10 +425,11 @@ class Scheduler:
                 continue  # already gone
             if (current.get("metadata") or {}).get("deletionTimestamp"):
                 continue  # graceful deletion already started
-            self._mark_disruption_target(current, actor)
+            # Not under the preemptor's trace: the victim's condition, its deletion (and a
+            # controller's replacement of it) belong to the victim's own story; written under the
+            # preemptor's, the replacement's steps joined its trace, which then never completed.
+            self._mark_disruption_target(current, self._actor(None))
             try:
-                # Not under the preemptor's trace: the victim's deletion (and a controller's
-                # replacement of it) belongs to the victim's own story.
                 api.delete(self.cluster, "Pod", victim.namespace, victim.name, self._actor(None))
             except ApiError:
                 continue
@@ -448,8 +449,9 @@ class Scheduler:
             if nominated_node != node or info.priority >= priority or key == _key(preemptor):
                 continue
             patch = {"status": {"nominatedNodeName": None}}
+            untraced = self._actor(None)  # another pod's story, not the preemptor's
             try:
-                api.patch(self.cluster, "Pod", key[0], key[1], patch, MERGE_PATCH, actor, "status")
+                api.patch(self.cluster, "Pod", key[0], key[1], patch, MERGE_PATCH, untraced, "status")
             except ApiError:
                 continue
             cleared.append(key)

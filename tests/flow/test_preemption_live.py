@@ -203,6 +203,11 @@ def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo, fake
     assert not replacement["spec"].get("nodeName")  # equal priority: it cannot preempt in turn
     condition = next(c for c in replacement["status"]["conditions"] if c["type"] == "PodScheduled")
     assert "No preemption victims found for incoming pod" in condition["message"]
+    # The preemptor's story is its own: bound, started, ended; the replacement is not in it.
+    trace = FlowTrace.objects.get(cluster=demo, kind="Pod", name="high")
+    assert set(trace.steps.values_list("object_name", flat=True)) == {"high"}
+    assert trace.finished_at is not None
+    assert trace.steps.filter(step=0, final=True, ending="completed").count() == 1
 
 
 @pytest.mark.django_db(transaction=True)
