@@ -67,6 +67,8 @@ def after_status(
     failed = spec.outcome == "failed"
     if spec.skipped:
         detail = texts.nothing_to_do(kind, namespace, name, spec.detail_en, spec.detail_zh)
+    elif kind == "Pod" and spec.obj and spec.obj[2] != name and not failed:
+        detail = texts.replacement_reported(namespace, name, spec.obj[2], spec.node)
     elif kind == "Pod":
         detail = texts.pod_reported(kind, namespace, name, spec.node, failed)
     else:

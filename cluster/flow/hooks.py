@@ -28,7 +28,9 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
         terminations.remember(cluster, row, actor)
     if actor.client in USER_CLIENTS:
         if _starts_trace(kind, event, verb):
-            return _start(cluster, "delete" if verb == "terminate" else verb, row, event, actor)
+            if verb == "terminate":
+                verb = "evict" if actor.subresource == "eviction" else "delete"
+            return _start(cluster, verb, row, event, actor)
         return _current_trace(row)
     trace = actor.trace
     if trace is None or kind != "Pod":
@@ -129,7 +131,7 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
     ]
     if row.kind == "Pod" and event.type == "ADDED":
         specs.extend(_skipped_for_bare_pod(trace, event))
-    elif row.kind == "Pod" and event.type == "MODIFIED" and verb != "delete":
+    elif row.kind == "Pod" and event.type == "MODIFIED" and verb not in ("delete", "evict"):
         node = event.object["spec"].get("nodeName", "")
         en, zh = texts.image_changed(node)
         specs += [StepSpec(n, en, zh, node=node, revision=revision, skipped=True) for n in range(5, 12)]
