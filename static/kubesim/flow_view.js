@@ -205,9 +205,16 @@ export class FlowView {
     }
     const walk = this.walk;
     const hold = !this.store.stepMode && this.store.paceMs === 0 ? 0 : HOLD_MS;
+    // A pod joining the stage shown (its step came a moment after the others') is read too.
+    const size = this.stage(story, walk.shown).length;
+    if (size > (walk.size || 0)) {
+      if (walk.size) walk.at = now;
+      walk.size = size;
+    }
     if (walk.shown < target && now - walk.at >= hold) {
       walk.shown = hold ? stages.find((n) => n > walk.shown) : target;
       walk.at = now;
+      walk.size = this.stage(story, walk.shown).length;
     }
     clearTimeout(this.walkTimer);
     if (walk.shown < target) this.walkTimer = setTimeout(() => this.schedule(), Math.max(16, hold - (now - walk.at)));
@@ -414,7 +421,10 @@ export class FlowView {
     const select = $("trace-select");
     const traces = [...this.store.traces.values()].reverse();
     const signature = traces.map((tr) => `${tr.id}:${tr.finished_at ? 1 : 0}:${tr.ending ? tr.ending.outcome : ""}:${tr.steps.length > 1}`).join(",");
-    if (signature === this.pickerSignature) return;
+    if (signature === this.pickerSignature) {
+      select.value = this.store.traces.has(this.selected) ? this.selected : "";
+      return;
+    }
     this.pickerSignature = signature;
     clear(select).append(h("option", { value: "", text: t("follow_latest") }));
     // Each trace by when, what was asked, of what, and how it ended: four applies of one file

@@ -289,6 +289,8 @@ export class Store {
       this.trimTraces();
     }
     addStep(trace, msg);
+    // The step that waited for Next happened: nothing waits until the server says so again.
+    if (msg.step && msg.step === trace.gate_step) trace.gate_step = 0;
     // The server says when a trace ends: its final ending entry (`flow.end`, step 0).
     if (msg.type === "flow.end" && msg.final) {
       trace.ending = msg;

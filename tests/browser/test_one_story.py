@@ -190,14 +190,14 @@ def test_the_group_caption_at_projector_sizes_in_both_languages(page, browser):
     flow_setting(page, "step_mode", {"on": "true"})
     try:
         api_write(page, "POST", RCS, nginx_rc("story-shot", 3))
-        for _ in range(8):  # 5, 6, 7, 8, 9, 10, 11, 12
-            page.click("#next-step", timeout=TIMEOUT_MS)
-            page.wait_for_selector("#next-step:disabled", timeout=TIMEOUT_MS)
-        page.wait_for_function(
-            "() => document.querySelector('.caption-num').textContent === '12' &&"
-            " !document.getElementById('next-step').disabled",
-            timeout=TIMEOUT_MS,
-        )
+        for step in range(5, 13):
+            page.click("#next-step", timeout=TIMEOUT_MS)  # enabled: a step waits for it
+            page.wait_for_function(
+                "(n) => document.querySelector('.caption-num').textContent === String(n)",
+                arg=step,
+                timeout=TIMEOUT_MS,
+            )
+        page.wait_for_selector("#next-step:enabled", timeout=TIMEOUT_MS)  # 13 waits
         for language in LANGUAGES:
             for size in SIZES:
                 context, shot = open_at(browser, page.base_url, size, language)
