@@ -1,5 +1,6 @@
 """An eviction (kubectl drain, kubectl evict) tells its own story: step 2 says the Eviction was
-POSTed, and the controller's replacement runs through steps 7–13 in it."""
+POSTed, the controller's replacement runs through steps 5–13 in it, and the ending says the pod
+was replaced, by which pod, where."""
 
 from __future__ import annotations
 
@@ -35,6 +36,13 @@ def test_an_evicted_replica_s_trace_says_post_eviction_then_shows_its_replacemen
     assert f"POST pods/{victim}/eviction（evict）" in two.detail_zh
     four = trace.steps.get(step=4)
     assert four.title_en == "etcd sends an Update event (MODIFIED)"  # the mark: deletionTimestamp
-    steps = [(s.step, s.object_name, s.skipped) for s in trace.steps.order_by("seq") if s.step]
-    assert [s for s in steps if s[1] == victim] == [(n, victim, False) for n in (1, 2, 3, 4)]
-    assert [s[0] for s in steps if s[1] != victim] == list(range(7, 14))  # the replacement
+    steps = list(trace.steps.order_by("seq"))
+    assert [s.step for s in steps] == [*range(1, 14), 0] and not any(s.skipped for s in steps)
+    assert {s.object_name for s in steps if s.step in (1, 2, 3, 4)} == {victim}
+    replacement = steps[12].object_name  # steps 7–13: the controller's new pod
+    assert replacement != victim and {s.object_name for s in steps[6:13]} == {replacement}
+    ending = steps[-1]
+    assert ending.final and ending.ending == "completed"
+    assert ending.detail_en.startswith(
+        f"Pod default/{victim} was replaced: its controller's new pod {replacement} runs on {steps[12].node}"
+    )
