@@ -103,6 +103,8 @@ def ui_strings() -> dict[str, str]:
         "more_pods": _("+%(n)s more"),
         "following_pod": _("Following pod %(name)s"),
         "follow_all": _("Show all its pods"),
+        # Translators: a scheduling attempt in the Scheduler panel's picker.
+        "preempted_on": _("Preempted %(victims)s on %(node)s"),
         "replaying": _("Replaying"),
         "others_here": _("%(n)s more at this step (other pods or traces)"),
         "as_at_revision": _("as it was at revision %(rev)s"),

@@ -59,7 +59,11 @@ def test_high_priority_pod_preempts_and_the_panel_shows_victims_and_queue(page):
     page.click("#tab-scheduler")
     page.select_option("#sched-pod", "default/high")
     page.wait_for_selector("#sched-attempt option >> nth=1", state="attached", timeout=TIMEOUT_MS)
-    page.select_option("#sched-attempt", "1")  # the first attempt: the one that preempted
+    # The panel opens on the attempt that preempted, and lists the attempts as a story.
+    assert page.locator("#sched-attempt").input_value() == "1"
+    options = page.locator("#sched-attempt option").all_text_contents()
+    assert options[1].startswith("#1") and "Preempted default/low-a on node" in options[1], options
+    assert options[0].startswith("#2") and "Scheduled to node" in options[0], options
     block = page.locator(".sched-preemption")
     block.wait_for(timeout=TIMEOUT_MS)
     text = block.text_content()
