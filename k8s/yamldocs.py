@@ -39,6 +39,9 @@ class Document:
     data: object
     line: int  # 1-based line where the document starts
     lines: dict[tuple, int] = field(default_factory=dict)  # field path -> 1-based line
+    # Keys given twice in one mapping (path, 1-based line of the repeat), when the caller keeps them:
+    # the later value wins, as in Go's YAML decoder; a strict reader reports them.
+    duplicates: list[tuple[tuple, int]] = field(default_factory=list)
 
     def line_of(self, path: tuple) -> int:
         """The line of `path`, or of its nearest ancestor that we know."""
@@ -57,10 +60,13 @@ def format_path(path: tuple) -> str:
     return text
 
 
-def _construct(node: yaml.Node, path: tuple, lines: dict, depth: int) -> object:
+def _construct(
+    node: yaml.Node, path: tuple, lines: dict, depth: int, duplicates: list | None = None, line: int = 0
+) -> object:
+    """`line`: where the field's key is (a block mapping's value starts on the next line)."""
     if depth > MAX_DEPTH:
         raise YamlError(f"nesting is too deep (more than {MAX_DEPTH} levels)", node.start_mark.line + 1)
-    lines[path] = node.start_mark.line + 1
+    lines[path] = line or node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         result: dict = {}
         for key_node, value_node in node.value:
@@ -74,11 +80,16 @@ def _construct(node: yaml.Node, path: tuple, lines: dict, depth: int) -> object:
             if key == "<<":
                 raise YamlError("merge keys (<<) are not supported", key_node.start_mark.line + 1)
             if key in result:
-                raise YamlError(f"duplicate key {key!r}", key_node.start_mark.line + 1)
-            result[key] = _construct(value_node, (*path, key), lines, depth + 1)
+                if duplicates is None:
+                    raise YamlError(f"duplicate key {key!r}", key_node.start_mark.line + 1)
+                duplicates.append(((*path, key), key_node.start_mark.line + 1))
+            key_line = key_node.start_mark.line + 1
+            result[key] = _construct(value_node, (*path, key), lines, depth + 1, duplicates, key_line)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_construct(item, (*path, i), lines, depth + 1) for i, item in enumerate(node.value)]
+        return [
+            _construct(item, (*path, i), lines, depth + 1, duplicates) for i, item in enumerate(node.value)
+        ]
     return _LOADER.construct_object(node, deep=True)
 
 
@@ -93,8 +104,11 @@ class _NoAliasLoader(yaml.SafeLoader):
 _LOADER = yaml.SafeLoader("")
 
 
-def load_documents(text: str) -> list[Document]:
-    """Parse every document; empty documents are dropped. Raises YamlError with the line."""
+def load_documents(text: str, keep_duplicates: bool = False) -> list[Document]:
+    """Parse every document; empty documents are dropped. Raises YamlError with the line.
+
+    A key given twice in one mapping is an error, unless `keep_duplicates`: then the later value
+    wins and each repeat is listed in its document's `duplicates` (for a strict decoder to judge)."""
     loader = _NoAliasLoader(text)
     documents: list[Document] = []
     try:
@@ -103,9 +117,11 @@ def load_documents(text: str) -> list[Document]:
             if node is None:
                 continue
             lines: dict[tuple, int] = {}
-            data = _construct(node, (), lines, 0)
+            duplicates: list | None = [] if keep_duplicates else None
+            data = _construct(node, (), lines, 0, duplicates)
             if data is not None:
-                documents.append(Document(len(documents), data, node.start_mark.line + 1, lines))
+                start = node.start_mark.line + 1
+                documents.append(Document(len(documents), data, start, lines, duplicates or []))
             if len(documents) > MAX_DOCUMENTS:
                 raise YamlError(f"too many documents (more than {MAX_DOCUMENTS})")
     except yaml.MarkedYAMLError as err:

@@ -65,12 +65,49 @@ def check_depth(value: object) -> None:
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
 
 
-def load_json(body: bytes | str, what: str = "JSON") -> object:
-    """Strict UTF-8, the depth limit, then json.loads; every failure is a 400 Status."""
+class _Repeats(dict):
+    """A JSON object some of whose keys were given twice (the later value kept, as Go's decoder)."""
+
+    repeated: tuple[str, ...] = ()
+
+
+def _noting_repeats(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    marked = _Repeats(obj)
+    marked.repeated = tuple(k for k, _ in pairs if k in seen or seen.add(k))
+    return marked
+
+
+def repeated_fields(value: object, path: str = "") -> list[str]:
+    """The paths of the keys a JSON document (parsed by load_json with `duplicates`) gave twice."""
+    found: list[str] = []
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            found += [f"{where}.{key}" if where else key for key in getattr(item, "repeated", ())]
+            stack.extend((child, f"{where}.{key}" if where else key) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
+    return found
+
+
+def load_json(body: bytes | str, what: str = "JSON", duplicates: list[str] | None = None) -> object:
+    """Strict UTF-8, the depth limit, then json.loads; every failure is a 400 Status.
+
+    With `duplicates` (a list), the paths of keys given twice are appended to it (the later value
+    wins); a strict decoder reports them."""
     text = text_of(body)
     check_json_depth(text)
     try:
-        return json.loads(text)
+        if duplicates is None:
+            return json.loads(text)
+        data = json.loads(text, object_pairs_hook=_noting_repeats)
+        duplicates.extend(repeated_fields(data))
+        return data
     except json.JSONDecodeError as err:
         where = f"at line {err.lineno}, column {err.colno}"
         raise bad_request(f"error decoding {what}: {err.msg} {where}") from None
