@@ -187,8 +187,11 @@ export class SchedulerView {
     if ((p.noVictims || []).length) {
       box.append(h("p", { class: "sched-preemption-novictims", text: `${p.noVictims.join(", ")} — ${t("preemption_not_candidate")}: No preemption victims found for incoming pod` }));
     }
+    // The tie-break in a class's words (the figure compared), upstream's name beside it.
     for (const c of p.criteria || []) {
-      box.append(h("p", { class: "sched-preemption-criterion", text: `${c.criterion}: ${Object.entries(c.scores).map(([n, v]) => `${n}=${v}`).join(", ")} → ${c.kept.join(", ")}` }));
+      const values = c.values && Object.keys(c.values).length ? c.values : c.scores;
+      const label = c.label ? `${pick(c.label)} (${c.criterion})` : c.criterion;
+      box.append(h("p", { class: "sched-preemption-criterion", text: `${label}: ${Object.entries(values).map(([n, v]) => `${n} ${v ?? "—"}`).join(" · ")} → ${c.kept.join(", ")}` }));
     }
     return box;
   }

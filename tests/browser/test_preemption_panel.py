@@ -68,6 +68,9 @@ def test_high_priority_pod_preempts_and_the_panel_shows_victims_and_queue(page):
     block.wait_for(timeout=TIMEOUT_MS)
     text = block.text_content()
     assert "minHighestPriority" in text
+    # The tie-break in a class's words, upstream's name beside it, no negated or shifted scores.
+    assert "highest victim priority (minHighestPriority): " in text
+    assert "-2147483648" not in text and "=-" not in text
     assert "✗ default/low-a (0)" in text
     assert "unschedulablePods" in page.locator(".sched-queue").text_content()
     page.screenshot(path=str(SCREENSHOTS / "preemption_scheduler_panel.png"), full_page=True)
