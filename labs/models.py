@@ -53,6 +53,9 @@ class ClassSession(models.Model):
     is_open = models.BooleanField(default=True)
     # A hint the teacher pushed to the whole class: {"en": .., "zh": .., "at": iso}.
     class_hint = models.JSONField(default=dict, blank=True)
+    # The teacher's "stuck" thresholds for this class ({"attempts": N, "minutes": M}); the lab's
+    # (labs.labmodel.Lab.stuck) where a key is absent.
+    stuck = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -91,7 +94,11 @@ class StepProgress(models.Model):
     student = models.ForeignKey(Student, on_delete=models.CASCADE, related_name="progress")
     step_id = models.CharField(max_length=63)
     index = models.PositiveIntegerField()
+    # Student actions the step's checks judged, once the sandbox settled, that did not pass it.
     attempts = models.PositiveIntegerField(default=0)
+    # The student acted and the step still fails, but the sandbox has not settled yet (pods may
+    # still be starting): judged when it settles; an action that passes the step never counts.
+    unsettled = models.BooleanField(default=False)
     started_at = models.DateTimeField(auto_now_add=True)
     passed_at = models.DateTimeField(null=True, blank=True)
     # The failing checks of the last evaluation: [{"message": {en, zh}, "found": {en, zh}}].

@@ -237,6 +237,34 @@ def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonRes
 
 @staff_member_required
 @require_POST
+def stuck_rule(request: HttpRequest, code: str) -> JsonResponse:
+    """The teacher's "stuck" thresholds for the class ({"attempts": N, "minutes": M}; a missing or
+    empty value goes back to the lab's)."""
+    session = _session(request, code)
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict):
+        return JsonResponse({"error": "Send a JSON object."}, status=400)
+    chosen = {}
+    for key in ("attempts", "minutes"):
+        value = data.get(key)
+        if value in (None, ""):
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1000:
+            return JsonResponse({"error": f"{key} must be a whole number from 1 to 1000."}, status=400)
+        chosen[key] = value
+    session.stuck = chosen
+    session.save(update_fields=["stuck"])
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(session_group(session.pk), {"type": "lab.changed"})
+    return JsonResponse({"stuck": chosen})
+
+
+@staff_member_required
+@require_POST
 def close_session(request: HttpRequest, code: str) -> HttpResponse:
     session = _session(request, code)
     session.is_open = request.POST.get("open") == "1"

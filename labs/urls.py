@@ -24,6 +24,7 @@ urlpatterns = [
     path("labs/manage/sessions/<str:code>/board.json", teacher.board_json, name="board_json"),
     path("labs/manage/sessions/<str:code>/hint", teacher.push_hint, name="push_hint"),
     path("labs/manage/sessions/<str:code>/close", teacher.close_session, name="close_session"),
+    path("labs/manage/sessions/<str:code>/stuck", teacher.stuck_rule, name="stuck_rule"),
     path(
         "labs/manage/sessions/<str:code>/students/<int:student_id>/reset", teacher.reset_student, name="reset"
     ),
