@@ -78,6 +78,10 @@ class Student(models.Model):
     action_mark = models.CharField(max_length=64, blank=True)
     # A hint the teacher pushed to this student: {"en": .., "zh": .., "at": iso}.
     pushed_hint = models.JSONField(default=dict, blank=True)
+    # The way back in from any browser (labs/resume.py): the resume link's secret, and a short code
+    # typed with the class code. The teacher may issue new ones (the old ones stop working).
+    resume_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    resume_code = models.CharField(max_length=16, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from labs import sandbox
+from labs import resume, sandbox
 from labs.catalog import import_bundled, in_course_order, lab_of, save_definition
 from labs.loader import LabValidationError, load_lab
 from labs.models import ClassSession, LabDefinition, StepProgress, Student
@@ -220,6 +220,16 @@ def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResp
     sandbox.remove(student)
     announce_students(session)
     return JsonResponse({"removed": name})
+
+
+@staff_member_required
+@require_POST
+def reissue_resume(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
+    """A new resume link and code for a student who lost theirs (the old ones stop working)."""
+    student = resume.issue(_student(_session(request, code), student_id))
+    return JsonResponse(
+        {"name": student.display_name, "url": resume.link(request, student), "code": student.resume_code}
+    )
 
 
 @staff_member_required

@@ -57,6 +57,11 @@ function render(board) {
     el("td", { class: "lab-found" }, s.last_failure ? pick(s.last_failure) : "—"),
     el("td", { class: "labs-actions" },
       s.sandbox ? el("a", { href: `/clusters/${s.sandbox}/`, target: "_blank", rel: "noopener" }, t("Project", "投屏")) : null,
+      el("button", { type: "button", onclick: async () => {
+        if (!confirm(t(`Issue a new resume link for ${s.name}? The old one stops working.`, `为 ${s.name} 重新生成恢复链接？旧链接将失效。`))) return;
+        const issued = await send(root.dataset.base + `${s.id}/resume`, {});
+        prompt(t(`${issued.name}'s resume link (code ${issued.code}):`, `${issued.name} 的恢复链接（恢复码 ${issued.code}）：`), issued.url);
+      } }, t("Resume link", "恢复链接")),
       action(t("Reveal solution", "显示答案"), `${s.id}/reveal`),
       action(t("Reset", "重置"), `${s.id}/reset`, t(`Reset ${s.name}'s sandbox?`, `重置 ${s.name} 的沙箱？`)),
       action(t("Remove", "移除"), `${s.id}/remove`, t(`Remove ${s.name} and their sandbox?`, `移除 ${s.name} 及其沙箱？`))))));
