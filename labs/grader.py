@@ -217,7 +217,8 @@ async def _run(student_id: int, cluster_name: str) -> None:
             # default loses none, so an idle class costs nothing there.
             timeout = None if activity.announced() else POLL_SECONDS
             if unsettled:
-                rest = max(0.05, quiet_from + settle - time.monotonic())
+                rest = quiet_from + settle - time.monotonic()
+                rest = rest if rest > 0 else BUSY_INTERVAL_SECONDS / 2  # settled but a component busy
                 timeout = rest if timeout is None else min(timeout, rest)
             if not await waiter.wait(timeout) and not unsettled:
                 seen = seen_watched = None  # the safety net's poll: evaluate whatever was announced
