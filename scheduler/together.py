@@ -77,6 +77,7 @@ def _decide(scheduler, entries: list[QueuedPod]) -> list[tuple[QueuedPod, object
         if decision.selected is None:
             decided.append((entry, decision, None))
             continue
+        scheduler.reserve_volumes(entry, decision.selected)
         assumed = clone(entry.pod)
         assumed["spec"]["nodeName"] = decision.selected
         known = scheduler.bound.get(entry.key)
