@@ -132,9 +132,13 @@ def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @refusals
 def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
-    trace = gate.release_next(found.name, _body(request).get("trace") or None)
-    if trace is None:
+    asked = _body(request).get("trace") or None
+    if asked is not None and not FlowTrace.objects.filter(cluster=found, pk=asked).exists():
         return JsonResponse({"error": "no such trace"}, status=404)
+    trace = gate.release_next(found.name, asked)
+    if trace is None:
+        # What the page's Next button shows: enabled only while a step waits for it.
+        return JsonResponse({"error": "no step of this trace waits for Next"}, status=409)
     return JsonResponse({"trace": trace})
 
 
