@@ -50,6 +50,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The API's errors as Kubernetes Status objects, whichever layer below produced them.
+    "kubesim.statuserrors.StatusErrors",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -228,6 +230,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_COOKIE_SAMESITE = "Strict"
+# A refused write under /clusters/ (or on the API port) is a Status, as every API error.
+CSRF_FAILURE_VIEW = "kubesim.statuserrors.csrf_failure"
 SESSION_COOKIE_SAMESITE = "Lax"
 # Sessions in the database under a hash of their key: the database holds no usable cookie.
 SESSION_ENGINE = "cluster.auth.sessions"
