@@ -105,6 +105,7 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
         _flags("--value", "--description", "--global-default", "--preemption-policy", *DRY_RUN),
     ),
     ("create", "namespace"): Spec(generated.create_namespace, _flags(*DRY_RUN)),
+    ("create", "quota"): Spec(generated.create_quota, _flags("--hard", "--scopes", *DRY_RUN)),
     ("expose",): Spec(
         generated.expose,
         _flags("--port", "--target-port", "--name", "--type", "--protocol", "--labels", "-l", *DRY_RUN),

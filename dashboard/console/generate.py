@@ -14,6 +14,7 @@ import string
 
 from dashboard.console.parser import CommandLine, UsageError, whole_number
 from dashboard.console.workdir import Workdir
+from k8s.quantity import QuantityError, canonical, is_binary, parse_quantity
 
 RESTART_POLICIES = ("Always", "OnFailure", "Never")
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
@@ -254,6 +255,44 @@ def priorityclass(cmd: CommandLine, name: str) -> dict:
         body["description"] = cmd.flag("description")
     body["preemptionPolicy"] = cmd.flag("preemption_policy") or "PreemptLowerPriority"
     return body
+
+
+def quota(cmd: CommandLine, name: str, namespace: str) -> dict:
+    """kubectl create quota: --hard `resource=quantity,...`, --scopes `A,B` (left to the server)."""
+    body: dict = {"kind": "ResourceQuota", "apiVersion": "v1", "metadata": _meta(name, None, namespace)}
+    spec: dict = {}
+    hard = cmd.flag("hard") or ""
+    if hard:
+        spec["hard"] = {}
+        for statement in hard.split(","):
+            parts = statement.split("=")
+            if len(parts) != 2:
+                raise UsageError(f"error: Invalid argument syntax {statement}, expected <resource>=<value>")
+            try:
+                spec["hard"][parts[0]] = format_quantity_strict(parts[1])
+            except QuantityError as exc:
+                raise UsageError(f"error: {_quantity_error(exc)}") from None
+        spec["hard"] = dict(sorted(spec["hard"].items()))
+    scopes = cmd.flag("scopes") or ""
+    if scopes:
+        if "" in scopes.split(","):
+            raise UsageError('error: invalid resource quota scope ""')
+        spec["scopes"] = scopes.split(",")
+    body["spec"] = spec
+    body["status"] = {}
+    return body
+
+
+def _quantity_error(exc: QuantityError) -> str:
+    """resource.ErrFormatWrong or ErrSuffix, as ParseQuantity returns them."""
+    if "suffix" in str(exc):
+        return "unable to parse quantity's suffix"
+    return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+
+def format_quantity_strict(text: str) -> str:
+    """resource.ParseQuantity, then the quantity as the API prints it back."""
+    return canonical(parse_quantity(text), is_binary(text))
 
 
 def namespace(name: str) -> dict:

@@ -127,6 +127,11 @@ def create_priorityclass(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     return create_generated(ctx, cmd, obj, wrap="failed to create priorityclass: ")
 
 
+def create_quota(ctx: Context, cmd: CommandLine) -> ConsoleResult:
+    obj = generate.quota(cmd, _one_name(cmd), _namespace(cmd))
+    return create_generated(ctx, cmd, obj, wrap="failed to create quota: ")
+
+
 def create_namespace(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     return create_generated(ctx, cmd, generate.namespace(_one_name(cmd)), wrap=None)
 

@@ -88,6 +88,8 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "--from-env-file": ("from_env_file", True),
     "--type": ("type", True),
     "--value": ("value", True),
+    "--hard": ("hard", True),
+    "--scopes": ("scopes", True),
     "--description": ("description", True),
     "--global-default": ("global_default", False),
     "--preemption-policy": ("preemption_policy", True),

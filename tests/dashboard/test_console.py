@@ -10,6 +10,7 @@ from django.test import Client
 from cluster.apiserver import service as api
 from cluster.controlplane.demo import create_demo
 from tests.support.auth import teacher_client
+from tests.support.demo import drive
 
 RC = """\
 apiVersion: v1
@@ -251,3 +252,19 @@ def test_a_viewer_without_write_rights_gets_the_apis_403_for_a_write(demo):
     )
     assert "zz" not in api.get(demo, "Node", "", "node1")["metadata"]["labels"]
     assert run("get nodes", client=viewer)["exit_code"] == 0
+
+
+def test_create_quota_then_a_refused_pod_and_describe_namespace(demo):
+    assert run("create quota q --hard=pods=1,requests.cpu=0.5")["output"] == "resourcequota/q created\n"
+    assert run("run a --image=nginx")["output"] == (
+        'Error from server (Forbidden): pods "a" is forbidden: failed quota: q: '
+        "must specify requests.cpu for: a\n"
+    )
+    assert run("create quota bad --hard=pods")["output"] == (
+        "error: Invalid argument syntax pods, expected <resource>=<value>\n"
+    )
+    drive()  # the quota controller writes the status describe prints
+    described = run("describe namespace default")["output"]
+    assert "Resource Quotas\n  Name:         q\n" in described
+    assert "\n  requests.cpu  0     500m\n" in described
+    assert described.endswith("\nNo LimitRange resource.\n")

@@ -187,6 +187,13 @@ GENERATORS = [
     "create priorityclass NAME-never --value=5 --preemption-policy=Never --dry-run=client -o json",
     "create namespace NAME",
     "create ns NAME",
+    # Quotas that hold no later command back: object counts far above what the tests create.
+    "create quota NAME --hard=count/cronjobs.batch=100,secrets=50.0",
+    "create quota NAME-dry --hard=pods=2,cpu=0.5,memory=1024Mi --scopes=BestEffort --dry-run=client -o json",
+    "create quota NAME-scoped --hard=services.loadbalancers=1 --scopes=NotBestEffort",
+    "create resourcequota NAME-bad --hard=pods",
+    "create quota NAME-q --hard=pods=x",
+    "create quota NAME-neg --hard=pods=-1",
     "expose deployment NAME --port=80",
     "expose deployment NAME --port=80",
     "expose deployment NAME --name=NAME-np --type=NodePort --target-port=8080 --dry-run=client -o json",
