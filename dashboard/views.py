@@ -111,15 +111,24 @@ def cluster_page(request: HttpRequest, cluster: str) -> HttpResponse:
     return render(request, "dashboard/cluster.html", page_context(request, obj))
 
 
+def _json_object(body: bytes) -> dict | None:
+    """The console's request body: a JSON object, else None (arrays, numbers, not JSON at all)."""
+    try:
+        payload = json.loads(body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
 @require_POST
 def console(request: HttpRequest, cluster: str) -> JsonResponse:
     obj = visible_cluster(request, cluster)
     if len(request.body) > MAX_CONSOLE_BYTES:
         return JsonResponse({"output": "error: input too large", "exit_code": 1}, status=413)
-    try:
-        payload = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        return JsonResponse({"output": "error: the request body is not JSON", "exit_code": 1}, status=400)
+    payload = _json_object(request.body)
+    if payload is None:
+        error = "error: the request body must be a JSON object"
+        return JsonResponse({"output": error, "exit_code": 1}, status=400)
     command = str(payload.get("command", ""))
     stdin = str(payload.get("stdin", ""))
     result = run_command(obj, command, stdin, who=request, workdir=Workdir(request.session))
@@ -132,8 +141,10 @@ def save_file(request: HttpRequest, cluster: str) -> JsonResponse:
     visible_cluster(request, cluster)
     if len(request.body) > MAX_CONSOLE_BYTES:
         return JsonResponse({"error": "input too large"}, status=413)
+    payload = _json_object(request.body)
+    if payload is None:
+        return JsonResponse({"error": "error: the request body must be a JSON object"}, status=400)
     try:
-        payload = json.loads(request.body or b"{}")
         name = Workdir(request.session).save(str(payload.get("name", "")), str(payload.get("text", "")))
     except (ValueError, UnicodeDecodeError) as exc:
         return JsonResponse({"error": str(exc)}, status=400)

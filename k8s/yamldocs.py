@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from k8s.numbers import OutOfRange, finite, fit_int, int_from_text
+
 MAX_DOCUMENTS = 500
 MAX_DEPTH = 100
 
@@ -79,7 +81,11 @@ def _construct(node: yaml.Node, path: tuple, lines: dict, depth: int) -> object:
         return result
     if isinstance(node, yaml.SequenceNode):
         return [_construct(item, (*path, i), lines, depth + 1) for i, item in enumerate(node.value)]
-    return _LOADER.construct_object(node, deep=True)
+    try:
+        return _LOADER.construct_object(node, deep=True)
+    except OutOfRange as err:
+        _LOADER.recursive_objects.clear()  # the failed node stays marked "in progress" otherwise
+        raise YamlError(str(err), node.start_mark.line + 1) from None
 
 
 class _NoAliasLoader(yaml.SafeLoader):
@@ -90,12 +96,36 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-_LOADER = yaml.SafeLoader("")
+class _Constructor(yaml.SafeLoader):
+    """Numbers as Kubernetes reads them (k8s.numbers): past int64 a float, past float64 (.inf,
+    .nan, a 5,000-digit literal) a YamlError at its line, never Python's ValueError."""
+
+    def construct_yaml_int(self, node):  # type: ignore[override]
+        text = str(self.construct_scalar(node)).replace("_", "")
+        digits = text.lstrip("+-")
+        if digits.isdigit() and not digits.startswith("0"):
+            return int_from_text(text)  # the plain decimal form, whatever its length
+        try:
+            number = super().construct_yaml_int(node)
+        except ValueError:  # a hex, octal or base-60 form too long for int(): past any float64
+            raise OutOfRange(text) from None
+        return fit_int(number, text)
+
+    def construct_yaml_float(self, node):  # type: ignore[override]
+        return finite(super().construct_yaml_float(node), str(self.construct_scalar(node)))
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+_Constructor.add_constructor("tag:yaml.org,2002:float", _Constructor.construct_yaml_float)
+_LOADER = _Constructor("")
 
 
 def load_documents(text: str) -> list[Document]:
     """Parse every document; empty documents are dropped. Raises YamlError with the line."""
-    loader = _NoAliasLoader(text)
+    try:
+        loader = _NoAliasLoader(text)  # the reader checks the characters at once
+    except yaml.YAMLError as err:
+        raise YamlError(str(err)) from None
     documents: list[Document] = []
     try:
         while loader.check_node():

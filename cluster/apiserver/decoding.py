@@ -13,6 +13,7 @@ import json
 import re
 
 from cluster.apiserver.errors import ApiError, bad_request
+from k8s.numbers import OutOfRange, float_from_text, int_from_text
 
 MAX_DEPTH = 100
 NOT_UTF8 = "the request body is not valid UTF-8"
@@ -65,15 +66,30 @@ def check_depth(value: object) -> None:
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
 
 
+def _not_json(what: str):
+    """NaN and Infinity are Python's extensions, not JSON: refused as Go's decoder refuses them."""
+
+    def refuse(constant: str) -> object:
+        raise bad_request(
+            f"error decoding {what}: invalid character '{constant[0]}' looking for beginning of value"
+        )
+
+    return refuse
+
+
 def load_json(body: bytes | str, what: str = "JSON") -> object:
     """Strict UTF-8, the depth limit, then json.loads; every failure is a 400 Status."""
     text = text_of(body)
     check_json_depth(text)
     try:
-        return json.loads(text)
+        return json.loads(
+            text, parse_int=int_from_text, parse_float=float_from_text, parse_constant=_not_json(what)
+        )
     except json.JSONDecodeError as err:
         where = f"at line {err.lineno}, column {err.colno}"
         raise bad_request(f"error decoding {what}: {err.msg} {where}") from None
+    except OutOfRange as err:
+        raise bad_request(f"error decoding {what}: {err}") from None
     except RecursionError:
         raise too_deep() from None
 

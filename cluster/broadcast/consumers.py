@@ -8,6 +8,7 @@ continue, pace, step_mode (docs/architecture.md rule 5).
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
@@ -19,7 +20,7 @@ from cluster.auth.access import authorize, caller_of, get_cluster
 from cluster.broadcast.hub import hub_for
 from cluster.broadcast.sinks import RESYNC, Client, client_for
 from cluster.client import leader
-from cluster.flow import gate, snapshot
+from cluster.flow import controls, gate, snapshot
 from cluster.models import Cluster
 
 MAX_FRAME = 1_000_000
@@ -132,13 +133,31 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
             self.client.close()
             hub_for(self.cluster_name).leave(self.client)
 
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        """A frame from the page: JSON text. Anything else is answered with an error message and
+        the socket stays open (a bad frame is the sender's mistake, not the server's)."""
+        if text_data is None:
+            await self.send_json({"type": "error", "message": "frames must be JSON text, not binary"})
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:  # not JSON, or a number past Python's 4,300 digits
+            await self.send_json({"type": "error", "message": "the frame is not JSON"})
+            return
+        await self.receive_json(content)
+
     async def receive_json(self, content, **kwargs) -> None:
         action = content.get("action") if isinstance(content, dict) else None
         if action == "snapshot":
             await self._send_snapshot()
             return
         if action not in ("next", "continue", "pace", "step_mode"):
-            await self.send_json({"type": "error", "message": f"unknown action {action!r}"})
+            await self.send_json({"type": "error", "message": f"unknown action {repr(action)[:100]}"})
+            return
+        try:
+            arguments = _arguments(action, content)
+        except controls.BadControl as err:
+            await self.send_json({"type": "error", "message": str(err)})
             return
         # Flow controls are writes (cluster.auth.access): the teacher, a sandbox's owner, or the class
         # when the teacher lets it write. The socket's Origin was checked when it opened.
@@ -146,17 +165,26 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
         if refusal:
             await self.send_json({"type": "error", "message": refusal})
             return
-        await database_sync_to_async(_perform)(self.cluster_name, action, content)
+        await database_sync_to_async(_perform)(self.cluster_name, action, arguments)
 
 
-def _perform(cluster_name: str, action: str, content: dict) -> None:
+def _arguments(action: str, content: dict) -> dict:
+    """The action's arguments, checked (cluster.flow.controls); BadControl when of the wrong type."""
     if action == "next":
-        gate.release_next(cluster_name, content.get("trace"))
+        return {"trace": controls.trace_id(content.get("trace"))}
+    if action == "pace":
+        return {"pace_ms": controls.pace_ms(content.get("pace_ms"))}
+    if action == "step_mode":
+        return {"on": controls.step_mode_on(content.get("on"))}
+    return {}
+
+
+def _perform(cluster_name: str, action: str, arguments: dict) -> None:
+    if action == "next":
+        gate.release_next(cluster_name, arguments["trace"])
     elif action == "continue":
         gate.continue_all(cluster_name)
     elif action == "pace":
-        pace = content.get("pace_ms")
-        if isinstance(pace, int) and not isinstance(pace, bool):
-            gate.set_pace(cluster_name, pace)
+        gate.set_pace(cluster_name, arguments["pace_ms"])
     else:
-        gate.set_step_mode(cluster_name, bool(content.get("on")))
+        gate.set_step_mode(cluster_name, arguments["on"])

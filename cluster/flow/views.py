@@ -14,7 +14,7 @@ from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.auth.access import get_cluster
 from cluster.client import leader
-from cluster.flow import gate, snapshot
+from cluster.flow import controls, gate, snapshot
 from cluster.flow.recorder import steps_page, trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
@@ -59,9 +59,18 @@ def _body(request: HttpRequest) -> dict:
         data = json.loads(request.body or b"{}")
     except ValueError:
         data = {}
-    if not isinstance(data, dict):
-        data = {}
-    return {**request.POST.dict(), **data}
+    return data if isinstance(data, dict) else {}
+
+
+def _argument(request: HttpRequest, name: str) -> tuple[object, bool]:
+    """A control's argument, and whether it came form-encoded (text) rather than as JSON."""
+    if name in request.POST:
+        return request.POST[name], True
+    return _body(request).get(name), False
+
+
+def _bad_control(err: controls.BadControl) -> JsonResponse:
+    return JsonResponse({"error": str(err)}, status=400)
 
 
 def _settings(cluster: Cluster) -> JsonResponse:
@@ -133,7 +142,11 @@ def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @refusals
 def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
-    trace = gate.release_next(found.name, _body(request).get("trace") or None)
+    try:
+        wanted = controls.trace_id(_argument(request, "trace")[0])
+    except controls.BadControl as err:
+        return _bad_control(err)
+    trace = gate.release_next(found.name, wanted)
     if trace is None:
         return JsonResponse({"error": "no such trace"}, status=404)
     return JsonResponse({"trace": trace})
@@ -154,9 +167,9 @@ def continue_view(request: HttpRequest, cluster: str) -> JsonResponse:
 def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
     try:
-        pace = int(_body(request).get("pace_ms"))
-    except (TypeError, ValueError):
-        return JsonResponse({"error": "pace_ms must be an integer number of milliseconds"}, status=400)
+        pace = controls.pace_ms(*_argument(request, "pace_ms"))
+    except controls.BadControl as err:
+        return _bad_control(err)
     gate.set_pace(found.name, pace)
     return _settings(found)
 
@@ -166,8 +179,11 @@ def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @refusals
 def step_mode_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
-    on = _body(request).get("on")
-    gate.set_step_mode(found.name, on in (True, "true", "1", "on", 1))
+    try:
+        on = controls.step_mode_on(*_argument(request, "on"))
+    except controls.BadControl as err:
+        return _bad_control(err)
+    gate.set_step_mode(found.name, on)
     return _settings(found)
 
 

@@ -1,0 +1,159 @@
+"""Inputs that once answered 500: each is now a 4xx (a Kubernetes Status on the API's paths) and
+changes nothing, or is read as upstream reads it (`replicas: null` defaulted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.hostile.bodies import valid
+from bench.hostile.client import APPLY, MERGE, STRATEGIC
+from cluster.models import Cluster
+
+pytestmark = pytest.mark.django_db
+BASE = "/clusters/demo/api/v1/namespaces/default"
+RCS = f"{BASE}/replicationcontrollers"
+APPS = "/clusters/demo/apis/apps/v1/namespaces/default"
+JSON = "application/json"
+HUGE = "9" * 5000  # past Python's 4,300-digit limit for int()
+
+
+@pytest.fixture
+def cluster(client) -> Cluster:
+    found = Cluster.objects.create(name="demo")
+    answer = client.post(RCS, json.dumps(valid("ReplicationController", "rc")), content_type=JSON)
+    assert answer.status_code == 201, answer.content[:300]
+    return found
+
+
+def revision() -> int:
+    return Cluster.objects.get(name="demo").revision
+
+
+def status_of(response, code: int) -> dict:
+    assert response.status_code == code, response.content[:500]
+    body = json.loads(response.content)
+    assert body["kind"] == "Status" and body["code"] == code
+    return body
+
+
+def with_generation(literal: str) -> str:
+    """A Pod whose metadata.generation (an int64) is the literal number `literal`."""
+    text = json.dumps(valid("Pod", "p"))
+    return text.replace('"metadata": {', f'"metadata": {{"generation": {literal}, ', 1)
+
+
+@pytest.mark.parametrize("literal", [HUGE, "-" + HUGE, "1" + "0" * 400, str(2**64), "1e400", "-1e400"])
+def test_numbers_past_int64_or_float64_are_refused_in_every_body(client, cluster, literal):
+    before = revision()
+    body = status_of(client.post(f"{BASE}/pods", with_generation(literal), content_type=JSON), 400)
+    assert "cannot unmarshal number" in body["message"]
+    patch = '{"spec":{"replicas":' + literal + "}}"
+    for media in (MERGE, STRATEGIC, APPLY):
+        assert client.patch(f"{RCS}/rc", patch, content_type=media).status_code in (400, 422)
+    assert client.patch(f"{RCS}/rc/scale", patch, content_type=MERGE).status_code in (400, 422)
+    yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\n  generation: " + literal + "\n"
+    body = status_of(client.post(f"{BASE}/pods", yaml, content_type="application/yaml"), 400)
+    assert "cannot unmarshal" in body["message"]  # YAML 1.1 reads 1e400 (no dot) as a string
+    body = status_of(client.post("/clusters/demo/apply", yaml, content_type="application/yaml"), 400)
+    assert "cannot unmarshal" in body["message"]
+    assert revision() == before
+
+
+def test_nan_and_infinity_are_not_json(client, cluster):
+    for literal in ("NaN", "Infinity", "-Infinity"):
+        body = status_of(client.post(f"{BASE}/pods", with_generation(literal), content_type=JSON), 400)
+        assert body["message"].endswith("looking for beginning of value")
+
+
+@pytest.mark.parametrize("text", ["null", "5", '"text"', "true"])
+@pytest.mark.parametrize("media", [MERGE, STRATEGIC])
+def test_a_patch_that_is_not_an_object_is_a_400(client, cluster, text, media):
+    before = revision()
+    body = status_of(client.patch(f"{RCS}/rc", text, content_type=media), 400)
+    assert body["message"] == "error decoding patch: a merge patch must be a JSON object"
+    assert revision() == before
+
+
+@pytest.mark.parametrize("text", ["[]", "[1, 2]", "7", "null", '"ls"'])
+def test_the_consoles_endpoints_refuse_what_is_not_an_object(client, cluster, text):
+    for path in ("/clusters/demo/ui/console", "/clusters/demo/ui/files"):
+        answer = client.post(path, text, content_type=JSON)
+        assert answer.status_code == 400, answer.content[:300]
+        assert "must be a JSON object" in json.dumps(answer.json())
+
+
+@pytest.mark.parametrize(
+    ("kind", "url"),
+    [
+        ("ReplicationController", RCS),
+        ("ReplicaSet", f"{APPS}/replicasets"),
+        ("Deployment", f"{APPS}/deployments"),
+    ],
+)
+def test_replicas_null_is_defaulted_to_one_as_upstream(client, cluster, kind, url):
+    body = valid(kind, "nulled")
+    body["spec"]["replicas"] = None
+    created = client.post(url, json.dumps(body), content_type=JSON)
+    assert created.status_code == 201, created.content[:300]
+    assert created.json()["spec"]["replicas"] == 1
+    # A merge patch's null removes the field; the object is defaulted again, as kube-apiserver does.
+    client.patch(f"{url}/nulled", json.dumps({"spec": {"replicas": 3}}), content_type=MERGE)
+    patched = client.patch(f"{url}/nulled", json.dumps({"spec": {"replicas": None}}), content_type=MERGE)
+    assert patched.status_code == 200 and patched.json()["spec"]["replicas"] == 1
+
+
+def node_port_service(name: str, ports: int) -> dict:
+    body = valid("Service", name)
+    body["spec"]["type"] = "NodePort"
+    body["spec"]["ports"] = [{"name": f"p{i}", "port": 1000 + i, "targetPort": 80} for i in range(ports)]
+    return body
+
+
+def test_one_service_cannot_take_the_whole_node_port_range(client, cluster):
+    services = f"{BASE}/services"
+    before = revision()
+    many = json.dumps(node_port_service("greedy", 2768))
+    body = status_of(client.post(services, many, content_type=JSON), 422)
+    assert body["details"]["causes"] == [
+        {
+            "reason": "FieldValueTooMany",
+            "message": "Too many: 2768: must have at most 100 items",
+            "field": "spec.ports",
+        }
+    ]
+    assert revision() == before
+    most = client.post(services, json.dumps(node_port_service("most", 100)), content_type=JSON)
+    assert most.status_code == 201, most.content[:300]
+    assert len({port["nodePort"] for port in most.json()["spec"]["ports"]}) == 100
+    # Growing past the bound by an update is refused too; the Service keeps its 100 ports.
+    grown = node_port_service("most", 101)
+    grown["metadata"]["resourceVersion"] = most.json()["metadata"]["resourceVersion"]
+    status_of(client.put(f"{services}/most", json.dumps(grown), content_type=JSON), 422)
+    later = client.post(services, json.dumps(node_port_service("later", 1)), content_type=JSON)
+    assert later.status_code == 201, later.content[:300]
+
+
+def test_flow_settings_take_only_their_types(client, cluster):
+    for body in ({"on": "yes"}, {"on": 1}, {"on": "true"}, {"on": None}):
+        answer = client.post("/clusters/demo/flow/step_mode", json.dumps(body), content_type=JSON)
+        assert answer.status_code == 400 and answer.json() == {"error": '"on" must be true or false'}
+    assert Cluster.objects.get(name="demo").step_mode is False
+    for body in ({"pace_ms": 1e300}, {"pace_ms": True}, {"pace_ms": "250"}, {"pace_ms": [1]}):
+        answer = client.post("/clusters/demo/flow/pace", json.dumps(body), content_type=JSON)
+        assert answer.status_code == 400, body
+    answer = client.post("/clusters/demo/flow/pace", '{"pace_ms": 1e400}', content_type=JSON)
+    assert answer.status_code == 400
+    answer = client.post("/clusters/demo/flow/next", json.dumps({"trace": {"a": 1}}), content_type=JSON)
+    assert answer.status_code == 400 and answer.json() == {"error": "trace must be a trace id"}
+    # A form has no JSON types: there the words true and false and digits are read.
+    assert client.post("/clusters/demo/flow/step_mode", {"on": "yes"}).status_code == 400
+    assert client.post("/clusters/demo/flow/step_mode", {"on": "true"}).json()["step_mode"] is True
+    assert client.post("/clusters/demo/flow/pace", {"pace_ms": "250"}).json()["pace_ms"] == 250
+
+
+def test_the_class_write_switch_takes_only_a_boolean(client, cluster):
+    answer = client.post("/clusters/demo/policy", json.dumps({"class_may_write": "no"}), content_type=JSON)
+    status_of(answer, 400)
+    assert Cluster.objects.get(name="demo").class_may_write is False
