@@ -163,6 +163,7 @@ def ui_strings() -> dict[str, str]:
         "nothing_applied": _("Nothing was applied: fix the errors below and apply again."),
         "line": _("line"),
         "document": _("document"),
+        "file_not_kept": _("The file is not kept in the console's working directory:"),
         # console
         "console": _("Console"),
         "console_hint": _("Type a kubectl command (try: help). Tab completes, ↑/↓ recall history."),
