@@ -143,6 +143,9 @@ KUBESIM_CONSOLE_BYTES_PER_BROWSER = envint("KUBESIM_CONSOLE_BYTES_PER_BROWSER", 
 KUBESIM_CONSOLE_BYTES_PER_CLUSTER = envint("KUBESIM_CONSOLE_BYTES_PER_CLUSTER", str(64 << 20))
 KUBESIM_CONSOLE_SAVES_PER_MINUTE = envint("KUBESIM_CONSOLE_SAVES_PER_MINUTE", "30")
 KUBESIM_MIN_FREE_DISK_BYTES = envint("KUBESIM_MIN_FREE_DISK_BYTES", str(512 << 20))
+# Snapshot and list reads per minute per client address by callers who are not signed in
+# (cluster/auth/readlimit.py), then 429 with Retry-After; shared addresses are not limited.
+KUBESIM_ANONYMOUS_READS_PER_MINUTE = envint("KUBESIM_ANONYMOUS_READS_PER_MINUTE", "240")
 # Services' ClusterIPs (cluster/kinds/core/serviceips.py): kubeadm's range; its first address is
 # the `kubernetes` Service's, the tenth cluster DNS's.
 KUBESIM_SERVICE_CIDR = os.environ.get("KUBESIM_SERVICE_CIDR", "10.96.0.0/12")

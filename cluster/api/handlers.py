@@ -27,6 +27,7 @@ from cluster.apiserver.patch import PATCH_TYPES, apply_patch, check_shape, decod
 from cluster.apiserver.scale import SCALE
 from cluster.apiserver.service import DELETE_OPTIONS
 from cluster.apiserver.typecheck import check_body, check_patched
+from cluster.auth.readlimit import limit_anonymous_read
 from cluster.models import Cluster
 
 
@@ -248,6 +249,7 @@ def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResp
         raise method_not_allowed(method)
     if not target.name:
         if method == "GET":
+            limit_anonymous_read(request)  # a list of a big cluster is megabytes (watches stream elsewhere)
             return _list(request, cluster, target)
         in_scope = bool(target.namespace) or not target.info.namespaced  # not a cluster-wide list
         if method == "POST" and in_scope:

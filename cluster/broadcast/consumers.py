@@ -20,7 +20,7 @@ from cluster.auth.access import authorize, caller_of, get_cluster
 from cluster.broadcast.hub import hub_for
 from cluster.broadcast.sinks import RESYNC, Client, client_for
 from cluster.client import leader
-from cluster.flow import controls, gate, snapshot
+from cluster.flow import controls, gate, snapshot, snapshotcache
 from cluster.models import Cluster
 
 MAX_FRAME = 1_000_000
@@ -28,9 +28,10 @@ MAX_FRAME = 1_000_000
 MAX_OBJECTS_BYTES = 20 * MAX_FRAME
 
 
-def _snapshot_text(cluster: Cluster, view: str) -> tuple[str, int, int]:
-    """The snapshot as JSON text (objects spliced in as stored), with its revision and step id."""
-    return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster), view)
+def _snapshot(cluster: Cluster, view: str) -> snapshotcache.Snapshot:
+    """The snapshot (objects spliced in as stored) with its revision and step id, shared with
+    every other reader at the same revision and state (cluster/flow/snapshotcache.py)."""
+    return snapshotcache.shared(cluster, leader.with_leader({}, cluster), view)
 
 
 # The languages of the flow steps' texts (`lang=`): every translated text is an {"en", "zh"} pair.
@@ -114,14 +115,16 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
             revision, step_id = await database_sync_to_async(snapshot.position)(self.cluster)
             await self.send(text_data=RESYNC)
         else:
-            text, revision, step_id = await database_sync_to_async(_snapshot_text)(self.cluster, self.view)
-            if len(text) <= min(snapshot.COMPRESS_OVER, MAX_FRAME):
-                await self.send(text_data=text)
+            built = await database_sync_to_async(_snapshot)(self.cluster, self.view)
+            revision, step_id = built.revision, built.step_id
+            if len(built.body) <= min(snapshot.COMPRESS_OVER, MAX_FRAME):
+                await self.send(text_data=built.body.decode())
             else:
                 # Gzipped, as a binary frame the page inflates (DecompressionStream): a 100-node /
                 # 1,000-pod cluster's 2.5 MB of JSON is a few hundred kB. zlib lets go of the GIL
-                # while it works: off the event loop and the database thread.
-                packed = await asyncio.to_thread(snapshot.gzipped, text.encode())
+                # while it works: off the event loop and the database thread; made once per
+                # snapshot, whichever socket asks first.
+                packed = await asyncio.to_thread(built.gzipped)
                 if len(packed) <= MAX_FRAME:
                     await self.send(bytes_data=packed)
                 else:

@@ -13,8 +13,9 @@ from django.views.decorators.http import require_GET, require_POST
 from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.auth.access import get_cluster
+from cluster.auth.readlimit import limit_anonymous_read
 from cluster.client import leader
-from cluster.flow import controls, gate, snapshot
+from cluster.flow import controls, gate, snapshot, snapshotcache
 from cluster.flow.recorder import steps_page, trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
@@ -82,18 +83,22 @@ def _settings(cluster: Cluster) -> JsonResponse:
 @refusals
 def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
+    try:
+        limit_anonymous_read(request)
+    except ApiError as err:
+        return error_response(err)
     view = request.GET.get("view", "full")
     if view not in snapshot.VIEWS:
         error = bad_request(f"view must be one of {', '.join(snapshot.VIEWS)}, not {view!r}")
         return JsonResponse(error.status(), status=error.code)
     if "revision" in request.GET:
         return _snapshot_at(found, request.GET["revision"], view)
-    body = snapshot.build_text(found, leader.with_leader({}, found), view).encode()
+    built = snapshotcache.shared(found, leader.with_leader({}, found), view)
     accepts = request.headers.get("Accept-Encoding", "")
-    if len(body) <= snapshot.COMPRESS_OVER or "gzip" not in accepts.lower():
-        response = HttpResponse(body, content_type="application/json")
+    if len(built.body) <= snapshot.COMPRESS_OVER or "gzip" not in accepts.lower():
+        response = HttpResponse(built.body, content_type="application/json")
     else:
-        response = HttpResponse(snapshot.gzipped(body), content_type="application/json")
+        response = HttpResponse(built.gzipped(), content_type="application/json")
         response["Content-Encoding"] = "gzip"
     response["Vary"] = "Accept-Encoding"
     return response
