@@ -11,7 +11,7 @@ class ClusterConfig(AppConfig):
         # functions; the flow's write hook. Imported here: the app registry must be ready before
         # models are imported.
         from cluster.apiserver import store
-        from cluster.apiserver.admission import priority, quota
+        from cluster.apiserver.admission import priority, quota, storageclass
         from cluster.flow import hooks
         from cluster.kinds import builtin
         from cluster.kinds.core import serviceips
@@ -20,4 +20,5 @@ class ClusterConfig(AppConfig):
         quota.install()
         serviceips.install()  # a Service's clusterIP and node ports, chosen inside its write
         priority.install()
+        storageclass.install()  # DefaultStorageClass: a claim without a class gets the default
         store.set_write_hook(hooks.on_write)

@@ -7,6 +7,7 @@ error can name the document, the field path and the line. Aliases are refused ou
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import yaml
@@ -41,6 +42,9 @@ class Document:
     data: object
     line: int  # 1-based line where the document starts
     lines: dict[tuple, int] = field(default_factory=dict)  # field path -> 1-based line
+    # Keys given twice in one mapping (path, 1-based line of the repeat), when the caller keeps them:
+    # the later value wins, as in Go's YAML decoder; a strict reader reports them.
+    duplicates: list[tuple[tuple, int]] = field(default_factory=list)
 
     def line_of(self, path: tuple) -> int:
         """The line of `path`, or of its nearest ancestor that we know."""
@@ -59,10 +63,24 @@ def format_path(path: tuple) -> str:
     return text
 
 
-def _construct(node: yaml.Node, path: tuple, lines: dict, depth: int) -> object:
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_safe(text: str) -> str:
+    """`text` with its UTF-16 halves (PyYAML reads "\\ud83d\\ude00" as two) joined into their
+    character and lone ones replaced by U+FFFD, as Go does: every string can then be UTF-8."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def _construct(
+    node: yaml.Node, path: tuple, lines: dict, depth: int, duplicates: list | None = None, line: int = 0
+) -> object:
+    """`line`: where the field's key is (a block mapping's value starts on the next line)."""
     if depth > MAX_DEPTH:
         raise YamlError(f"nesting is too deep (more than {MAX_DEPTH} levels)", node.start_mark.line + 1)
-    lines[path] = node.start_mark.line + 1
+    lines[path] = line or node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         result: dict = {}
         for key_node, value_node in node.value:
@@ -73,16 +91,23 @@ def _construct(node: yaml.Node, path: tuple, lines: dict, depth: int) -> object:
             )
             if not isinstance(key, str):
                 raise YamlError("mapping keys must be strings", key_node.start_mark.line + 1)
+            key = utf8_safe(key)
             if key == "<<":
                 raise YamlError("merge keys (<<) are not supported", key_node.start_mark.line + 1)
             if key in result:
-                raise YamlError(f"duplicate key {key!r}", key_node.start_mark.line + 1)
-            result[key] = _construct(value_node, (*path, key), lines, depth + 1)
+                if duplicates is None:
+                    raise YamlError(f"duplicate key {key!r}", key_node.start_mark.line + 1)
+                duplicates.append(((*path, key), key_node.start_mark.line + 1))
+            key_line = key_node.start_mark.line + 1
+            result[key] = _construct(value_node, (*path, key), lines, depth + 1, duplicates, key_line)
         return result
     if isinstance(node, yaml.SequenceNode):
-        return [_construct(item, (*path, i), lines, depth + 1) for i, item in enumerate(node.value)]
+        return [
+            _construct(item, (*path, i), lines, depth + 1, duplicates) for i, item in enumerate(node.value)
+        ]
     try:
-        return _LOADER.construct_object(node, deep=True)
+        value = _LOADER.construct_object(node, deep=True)
+        return utf8_safe(value) if isinstance(value, str) else value
     except OutOfRange as err:
         _LOADER.recursive_objects.clear()  # the failed node stays marked "in progress" otherwise
         raise YamlError(str(err), node.start_mark.line + 1) from None
@@ -120,8 +145,11 @@ _Constructor.add_constructor("tag:yaml.org,2002:float", _Constructor.construct_y
 _LOADER = _Constructor("")
 
 
-def load_documents(text: str) -> list[Document]:
-    """Parse every document; empty documents are dropped. Raises YamlError with the line."""
+def load_documents(text: str, keep_duplicates: bool = False) -> list[Document]:
+    """Parse every document; empty documents are dropped. Raises YamlError with the line.
+
+    A key given twice in one mapping is an error, unless `keep_duplicates`: then the later value
+    wins and each repeat is listed in its document's `duplicates` (for a strict decoder to judge)."""
     try:
         loader = _NoAliasLoader(text)  # the reader checks the characters at once
     except yaml.YAMLError as err:
@@ -133,9 +161,11 @@ def load_documents(text: str) -> list[Document]:
             if node is None:
                 continue
             lines: dict[tuple, int] = {}
-            data = _construct(node, (), lines, 0)
+            duplicates: list | None = [] if keep_duplicates else None
+            data = _construct(node, (), lines, 0, duplicates)
             if data is not None:
-                documents.append(Document(len(documents), data, node.start_mark.line + 1, lines))
+                start = node.start_mark.line + 1
+                documents.append(Document(len(documents), data, start, lines, duplicates or []))
             if len(documents) > MAX_DOCUMENTS:
                 raise YamlError(f"too many documents (more than {MAX_DOCUMENTS})")
     except yaml.MarkedYAMLError as err:

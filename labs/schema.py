@@ -6,11 +6,12 @@ unknown key 'nodeNmae' (line 14)"); a Reader collects all of them instead of sto
 
 from __future__ import annotations
 
+import copy
 import difflib
 import re
 from dataclasses import dataclass, field
 
-from cluster.apiserver import kinds
+from cluster.apiserver import fieldvalidation, kinds
 from k8s.yamldocs import Document, YamlError, load_documents
 from labs import vocabulary as v
 from labs.labmodel import Text
@@ -88,7 +89,7 @@ class Reader:
             return ""
         offset = self.doc.line_of(path)
         try:
-            documents = load_documents(text)
+            documents = load_documents(text, keep_duplicates=True)
         except YamlError as exc:
             line = offset + exc.line if exc.line else offset
             self.errors.append(LabError(where, f"invalid YAML: {exc.message}", line))
@@ -119,6 +120,20 @@ class Reader:
             self.errors.append(
                 LabError(here, "metadata.name is required", offset + doc.line_of(("metadata",)))
             )
+        if isinstance(kind, str) and kind in manifest_kinds():
+            self._strict(here, doc, offset, kind)
+
+    def _strict(self, here: str, doc: Document, offset: int, kind: str) -> None:
+        """Unknown and repeated fields, refused as kubectl's Strict decoding refuses them."""
+        data = copy.deepcopy(doc.data)
+        version = str(data.get("apiVersion", "")).rsplit("/", 1)[-1]
+        try:
+            fieldvalidation.judge(kind, version, data, fieldvalidation.yaml_duplicates(doc.duplicates))
+        except fieldvalidation.StrictDecodingError as err:
+            for problem in err.problems:
+                line = problem.line or doc.line_of(fieldvalidation.path_parts(problem.field))
+                message = fieldvalidation.StrictDecodingError(kind, version, [problem]).message
+                self.errors.append(LabError(here, message, offset + line))
 
 
 def _suggest(key: str, known: list[str]) -> str:

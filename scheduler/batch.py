@@ -72,6 +72,7 @@ def _decide(scheduler, entries: list[QueuedPod]) -> list[tuple[QueuedPod, object
         if decision.selected is None:
             decided.append((entry, decision, None))
             break
+        scheduler.reserve_volumes(entry, decision.selected)
         assumed = clone(entry.pod)
         assumed["spec"]["nodeName"] = decision.selected
         known = scheduler.bound.get(entry.key)

@@ -17,8 +17,14 @@ from scheduler.engine.profile import Profile
 from scheduler.priority_classes import PriorityClasses, PriorityError
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
-API_VERSIONS = {"PodDisruptionBudget": "policy/v1", "PriorityClass": "scheduling.k8s.io/v1"}
-CLUSTER_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass")
+API_VERSIONS = {
+    "PodDisruptionBudget": "policy/v1",
+    "PriorityClass": "scheduling.k8s.io/v1",
+    "StorageClass": "storage.k8s.io/v1",
+    "CSINode": "storage.k8s.io/v1",
+}
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode")
+CLUSTER_KINDS = ("Node", "Pod", "PodDisruptionBudget", "PriorityClass", *STORAGE_KINDS)
 
 
 class InputError(Exception):
@@ -122,6 +128,7 @@ class ClusterInput:
     pods: list[dict]
     pdbs: list[PodDisruptionBudget]
     classes: PriorityClasses
+    storage: list[dict]  # claims, volumes and classes: what VolumeBinding reads
 
     @property
     def nominated(self) -> list[tuple[dict, str]]:
@@ -135,7 +142,7 @@ class ClusterInput:
 
 
 def load_cluster(path: Path) -> ClusterInput:
-    nodes, pods, pdbs = [], [], []
+    nodes, pods, pdbs, storage = [], [], [], []
     classes: dict[str, dict] = {}
     located: dict[int, tuple[Document, tuple]] = {}
     for document, where, obj in _expand_lists(path, _read(path)):
@@ -145,6 +152,10 @@ def load_cluster(path: Path) -> ClusterInput:
                 raise _fail(path, document, where, ("value",), "must be an integer")
             classes[checked["metadata"]["name"]] = checked
             located[id(checked)] = (document, where)
+        elif checked["kind"] in STORAGE_KINDS:
+            if checked["kind"] == "PersistentVolumeClaim":
+                checked.setdefault("metadata", {}).setdefault("namespace", "default")
+            storage.append(checked)
         elif checked["kind"] == "PodDisruptionBudget":
             status = checked.get("status") or {}
             if not isinstance(status.get("disruptionsAllowed", 0), int):
@@ -164,7 +175,7 @@ def load_cluster(path: Path) -> ClusterInput:
     if len(set(names)) != len(names):
         duplicate = next(name for name in names if names.count(name) > 1)
         raise InputError(path, f"Node {duplicate!r} is defined twice")
-    return ClusterInput(nodes, pods, pdbs, resolver)
+    return ClusterInput(nodes, pods, pdbs, resolver, storage)
 
 
 def load_pod(path: Path, classes: PriorityClasses | None = None) -> dict:

@@ -22,14 +22,15 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.models import Cluster, FlowTrace
-from scheduler import attempt_rows, batch, explanations, texts
+from scheduler import attempt_rows, batch, explanations, texts, volume_binding
 from scheduler.batch import INLINE_MAX_NODES
 from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
-from scheduler.engine.queueing_hints import ADD, DELETE, POD, ClusterEvent, node_events, pod_events
+from scheduler.engine.queueing_hints import ADD, DELETE, POD, UPDATE, ClusterEvent, node_events, pod_events
+from scheduler.engine.snapshot import STORAGE_KINDS
 from scheduler.explanations import Explainer
 from scheduler.models import SchedulingAttempt
 from scheduler.queue import QueuedPod, SchedulingQueue, describe_entry
@@ -41,6 +42,16 @@ MERGE_PATCH = "application/merge-patch+json"
 # ReplicationControllers and ReplicaSets, not every workload kind (docs/scheduler.md).
 SPREADING_OWNER_KINDS = ("ReplicationController", "ReplicaSet")
 PDB_KIND = "PodDisruptionBudget"  # policy/v1: watched when the registry serves it
+
+
+_PLURALS = {"StorageClass": "StorageClasses"}
+
+
+def _watched_kinds() -> tuple[str, ...]:
+    """Pods and Nodes, the spreading owners, and the kinds the registry serves of those the volume
+    plugins and preemption read."""
+    optional = (PDB_KIND, *STORAGE_KINDS)
+    return ("Node", "Pod", *SPREADING_OWNER_KINDS, *(kind for kind in optional if kind_info(kind)))
 
 
 _SAMPLE_NODE = {
@@ -76,14 +87,10 @@ class Scheduler:
         self.cluster_name = cluster_name
         # Like kube-scheduler, it also watches the controllers that select pods: their selectors
         # turn on PodTopologySpread's default constraints (spread replicas by host and zone).
+        watched = _watched_kinds()
+        names = [_PLURALS.get(kind, f"{kind}s") for kind in ("Pod", "Node", *watched[2:])]
         self.informer = Informer(
-            cluster_name,
-            self.component,
-            ("Node", "Pod", *SPREADING_OWNER_KINDS, *((PDB_KIND,) if kind_info(PDB_KIND) else ())),
-            "Pods, Nodes, ReplicationControllers, ReplicaSets and PodDisruptionBudgets"
-            if kind_info(PDB_KIND)
-            else "Pods, Nodes, ReplicationControllers and ReplicaSets",
-            "",
+            cluster_name, self.component, watched, f"{', '.join(names[:-1])} and {names[-1]}", ""
         )
         self.workloads: dict[tuple[str, str, str], dict] = {}
         # PodDisruptionBudgets preemption counts violations of, read generically from the watch.
@@ -99,6 +106,8 @@ class Scheduler:
         # drained. Their explanations are built later (scheduler/explanations.py).
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
         self.explainer = Explainer(cluster_name)
+        # Volume bindings reserved for pods whose binding is not written yet (VolumeBinding's PreBind).
+        self.volume_plans: dict[tuple[str, str], volume_binding.Plan] = {}
 
     async def warm_up(self) -> None:
         """Pay the first cycle's one-off costs (loading every plugin, the first use of each code
@@ -145,6 +154,15 @@ class Scheduler:
 
     # -- the snapshot and the queue follow the watch ------------------------------------------
     def _observe(self, delta: Delta) -> None:
+        if delta.kind in STORAGE_KINDS:
+            if delta.type == "DELETED":
+                self.snapshot.storage.remove(delta.kind, delta.obj)
+                event = ClusterEvent(delta.kind, DELETE, delta.obj, None)
+            else:
+                self.snapshot.storage.upsert({**delta.obj, "kind": delta.kind})
+                event = ClusterEvent(delta.kind, ADD if delta.old is None else UPDATE, delta.old, delta.obj)
+            self.queue.on_event(event)
+            return
         if delta.kind == PDB_KIND:
             if delta.type == "DELETED":
                 self.pdbs.pop(delta.key, None)
@@ -238,6 +256,7 @@ class Scheduler:
             return
         self.scheduled(entry, decision, revision)
         node = decision.selected
+        self.reserve_volumes(entry, node)
         if await gate.is_open(self.cluster_name, trace_id):
             # Nobody could see steps 9–11 apart. The attempts go in the same trip to the database
             # thread, ahead of the binding.
@@ -356,9 +375,18 @@ class Scheduler:
         specs = [StepSpec(step, *texts_by_step[step], _obj(pod), node) for step in steps]
         record_steps(entry.trace_id, specs)
 
+    def reserve_volumes(self, entry: QueuedPod, node: str) -> None:
+        """VolumeBinding's Reserve: the volumes the pod's claims get on `node`, assumed at once."""
+        plan = volume_binding.reserve(self.snapshot, entry.pod, node)
+        if plan is not None:
+            self.volume_plans[entry.key] = plan
+
     def _bind(self, entry: QueuedPod, node: str) -> bool:
         meta = entry.pod["metadata"]
         actor = self._actor(entry.trace_id)
+        plan = self.volume_plans.pop(entry.key, None)
+        if plan is not None:
+            volume_binding.pre_bind(self.cluster, plan, actor)
         try:
             pod = api.bind(self.cluster, meta.get("namespace"), meta["name"], node, actor)
         except ApiError:

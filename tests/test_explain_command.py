@@ -51,6 +51,9 @@ def test_it_explains_every_node_and_picks_the_least_loaded_one():
         "NodePorts",
         "NodeResourcesFit",
         "VolumeRestrictions",
+        "NodeVolumeLimits",
+        "VolumeBinding",
+        "VolumeZone",
         "PodTopologySpread",
         "InterPodAffinity",
     ]
@@ -130,7 +133,8 @@ def test_text_output_shows_the_matrices_and_the_message():
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\n---\nkind: Service\nmetadata: {name: s}\n"},
             "cluster.yaml: document 2 (line 4): "
-            "kind: expected Node, Pod, PodDisruptionBudget or PriorityClass, got 'Service'",
+            "kind: expected Node, Pod, PodDisruptionBudget, PriorityClass, PersistentVolumeClaim, "
+            "PersistentVolume, StorageClass or CSINode, got 'Service'",
         ),
         (
             {"cluster.yaml": "kind: Node\nmetadata: {name: a}\nstatus:\n  allocatable:\n    cpu: 1K\n"},
@@ -281,3 +285,22 @@ def test_an_unknown_priority_class_is_a_located_input_error(tmp_path):
     done = explain("--cluster", str(FIXTURES / "priorityclass-cluster.yaml"), "--pod", str(pod))
     assert done.returncode == 2
     assert "spec.priorityClassName: no PriorityClass with name missing was found" in done.stderr
+
+
+def test_a_cluster_file_may_hold_claims_volumes_and_classes():
+    done = explain(
+        "--cluster",
+        str(FIXTURES / "storage-cluster.yaml"),
+        "--pod",
+        str(FIXTURES / "pod-claim.yaml"),
+        "--output",
+        "json",
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["selected"] == "node1"
+    node2 = result["nodes"]["node2"]["firstFailure"]
+    assert (node2["plugin"], node2["reasons"]) == (
+        "VolumeBinding",
+        ["node(s) didn't find available persistent volumes to bind"],
+    )

@@ -65,6 +65,25 @@ def valid(kind: str, name: str) -> dict:
             "endpoints": [{"addresses": ["10.244.1.5"]}],
             "ports": [{"port": 8080}],
         },
+        "PersistentVolume": {
+            "apiVersion": "v1",
+            "spec": {
+                "capacity": {"storage": "1Gi"},
+                "accessModes": ["ReadWriteOnce"],
+                "hostPath": {"path": "/d"},
+            },
+        },
+        "PersistentVolumeClaim": {
+            "apiVersion": "v1",
+            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+        },
+        "StorageClass": {"apiVersion": "storage.k8s.io/v1", "provisioner": "example.com/disk"},
+        "CSINode": {
+            "apiVersion": "storage.k8s.io/v1",
+            "spec": {
+                "drivers": [{"name": "disk.csi.example.com", "nodeID": "n1", "allocatable": {"count": 2}}]
+            },
+        },
         "ControllerRevision": {"apiVersion": "apps/v1", "data": {"spec": {}}, "revision": 1},
         "StatefulSet": {"apiVersion": "apps/v1", "spec": {**apps, "serviceName": "x"}},
         "CronJob": {

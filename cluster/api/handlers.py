@@ -134,9 +134,10 @@ def _respond(data: dict, warnings: list[str], status: int = 200) -> HttpResponse
 
 def _body_for(request: HttpRequest, target: Target) -> tuple[dict, list[str]]:
     """The POST/PUT body with path namespace and name checked, unknown fields dropped, and warnings."""
-    obj = parse_object(request, (target.info.api_version, target.info.kind))
+    duplicates: list[str] = []
+    obj = parse_object(request, (target.info.api_version, target.info.kind), duplicates)
     check_body(target.info, obj)  # wrong JSON types answer 400 before anything reads them
-    warnings = strict.check(request, target.info.kind, target.info.version, obj)
+    warnings = strict.check(request, target.info.kind, target.info.version, obj, duplicates=duplicates)
     obj.setdefault("kind", target.info.kind)
     obj.setdefault("apiVersion", target.info.api_version)
     meta = obj.setdefault("metadata", {})

@@ -48,9 +48,10 @@ def read_body(request: HttpRequest) -> bytes:
         raise too_large(limit) from None
 
 
-def decode_json(raw: bytes) -> object:
-    """Strict UTF-8, at most MAX_DEPTH levels, then JSON: a 400 Status for anything else."""
-    return load_json(raw)
+def decode_json(raw: bytes, duplicates: list[str] | None = None) -> object:
+    """Strict UTF-8, at most MAX_DEPTH levels, then JSON: a 400 Status for anything else.
+    `duplicates` collects the paths of keys given twice (see decoding.load_json)."""
+    return load_json(raw, duplicates=duplicates)
 
 
 def decode_protobuf(raw: bytes, api_version: str, kind: str) -> dict:
@@ -69,14 +70,16 @@ def decode_protobuf(raw: bytes, api_version: str, kind: str) -> dict:
         raise bad_request(message) from None
 
 
-def parse_object(request: HttpRequest, into: tuple[str, str] = ("", "")) -> dict:
+def parse_object(
+    request: HttpRequest, into: tuple[str, str] = ("", ""), duplicates: list[str] | None = None
+) -> dict:
     """A JSON, YAML or protobuf request body as one object; 400 when malformed, 415 for other media
     types. `into` is the (apiVersion, kind) the endpoint decodes into, the default for a protobuf
-    envelope that leaves them out."""
+    envelope that leaves them out. `duplicates` collects a JSON body's repeated fields."""
     raw = read_body(request)
     kind = media_type(request)
     if kind in ("", JSON):
-        data = decode_json(raw)
+        data = decode_json(raw, duplicates)
     elif kind == PROTOBUF:
         data = decode_protobuf(raw, *into)
     elif kind in YAML_TYPES:

@@ -94,7 +94,8 @@ def _apply(request: HttpRequest, cluster_name: str) -> HttpResponse:
             "",
         ):
             raise bad_request("POST /apply takes YAML (Content-Type: application/yaml)")
-        result = api.apply_manifests(cluster, text_of(raw), actor_for(request))
+        mode = request.GET.get("fieldValidation", "Strict")  # the page's apply is kubectl's: Strict
+        result = api.apply_manifests(cluster, text_of(raw), actor_for(request), field_validation=mode)
         return json_response(result)
     except ApiError as err:
         return error_response(err)

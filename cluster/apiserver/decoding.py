@@ -14,6 +14,7 @@ import re
 
 from cluster.apiserver.errors import ApiError, bad_request
 from k8s.numbers import OutOfRange, float_from_text, int_from_text
+from k8s.yamldocs import utf8_safe
 
 MAX_DEPTH = 100
 NOT_UTF8 = "the request body is not valid UTF-8"
@@ -77,14 +78,84 @@ def _not_json(what: str):
     return refuse
 
 
-def load_json(body: bytes | str, what: str = "JSON") -> object:
-    """Strict UTF-8, the depth limit, then json.loads; every failure is a 400 Status."""
+# A \uD800–\uDFFF escape: half of a UTF-16 pair, which Python keeps alone if its other half is missing.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _without_lone_surrogates(text: str, data: object) -> object:
+    """The parsed document with no string that cannot be UTF-8 (stored, put in a header, sent)."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return data  # the common case: one search
+    if isinstance(data, str):
+        return utf8_safe(data)
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            for i, child in enumerate(item):
+                if isinstance(child, str):
+                    item[i] = utf8_safe(child)
+                elif isinstance(child, dict | list):
+                    stack.append(child)
+        elif isinstance(item, dict):
+            for key in list(item):
+                child = item.pop(key)
+                if isinstance(child, str):
+                    child = utf8_safe(child)
+                elif isinstance(child, dict | list):
+                    stack.append(child)
+                item[utf8_safe(key)] = child
+    return data
+
+
+class _Repeats(dict):
+    """A JSON object some of whose keys were given twice (the later value kept, as Go's decoder)."""
+
+    repeated: tuple[str, ...] = ()
+
+
+def _noting_repeats(pairs: list[tuple[str, object]]) -> dict:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    seen: set[str] = set()
+    marked = _Repeats(obj)
+    marked.repeated = tuple(k for k, _ in pairs if k in seen or seen.add(k))
+    return marked
+
+
+def repeated_fields(value: object, path: str = "") -> list[str]:
+    """The paths of the keys a JSON document (parsed by load_json with `duplicates`) gave twice."""
+    found: list[str] = []
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            found += [f"{where}.{key}" if where else key for key in getattr(item, "repeated", ())]
+            stack.extend((child, f"{where}.{key}" if where else key) for key, child in reversed(item.items()))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{i}]") for i, child in reversed(list(enumerate(item))))
+    return found
+
+
+def load_json(body: bytes | str, what: str = "JSON", duplicates: list[str] | None = None) -> object:
+    """Strict UTF-8, the depth limit, then json.loads; every failure is a 400 Status.
+
+    With `duplicates` (a list), the paths of keys given twice are appended to it (the later value
+    wins); a strict decoder reports them."""
     text = text_of(body)
     check_json_depth(text)
     try:
-        return json.loads(
-            text, parse_int=int_from_text, parse_float=float_from_text, parse_constant=_not_json(what)
-        )
+        numbers = {
+            "parse_int": int_from_text,
+            "parse_float": float_from_text,
+            "parse_constant": _not_json(what),
+        }
+        if duplicates is None:
+            return _without_lone_surrogates(text, json.loads(text, **numbers))
+        data = json.loads(text, object_pairs_hook=_noting_repeats, **numbers)
+        duplicates.extend(repeated_fields(data))
+        return _without_lone_surrogates(text, data)
     except json.JSONDecodeError as err:
         where = f"at line {err.lineno}, column {err.colno}"
         raise bad_request(f"error decoding {what}: {err.msg} {where}") from None

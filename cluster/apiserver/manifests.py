@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections.abc import Callable
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, store, typecheck
+from cluster.apiserver import defaults, fieldvalidation, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.apiserver.patch import merge_patch
@@ -25,15 +24,6 @@ from k8s.yamldocs import Document, YamlError, load_documents
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 Allow = Callable[[str, str, str, str], None]
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[([^\]]*)\]")
-
-
-def _path_tuple(field: str) -> tuple:
-    """'spec.containers[0].image' -> ('spec', 'containers', 0, 'image'); map keys stay strings."""
-    parts: list = []
-    for name, index in _PATH_PART.findall(field):
-        parts.append(name if name else (int(index) if index.isdigit() else index))
-    return tuple(parts)
 
 
 def _objects(documents: list[Document]) -> list[tuple[Document, tuple, object]]:
@@ -81,9 +71,22 @@ def _removals(last: object, new: object) -> dict:
     return patch
 
 
-def _apply_one(cluster: Cluster, obj: object, actor: Actor, allow: Allow | None) -> tuple[str, dict]:
+def _judge_fields(info, obj: object, doc: Document, prefix: tuple, mode: str) -> list[str]:
+    """fieldValidation of one object: its repeated keys and unknown fields, located in the YAML."""
+    repeated = fieldvalidation.yaml_duplicates(doc.duplicates, prefix)
+
+    def locate(field: str) -> int:
+        return doc.line_of(prefix + fieldvalidation.path_parts(field))
+
+    return fieldvalidation.judge(info.kind, info.version, obj, repeated, mode, locate)
+
+
+def _apply_one(
+    cluster: Cluster, obj: object, actor: Actor, allow: Allow | None, judge: Callable[..., list[str]]
+) -> tuple[str, dict, list[str]]:
     info = check_kind(obj)
     typecheck.check_body(info, obj)
+    warnings = judge(info, obj)
     manifest = copy.deepcopy(obj)
     meta = manifest.setdefault("metadata", {})
     if info.namespaced and not meta.get("namespace"):
@@ -97,18 +100,18 @@ def _apply_one(cluster: Cluster, obj: object, actor: Actor, allow: Allow | None)
     if row is None:
         if allow is not None:
             allow("create", info.kind, namespace, "")
-        return "created", create(cluster, manifest, actor, typed=True)
+        return "created", create(cluster, manifest, actor, typed=True), warnings
     locked = store.lock(cluster)
     before = locked.revision
     result = store_update(locked, info, row, _three_way(row.body, manifest, info.kind), actor, None, "update")
     cluster.revision = locked.revision
     if locked.revision == before:
-        return "unchanged", result
+        return "unchanged", result, warnings
     if allow is not None:
         # Only a change is a write (kubectl sends no patch for an unchanged object); a refused one
         # is undone with its savepoint.
         allow("patch", info.kind, namespace, meta.get("name", ""))
-    return "configured", result
+    return "configured", result, warnings
 
 
 def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> list[dict]:
@@ -123,13 +126,28 @@ def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> 
         "reason": err.reason,
         "code": err.code,
     }
+    if isinstance(err, fieldvalidation.StrictDecodingError):
+        # One entry per problem, each at its own line, each worded as kubectl prints it.
+        strict = fieldvalidation.StrictDecodingError
+        return [
+            {
+                **base,
+                "line": problem.line or doc.line_of(prefix + fieldvalidation.path_parts(problem.field)),
+                "field": problem.field,
+                "message": strict(base["kind"], _version(obj), [problem]).message,
+                "problem": {"text": problem.text, "line": problem.line, "yaml": problem.yaml},
+                "namespace": meta.get("namespace") if isinstance(meta.get("namespace"), str) else "",
+                "version": _version(obj),
+            }
+            for problem in err.problems
+        ]
     causes = (err.details or {}).get("causes") or []
     if not causes:
         return [{**base, "line": doc.line_of(prefix), "field": "", "message": err.message}]
     return [
         {
             **base,
-            "line": doc.line_of(prefix + _path_tuple(cause.get("field", ""))),
+            "line": doc.line_of(prefix + fieldvalidation.path_parts(cause.get("field", ""))),
             "field": cause.get("field", ""),
             "message": f"{cause.get('field', '')}: {cause.get('message', '')}",
         }
@@ -147,27 +165,40 @@ def _fail(errors: list[dict]) -> ApiError:
     return ApiError(first["code"], first["reason"], "; ".join(lines), details)
 
 
-def apply_text(cluster: Cluster, text: str, actor: Actor, allow: Allow | None = None) -> dict:
+def _version(obj: object) -> str:
+    api_version = obj.get("apiVersion", "") if isinstance(obj, dict) else ""
+    return str(api_version).rsplit("/", 1)[-1]
+
+
+def apply_text(
+    cluster: Cluster, text: str, actor: Actor, allow: Allow | None = None, field_validation: str = "Strict"
+) -> dict:
     """Create or configure every object; on any error nothing is written and every error is listed.
     `allow(verb, kind, namespace, name)` raises ApiError for a write the caller may not make (the
-    web console's: a create, or a patch that changes the object)."""
+    web console's: a create, or a patch that changes the object). `field_validation`: Strict
+    (kubectl's default) refuses unknown and repeated fields; Warn lists them in `warnings`."""
     try:
-        documents = load_documents(text)
+        documents = load_documents(text, keep_duplicates=True)
     except YamlError as err:
         index = err.document or 0
         entry = {"index": index, "document": index + 1, "line": err.line, "field": "", "message": err.message}
         raise ApiError(400, "BadRequest", f"error parsing YAML: {err}", {"errors": [entry]}) from None
     if not documents:
         raise bad_request("no objects passed to apply")
-    results, errors = [], []
+    results, errors, warnings = [], [], []
     with transaction.atomic():
         for doc, prefix, obj in _objects(documents):
+
+            def judge(info, obj, doc=doc, prefix=prefix) -> list[str]:
+                return _judge_fields(info, obj, doc, prefix, field_validation)
+
             try:
                 with transaction.atomic():
-                    action, body = _apply_one(cluster, obj, actor, allow)
+                    action, body, found = _apply_one(cluster, obj, actor, allow, judge)
             except ApiError as err:
                 errors.extend(_error_entries(err, doc, prefix, obj))
                 continue
+            warnings += found
             meta = body["metadata"]
             results.append(
                 {
@@ -184,4 +215,7 @@ def apply_text(cluster: Cluster, text: str, actor: Actor, allow: Allow | None = 
             )
         if errors:
             raise _fail(errors)
-    return {"kind": "ApplyResult", "revision": cluster.revision, "objects": results}
+    result = {"kind": "ApplyResult", "revision": cluster.revision, "objects": results}
+    if warnings:
+        result["warnings"] = warnings
+    return result

@@ -177,7 +177,9 @@ def events_since(
     return store.events_since(cluster, revision, limit, decode)
 
 
-def apply_manifests(cluster: Cluster, text: str, actor: Actor, allow: Allow | None = None) -> dict:
+def apply_manifests(
+    cluster: Cluster, text: str, actor: Actor, allow: Allow | None = None, field_validation: str = "Strict"
+) -> dict:
     """Create or update every object of a multi-document YAML in one transaction (manifests.py);
-    `allow` refuses the writes the caller may not make."""
-    return apply_text(cluster, text, actor, allow)
+    `allow` refuses the writes the caller may not make; `field_validation` as kubectl's (Strict)."""
+    return apply_text(cluster, text, actor, allow, field_validation)

@@ -7,7 +7,7 @@ the pods it creates land through the API server, which records steps 7 and 8.
 from __future__ import annotations
 
 from cluster.apiserver.actor import Actor
-from cluster.apiserver.kinds import workload_kinds
+from cluster.apiserver.kinds import kind_info, workload_kinds
 from cluster.broadcast import nudge
 from cluster.client.informer import Delta, Informer, db
 from cluster.controllers.cronjob import CronJobController
@@ -15,6 +15,8 @@ from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment.controller import DeploymentController
 from cluster.controllers.disruption import DisruptionController
 from cluster.controllers.job import JobController
+from cluster.controllers.persistentvolume import KINDS as VOLUME_KINDS
+from cluster.controllers.persistentvolume import PersistentVolumeController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
@@ -41,12 +43,18 @@ class ControllerManager:
     def __init__(self, cluster_name: str) -> None:
         self.cluster_name = cluster_name
         self.workloads = workload_kinds()  # each has its controller below
+        volumes = tuple(kind for kind in VOLUME_KINDS if kind_info(kind))  # the PV controller's, when served
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*self.workloads, "Pod", "Node", "PodDisruptionBudget", "ControllerRevision"),
+            (*self.workloads, "Pod", "Node", "PodDisruptionBudget", "ControllerRevision", *volumes),
             "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs, "
-            "Pods, Nodes, PodDisruptionBudgets and ControllerRevisions",
+            "Pods, Nodes, PodDisruptionBudgets"
+            + (
+                ", ControllerRevisions, PersistentVolumeClaims, PersistentVolumes and StorageClasses"
+                if volumes
+                else " and ControllerRevisions"
+            ),
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -65,6 +73,7 @@ class ControllerManager:
             "CronJob": CronJobController(self),
         }
         self.disruption = DisruptionController(self)
+        self.volumes = PersistentVolumeController(self)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
         return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
@@ -74,8 +83,10 @@ class ControllerManager:
         deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
             self.disruption.observe(delta.kind, *delta.key)
+            self.volumes.observe(delta.kind)
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
+        budgets += await db(self.volumes.sync_all)() if self.volumes.due() else 0
         self._fire_timers()
         if not self.dirty:
             return bool(deltas) or self.informer.behind or bool(budgets)
@@ -114,8 +125,8 @@ class ControllerManager:
                 self._mark(key, None)
 
     def _observe(self, delta: Delta) -> None:
-        if delta.kind == "PodDisruptionBudget":
-            return  # the disruption controller's (observed above)
+        if delta.kind in ("PodDisruptionBudget", *VOLUME_KINDS):
+            return  # the disruption and PV controllers' (observed above)
         if delta.kind == "ControllerRevision":  # its owner's history changed (a deletion by hand)
             ref = controller_ref(delta.obj)
             if ref is not None and ref.get("kind") in self.workloads:

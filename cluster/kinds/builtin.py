@@ -18,6 +18,8 @@ from cluster.kinds.core import (
     event,
     namespace,
     node,
+    persistentvolume,
+    persistentvolumeclaim,
     pod,
     replicationcontroller,
     secret,
@@ -26,6 +28,7 @@ from cluster.kinds.core import (
 from cluster.kinds.discovery import endpointslice
 from cluster.kinds.policy import poddisruptionbudget
 from cluster.kinds.scheduling import priorityclass
+from cluster.kinds.storage import csinode, storageclass
 
 BUILTIN_KINDS: tuple[KindInfo, ...] = (
     pod.KIND,
@@ -46,8 +49,12 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     secret.KIND,
     service.KIND,
     endpoints.KIND,
+    persistentvolumeclaim.KIND,
+    persistentvolume.KIND,
     endpointslice.KIND,
     poddisruptionbudget.KIND,
+    storageclass.KIND,
+    csinode.KIND,
 )
 
 

@@ -27,6 +27,7 @@ from cluster.protobuf.groups import (
     resource,
     runtime,
     scheduling_v1,
+    storage_v1,
 )
 
 _SCALAR_TYPES = {
@@ -81,6 +82,7 @@ GROUPS: tuple[ModuleType, ...] = (
     resource,
     runtime,
     scheduling_v1,
+    storage_v1,
 )
 
 

@@ -15,8 +15,10 @@ from cluster.api.clusters import find_cluster
 from cluster.api.eviction import evict_pod
 from cluster.api.handlers import write_or_try
 from cluster.api.paths import Target
+from cluster.apiserver import fieldvalidation
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import kind_info
+from cluster.apiserver.typecheck import check_body
 from cluster.models import Cluster
 
 MERGE_PATCH = "application/merge-patch+json"
@@ -48,10 +50,16 @@ class Client:
         return api.list_objects(self.cluster, kind, namespace=namespace, **selectors)[0]
 
     # -- writes ----------------------------------------------------------------------------------
-    def create(self, body: dict, dry: bool = False) -> dict:
-        """POST; `dry`: answered as kube-apiserver answers dryRun=All, nothing stored."""
+    def create(self, body: dict, dry: bool = False, duplicates: list | None = None) -> dict:
+        """POST with fieldValidation=Strict, as kubectl sends it: unknown fields and `duplicates`
+        (the YAML's repeated keys, fieldvalidation.Problem) refuse it with upstream's text.
+        `dry`: answered as kube-apiserver answers dryRun=All, nothing stored."""
         meta = body.get("metadata") or {}
         self.allow("create", body["kind"], meta.get("namespace") or "default")
+        info = kind_info(body["kind"])
+        if info is not None:
+            check_body(info, body)  # a wrong type is a decoding error before strictness
+            fieldvalidation.judge(info.kind, info.version, body, duplicates)
         return write_or_try(dry, api.create, self.cluster, body, self.actor)
 
     def patch(

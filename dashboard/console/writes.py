@@ -3,6 +3,7 @@ kubectl sends, then `cluster.apiserver` as the web client)."""
 
 from __future__ import annotations
 
+from cluster.apiserver import fieldvalidation
 from cluster.apiserver import service as api
 from dashboard.console.client import STRATEGIC_PATCH
 from dashboard.console.context import Context
@@ -185,7 +186,7 @@ def _documents(cmd: CommandLine, stdin: str) -> list:
     if not stdin.strip():
         raise UsageError(f"error: no objects passed to {cmd.verb}")
     try:
-        return load_documents(stdin)
+        return load_documents(stdin, keep_duplicates=True)  # Strict judges repeated keys
     except YamlError as exc:
         raise UsageError(f"error: error parsing {_source(cmd)}: {exc}") from exc
 
@@ -271,7 +272,7 @@ def create(ctx: Context, cmd: CommandLine) -> ConsoleResult:
             continue
         res, namespace, name, data = _doc_target(doc)
         try:
-            ctx.client.create(data)
+            ctx.client.create(data, duplicates=fieldvalidation.yaml_duplicates(doc.duplicates))
             out.append(f"{res.kubectl_prefix}/{name} created\n")
             created.append(created_ref(res, namespace, name))
         except api.ApiError as exc:
@@ -287,10 +288,14 @@ def apply(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     try:
         result = api.apply_manifests(ctx.cluster, ctx.stdin, ctx.client.actor, ctx.client.allow)
     except api.ApiError as exc:
-        forbidden = [e for e in (exc.details or {}).get("errors", []) if e.get("code") == 403]
-        if not forbidden:
-            raise
-        return ConsoleResult("".join(_refused(cmd, entry) for entry in forbidden), 1)
+        errors = (exc.details or {}).get("errors", [])
+        forbidden = [e for e in errors if e.get("code") == 403]
+        if forbidden:
+            return ConsoleResult("".join(_refused(cmd, entry) for entry in forbidden), 1)
+        strict = [e for e in errors if e.get("problem")]
+        if strict:
+            return ConsoleResult(_strict_refusals(ctx, cmd, strict), 1)
+        raise
     lines, created = [], []
     for item in result.get("objects", []):
         res = resource_for(item["kind"])
@@ -298,6 +303,31 @@ def apply(ctx: Context, cmd: CommandLine) -> ConsoleResult:
         if item["action"] == "created":
             created.append(created_ref(res, item.get("namespace") or "", item["name"]))
     return ConsoleResult("".join(lines), 0, {"created": created} if created else {})
+
+
+def _strict_refusals(ctx: Context, cmd: CommandLine, entries: list[dict]) -> str:
+    """kubectl apply's lines for objects the server's strict decoding refused, one per object: a
+    new one's POST names its kind; an existing one's patch does not (kubectl also prints the patch
+    it computed before this text, which the console, applying server-side, does not have)."""
+    by_object: dict[tuple, list[dict]] = {}
+    for entry in entries:
+        by_object.setdefault((entry["index"], entry["kind"], entry["name"]), []).append(entry)
+    lines = []
+    for group in by_object.values():
+        first = group[0]
+        problems = [fieldvalidation.Problem(e["field"], **e["problem"]) for e in group]
+        res = resource_for(first["kind"])
+        namespace = first.get("namespace") or "default"
+        try:
+            ctx.client.get(res.kind, namespace if res.namespaced else "", first["name"])
+        except api.ApiError:
+            message = fieldvalidation.StrictDecodingError(first["kind"], first["version"], problems).message
+            lines.append(f'Error from server (BadRequest): error when creating "{_source(cmd)}": {message}\n')
+            continue
+        message = "strict decoding error: " + fieldvalidation.describe(problems)
+        source = _source(cmd)
+        lines.append(f'Error from server (BadRequest): error when patching "{source}": {message}\n')
+    return "".join(lines)
 
 
 def _refused(cmd: CommandLine, entry: dict) -> str:

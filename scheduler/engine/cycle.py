@@ -153,12 +153,15 @@ def _run_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: 
 def _run_pre_filters(decision: Decision, state: CycleState, pod: PodInfo, snapshot: Snapshot) -> None:
     allowed: frozenset[str] | None = None
     narrowing: list[str] = []
+    whys: list[Why] = []
     for plugin in decision.filters:
         outcome = plugin.pre_filter(state, pod, snapshot.nodes, snapshot)
         if outcome is None:
             continue
         if isinstance(outcome, PreFilterResult):
             narrowing.append(plugin.name)
+            if outcome.why is not None:
+                whys.append(outcome.why)
             allowed = outcome.node_names if allowed is None else allowed & outcome.node_names
         elif outcome.is_skip:
             decision.skipped_filters[plugin.name] = outcome
@@ -174,7 +177,7 @@ def _run_pre_filters(decision: Decision, state: CycleState, pod: PodInfo, snapsh
                 break  # upstream stops PreFilter at the first UnschedulableAndUnresolvable
     decision.skipped_filters = _shared(decision.skipped_filters)
     if decision.prefilter_rejection is None and allowed is not None:
-        _record_absent_nodes(decision, snapshot.nodes, allowed, narrowing)
+        _record_absent_nodes(decision, snapshot.nodes, allowed, narrowing, whys)
 
 
 _SHARED_KEPT = 256
@@ -199,7 +202,9 @@ def _shared(skipped: dict[str, Status]) -> dict[str, Status]:
     return shared
 
 
-def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: list[str]) -> None:
+def _record_absent_nodes(
+    decision, nodes, allowed: frozenset[str], narrowing: list[str], whys: list[Why]
+) -> None:
     if len(narrowing) == 1:
         reason = f"node(s) didn't satisfy plugin(s) [{narrowing[0]}]"
     else:
@@ -210,6 +215,8 @@ def _record_absent_nodes(decision, nodes, allowed: frozenset[str], narrowing: li
         f"PreFilter 已把候选节点缩小为 {sorted(allowed)}（nodeAffinity 的 matchFields 指定了 "
         "metadata.name），该节点根本不参与过滤。",
     )
+    if len(whys) == 1 and narrowing != ["NodeAffinity"]:
+        why = whys[0]  # the narrowing plugin's own words (VolumeBinding's bound local volumes)
     for node in nodes:
         if node.name not in allowed:
             decision.absent_nodes[node.name] = Status(Code.UNRESOLVABLE, (reason,), narrowing[0], why)

@@ -12,6 +12,9 @@ LEGACY_FILTER_NAMES: dict[str, tuple[str, ...]] = {
     "NodePorts": ("PodFitsHostPorts",),
     "NodeResourcesFit": ("PodFitsResources",),
     "VolumeRestrictions": ("NoDiskConflict",),
+    "NodeVolumeLimits": ("MaxCSIVolumeCountPred",),
+    "VolumeBinding": ("CheckVolumeBinding",),
+    "VolumeZone": ("NoVolumeZoneConflict",),
     "PodTopologySpread": ("EvenPodsSpread",),
     "InterPodAffinity": ("MatchInterPodAffinity",),
 }

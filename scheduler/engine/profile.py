@@ -10,7 +10,7 @@ from scheduler.engine.registry import new_plugin
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 # Upstream's default multiPoint order (apis/config/v1/default_plugins.go), limited to the plugins
-# we simulate (no volume binding/limits/zone, no DRA), with the default score weights.
+# we simulate (no DRA), with the default score weights.
 DEFAULT_PLUGINS: list[tuple[str, int]] = [
     ("NodeUnschedulable", 0),
     ("NodeName", 0),
@@ -19,6 +19,9 @@ DEFAULT_PLUGINS: list[tuple[str, int]] = [
     ("NodePorts", 0),
     ("NodeResourcesFit", 1),
     ("VolumeRestrictions", 0),
+    ("NodeVolumeLimits", 0),
+    ("VolumeBinding", 0),
+    ("VolumeZone", 0),
     ("PodTopologySpread", 2),
     ("InterPodAffinity", 2),
     ("NodeResourcesBalancedAllocation", 1),

@@ -23,7 +23,8 @@ from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.registry import new_plugin
 
 NODE, POD = "Node", "Pod"
-ADD, DELETE = "Add", "Delete"
+PVC, PV, STORAGE_CLASS, CSI_NODE = "PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode"
+ADD, DELETE, UPDATE = "Add", "Delete", "Update"
 UPDATE_NODE_LABEL, UPDATE_NODE_TAINT, UPDATE_NODE_ALLOCATABLE = (
     "UpdateNodeLabel",
     "UpdateNodeTaint",
@@ -34,7 +35,7 @@ UPDATE_POD_LABEL, UPDATE_POD_TOLERATION = "UpdatePodLabel", "UpdatePodToleration
 
 @dataclass(frozen=True, slots=True)
 class ClusterEvent:
-    resource: str  # Node | Pod
+    resource: str  # Node | Pod | PersistentVolumeClaim | PersistentVolume | StorageClass
     action: str  # Add | Delete | one Update* kind
     old: dict | None
     new: dict | None
@@ -308,6 +309,32 @@ def _affinity_node_changed(pod: PodInfo, event: ClusterEvent) -> bool:
     return any(old.get(k) != new.get(k) for k in keys)
 
 
+def _claim_names(pod: PodInfo) -> set[str]:
+    names = set()
+    for volume in pod.volumes:
+        if isinstance(volume, dict) and isinstance(volume.get("persistentVolumeClaim"), dict):
+            names.add(volume["persistentVolumeClaim"].get("claimName") or "")
+        elif isinstance(volume, dict) and volume.get("ephemeral") is not None:
+            names.add(f"{pod.name}-{volume.get('name') or ''}")
+    return names
+
+
+def _own_claim_changed(pod: PodInfo, event: ClusterEvent) -> bool:
+    """isSchedulableAfterPersistentVolumeClaimChange: one of the pod's own claims was added or changed."""
+    meta = event.obj.get("metadata") or {}
+    return (meta.get("namespace") or "") == pod.namespace and meta.get("name") in _claim_names(pod)
+
+
+def _claim_user_deleted(pod: PodInfo, event: ClusterEvent) -> bool:
+    """NodeVolumeLimits: a scheduled pod that mounted claims went away (its volumes detach)."""
+    old = event.old or {}
+    spec = old.get("spec") or {}
+    return bool(spec.get("nodeName")) and any(
+        isinstance(v, dict) and (v.get("persistentVolumeClaim") is not None or v.get("ephemeral") is not None)
+        for v in spec.get("volumes") or []
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Registration:
     resource: str
@@ -363,6 +390,41 @@ REGISTRATIONS: dict[str, list[Registration]] = {
     "VolumeRestrictions": [
         _reg(POD, (DELETE,), _freed_disk,
              "the scheduled pod holding a conflicting disk is deleted", "占用冲突磁盘的已调度 Pod 被删除"),
+        _reg(PVC, (ADD, UPDATE), _own_claim_changed,
+             "one of the pod's PersistentVolumeClaims is created or changes",
+             "该 Pod 的某个 PersistentVolumeClaim 被创建或发生变化"),
+    ],
+    "NodeVolumeLimits": [
+        _reg(POD, (DELETE,), _claim_user_deleted,
+             "a scheduled pod that used volumes is deleted (its volumes detach)",
+             "使用卷的已调度 Pod 被删除（其卷被卸下）"),
+        _reg(CSI_NODE, (ADD, UPDATE), _always,
+             "a CSINode is created or changes (a driver's volume limit)",
+             "有 CSINode 被创建或发生变化（驱动的卷数量上限）"),
+        _reg(PVC, (ADD,), _own_claim_changed,
+             "one of the pod's PersistentVolumeClaims is created",
+             "该 Pod 的某个 PersistentVolumeClaim 被创建"),
+    ],
+    "VolumeBinding": [
+        _reg(PVC, (ADD, UPDATE), _own_claim_changed,
+             "one of the pod's PersistentVolumeClaims is created or changes (e.g. gets bound)",
+             "该 Pod 的某个 PersistentVolumeClaim 被创建或发生变化（例如已绑定）"),
+        _reg(PV, (ADD, UPDATE), _always,
+             "a PersistentVolume is created or changes", "有 PersistentVolume 被创建或发生变化"),
+        _reg(STORAGE_CLASS, (ADD, UPDATE), _always,
+             "a StorageClass is created or changes", "有 StorageClass 被创建或发生变化"),
+        _reg(NODE, (ADD, UPDATE_NODE_LABEL, UPDATE_NODE_TAINT), _always,
+             "a node is added or its labels or taints change", "新增节点，或节点的标签或污点发生变化"),
+    ],
+    "VolumeZone": [
+        _reg(PVC, (ADD, UPDATE), _own_claim_changed,
+             "one of the pod's PersistentVolumeClaims is created or changes",
+             "该 Pod 的某个 PersistentVolumeClaim 被创建或发生变化"),
+        _reg(PV, (ADD, UPDATE), _always,
+             "a PersistentVolume is created or changes", "有 PersistentVolume 被创建或发生变化"),
+        _reg(STORAGE_CLASS, (ADD,), _always, "a StorageClass is created", "有 StorageClass 被创建"),
+        _reg(NODE, (ADD, UPDATE_NODE_LABEL), _always,
+             "a node is added or its labels change", "新增节点，或节点的标签发生变化"),
     ],
     "PodTopologySpread": [
         _reg(POD, (ADD, UPDATE_POD_LABEL, DELETE), _spread_pod_changed,

@@ -16,9 +16,12 @@ from scheduler.engine.plugins.nodeports.node_ports import NodePorts
 from scheduler.engine.plugins.noderesources.balanced_allocation import BalancedAllocation
 from scheduler.engine.plugins.noderesources.fit import NodeResourcesFit
 from scheduler.engine.plugins.nodeunschedulable.node_unschedulable import NodeUnschedulable
+from scheduler.engine.plugins.nodevolumelimits.csi import NodeVolumeLimits
 from scheduler.engine.plugins.podtopologyspread.plugin import PodTopologySpread
 from scheduler.engine.plugins.tainttoleration.taint_toleration import TaintToleration
+from scheduler.engine.plugins.volumebinding.plugin import VolumeBinding
 from scheduler.engine.plugins.volumerestrictions.volume_restrictions import VolumeRestrictions
+from scheduler.engine.plugins.volumezone.volume_zone import VolumeZone
 
 PLUGINS: dict[str, type[Plugin]] = {
     "NodeUnschedulable": NodeUnschedulable,
@@ -28,6 +31,9 @@ PLUGINS: dict[str, type[Plugin]] = {
     "NodePorts": NodePorts,
     "NodeResourcesFit": NodeResourcesFit,
     "VolumeRestrictions": VolumeRestrictions,
+    "NodeVolumeLimits": NodeVolumeLimits,
+    "VolumeBinding": VolumeBinding,
+    "VolumeZone": VolumeZone,
     "PodTopologySpread": PodTopologySpread,
     "InterPodAffinity": InterPodAffinity,
     "NodeResourcesBalancedAllocation": BalancedAllocation,

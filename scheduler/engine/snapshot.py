@@ -17,6 +17,46 @@ from scheduler.engine.pod_index import PodIndex
 from scheduler.engine.podinfo import PodInfo
 
 IndexT = TypeVar("IndexT", bound=PodIndex)
+STORAGE_KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass", "CSINode")
+
+
+class Storage:
+    """The PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes the volume plugins
+    read (upstream's listers of them)."""
+
+    __slots__ = ("claims", "classes", "csinodes", "volumes")
+
+    def __init__(self) -> None:
+        self.claims: dict[tuple[str, str], dict] = {}  # (namespace, name) -> claim
+        self.volumes: dict[str, dict] = {}
+        self.classes: dict[str, dict] = {}
+        self.csinodes: dict[str, dict] = {}  # node name -> its CSINode
+
+    def _table(self, kind: str) -> dict:
+        tables = {
+            "PersistentVolumeClaim": self.claims,
+            "PersistentVolume": self.volumes,
+            "CSINode": self.csinodes,
+        }
+        return tables.get(kind, self.classes)
+
+    @staticmethod
+    def _key(kind: str, obj: dict):
+        meta = obj.get("metadata") or {}
+        if kind == "PersistentVolumeClaim":
+            return meta.get("namespace") or "default", meta.get("name") or ""
+        return meta.get("name") or ""
+
+    def upsert(self, obj: dict) -> None:
+        kind = obj.get("kind") or ""
+        if kind in STORAGE_KINDS:
+            self._table(kind)[self._key(kind, obj)] = obj
+
+    def remove(self, kind: str, obj: dict) -> None:
+        self._table(kind).pop(self._key(kind, obj), None)
+
+    def claim(self, namespace: str, name: str) -> dict | None:
+        return self.claims.get((namespace, name))
 
 
 class Snapshot:
@@ -33,10 +73,16 @@ class Snapshot:
         self._positions: dict[str, int] = {}
         self._names: list[str] | None = None  # node names in order; replaced, never changed
         self._indexes: dict[Callable[[], PodIndex], PodIndex] = {}
+        self.storage = Storage()
 
     @classmethod
-    def from_objects(cls, nodes: Iterable[dict], pods: Iterable[dict] = ()) -> Snapshot:
+    def from_objects(
+        cls, nodes: Iterable[dict], pods: Iterable[dict] = (), storage: Iterable[dict] = ()
+    ) -> Snapshot:
+        """`storage`: PersistentVolumeClaims, PersistentVolumes and StorageClasses (by `kind`)."""
         snapshot = cls()
+        for obj in storage:
+            snapshot.storage.upsert(obj)
         for node in nodes:
             snapshot.upsert_node(node)
         for pod in pods:

@@ -78,12 +78,13 @@ def make_pod(
     }
 
 
-def run_filter(plugin, pod: dict, nodes: list[dict], pods: list[dict] = ()) -> dict:
+def run_filter(plugin, pod: dict, nodes: list[dict], pods: list[dict] = (), storage: list[dict] = ()) -> dict:
     """Run one plugin's PreFilter + Filter like upstream's plugin tests: {node name: Status | None}.
 
     A PreFilter Skip or rejection is returned for every node, so tables can assert it directly.
+    `storage`: the PersistentVolumeClaims, PersistentVolumes and StorageClasses the volume plugins read.
     """
-    snapshot = Snapshot.from_objects(nodes, pods)
+    snapshot = Snapshot.from_objects(nodes, pods, storage)
     state = CycleState()
     pod_info = PodInfo.of(pod)
     outcome = plugin.pre_filter(state, pod_info, snapshot.nodes, snapshot)
@@ -110,5 +111,7 @@ def run_score(plugin, pod: dict, nodes: list[dict], pods: list[dict] = ()) -> di
     return {node.name: score for node, score in zip(snapshot.nodes, scores, strict=True)}
 
 
-def decide(pod: dict, nodes: list[dict], pods=(), profile: Profile | None = None, **kw) -> Decision:
-    return schedule(pod, Snapshot.from_objects(nodes, pods), profile, **kw)
+def decide(
+    pod: dict, nodes: list[dict], pods=(), profile: Profile | None = None, storage=(), **kw
+) -> Decision:
+    return schedule(pod, Snapshot.from_objects(nodes, pods, storage), profile, **kw)

@@ -1,7 +1,6 @@
 """VolumeRestrictions disk conflicts, ported from upstream's volumerestrictions/volume_restrictions_test.go.
 
-Upstream's TestAccessModeConflicts (ReadWriteOncePod) needs PersistentVolumeClaim objects, which
-KubeSim does not have yet; the plugin documents that it simulates the disk-conflict check only.
+Upstream's TestAccessModeConflicts (ReadWriteOncePod claims, a missing claim) is at the end.
 """
 
 from __future__ import annotations
@@ -97,12 +96,6 @@ CASES += [
         [AWS_FOO],
         None,
     ),
-    (
-        "a PersistentVolumeClaim alone is not checked (no PVC objects in KubeSim)",
-        [{"name": "data", "persistentVolumeClaim": {"claimName": "c"}}],
-        [{"name": "data", "persistentVolumeClaim": {"claimName": "c"}}],
-        SKIPPED,
-    ),
 ]
 
 
@@ -152,3 +145,44 @@ def test_a_reused_plugin_follows_pods_joining_and_leaving_the_node():
     assert plugin.filter(CycleState(), pod, snapshot.nodes) == {}
     snapshot.add_pod(holder)
     assert "n" in plugin.filter(CycleState(), pod, snapshot.nodes)
+
+
+# -- TestAccessModeConflicts ----------------------------------------------------------------------
+def rwop_claim(name: str, modes=("ReadWriteOncePod",)) -> dict:
+    return {
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": "default"},
+        "spec": {"accessModes": list(modes)},
+    }
+
+
+def claim_volume(name: str) -> dict:
+    return {"name": name, "persistentVolumeClaim": {"claimName": name}}
+
+
+def access(pod_claims, existing_claims, claims):
+    pods = [make_pod("existing", node_name="n", volumes=[claim_volume(c) for c in existing_claims])]
+    pod = make_pod("p", volumes=[claim_volume(c) for c in pod_claims])
+    return run_filter(VolumeRestrictions(), pod, [make_node("n")], pods, storage=claims)["n"]
+
+
+def test_access_mode_conflicts_as_upstream():
+    claims = [
+        rwop_claim("claim-with-rwop-1"),
+        rwop_claim("claim-with-rwop-2"),
+        rwop_claim("rwo", ["ReadWriteOnce"]),
+    ]
+    assert access(["claim-with-rwop-1"], ["claim-with-rwop-2"], claims) is None
+    conflict = access(["claim-with-rwop-1"], ["claim-with-rwop-1"], claims)
+    assert conflict.code is Code.UNSCHEDULABLE
+    assert conflict.reasons == (
+        "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode",
+    )
+    assert conflict.why.en.startswith(
+        "Claim claim-with-rwop-1 has access mode ReadWriteOncePod and pod existing"
+    )
+    assert access(["rwo"], ["rwo"], claims) is None  # ReadWriteOnce is per node: not this plugin's rule
+    missing = access(["claim-with-rwop-3"], [], claims)
+    assert missing.code is Code.UNRESOLVABLE
+    assert missing.reasons == ('persistentvolumeclaim "claim-with-rwop-3" not found',)
+    assert missing.why.zh.startswith('persistentvolumeclaim "claim-with-rwop-3" not found：')

@@ -22,9 +22,8 @@ def test_a_pod_with_node_name_runs_all_13_steps_with_controller_and_scheduler_sk
         "Pod default/pod-example reached its goal: the kubelet on node1 reported its status (step 13)."
     )
     assert "kubectl/v1.33.1" in steps[1].detail_en and steps[1].actor == "kubectl"
-    # (and PodDisruptionBudgets, where the API server serves them)
-    watches = steps[0].detail_en.replace(", ReplicaSets and PodDisruptionBudgets", " and ReplicaSets")
-    assert "scheduler watches Pods, Nodes, ReplicationControllers and ReplicaSets" in watches
+    # (and PodDisruptionBudgets and the storage kinds, where the API server serves them)
+    assert "scheduler watches Pods, Nodes, ReplicationControllers, ReplicaSets, " in steps[0].detail_en
     assert steps[11].node == "node1" and steps[12].node == "node1"
     assert trace.finished_at is not None
     pod = api.get(demo, "Pod", "default", "pod-example")

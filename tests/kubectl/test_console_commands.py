@@ -54,8 +54,8 @@ class Console:
         csrf = next(cookie.value for cookie in jar if cookie.name == "csrftoken")
         return cls(base, opener, csrf)
 
-    def run(self, line: str) -> tuple[str, int]:
-        body = json.dumps({"command": line, "stdin": ""}).encode()
+    def run(self, line: str, stdin: str = "") -> tuple[str, int]:
+        body = json.dumps({"command": line, "stdin": stdin}).encode()
         headers = {
             "Content-Type": "application/json",
             "X-CSRFToken": self.csrf,
@@ -398,3 +398,37 @@ def test_a_viewers_refused_writes_name_the_resource_and_verb_as_kubectl_does(vie
         ours = viewer[1].run(template.replace("NAME", "v-x"))
         assert ours == theirs, template
         assert "forbidden" in ours[0] and 'User "system:anonymous"' in ours[0], template
+
+
+MISTAKE = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: NAME
+spec:
+  containers:
+  - name: main
+    image: nginx
+    tolerations:
+    - key: gpu
+      operator: Exists
+"""
+
+
+def test_strict_decoding_refusals_read_as_kubectls(teacher):
+    kubectl, console = teacher
+    for verb in ("apply", "create"):
+        theirs = kubectl.run(verb, "-f", "-", stdin=MISTAKE.replace("NAME", "k-gpu"))
+        ours = console.run(f"{verb} -f -", MISTAKE.replace("NAME", "c-gpu"))
+        assert (ours[0].replace("c-gpu", "k-gpu"), ours[1]) == (theirs.stderr, theirs.returncode), verb
+    # An existing object: kubectl prints the patch it computed, then the server's refusal of it;
+    # the console (applying server-side) prints that refusal alone.
+    fixed = MISTAKE.split("    tolerations")[0]
+    kubectl.ok("apply", "-f", "-", stdin=fixed.replace("NAME", "k-ok"))
+    assert console.run("apply -f -", fixed.replace("NAME", "c-ok"))[1] == 0
+    theirs = kubectl.run("apply", "-f", "-", stdin=MISTAKE.replace("NAME", "k-ok"))
+    text, status = console.run("apply -f -", MISTAKE.replace("NAME", "c-ok"))
+    assert status == theirs.returncode == 1
+    refusal = text.split("): ", 1)[1]
+    assert refusal.startswith('error when patching "STDIN": strict decoding error: unknown field')
+    assert theirs.stderr.endswith(refusal)

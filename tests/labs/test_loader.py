@@ -137,3 +137,22 @@ def test_bundled_labs_are_valid_and_bilingual(path):
 
 def test_there_are_eleven_bundled_labs():
     assert len(bundled_paths()) == 11
+
+
+def test_manifests_are_decoded_strictly_as_kubectl_decodes_them():
+    text = GOOD.replace(
+        "        spec: {containers: [{name: c, image: nginx:1.15}]}\n",
+        "        spec:\n          containers:\n          - name: c\n            image: nginx:1.15\n"
+        "            tolerations: [{key: gpu, operator: Exists}]\n",
+    ).replace(
+        "    metadata: {name: node1}\n", "    metadata: {name: node1}\n    spec: {unschedulable: false}\n"
+    )
+    text = text.replace("    kind: Node\n", "    kind: Node\n    kind: Node\n")
+    assert errors_of(text) == [
+        "lab 'nodeselector', cluster, manifests, manifest 1: "
+        'Node in version "v1" cannot be handled as a Node: strict decoding error: '
+        'yaml: unmarshal errors:\n  line 3: key "kind" already set in map (line 10)',
+        "lab 'nodeselector', step 1 ('create-pod'), solution, apply, manifest 1: "
+        'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
+        'unknown field "spec.containers[0].tolerations" (line 29)',
+    ]

@@ -157,3 +157,33 @@ def test_the_class_write_switch_takes_only_a_boolean(client, cluster):
     answer = client.post("/clusters/demo/policy", json.dumps({"class_may_write": "no"}), content_type=JSON)
     status_of(answer, 400)
     assert Cluster.objects.get(name="demo").class_may_write is False
+
+
+def test_what_the_fuzzer_found_is_a_status_or_read_as_go_reads_it(client, cluster):
+    """Each of these answered 500 before: a top-level null, a kind without a field table given an
+    array for metadata, UTF-16 halves in JSON and YAML strings, a control character in YAML."""
+    namespace = valid("Namespace", "nulled")
+    namespace["spec"] = None  # Go's zero value: defaulted as if absent
+    created = client.post("/clusters/demo/api/v1/namespaces", json.dumps(namespace), content_type=JSON)
+    assert created.status_code == 201 and created.json()["spec"] == {"finalizers": ["kubernetes"]}
+    classes = "/clusters/demo/apis/storage.k8s.io/v1/storageclasses"
+    assert client.post(classes, json.dumps(valid("StorageClass", "sc")), content_type=JSON).status_code == 201
+    before = revision()
+    status_of(client.patch(f"{classes}/sc", '{"metadata": []}', content_type=MERGE), 422)
+    assert revision() == before
+    # A lone UTF-16 half becomes U+FFFD, a pair its character, as Go's decoder reads them.
+    pod = valid("Pod", "p")
+    pod["metadata"]["annotations"] = {"a": "x\ud800y", "b": "\ud83d\ude00"}
+    text = json.dumps(pod)  # ASCII: the halves as \\u escapes
+    stored = client.post(f"{BASE}/pods", text, content_type=JSON)
+    assert stored.status_code == 201, stored.content[:300]
+    assert stored.json()["metadata"]["annotations"] == {"a": "x\ufffdy", "b": "\U0001f600"}
+    unknown = valid("Pod", "q")
+    unknown["spec"]["x\ud800"] = 1  # an unknown field: dropped, named in a Warning header
+    assert client.post(f"{BASE}/pods", json.dumps(unknown), content_type=JSON).status_code == 201
+    applied = client.patch(
+        f"{BASE}/pods/p", '{"metadata": {"labels": {"k": "\\ud800\\udc00"}}}', content_type=APPLY
+    )
+    assert applied.status_code == 422  # a label value of U+10000 is invalid, and said so
+    yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\x1f\n"
+    status_of(client.post("/clusters/demo/apply", yaml, content_type="application/yaml"), 400)

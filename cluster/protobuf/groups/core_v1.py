@@ -16,6 +16,8 @@ KINDS = (
     "Event",
     "Namespace",
     "Node",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
     "ReplicationController",
     "Secret",
@@ -50,6 +52,12 @@ MESSAGES = {
         (5, "readOnly", "bool", "*o"),
         (6, "kind", "string", "*o"),
     ),
+    "AzureFilePersistentVolumeSource": (
+        (1, "secretName", "string", ""),
+        (2, "shareName", "string", ""),
+        (3, "readOnly", "bool", "o"),
+        (4, "secretNamespace", "string", "*"),
+    ),
     "AzureFileVolumeSource": (
         (1, "secretName", "string", ""),
         (2, "shareName", "string", ""),
@@ -58,6 +66,18 @@ MESSAGES = {
     "Binding": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "target", "ObjectReference", ""),
+    ),
+    "CSIPersistentVolumeSource": (
+        (1, "driver", "string", ""),
+        (2, "volumeHandle", "string", ""),
+        (3, "readOnly", "bool", "o"),
+        (4, "fsType", "string", "o"),
+        (5, "volumeAttributes", "map<string,string>", "o"),
+        (6, "controllerPublishSecretRef", "SecretReference", "*o"),
+        (7, "nodeStageSecretRef", "SecretReference", "*o"),
+        (8, "nodePublishSecretRef", "SecretReference", "*o"),
+        (9, "controllerExpandSecretRef", "SecretReference", "*o"),
+        (10, "nodeExpandSecretRef", "SecretReference", "*o"),
     ),
     "CSIVolumeSource": (
         (1, "driver", "string", ""),
@@ -70,6 +90,14 @@ MESSAGES = {
         (1, "add", "string", "ro"),
         (2, "drop", "string", "ro"),
     ),
+    "CephFSPersistentVolumeSource": (
+        (1, "monitors", "string", "r"),
+        (2, "path", "string", "o"),
+        (3, "user", "string", "o"),
+        (4, "secretFile", "string", "o"),
+        (5, "secretRef", "SecretReference", "*o"),
+        (6, "readOnly", "bool", "o"),
+    ),
     "CephFSVolumeSource": (
         (1, "monitors", "string", "r"),
         (2, "path", "string", "o"),
@@ -77,6 +105,12 @@ MESSAGES = {
         (4, "secretFile", "string", "o"),
         (5, "secretRef", "LocalObjectReference", "*o"),
         (6, "readOnly", "bool", "o"),
+    ),
+    "CinderPersistentVolumeSource": (
+        (1, "volumeID", "string", ""),
+        (2, "fsType", "string", "o"),
+        (3, "readOnly", "bool", "o"),
+        (4, "secretRef", "SecretReference", "*o"),
     ),
     "CinderVolumeSource": (
         (1, "volumeID", "string", ""),
@@ -320,6 +354,13 @@ MESSAGES = {
         (4, "readOnly", "bool", "o"),
         (5, "wwids", "string", "ro"),
     ),
+    "FlexPersistentVolumeSource": (
+        (1, "driver", "string", ""),
+        (2, "fsType", "string", "o"),
+        (3, "secretRef", "SecretReference", "*o"),
+        (4, "readOnly", "bool", "o"),
+        (5, "options", "map<string,string>", "o"),
+    ),
     "FlexVolumeSource": (
         (1, "driver", "string", ""),
         (2, "fsType", "string", "o"),
@@ -346,6 +387,12 @@ MESSAGES = {
         (2, "revision", "string", "o"),
         (3, "directory", "string", "o"),
     ),
+    "GlusterfsPersistentVolumeSource": (
+        (1, "endpoints", "string", ""),
+        (2, "path", "string", ""),
+        (3, "readOnly", "bool", "o"),
+        (4, "endpointsNamespace", "string", "*o"),
+    ),
     "GlusterfsVolumeSource": (
         (1, "endpoints", "string", ""),
         (2, "path", "string", ""),
@@ -370,6 +417,19 @@ MESSAGES = {
     "HostPathVolumeSource": (
         (1, "path", "string", ""),
         (2, "type", "string", "*o"),
+    ),
+    "ISCSIPersistentVolumeSource": (
+        (1, "targetPortal", "string", ""),
+        (2, "iqn", "string", ""),
+        (3, "lun", "int32", ""),
+        (4, "iscsiInterface", "string", "o"),
+        (5, "fsType", "string", "o"),
+        (6, "readOnly", "bool", "o"),
+        (7, "portals", "string", "ro"),
+        (8, "chapAuthDiscovery", "bool", "o"),
+        (11, "chapAuthSession", "bool", "o"),
+        (10, "secretRef", "SecretReference", "*o"),
+        (12, "initiatorName", "string", "*o"),
     ),
     "ISCSIVolumeSource": (
         (1, "targetPortal", "string", ""),
@@ -417,6 +477,10 @@ MESSAGES = {
     ),
     "LoadBalancerStatus": ((1, "ingress", "LoadBalancerIngress", "ro"),),
     "LocalObjectReference": ((1, "name", "string", "o"),),
+    "LocalVolumeSource": (
+        (1, "path", "string", ""),
+        (2, "fsType", "string", "*o"),
+    ),
     "ModifyVolumeStatus": (
         (1, "targetVolumeAttributesClassName", "string", "o"),
         (2, "status", "string", ""),
@@ -542,6 +606,11 @@ MESSAGES = {
         (6, "resourceVersion", "string", "o"),
         (7, "fieldPath", "string", "o"),
     ),
+    "PersistentVolume": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "PersistentVolumeSpec", "o"),
+        (3, "status", "PersistentVolumeStatus", "o"),
+    ),
     "PersistentVolumeClaim": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "spec", "PersistentVolumeClaimSpec", "o"),
@@ -583,6 +652,48 @@ MESSAGES = {
     "PersistentVolumeClaimVolumeSource": (
         (1, "claimName", "string", ""),
         (2, "readOnly", "bool", "o"),
+    ),
+    "PersistentVolumeSource": (
+        (1, "gcePersistentDisk", "GCEPersistentDiskVolumeSource", "*o"),
+        (2, "awsElasticBlockStore", "AWSElasticBlockStoreVolumeSource", "*o"),
+        (3, "hostPath", "HostPathVolumeSource", "*o"),
+        (4, "glusterfs", "GlusterfsPersistentVolumeSource", "*o"),
+        (5, "nfs", "NFSVolumeSource", "*o"),
+        (6, "rbd", "RBDPersistentVolumeSource", "*o"),
+        (7, "iscsi", "ISCSIPersistentVolumeSource", "*o"),
+        (8, "cinder", "CinderPersistentVolumeSource", "*o"),
+        (9, "cephfs", "CephFSPersistentVolumeSource", "*o"),
+        (10, "fc", "FCVolumeSource", "*o"),
+        (11, "flocker", "FlockerVolumeSource", "*o"),
+        (12, "flexVolume", "FlexPersistentVolumeSource", "*o"),
+        (13, "azureFile", "AzureFilePersistentVolumeSource", "*o"),
+        (14, "vsphereVolume", "VsphereVirtualDiskVolumeSource", "*o"),
+        (15, "quobyte", "QuobyteVolumeSource", "*o"),
+        (16, "azureDisk", "AzureDiskVolumeSource", "*o"),
+        (17, "photonPersistentDisk", "PhotonPersistentDiskVolumeSource", "*o"),
+        (18, "portworxVolume", "PortworxVolumeSource", "*o"),
+        (19, "scaleIO", "ScaleIOPersistentVolumeSource", "*o"),
+        (20, "local", "LocalVolumeSource", "*o"),
+        (21, "storageos", "StorageOSPersistentVolumeSource", "*o"),
+        (22, "csi", "CSIPersistentVolumeSource", "*o"),
+    ),
+    "PersistentVolumeSpec": (
+        (1, "capacity", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (2, "persistentVolumeSource", "PersistentVolumeSource", "i"),
+        (3, "accessModes", "string", "ro"),
+        (4, "claimRef", "ObjectReference", "*o"),
+        (5, "persistentVolumeReclaimPolicy", "string", "o"),
+        (6, "storageClassName", "string", "o"),
+        (7, "mountOptions", "string", "ro"),
+        (8, "volumeMode", "string", "*o"),
+        (9, "nodeAffinity", "VolumeNodeAffinity", "*o"),
+        (10, "volumeAttributesClassName", "string", "*o"),
+    ),
+    "PersistentVolumeStatus": (
+        (1, "phase", "string", "o"),
+        (2, "message", "string", "o"),
+        (3, "reason", "string", "o"),
+        (4, "lastPhaseTransitionTime", "k8s.io.apimachinery.pkg.apis.meta.v1.Time", "*o"),
     ),
     "PhotonPersistentDiskVolumeSource": (
         (1, "pdID", "string", ""),
@@ -761,6 +872,16 @@ MESSAGES = {
         (5, "group", "string", "o"),
         (6, "tenant", "string", "o"),
     ),
+    "RBDPersistentVolumeSource": (
+        (1, "monitors", "string", "r"),
+        (2, "image", "string", ""),
+        (3, "fsType", "string", "o"),
+        (4, "pool", "string", "o"),
+        (5, "user", "string", "o"),
+        (6, "keyring", "string", "o"),
+        (7, "secretRef", "SecretReference", "*o"),
+        (8, "readOnly", "bool", "o"),
+    ),
     "RBDVolumeSource": (
         (1, "monitors", "string", "r"),
         (2, "image", "string", ""),
@@ -825,6 +946,18 @@ MESSAGES = {
         (3, "type", "string", "o"),
         (4, "level", "string", "o"),
     ),
+    "ScaleIOPersistentVolumeSource": (
+        (1, "gateway", "string", ""),
+        (2, "system", "string", ""),
+        (3, "secretRef", "SecretReference", "*"),
+        (4, "sslEnabled", "bool", "o"),
+        (5, "protectionDomain", "string", "o"),
+        (6, "storagePool", "string", "o"),
+        (7, "storageMode", "string", "o"),
+        (8, "volumeName", "string", "o"),
+        (9, "fsType", "string", "o"),
+        (10, "readOnly", "bool", "o"),
+    ),
     "ScaleIOVolumeSource": (
         (1, "gateway", "string", ""),
         (2, "system", "string", ""),
@@ -861,6 +994,10 @@ MESSAGES = {
         (1, "localObjectReference", "LocalObjectReference", "i"),
         (2, "items", "KeyToPath", "ro"),
         (4, "optional", "bool", "*o"),
+    ),
+    "SecretReference": (
+        (1, "name", "string", "o"),
+        (2, "namespace", "string", "o"),
     ),
     "SecretVolumeSource": (
         (1, "secretName", "string", "o"),
@@ -928,6 +1065,13 @@ MESSAGES = {
     ),
     "SessionAffinityConfig": ((1, "clientIP", "ClientIPConfig", "*o"),),
     "SleepAction": ((1, "seconds", "int64", ""),),
+    "StorageOSPersistentVolumeSource": (
+        (1, "volumeName", "string", "o"),
+        (2, "volumeNamespace", "string", "o"),
+        (3, "fsType", "string", "o"),
+        (4, "readOnly", "bool", "o"),
+        (5, "secretRef", "ObjectReference", "*o"),
+    ),
     "StorageOSVolumeSource": (
         (1, "volumeName", "string", "o"),
         (2, "volumeNamespace", "string", "o"),
@@ -956,6 +1100,11 @@ MESSAGES = {
         (4, "effect", "string", "o"),
         (5, "tolerationSeconds", "int64", "*o"),
     ),
+    "TopologySelectorLabelRequirement": (
+        (1, "key", "string", ""),
+        (2, "values", "string", "r"),
+    ),
+    "TopologySelectorTerm": ((1, "matchLabelExpressions", "TopologySelectorLabelRequirement", "ro"),),
     "TopologySpreadConstraint": (
         (1, "maxSkew", "int32", ""),
         (2, "topologyKey", "string", ""),
@@ -1000,6 +1149,7 @@ MESSAGES = {
         (3, "readOnly", "bool", "o"),
         (4, "recursiveReadOnly", "string", "*o"),
     ),
+    "VolumeNodeAffinity": ((1, "required", "NodeSelector", "*o"),),
     "VolumeProjection": (
         (1, "secret", "SecretProjection", "*o"),
         (2, "downwardAPI", "DownwardAPIProjection", "*o"),

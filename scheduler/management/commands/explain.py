@@ -54,7 +54,7 @@ class Command(BaseCommand):
             sys.exit(2)
         decision = schedule(
             pod,
-            Snapshot.from_objects(cluster.nodes, cluster.pods),
+            Snapshot.from_objects(cluster.nodes, cluster.pods, cluster.storage),
             profile,
             score_all_nodes=options["score_all_nodes"],
             tie_break=options["tie_break"],

@@ -1,9 +1,10 @@
-"""VolumeRestrictions: a GCE PD, AWS EBS, RBD or iSCSI disk already used on a node may conflict.
+"""VolumeRestrictions: a GCE PD, AWS EBS, RBD or iSCSI disk already used on a node may conflict,
+and a ReadWriteOncePod claim may be used by one pod only.
 
-KubeSim has no PersistentVolumeClaim objects, so upstream's ReadWriteOncePod check (which reads
-each claim's access modes, and fails PreFilter with `persistentvolumeclaim "NAME" not found` when a
-claim is missing) cannot run. Only the disk-conflict check is simulated, and PreFilter skips a pod
-without such a disk, as upstream does when no ReadWriteOncePod claim is in use (docs/scheduler.md §2.9).
+PreFilter reads each PersistentVolumeClaim the pod mounts (a missing one rejects the pod with
+`persistentvolumeclaim "NAME" not found`, UnschedulableAndUnresolvable, before VolumeBinding runs)
+and counts the scheduled pods that already use its ReadWriteOncePod claims; it skips a pod with
+neither such a disk nor a claim, as upstream (docs/scheduler.md §2.9).
 """
 
 from __future__ import annotations
@@ -12,19 +13,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from scheduler.engine.framework import CycleState, Plugin, Status, Why, skip, unschedulable
+from scheduler.engine.framework import CycleState, Plugin, Status, Why, skip, unresolvable, unschedulable
 from scheduler.engine.nodeinfo import NodeInfo
 from scheduler.engine.podinfo import PodInfo
 
 NAME = "VolumeRestrictions"
 ERR_REASON_DISK_CONFLICT = "node(s) had no available disk"
+ERR_REASON_RWOP_CONFLICT = (
+    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode"
+)
 DISK_KINDS = ("gcePersistentDisk", "awsElasticBlockStore", "rbd", "iscsi")
 
 _SKIP = Why(
-    "The pod's spec.volumes has no GCE PD, AWS EBS, RBD or iSCSI disk, so this filter has nothing to check "
-    "(KubeSim has no PersistentVolumeClaims, so the ReadWriteOncePod check does not apply).",
-    "Pod 的 spec.volumes 中没有 GCE PD、AWS EBS、RBD 或 iSCSI 磁盘，此过滤器无需检查"
-    "（KubeSim 没有 PersistentVolumeClaim，因此不做 ReadWriteOncePod 检查）。",
+    "The pod's spec.volumes has no GCE PD, AWS EBS, RBD or iSCSI disk and no PersistentVolumeClaim, so "
+    "this filter has nothing to check.",
+    "Pod 的 spec.volumes 中没有 GCE PD、AWS EBS、RBD 或 iSCSI 磁盘，也没有 PersistentVolumeClaim，"
+    "此过滤器无需检查。",
 )
 _SKIPPED = skip(NAME, _SKIP)  # shared by every cycle
 _RULES = {
@@ -136,11 +140,36 @@ class VolumeRestrictions(Plugin):
     def pre_filter(
         self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo], snapshot: Any
     ) -> Status | None:
-        if not disks_of(pod):
+        claims = _claim_names(pod)
+        if not disks_of(pod) and not claims:
             return _SKIPPED
+        storage = getattr(snapshot, "storage", None)
+        once_pod = []
+        for name in claims:
+            claim = storage.claim(pod.namespace, name) if storage is not None else None
+            if claim is None:
+                message = f'persistentvolumeclaim "{name}" not found'
+                return unresolvable(NAME, message, _missing_why(message))
+            if "ReadWriteOncePod" in ((claim.get("spec") or {}).get("accessModes") or ()):
+                once_pod.append(name)
+        if once_pod:
+            holders = _holders(pod, set(once_pod), snapshot)
+            if holders:
+                state[NAME] = holders
         return None
 
     def filter(self, state: CycleState, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
+        failures = self._disk_failures(pod, nodes)
+        holders = state.get(NAME)
+        if holders:
+            # satisfyReadWriteOncePod, after the disk check: a pod already uses the claim.
+            why = _once_pod_why(holders)
+            for node in nodes:
+                if node.name not in failures:
+                    failures[node.name] = unschedulable(NAME, ERR_REASON_RWOP_CONFLICT, why)
+        return failures
+
+    def _disk_failures(self, pod: PodInfo, nodes: Sequence[NodeInfo]) -> dict[str, Status]:
         mine = disks_of(pod)
         failures: dict[str, Status] = {}
         if not mine:
@@ -168,3 +197,41 @@ def _node_conflict(mine: tuple[Disk, ...], theirs: tuple[tuple[Disk, str], ...])
             if conflicts(disk, other):
                 return unschedulable(NAME, ERR_REASON_DISK_CONFLICT, _conflict_why(disk, other, holder))
     return None
+
+
+def _claim_names(pod: PodInfo) -> list[str]:
+    """The claims of the pod's persistentVolumeClaim volumes (ephemeral ones are VolumeBinding's)."""
+    return [
+        (volume.get("persistentVolumeClaim") or {}).get("claimName") or ""
+        for volume in pod.volumes
+        if isinstance(volume, dict) and isinstance(volume.get("persistentVolumeClaim"), dict)
+    ]
+
+
+def _holders(pod: PodInfo, names: set[str], snapshot: Any) -> list[tuple[str, str]]:
+    """(claim, pod) for every scheduled pod that already mounts one of the pod's RWOP claims."""
+    found = []
+    for other in snapshot.pods():
+        if other.namespace != pod.namespace or other.key == pod.key:
+            continue
+        for name in set(_claim_names(other)) & names:
+            found.append((name, other.name))
+    return found
+
+
+def _missing_why(message: str) -> Why:
+    return Why(
+        f"{message}: the pod mounts a PersistentVolumeClaim that does not exist, so no node can take it "
+        "until the claim is created.",
+        f"{message}：Pod 挂载的 PersistentVolumeClaim 不存在，创建该声明之前没有节点能接纳它。",
+    )
+
+
+def _once_pod_why(holders: list[tuple[str, str]]) -> Why:
+    claim, holder = holders[0]
+    return Why(
+        f"Claim {claim} has access mode ReadWriteOncePod and pod {holder} already uses it: only one pod in "
+        "the whole cluster may use such a claim.",
+        f"声明 {claim} 的访问模式为 ReadWriteOncePod，且 Pod {holder} 已在使用它：整个集群中只能有一个 Pod "
+        "使用这种声明。",
+    )

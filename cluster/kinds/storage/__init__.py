@@ -1,0 +1,1 @@
+"""`storage.k8s.io/v1`: StorageClasses."""
