@@ -187,3 +187,42 @@ def test_what_the_fuzzer_found_is_a_status_or_read_as_go_reads_it(client, cluste
     assert applied.status_code == 422  # a label value of U+10000 is invalid, and said so
     yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\x1f\n"
     status_of(client.post("/clusters/demo/apply", yaml, content_type="application/yaml"), 400)
+
+
+@pytest.mark.parametrize(
+    "directive", ["$setElementOrder/containers", "$retainKeys", "$deleteFromPrimitiveList/args"]
+)
+@pytest.mark.parametrize("value", [{"name": "c"}, 5, None, "x"])
+def test_patch_directives_of_the_wrong_type_are_invalid(client, cluster, directive, value):
+    before = revision()
+    body = json.dumps({"spec": {"template": {"spec": {directive: value}}}})
+    for media in (STRATEGIC, APPLY):
+        answer = status_of(client.patch(f"{RCS}/rc", body, content_type=media), 422)
+        assert answer["message"].startswith("invalid patch format of ")
+    assert revision() == before
+
+
+def test_nulls_in_lists_are_gos_zero_values_and_invalid(client, cluster):
+    for where, fields in (
+        (
+            "ownerReferences",
+            [
+                "metadata.ownerReferences.apiVersion",
+                "metadata.ownerReferences.kind",
+                "metadata.ownerReferences.name",
+                "metadata.ownerReferences.uid",
+            ],
+        ),
+        ("finalizers", ["metadata.finalizers"]),
+    ):
+        pod = valid("Pod", "nulls")
+        pod["metadata"][where] = [None]
+        body = status_of(client.post(f"{BASE}/pods", json.dumps(pod), content_type=JSON), 422)
+        assert [cause["field"] for cause in body["details"]["causes"]] == fields
+    pod = valid("Pod", "nulls")
+    pod["spec"]["volumes"] = [None]
+    body = status_of(client.post(f"{BASE}/pods", json.dumps(pod), content_type=JSON), 422)
+    assert [cause["field"] for cause in body["details"]["causes"]] == [
+        "spec.volumes[0].name",
+        "spec.volumes[0]",
+    ]

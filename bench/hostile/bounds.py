@@ -1,0 +1,82 @@
+"""What one visitor may take (`manage.py bench_abuse`): console files saved by one browser and by
+many, and a hundred anonymous snapshot reads at once against the server's memory."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Callable
+
+from bench.hostile.browser import Browser
+from bench.hostile.cases import Outcome
+from bench.hostile.client import Client
+
+FILE_TEXT = "# filler\n" * 26_000  # ~250 KiB, just under the 256 KiB a file may hold
+
+
+def console_files(client: Client, browsers: int, database: str | None) -> Outcome:
+    """One browser saves files until refused, then `browsers` new cookies save one each."""
+    out = Outcome(
+        f"console files: one browser saves 60 files of 250 KiB, then {browsers} new browsers one each"
+    )
+    first = Browser(client.host, client.port, client.cluster)
+    first.open_page()
+    refusals: dict[str, int] = {}
+    for i in range(60):
+        answer = first.save_file(f"f{i}.yaml", FILE_TEXT)
+        out.codes[answer.status] += 1
+        if answer.status >= 400:
+            message = _general(str(answer.json().get("error", "")))  # type: ignore[union-attr]
+            refusals[message] = refusals.get(message, 0) + 1
+    for _ in range(browsers):
+        visitor = Browser(client.host, client.port, client.cluster)
+        visitor.open_page()
+        answer = visitor.save_file("mine.yaml", FILE_TEXT)
+        out.codes[answer.status] += 1
+        if answer.status >= 400:
+            message = _general(str(answer.json().get("error", "")))  # type: ignore[union-attr]
+            refusals[message] = refusals.get(message, 0) + 1
+    out.notes += [f"{n} × {message}" for message, n in refusals.items()]
+    used = console_bytes(database)
+    out.notes.append(
+        f"disk used by console files: {used / 1024:.0f} KiB" if used is not None else "disk used: n/a"
+    )
+    return out
+
+
+def _general(message: str) -> str:
+    """A refusal without its file name and wait, so alike ones count together."""
+    return re.sub(r"\d+ s$", "N s", re.sub(r'"[^"]*"', '"…"', message))
+
+
+def console_bytes(database: str | None) -> int | None:
+    """Bytes of every stored console file, read from the server's SQLite database."""
+    if not database:
+        return None
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
+        return connection.execute("SELECT COALESCE(SUM(size), 0) FROM dashboard_consolefile").fetchone()[0]
+
+
+def anonymous_snapshots(client: Client, count: int, rss: Callable[[], int | None]) -> Outcome:
+    """`count` anonymous snapshot reads at once; the server's RSS before and after."""
+    out = Outcome(f"{count} anonymous snapshot reads at once")
+    visitor = Client(f"http://{client.host}:{client.port}", client.cluster, token="")
+    size = len(visitor.request("GET", f"/clusters/{client.cluster}/snapshot").body)
+    before = rss()
+    lock = threading.Lock()
+
+    def read() -> None:
+        answer = visitor.request("GET", f"/clusters/{client.cluster}/snapshot")
+        with lock:
+            out.codes[answer.status] += 1
+
+    threads = [threading.Thread(target=read) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    after = rss()
+    grown = f"{(after - before) / 1024:+.0f} MiB" if before and after else "n/a"
+    out.notes.append(f"snapshot of {size / 1e6:.2f} MB; server RSS {grown} across the reads")
+    return out
