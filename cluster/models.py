@@ -50,6 +50,8 @@ class FlowTrace(models.Model):
     client = models.CharField(max_length=200)  # who played kubectl's part: "kubectl", "web form", ...
     # Step mode: how many more steps the user has released with "next".
     permits = models.IntegerField(default=0)
+    # Step mode: the lowest step a component of this trace waits at the gate for "next" (0: none).
+    gate_step = models.PositiveSmallIntegerField(default=0)
     # How many pods the controller decided to create (step 6): the trace is not complete before
     # that many were created, even when the first ones already run.
     expected_pods = models.IntegerField(default=0)

@@ -31,6 +31,7 @@ from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollecto
 from cluster.controllers.manager import ControllerManager
 from cluster.controlplane import activity, simtime
 from cluster.controlplane.lull import lull
+from cluster.flow import gate
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from database.sqlite import writers
@@ -127,6 +128,7 @@ class ControlPlane:
         # for it, so nothing of this control plane writes after stop().
         with contextlib.suppress(Exception):
             await db(lambda: None)()
+            await db(gate.clear_gates)(self.cluster_name)
 
     async def _end_tasks(self) -> None:
         for task in self.tasks:

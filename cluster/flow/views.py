@@ -148,12 +148,15 @@ def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
 def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
     try:
-        wanted = controls.trace_id(_argument(request, "trace")[0])
+        asked = controls.trace_id(_argument(request, "trace")[0])
     except controls.BadControl as err:
         return _bad_control(err)
-    trace = gate.release_next(found.name, wanted)
-    if trace is None:
+    if asked is not None and not FlowTrace.objects.filter(cluster=found, pk=asked).exists():
         return JsonResponse({"error": "no such trace"}, status=404)
+    trace = gate.release_next(found.name, asked)
+    if trace is None:
+        # What the page's Next button shows: enabled only while a step waits for it.
+        return JsonResponse({"error": "no step of this trace waits for Next"}, status=409)
     return JsonResponse({"trace": trace})
 
 
