@@ -3,9 +3,11 @@ many, and a hundred anonymous snapshot reads at once against the server's memory
 
 from __future__ import annotations
 
+import http.client
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 
 from bench.hostile.browser import Browser
@@ -58,18 +60,45 @@ def console_bytes(database: str | None) -> int | None:
         return connection.execute("SELECT COALESCE(SUM(size), 0) FROM dashboard_consolefile").fetchone()[0]
 
 
+def _revision(client: Client) -> int:
+    answer = client.request("GET", client.path("Node", None))
+    return int(answer.json()["metadata"]["resourceVersion"]) if answer.status == 200 else -1  # type: ignore[index]
+
+
+def _settle(client: Client, quiet: float = 3.0, most: float = 90.0) -> None:
+    """Wait until the cluster's revision holds still for `quiet` seconds (the control plane done)."""
+    deadline, last, since = time.monotonic() + most, _revision(client), time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - since < quiet:
+        time.sleep(0.5)
+        now = _revision(client)
+        if now != last:
+            last, since = now, time.monotonic()
+
+
 def anonymous_snapshots(client: Client, count: int, rss: Callable[[], int | None]) -> Outcome:
     """`count` anonymous snapshot reads at once; the server's RSS before and after."""
     out = Outcome(f"{count} anonymous snapshot reads at once")
+    _settle(client)  # one revision for all the reads: the cache's case (a build per revision)
     visitor = Client(f"http://{client.host}:{client.port}", client.cluster, token="")
     size = len(visitor.request("GET", f"/clusters/{client.cluster}/snapshot").body)
     before = rss()
     lock = threading.Lock()
 
-    def read() -> None:
-        answer = visitor.request("GET", f"/clusters/{client.cluster}/snapshot")
+    def read() -> None:  # as a browser asks: gzip accepted
+        connection = http.client.HTTPConnection(client.host, client.port, timeout=120)
+        try:
+            connection.request(
+                "GET", f"/clusters/{client.cluster}/snapshot", headers={"Accept-Encoding": "gzip"}
+            )
+            response = connection.getresponse()
+            response.read()
+            status = response.status
+        except TimeoutError:
+            status = 0  # a hang
+        finally:
+            connection.close()
         with lock:
-            out.codes[answer.status] += 1
+            out.codes[status] += 1
 
     threads = [threading.Thread(target=read) for _ in range(count)]
     for thread in threads:
