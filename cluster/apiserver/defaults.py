@@ -43,11 +43,17 @@ def no_defaults(obj: dict) -> None:
     """The defaults hook of a kind the server fills in nothing for (Event, Lease)."""
 
 
+# Top-level struct fields whose null is Go's zero struct. Others keep their null: a list such as
+# an EndpointSlice's `endpoints` has no omitempty and is written back as null, as upstream does.
+_STRUCT_FIELDS = ("metadata", "spec", "status")
+
+
 def _drop_top_level_nulls(obj: dict) -> None:
     """`"spec": null` is Go's zero value of the field, as if it were absent: the kinds' defaults
     may then fill it in as for a missing one."""
-    for key in [key for key, value in obj.items() if value is None]:
-        del obj[key]
+    for key in _STRUCT_FIELDS:
+        if key in obj and obj[key] is None:
+            del obj[key]
 
 
 def kind_defaults(obj: dict) -> None:
