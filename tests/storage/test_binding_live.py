@@ -9,6 +9,8 @@ import copy
 import pytest
 
 from cluster.apiserver import service as api
+from cluster.shell.pods import context_for
+from tests.shell.support import run
 from tests.support.demo import KUBECTL, demo, drive, drive_until  # noqa: F401
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -208,3 +210,26 @@ def test_a_stateful_sets_claims_are_provisioned_where_its_pods_land(demo, replic
         assert volume["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0][
             "values"
         ] == [node]
+
+
+def _exec(cluster, name: str, script: str) -> tuple[int, str]:
+    target = api.get(cluster, "Pod", "default", name)
+    status, out, _ = run(["sh", "-c", script], ctx=context_for(cluster, target, "nginx", tty=False))
+    return status, out
+
+
+def test_what_a_pod_writes_under_its_volume_is_there_for_the_next_pod(demo):  # noqa: F811
+    drive()
+    api.create(demo, claim(class_name=None), KUBECTL)
+    api.create(demo, pod("writer"), KUBECTL)
+    drive_until(lambda: get(demo, "Pod", "writer")["status"].get("phase") == "Running")
+    status, _ = _exec(
+        demo, "writer", "mkdir /data/notes; echo kept > /data/notes/a.txt; echo gone > /tmp/b.txt"
+    )
+    assert status == 0
+    api.delete(demo, "Pod", "default", "writer", KUBECTL, grace_period=0)
+    api.create(demo, pod("reader"), KUBECTL)
+    drive_until(lambda: get(demo, "Pod", "reader")["status"].get("phase") == "Running")
+    status, out = _exec(demo, "reader", "cat /data/notes/a.txt; ls /data; cat /tmp/b.txt")
+    assert out.startswith("kept\nnotes\n")  # the volume's files, not the old container's /tmp
+    assert status != 0
