@@ -33,6 +33,14 @@ POLL_SECONDS = 5.0
 IGNORED_KINDS = ("Lease",)
 BUSY_INTERVAL_SECONDS = 1.0
 _tasks: dict[int, asyncio.Task] = {}
+# A student's action that left the step failing is judged (an attempt) once the sandbox wrote
+# nothing but heartbeats for this long, plus three paces (a pull waits up to two): a correct
+# `kubectl apply` whose pods are still starting passes the step before then.
+SETTLE_SECONDS = 2.0
+
+
+def settle_seconds(pace_ms: int) -> float:
+    return SETTLE_SECONDS + 3 * pace_ms / 1000
 
 
 # Checks run on threads of their own, not on the thread-sensitive executor behind the control
@@ -59,12 +67,12 @@ class Checked:
     stamp: float = 0.0  # time.time() before the state was read (labs.consumers drops older ones)
 
 
-def _check_sync(student_id: int, acted: bool, pending: Outcome | None) -> Checked:
+def _check_sync(student_id: int, acted: bool, pending: Outcome | None, settled: bool = False) -> Checked:
     stamp = time.time()
     student = _STUDENT.get(student_id)
     if student is None or student.sandbox is None:
         return Checked(False)
-    evaluation = check(student, acted=acted, fresh=True, pending=pending)
+    evaluation = check(student, acted=acted, fresh=True, pending=pending, settled=settled)
     outcome = evaluation.outcome
     if outcome is None or not outcome.changed:
         return Checked(True, evaluation.watched, student, evaluation)
@@ -110,10 +118,10 @@ class _Chain:
 _stores: set[asyncio.Task] = set()
 
 
-async def _check_once(student_id: int, acted: bool, chain: _Chain) -> Checked:
+async def _check_once(student_id: int, acted: bool, chain: _Chain, settled: bool = False) -> Checked:
     """Check, show the panel any news at once, and hand the outcome to the store chain."""
     lane = _check_acted if acted else _check_churn
-    checked = await lane(student_id, acted, chain.ahead())
+    checked = await lane(student_id, acted, chain.ahead(), settled)
     if checked.evaluation is None or checked.evaluation.outcome is None:
         return checked
     if checked.state is not None:
@@ -163,6 +171,9 @@ async def _run(student_id: int, cluster_name: str) -> None:
     watched: frozenset[str] | None = None
     seen_watched = None
     chain = _Chain()
+    # An action awaits its judgement (labs.outcome.work_out): when the sandbox last changed, and
+    # how long it must stay unchanged.
+    unsettled, quiet_from, last_news, settle = False, time.monotonic(), None, SETTLE_SECONDS
     try:
         while True:
             # A sandbox at work writes many times a second: its own control plane's writes are
@@ -177,6 +188,8 @@ async def _run(student_id: int, cluster_name: str) -> None:
                 await waiter.wait(rest)  # the request's end (cluster/controlplane/middleware.py) nudges
             # Node heartbeats (Lease renewals) change nothing a lab checks: no evaluation for them.
             news = nudge.news_except(cluster_name, IGNORED_KINDS)
+            if news != last_news:
+                last_news, quiet_from = news, time.monotonic()
             revisions = nudge.revisions_by_kind(cluster_name)  # as of this check's start
             # Where requests reach other processes too (the scaled profile) this one cannot tell
             # who acted: every check is then a person's.
@@ -190,17 +203,38 @@ async def _run(student_id: int, cluster_name: str) -> None:
                         return
                     watched = checked.watched
                     relevant = news if watched is None else nudge.news_of(revisions, watched)
+                    unsettled, settle = _awaits_judgement(checked, unsettled, settle)
                 seen, seen_watched = news, relevant
+                quiet = time.monotonic() - quiet_from
+                if unsettled and quiet >= settle and not nudge.busy(cluster_name):
+                    checked = await _check_once(student_id, False, chain, settled=True)
+                    if not checked.present:
+                        return
+                    unsettled, settle = _awaits_judgement(checked, False, settle)
             except Exception:
                 logger.exception("checking student %s failed; retrying", student_id)
             # The slow poll is a safety net for nudges lost between processes; the embedded
             # default loses none, so an idle class costs nothing there.
-            if not await waiter.wait(None if activity.announced() else POLL_SECONDS):
+            timeout = None if activity.announced() else POLL_SECONDS
+            if unsettled:
+                rest = quiet_from + settle - time.monotonic()
+                rest = rest if rest > 0 else BUSY_INTERVAL_SECONDS / 2  # settled but a component busy
+                timeout = rest if timeout is None else min(timeout, rest)
+            if not await waiter.wait(timeout) and not unsettled:
                 seen = seen_watched = None  # the safety net's poll: evaluate whatever was announced
     finally:
         waiter.close()
         if _tasks.get(student_id) is asyncio.current_task():
             del _tasks[student_id]
+
+
+def _awaits_judgement(checked: Checked, before: bool, settle: float) -> tuple[bool, float]:
+    """Whether the student's current step holds an action not judged yet (as before when the
+    check did not run), and the settle time of their sandbox's pace."""
+    sandbox = checked.student.sandbox if checked.student is not None else None
+    if sandbox is not None:
+        settle = settle_seconds(sandbox.pace_ms)
+    return (checked.evaluation.unsettled if checked.evaluation is not None else before), settle
 
 
 def ensure(student_id: int, cluster_name: str) -> None:

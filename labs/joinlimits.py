@@ -71,3 +71,14 @@ def join_wait(request: HttpRequest, code: str, known: bool) -> int:
     if by_address:
         limits.append((("join", "addr", address), attempts))
     return JOINS.retry_after_all(limits, WINDOW)
+
+
+def resume_wait(request: HttpRequest) -> int:
+    """0 and the attempt counted when a resume code may be tried now; else the seconds to wait.
+    Resume codes are limited as wrong class codes are: per address, or per browser from a
+    shared address."""
+    address = client_address(request)
+    browser = browser_of(request)
+    by_address = not browser or not in_networks(address, settings.KUBESIM_SHARED_ADDRESSES)
+    who = ("addr", address) if by_address else ("browser", browser)
+    return JOINS.retry_after_all([(("resume", *who), settings.KUBESIM_WRONG_CODES_PER_MINUTE)], WINDOW)

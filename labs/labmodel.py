@@ -63,6 +63,10 @@ class Lab:
     steps: tuple[Step, ...]
     source: str = ""
     extra: dict = field(default_factory=dict)
+    # When the board calls a student stuck on a step: this many wrong attempts, or this many
+    # minutes on it (the lab file's `stuck`; the teacher may change them for a class).
+    stuck_attempts: int = 3
+    stuck_minutes: int = 5
 
     def step(self, step_id: str) -> Step | None:
         return next((step for step in self.steps if step.id == step_id), None)

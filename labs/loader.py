@@ -21,8 +21,10 @@ ID_PATTERN = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 
 TOP = {"id": v.STR, "title": v.TEXT, "level": v.STR, "minutes": v.INT, "steps": "steps"}
-TOP_OPTIONAL = {"summary": v.TEXT, "cluster": "cluster"}
+TOP_OPTIONAL = {"summary": v.TEXT, "cluster": "cluster", "stuck": "stuck"}
 CLUSTER_KEYS = {"pace": v.INT, "manifests": v.STR}
+STUCK_KEYS = {"attempts": v.INT, "minutes": v.INT}
+DEFAULT_STUCK = {"attempts": 3, "minutes": 5}
 # Every step has a solution: `checklab` applies it to prove the step can be passed.
 STEP = {"id": v.STR, "title": v.TEXT, "instructions": v.TEXT, "checks": "checks", "solution": "solution"}
 STEP_OPTIONAL = {"hints": "hints"}
@@ -87,6 +89,7 @@ def _read_lab(r: Reader, source: str) -> Lab:
         manifests = r.manifests(
             f"{where}, cluster, manifests", ("cluster", "manifests"), cluster["manifests"]
         )
+    stuck = _read_stuck(r, data.get("stuck", {}))
     return Lab(
         id=str(lab_id or ""),
         title=r.text(where + ", title", ("title",), data.get("title")) if "title" in data else Text("", ""),
@@ -97,7 +100,24 @@ def _read_lab(r: Reader, source: str) -> Lab:
         manifests=manifests,
         steps=_read_steps(r, data.get("steps")) if "steps" in data else (),
         source=source,
+        stuck_attempts=stuck["attempts"],
+        stuck_minutes=stuck["minutes"],
     )
+
+
+def _read_stuck(r: Reader, value: object) -> dict:
+    """`stuck: {attempts: N, minutes: M}`: when the board calls a student stuck (both optional)."""
+    where = f"{r.where()}, stuck"
+    data = r.mapping(where, ("stuck",), value, {}, STUCK_KEYS)
+    found = dict(DEFAULT_STUCK)
+    for key in STUCK_KEYS:
+        if key in data:
+            number = data[key]
+            if isinstance(number, int) and not isinstance(number, bool) and number >= 1:
+                found[key] = number
+            else:
+                r.error(where, ("stuck", key), f"{key} must be a whole number, 1 or more")
+    return found
 
 
 def _read_steps(r: Reader, steps: object) -> tuple[Step, ...]:

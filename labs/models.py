@@ -53,6 +53,9 @@ class ClassSession(models.Model):
     is_open = models.BooleanField(default=True)
     # A hint the teacher pushed to the whole class: {"en": .., "zh": .., "at": iso}.
     class_hint = models.JSONField(default=dict, blank=True)
+    # The teacher's "stuck" thresholds for this class ({"attempts": N, "minutes": M}); the lab's
+    # (labs.labmodel.Lab.stuck) where a key is absent.
+    stuck = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -75,6 +78,10 @@ class Student(models.Model):
     action_mark = models.CharField(max_length=64, blank=True)
     # A hint the teacher pushed to this student: {"en": .., "zh": .., "at": iso}.
     pushed_hint = models.JSONField(default=dict, blank=True)
+    # The way back in from any browser (labs/resume.py): the resume link's secret, and a short code
+    # typed with the class code. The teacher may issue new ones (the old ones stop working).
+    resume_token = models.CharField(max_length=64, unique=True, null=True, blank=True)
+    resume_code = models.CharField(max_length=16, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -91,7 +98,11 @@ class StepProgress(models.Model):
     student = models.ForeignKey(Student, on_delete=models.CASCADE, related_name="progress")
     step_id = models.CharField(max_length=63)
     index = models.PositiveIntegerField()
+    # Student actions the step's checks judged, once the sandbox settled, that did not pass it.
     attempts = models.PositiveIntegerField(default=0)
+    # The student acted and the step still fails, but the sandbox has not settled yet (pods may
+    # still be starting): judged when it settles; an action that passes the step never counts.
+    unsettled = models.BooleanField(default=False)
     started_at = models.DateTimeField(auto_now_add=True)
     passed_at = models.DateTimeField(null=True, blank=True)
     # The failing checks of the last evaluation: [{"message": {en, zh}, "found": {en, zh}}].

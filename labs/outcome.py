@@ -61,11 +61,19 @@ def work_out(
     results: list[StepResult],
     revision: int,
     mark: str,
+    settled: bool = False,
 ) -> Outcome:
-    """Apply `results` (in step order) to copies of the rows read (`rows`, by step index)."""
+    """Apply `results` (in step order) to copies of the rows read (`rows`, by step index).
+
+    An attempt is a student action the step's checks judged and that did not pass the step. An
+    action (the mark moved) that leaves the step failing is judged once the sandbox settled
+    (`settled`: nothing but heartbeats written for a while, labs.grader): its pods may still be
+    starting, and a correct `kubectl apply` passes the step before that. The action that passed a
+    step is no attempt at the next one; an answer (`explicit`) is judged at once."""
     current, stored_mark = read
     outcome = Outcome(student.pk, read, current, stored_mark)
     now = timezone.now()
+    passed_one = False
     for result in results:
         row = rows.get(result.index)
         if row is not None and row.step_id == result.step_id:
@@ -75,18 +83,27 @@ def work_out(
                 student_id=student.pk, step_id=result.step_id, index=result.index, started_at=now
             )
             outcome.created.append(row)
-        before = (row.passed_at, row.attempts, row.last_failure)
+        before = (row.passed_at, row.attempts, row.unsettled, row.last_failure)
         row.checked_revision = revision
         if not result.failures:
             row.passed_at = now
             row.last_failure = []
+            row.unsettled = False
             outcome.current_step = result.index + 1
+            passed_one = True
         else:
-            if result.explicit or (outcome.action_mark and mark != outcome.action_mark):
+            acted = bool(outcome.action_mark) and mark != outcome.action_mark and not passed_one
+            if result.explicit:
                 row.attempts += 1
+                row.unsettled = False
+            elif acted:
+                row.unsettled = True
+            elif settled and row.unsettled:
+                row.attempts += 1
+                row.unsettled = False
             outcome.action_mark = mark
             row.last_failure = result.failures
-        outcome.changed |= before != (row.passed_at, row.attempts, row.last_failure)
+        outcome.changed |= before != (row.passed_at, row.attempts, row.unsettled, row.last_failure)
     return outcome
 
 

@@ -61,19 +61,22 @@ def _revision(cluster: Cluster) -> int:
     return revisions(cluster.pk)[0]
 
 
-def evaluate(student: Student, explicit: bool = False) -> bool:
+def evaluate(student: Student, explicit: bool = False, settled: bool = False) -> bool:
     """Check the student's current step (and the next ones, as they pass) against the sandbox.
 
     `explicit` (an answer submitted, "check now") counts a failing result as an attempt even when
     the sandbox did not change. Returns True when anything changed (listeners were notified).
-    The checks only read; the write lock is taken briefly, and only when the result is news."""
-    return evaluate_watching(student, explicit)[0]
+    The checks only read; the write lock is taken briefly, and only when the result is news.
+    `settled`: the sandbox settled since the student's last action (see `check`)."""
+    return evaluate_watching(student, explicit, settled)[0]
 
 
-def evaluate_watching(student: Student, explicit: bool = False) -> tuple[bool, frozenset[str] | None]:
+def evaluate_watching(
+    student: Student, explicit: bool = False, settled: bool = False
+) -> tuple[bool, frozenset[str] | None]:
     """`evaluate`, and the kinds whose writes can change the current step's result (see
     `Evaluation.watched`)."""
-    evaluation = check(student, explicit)
+    evaluation = check(student, explicit, settled=settled)
     changed = save(student, evaluation) and evaluation.outcome.changed
     if changed:
         notify(student)
@@ -88,6 +91,8 @@ class Evaluation:
     # (frozenset() once the lab is done; None when unknown, or when they read more than objects,
     # such as flow steps).
     watched: frozenset[str] | None
+    # The current step holds a student action not judged yet (see labs.outcome.work_out).
+    unsettled: bool = False
 
 
 def check(
@@ -96,6 +101,7 @@ def check(
     acted: bool = True,
     fresh: bool = False,
     pending: Outcome | None = None,
+    settled: bool = False,
 ) -> Evaluation:
     """Run the current step's checks (and the next steps' while they pass) and work out what they
     change; nothing is stored yet (`save`), and listeners are not told (callers notify).
@@ -105,6 +111,8 @@ def check(
     `fresh` says `student` was read just now (its step and mark need no second read).
     `pending` is an earlier outcome of this student's whose store has not ended: the check works
     from what it will store, and its own outcome must be stored after it (labs.grader chains them).
+    `settled`: the sandbox has settled since the student's last action, whose failing result is
+    now an attempt (labs.outcome.work_out).
     """
     lab = lab_of(student.session.lab)
     cluster = student.sandbox
@@ -125,7 +133,8 @@ def check(
     for index in range(read[0], len(lab.steps)):
         step = lab.steps[index]
         progress = _row(rows, index, step.id)
-        if progress is not None and progress.checked_revision >= revision and not explicit:
+        judge_now = settled and progress is not None and progress.unsettled
+        if progress is not None and progress.checked_revision >= revision and not explicit and not judge_now:
             break
         probe = Probe(cluster)
         answer = progress.answer if progress else ""
@@ -138,15 +147,25 @@ def check(
     else:
         watched = frozenset()
     if not results:
-        return Evaluation(None, watched)
+        current = _row(rows, read[0], lab.steps[read[0]].id) if read[0] < len(lab.steps) else None
+        return Evaluation(None, watched, bool(current and current.unsettled))
     last = results[-1]
     mark = ""
     if last.failures:
         mark = action_mark(cluster) if acted or last.explicit or not read[1] else read[1]
         first = _row(rows, last.index, last.step_id)
-        if len(results) == 1 and not last.explicit and _same_failure(first, read[1], last.failures, mark):
-            return Evaluation(None, watched)  # no write: SQLite's one writer serves the class
-    return Evaluation(work_out(student, read, rows, results, revision, mark), watched)
+        judge_now = settled and first is not None and first.unsettled
+        if (
+            len(results) == 1
+            and not last.explicit
+            and not judge_now
+            and _same_failure(first, read[1], last.failures, mark)
+        ):
+            # No write: SQLite's one writer serves the class.
+            return Evaluation(None, watched, bool(first and first.unsettled))
+    outcome = work_out(student, read, rows, results, revision, mark, settled)
+    row = outcome.row(outcome.current_step)
+    return Evaluation(outcome, watched, bool(row and row.unsettled))
 
 
 def _row(rows: dict[int, StepProgress], index: int, step_id: str) -> StepProgress | None:

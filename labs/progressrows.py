@@ -17,7 +17,7 @@ from database import plainsql
 from labs.models import StepProgress, Student
 
 # An outcome's update of a progress row: what a check changes.
-CHECKED_FIELDS = ("checked_revision", "passed_at", "attempts", "last_failure")
+CHECKED_FIELDS = ("checked_revision", "passed_at", "attempts", "unsettled", "last_failure")
 
 
 def _column(model, name: str) -> str:

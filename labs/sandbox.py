@@ -14,11 +14,13 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from cluster.apiserver import service as api
 from cluster.apiserver.clear import clear as delete_all
 from cluster.auth.ratelimit import WRITES
 from cluster.models import Cluster
+from labs import resume
 from labs.labmodel import Lab
 from labs.models import ClassSession, StepProgress, Student
 
@@ -28,6 +30,13 @@ MAX_NAME = 40
 
 class JoinError(ValueError):
     pass
+
+
+# If the name is the student's own (a lost browser), the way back is their resume link or code.
+NAME_TAKEN = _lazy(
+    "Someone in this class already uses that name. If it is you, open your resume link or type "
+    "your resume code (Come back to a class); otherwise pick another name."
+)
 
 
 def sandbox_name(session: ClassSession) -> str:
@@ -57,7 +66,7 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
     if session.students.count() >= settings.KUBESIM_MAX_STUDENTS:
         raise JoinError(_("This class is full; ask your teacher."))
     if session.students.filter(display_name=display_name).exists():
-        raise JoinError(_("Someone in this class already uses that name; please pick another."))
+        raise JoinError(NAME_TAKEN)
     user_model = get_user_model()
     username = f"student-{secrets.token_hex(6)}"
     try:
@@ -67,9 +76,10 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
             user.save(update_fields=["password"])
             student = Student.objects.create(session=session, display_name=display_name, user=user)
     except IntegrityError:
-        raise JoinError(_("Someone in this class already uses that name; please pick another.")) from None
+        raise JoinError(NAME_TAKEN) from None
     student.sandbox = new_sandbox(lab, user, sandbox_name(session))
     student.save(update_fields=["sandbox"])
+    resume.issue(student)
     # A check running while the sandbox was cleared may have created it again already.
     StepProgress.objects.get_or_create(student=student, step_id=lab.steps[0].id, defaults={"index": 0})
     return student

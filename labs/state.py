@@ -74,8 +74,32 @@ def student_state(student: Student, progress: StepProgress | None = None) -> dic
     return state
 
 
+def stuck_rule(session: ClassSession, lab: Lab) -> dict:
+    """When a student counts as stuck in this class: the teacher's setting, else the lab's."""
+    chosen = session.stuck if isinstance(session.stuck, dict) else {}
+    rule = {"attempts": lab.stuck_attempts, "minutes": lab.stuck_minutes}
+    for key in rule:
+        value = chosen.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            rule[key] = value
+    return rule
+
+
+def student_status(done: bool, step: int, current: StepProgress | None, seconds: int, rule: dict) -> str:
+    """done; stuck (the rule's wrong attempts on the step, or its minutes without passing it);
+    working (acted on the step, or passed one before it); not-started."""
+    if done:
+        return "done"
+    attempts = current.attempts if current else 0
+    if attempts >= rule["attempts"] or seconds >= 60 * rule["minutes"]:
+        return "stuck"
+    acted = current is not None and (attempts > 0 or current.unsettled)
+    return "working" if acted or step > 0 else "not-started"
+
+
 def board_state(session: ClassSession) -> dict:
     lab = lab_of(session.lab)
+    rule = stuck_rule(session, lab)
     now = timezone.now()
     rows = []
     histogram: Counter[int] = Counter()
@@ -84,7 +108,11 @@ def board_state(session: ClassSession) -> dict:
         current = {p.index: p for p in student.progress.all()}.get(student.current_step)
         done = student.current_step >= len(lab.steps)
         histogram[student.current_step] += 1
-        failure = (current.last_failure or [{}])[0] if current else {}
+        # A failure is the student's only once they acted on the step: the starting state fails
+        # too, and "did nothing" must not read as "did it wrong".
+        acted = current is not None and (current.attempts > 0 or current.unsettled)
+        failure = (current.last_failure or [{}])[0] if acted else {}
+        seconds = int((now - current.started_at).total_seconds()) if current and not done else 0
         rows.append(
             {
                 "id": student.pk,
@@ -93,8 +121,9 @@ def board_state(session: ClassSession) -> dict:
                 "step": student.current_step,
                 "step_title": None if done else lab.steps[student.current_step].title.as_dict(),
                 "done": done,
+                "status": student_status(done, student.current_step, current, seconds, rule),
                 "attempts": current.attempts if current else 0,
-                "seconds_on_step": int((now - current.started_at).total_seconds()) if current else 0,
+                "seconds_on_step": seconds,
                 "last_failure": failure.get("message"),
                 "solution_revealed": bool(current and current.solution_revealed),
             }
@@ -104,6 +133,7 @@ def board_state(session: ClassSession) -> dict:
         "code": session.code,
         "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": steps},
         "open": session.is_open,
+        "stuck": {**rule, "lab": {"attempts": lab.stuck_attempts, "minutes": lab.stuck_minutes}},
         "students": rows,
         "histogram": [histogram.get(i, 0) for i in range(len(steps) + 1)],  # the last bucket: done
         "class_hint": _pushed(session.class_hint),

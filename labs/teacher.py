@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from labs import sandbox
+from labs import resume, sandbox
 from labs.catalog import import_bundled, in_course_order, lab_of, save_definition
 from labs.loader import LabValidationError, load_lab
 from labs.models import ClassSession, LabDefinition, StepProgress, Student
@@ -224,6 +224,16 @@ def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResp
 
 @staff_member_required
 @require_POST
+def reissue_resume(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
+    """A new resume link and code for a student who lost theirs (the old ones stop working)."""
+    student = resume.issue(_student(_session(request, code), student_id))
+    return JsonResponse(
+        {"name": student.display_name, "url": resume.link(request, student), "code": student.resume_code}
+    )
+
+
+@staff_member_required
+@require_POST
 def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
     session = _session(request, code)
     student = _student(session, student_id)
@@ -233,6 +243,34 @@ def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonRes
         StepProgress.objects.filter(student=student, step_id=step.id).update(solution_revealed=True)
     notify(student)
     return JsonResponse({"revealed": student.display_name})
+
+
+@staff_member_required
+@require_POST
+def stuck_rule(request: HttpRequest, code: str) -> JsonResponse:
+    """The teacher's "stuck" thresholds for the class ({"attempts": N, "minutes": M}; a missing or
+    empty value goes back to the lab's)."""
+    session = _session(request, code)
+    try:
+        data = json.loads(request.body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    if not isinstance(data, dict):
+        return JsonResponse({"error": "Send a JSON object."}, status=400)
+    chosen = {}
+    for key in ("attempts", "minutes"):
+        value = data.get(key)
+        if value in (None, ""):
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 1000:
+            return JsonResponse({"error": f"{key} must be a whole number from 1 to 1000."}, status=400)
+        chosen[key] = value
+    session.stuck = chosen
+    session.save(update_fields=["stuck"])
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(session_group(session.pk), {"type": "lab.changed"})
+    return JsonResponse({"stuck": chosen})
 
 
 @staff_member_required

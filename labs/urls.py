@@ -10,6 +10,8 @@ app_name = "labs"
 
 urlpatterns = [
     path("join/", views.join, name="join"),
+    path("resume/", views.resume_form, name="resume"),
+    path("resume/<str:token>", views.resume_link, name="resume_link"),
     path("lab/", views.student_page, name="student"),
     path("lab/state", views.state, name="state"),
     path("lab/answer", views.answer, name="answer"),
@@ -24,6 +26,7 @@ urlpatterns = [
     path("labs/manage/sessions/<str:code>/board.json", teacher.board_json, name="board_json"),
     path("labs/manage/sessions/<str:code>/hint", teacher.push_hint, name="push_hint"),
     path("labs/manage/sessions/<str:code>/close", teacher.close_session, name="close_session"),
+    path("labs/manage/sessions/<str:code>/stuck", teacher.stuck_rule, name="stuck_rule"),
     path(
         "labs/manage/sessions/<str:code>/students/<int:student_id>/reset", teacher.reset_student, name="reset"
     ),
@@ -31,6 +34,11 @@ urlpatterns = [
         "labs/manage/sessions/<str:code>/students/<int:student_id>/remove",
         teacher.remove_student,
         name="remove",
+    ),
+    path(
+        "labs/manage/sessions/<str:code>/students/<int:student_id>/resume",
+        teacher.reissue_resume,
+        name="reissue_resume",
     ),
     path(
         "labs/manage/sessions/<str:code>/students/<int:student_id>/reveal",

@@ -14,13 +14,14 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.views import page_context
-from labs import sandbox
+from labs import resume, sandbox
 from labs.catalog import lab_of
-from labs.joinlimits import join_wait, remember_browser
+from labs.joinlimits import join_wait, remember_browser, resume_wait
 from labs.models import ClassSession, Student
 from labs.progress import announce_students, evaluate
 from labs.state import student_state
@@ -40,6 +41,11 @@ def join(request: HttpRequest) -> HttpResponse:
     code = request.POST.get("code", request.GET.get("code", "")).strip().upper()
     name = request.POST.get("name", "")
     if request.method == "POST":
+        already = current_student(request)
+        if already is not None and request.POST.get("confirm") != "1":
+            # This browser is a student already: joining again would leave that sandbox behind.
+            context = {"code": code, "name": name, "already": already}
+            return remember_browser(request, render(request, "labs/join.html", context, status=409))
         session = ClassSession.objects.select_related("lab").filter(code=code).first()
         wait = join_wait(request, code, session is not None)
         if wait:
@@ -76,8 +82,70 @@ def student_page(request: HttpRequest) -> HttpResponse:
     student = current_student(request)
     if student is None or student.sandbox is None:
         return redirect(reverse("labs:join"))
-    context = {**page_context(request, student.sandbox), "student": student}
+    resume.ensure(student)
+    context = {
+        **page_context(request, student.sandbox),
+        "student": student,
+        "resume_url": resume.link(request, student),
+    }
     return render(request, "labs/student.html", context)
+
+
+def _sign_in(request: HttpRequest, student: Student) -> HttpResponse | None:
+    """Sign this browser in as the student (None: refused, an instructor's browser)."""
+    if request.user.is_authenticated and request.user.is_staff:
+        return None
+    login(request, student.user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect(reverse("labs:student"))
+
+
+INSTRUCTOR_BROWSER = _lazy("You are signed in as an instructor: use a private window.")
+
+
+@require_http_methods(["GET", "POST"])
+def resume_link(request: HttpRequest, token: str) -> HttpResponse:
+    """The resume link: it asks first, then signs the browser in as its student."""
+    student = resume.by_token(token)
+    if student is None or student.sandbox is None:
+        error = _("This resume link is not valid: your teacher may have issued a new one.")
+        return render(request, "labs/resume.html", {"error": error, "form": True}, status=404)
+    if request.method == "POST":
+        signed_in = _sign_in(request, student)
+        if signed_in is not None:
+            return signed_in
+        return render(
+            request, "labs/resume.html", {"error": INSTRUCTOR_BROWSER, "student": student}, status=400
+        )
+    current = current_student(request)
+    context = {"student": student, "already": current if current and current.pk != student.pk else None}
+    return render(request, "labs/resume.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def resume_form(request: HttpRequest) -> HttpResponse:
+    """Come back with the class code and the short resume code."""
+    code = request.POST.get("code", request.GET.get("code", "")).strip().upper()
+    typed = request.POST.get("resume_code", "")
+    error = ""
+    if request.method == "POST":
+        wait = resume_wait(request)
+        if wait:
+            error = _("Too many attempts; wait a minute and try again.")
+            context = {"error": error, "form": True, "code": code, "resume_code": typed}
+            response = render(request, "labs/resume.html", context, status=429)
+            response["Retry-After"] = str(wait)
+            return remember_browser(request, response)
+        student = resume.by_code(code, typed)
+        if student is None or student.sandbox is None:
+            error = _("No student of this class has that resume code.")
+        else:
+            signed_in = _sign_in(request, student)
+            if signed_in is not None:
+                return signed_in
+            error = INSTRUCTOR_BROWSER
+    context = {"error": error, "form": True, "code": code, "resume_code": typed}
+    response = render(request, "labs/resume.html", context, status=400 if error else 200)
+    return remember_browser(request, response)
 
 
 def _student_or_403(request: HttpRequest) -> Student | JsonResponse:

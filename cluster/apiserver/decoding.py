@@ -71,13 +71,14 @@ class _Repeats(dict):
     repeated: tuple[str, ...] = ()
 
 
-def _noting_repeats(pairs: list[tuple[str, object]]) -> dict:
+def _noting_repeats(pairs: list[tuple[str, object]], found: list[bool]) -> dict:
     obj = dict(pairs)
     if len(obj) == len(pairs):
         return obj
     seen: set[str] = set()
     marked = _Repeats(obj)
     marked.repeated = tuple(k for k, _ in pairs if k in seen or seen.add(k))
+    found.append(True)
     return marked
 
 
@@ -105,8 +106,10 @@ def load_json(body: bytes | str, what: str = "JSON", duplicates: list[str] | Non
     try:
         if duplicates is None:
             return json.loads(text)
-        data = json.loads(text, object_pairs_hook=_noting_repeats)
-        duplicates.extend(repeated_fields(data))
+        found: list[bool] = []
+        data = json.loads(text, object_pairs_hook=lambda pairs: _noting_repeats(pairs, found))
+        if found:  # the paths are worked out only for a body that repeats a key
+            duplicates.extend(repeated_fields(data))
         return data
     except json.JSONDecodeError as err:
         where = f"at line {err.lineno}, column {err.colno}"

@@ -61,10 +61,34 @@ def test_attempts_count_student_actions_not_component_writes(student_a, nodesele
     settle(cluster)  # the scheduler and kubelet write too; that is still one attempt
     evaluate(student)
     progress.refresh_from_db()
-    assert progress.attempts == 1
+    assert (progress.attempts, progress.unsettled) == (0, True)  # judged once the sandbox settles
+    evaluate(student, settled=True)
+    progress.refresh_from_db()
+    assert (progress.attempts, progress.unsettled) == (1, False)
+    evaluate(student, settled=True)
     evaluate(student)
     progress.refresh_from_db()
-    assert progress.attempts == 1  # same revision: nothing re-checked
+    assert progress.attempts == 1  # same revision, same action: nothing re-counted
+    forget(cluster)
+
+
+def test_a_correct_action_judged_before_the_sandbox_settled_never_counts(student_a, nodeselector_lab):
+    student = student_a.student
+    cluster = student.sandbox
+    settle(cluster)
+    evaluate(student)
+    apply_solution(cluster, nodeselector_lab.steps[0].solution)
+    evaluate(student)  # the scheduler has not tried the pod yet: the step still fails
+    first = student.progress.get(step_id="pending-pod")
+    assert (first.attempts, first.unsettled, first.passed_at) == (0, True, None)
+    settle(cluster)
+    evaluate(student)
+    first.refresh_from_db()
+    assert first.passed_at is not None and first.attempts == 0 and not first.unsettled
+    # The action that passed step 1 is no attempt at step 2, however long the class waits.
+    evaluate(student, settled=True)
+    second = student.progress.get(step_id="label-node")
+    assert (second.attempts, second.unsettled, second.passed_at) == (0, False, None)
     forget(cluster)
 
 
