@@ -50,6 +50,8 @@ class FlowTrace(models.Model):
     client = models.CharField(max_length=200)  # who played kubectl's part: "kubectl", "web form", ...
     # Step mode: how many more steps the user has released with "next".
     permits = models.IntegerField(default=0)
+    # Step mode: the lowest step a component of this trace waits at the gate for "next" (0: none).
+    gate_step = models.PositiveSmallIntegerField(default=0)
     # How many pods the controller decided to create (step 6): the trace is not complete before
     # that many were created, even when the first ones already run.
     expected_pods = models.IntegerField(default=0)
@@ -199,9 +201,15 @@ class ExecSession(models.Model):
     seen_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     exit_code = models.IntegerField(null=True, blank=True)
+    # Whose turn it takes (cluster/execsessions.py's per-user cap): "user:<pk>", or
+    # "addr:<client address>" for an anonymous caller.
+    holder = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
-        indexes = [models.Index(fields=["cluster", "seq"])]
+        indexes = [
+            models.Index(fields=["cluster", "seq"]),
+            models.Index(fields=["holder", "closed_at"], name="execsession_holder_open"),
+        ]
 
 
 class Termination(models.Model):

@@ -98,6 +98,13 @@ def ui_strings() -> dict[str, str]:
         "no_trace": _("No trace yet: create a pod or a workload to watch the 13 steps happen."),
         "skipped": _("skipped"),
         "waiting_next": _("Waiting for you: press Next"),
+        # Translators: how many pods of a workload go through the captioned step together.
+        "pods_at_step": _("%(n)s pods"),
+        "more_pods": _("+%(n)s more"),
+        "following_pod": _("Following pod %(name)s"),
+        "follow_all": _("Show all its pods"),
+        # Translators: a scheduling attempt in the Scheduler panel's picker.
+        "preempted_on": _("Preempted %(victims)s on %(node)s"),
         "replaying": _("Replaying"),
         "others_here": _("%(n)s more at this step (other pods or traces)"),
         "as_at_revision": _("as it was at revision %(rev)s"),

@@ -128,6 +128,21 @@ class SchedulingQueue:
             return entry
         return None
 
+    def pop_trace(self, trace_id: str) -> list[QueuedPod]:
+        """Every pod of `trace_id` waiting in activeQ, in the order pop would give them."""
+        found, kept = [], []
+        for item in sorted(self.active):
+            entry = self.entries.get(item[2])
+            if entry is not None and entry.queue == ACTIVE and entry._seq == item[1]:
+                if entry.trace_id == trace_id:
+                    entry.queue = ""  # in flight
+                    found.append(entry)
+                    continue
+                kept.append(item)
+        heapq.heapify(kept)
+        self.active = kept
+        return found
+
     def done(self, entry: QueuedPod) -> None:
         self.entries.pop(entry.key, None)
 

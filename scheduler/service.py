@@ -22,7 +22,7 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.models import Cluster, FlowTrace
-from scheduler import attempt_rows, batch, explanations, texts, volume_binding
+from scheduler import attempt_rows, batch, explanations, texts, together, volume_binding
 from scheduler.batch import INLINE_MAX_NODES
 from scheduler.engine import Snapshot, default_profile, schedule
 from scheduler.engine.compact import to_compact
@@ -125,6 +125,8 @@ class Scheduler:
         while (entry := self.queue.pop()) is not None:
             if await batch.gate_open(self.cluster_name):
                 await batch.schedule_all(self, batch.take(self.queue, entry))
+            elif entry.trace_id is not None:
+                await together.schedule_together(self, entry)
             else:
                 await self.schedule_one(entry)
             worked = True
@@ -132,6 +134,13 @@ class Scheduler:
         # read after its binding without it (one batch per pass, not one insert per pod).
         await self.save_attempts()
         return worked
+
+    async def catch_up(self) -> None:
+        """Read what the watch brought meanwhile (while a step waited at the gate)."""
+        deltas = [] if self.informer.up_to_date() else await db(self._sync)()
+        for delta in deltas:
+            self._observe(delta)
+        self.queue.flush()
 
     def _take_unsaved(self) -> list[tuple[SchedulingAttempt, object]]:
         batch, self.unsaved = self.unsaved, []
@@ -423,7 +432,10 @@ class Scheduler:
             nomination = preemption.nominated_node  # None clears a stale nomination
         self._set_unschedulable_condition(pod, message, actor, nomination)
         if entry.trace_id and message != previous_message:
-            en, zh = texts.unschedulable(pod, message)
+            if preemption is not None and preemption.nominated_node:
+                en, zh = texts.preempting(pod, message, preemption.nominated_node, preemption.victims)
+            else:
+                en, zh = texts.unschedulable(pod, message)
             record_step(entry.trace_id, 9, detail_en=en, detail_zh=zh, obj=_obj(pod), outcome="waiting")
         if preemption is None or not preemption.nominated_node:
             return []
@@ -441,10 +453,11 @@ class Scheduler:
                 continue  # already gone
             if (current.get("metadata") or {}).get("deletionTimestamp"):
                 continue  # graceful deletion already started
-            self._mark_disruption_target(current, actor)
+            # Not under the preemptor's trace: the victim's condition, its deletion (and a
+            # controller's replacement of it) belong to the victim's own story; written under the
+            # preemptor's, the replacement's steps joined its trace, which then never completed.
+            self._mark_disruption_target(current, self._actor(None))
             try:
-                # Not under the preemptor's trace: the victim's deletion (and a controller's
-                # replacement of it) belongs to the victim's own story.
                 api.delete(self.cluster, "Pod", victim.namespace, victim.name, self._actor(None))
             except ApiError:
                 continue
@@ -464,8 +477,9 @@ class Scheduler:
             if nominated_node != node or info.priority >= priority or key == _key(preemptor):
                 continue
             patch = {"status": {"nominatedNodeName": None}}
+            untraced = self._actor(None)  # another pod's story, not the preemptor's
             try:
-                api.patch(self.cluster, "Pod", key[0], key[1], patch, MERGE_PATCH, actor, "status")
+                api.patch(self.cluster, "Pod", key[0], key[1], patch, MERGE_PATCH, untraced, "status")
             except ApiError:
                 continue
             cleared.append(key)

@@ -46,6 +46,21 @@ def unschedulable(pod: dict, message: str) -> tuple[str, str]:
     )
 
 
+def preempting(pod: dict, message: str, node: str, victims: list) -> tuple[str, str]:
+    """Step 9 when no node fits but PostFilter (DefaultPreemption) nominated one: who is evicted
+    where, so the pod fits there once they are gone."""
+    names = ", ".join(f"{v.namespace}/{v.name} (priority {v.priority})" for v in victims)
+    return (
+        f"The Scheduler's watch delivers {ref(pod)}, but no node fits: {message} PostFilter "
+        f"(DefaultPreemption) preempts: it nominates {node} and evicts the lower-priority "
+        f"{names} there; once they are gone the pod is scheduled again (the Scheduler panel explains "
+        "each candidate node and the tie-break).",
+        f"Scheduler 监听到 {ref(pod)}，但没有合适的节点：{message} PostFilter（DefaultPreemption）发起"
+        f"抢占：提名节点 {node}，并驱逐该节点上优先级更低的 {names}；它们删除后 Pod 会再次被调度"
+        "（调度器面板解释了每个候选节点和决胜规则）。",
+    )
+
+
 def binding(pod: dict, node: str) -> tuple[str, str]:
     return (
         f"The Scheduler sends a Binding for {ref(pod)} to node {node} (POST pods/binding); the APIServer "

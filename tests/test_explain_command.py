@@ -193,6 +193,9 @@ def test_preemption_nominates_the_node_whose_victims_violate_no_pdb():
         **preemption["criteria"][0],
         "scores": {"node1": -1, "node2": 0},
         "kept": ["node2"],
+        # In a class's words: the figure compared, not upstream's negated score.
+        "label": {"en": "PodDisruptionBudget violations", "zh": "违反 PDB 的次数"},
+        "values": {"node1": 1, "node2": 0},
     }
 
 

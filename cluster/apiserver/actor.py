@@ -17,3 +17,6 @@ class Actor:
     # trace ends with it ("replicationcontroller/nginx", (english, chinese)).
     by: str = ""
     reason: tuple[str, str] | None = None
+    # The subresource the write came through ("eviction": a delete the Eviction API made), so
+    # the flow tells what was really sent.
+    subresource: str = ""

@@ -13,6 +13,8 @@ all in one transaction.
 
 from __future__ import annotations
 
+import dataclasses
+
 from django.db import transaction
 
 from cluster.apiserver import cascade, defaults, graceful, store
@@ -157,6 +159,7 @@ def evict(
         raise invalid(DELETE_OPTIONS, "", [Cause("FieldValueNotSupported", "propagationPolicy", message)])
     dry = dry or "All" in (options.get("dryRun") or ())
     info = info_for("Pod")
+    actor = dataclasses.replace(actor, subresource="eviction")
     with transaction.atomic():
         locked, row = locked_row(cluster, info, namespace, name)
         check_version(info, name, preconditions.get("resourceVersion"), row)

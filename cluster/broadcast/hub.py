@@ -30,7 +30,7 @@ from cluster.client.informer import db, reset_connection
 from cluster.controlplane import activity
 from cluster.flow import steprows
 from cluster.flow.recorder import message_of
-from cluster.models import Cluster, FlowStep
+from cluster.models import Cluster, FlowStep, FlowTrace
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 2.0
@@ -62,6 +62,7 @@ class Hub:
         self.stale = True  # read everything on the next pump
         self.read_all_at = 0.0  # monotonic time of the last read of everything
         self.exec_seq = 0  # the last exec session change sent
+        self.gates: dict[str, int] = {}  # trace -> the step it waits at for "next", as last sent
 
     async def join(self, client: Client) -> None:
         # Sockets connect in bursts: the first one starts the reader, the others wait for it.
@@ -94,6 +95,7 @@ class Hub:
         self.settings = (self.cluster.pace_ms, self.cluster.step_mode)
         self.class_may_write = self.cluster.class_may_write
         self.exec_seq = execsessions.latest_seq(self.cluster)
+        self.gates = _gates(self.cluster)
         current = leader.current(self.cluster)
         self.leader = (current["holder"], current["transitions"]) if current else None
 
@@ -217,10 +219,24 @@ class Hub:
             self.settings = (pace_ms, step_mode)
             payload = {"type": "flow.settings", "pace_ms": pace_ms, "step_mode": step_mode}
             out.append(Message(json.dumps(payload)))
+        if step_mode or self.gates:  # only step mode's "next" waits at the gate
+            out += self._read_gates()
         if class_may_write != self.class_may_write:
             # The teacher's "Class may write": every page's banner, controls and rights follow it.
             self.class_may_write = class_may_write
             out.append(Message(json.dumps({"type": "access", "class_may_write": class_may_write})))
+        return out
+
+    def _read_gates(self) -> list[Message]:
+        """`flow.gate` for each trace whose step waiting for "next" changed (0: none waits)."""
+        now = _gates(self.cluster)
+        out = []
+        for trace_id in sorted(now.keys() | self.gates.keys()):
+            step = now.get(trace_id, 0)
+            if step != self.gates.get(trace_id, 0):
+                payload = {"type": "flow.gate", "cluster": self.cluster_name, "trace": trace_id, "step": step}
+                out.append(Message(json.dumps(payload)))
+        self.gates = now
         return out
 
     def _leader_changed(self, event) -> bool:
@@ -234,6 +250,12 @@ class Hub:
         changed = now != self.leader
         self.leader = now
         return changed
+
+
+def _gates(cluster: Cluster) -> dict[str, int]:
+    """The cluster's traces that wait at the gate for "next", with the step they wait at."""
+    waiting = FlowTrace.objects.filter(cluster_id=cluster.pk, gate_step__gt=0)
+    return dict(waiting.values_list("pk", "gate_step"))
 
 
 def _in(step: dict, lang: str) -> str:

@@ -32,7 +32,7 @@ from cluster.controllers import texts
 from cluster.controllers.host import ControllerHost
 from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import controller_ref, owner_reference
-from cluster.flow import gate
+from cluster.flow import gate, titles
 from cluster.flow import texts as flow_texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, skip_steps, start_trace
 from cluster.kubeapi.humanize import parse_time
@@ -436,7 +436,7 @@ def _record_request_steps(locked, trace: FlowTrace, job: dict) -> None:
         StepSpec(1, *flow_texts.open_watches(locked.name, revision), revision=revision),
         StepSpec(2, *flow_texts.request_sent(actor, TITLE, "create", event), revision=revision),
         StepSpec(3, *flow_texts.object_stored(event), revision=revision),
-        StepSpec(4, *flow_texts.event_sent(event), revision=revision),
+        StepSpec(4, *flow_texts.event_sent(event), revision=revision, title=titles.event_sent(event.type)),
     ]
     record_steps(trace, specs, locked)
 

@@ -123,22 +123,19 @@ class ReplicationManager:
         """Create up to `count` pods in batches growing 1, 2, 4, … (the upstream controller's slow
         start). Each batch re-reads the owner under the cluster lock and creates only what it still
         wants, so a scale-down, a change or a deletion stops the creation at the next batch. At
-        pace 0 a batch is one hop to the database thread; with a pace or in step mode each pod
-        waits at the gate for its step 7. A pod that cannot be created gets its FailedCreate and,
-        as upstream, the rest of the batches are skipped until the next sync."""
-        batch = 1
+        pace 0 a batch is one hop to the database thread; with a pace or in step mode the
+        replicas wait at the gate for their step 7 once, together, as they go through the steps
+        after it together (scheduler/together.py). A pod that cannot be created gets its
+        FailedCreate and, as upstream, the rest of the batches are skipped until the next sync."""
+        batch, first = 1, True
         count = min(count, BURST_REPLICAS)
         while count > 0:
             size = min(batch, count, MAX_BATCH)
-            if await gate.is_open(self.cm.cluster_name, trace_id):
-                made = await db(self._create_batch)(owner, trace_id, size)
-            else:
-                made = 0
-                for _ in range(size):
-                    await gate.before_step(self.cm.cluster_name, trace_id, 7)
-                    if not await db(self._create_batch)(owner, trace_id, 1):
-                        break
-                    made += 1
+            if first and not await gate.is_open(self.cm.cluster_name, trace_id):
+                # One step of the story for all the replicas: one pace, one "next".
+                await gate.before_step(self.cm.cluster_name, trace_id, 7)
+            first = False
+            made = await db(self._create_batch)(owner, trace_id, size)
             if made < size:
                 return  # scaled down, changed, deleted or failing: the next sync decides
             count -= size

@@ -67,6 +67,8 @@ def after_status(
     failed = spec.outcome == "failed"
     if spec.skipped:
         detail = texts.nothing_to_do(kind, namespace, name, spec.detail_en, spec.detail_zh)
+    elif kind == "Pod" and spec.obj and spec.obj[2] != name and not failed:
+        detail = texts.replacement_reported(namespace, name, spec.obj[2], spec.node)
     elif kind == "Pod":
         detail = texts.pod_reported(kind, namespace, name, spec.node, failed)
     else:
@@ -110,15 +112,17 @@ def object_deleted(
     if state[3] is not None and not (obj == own and actor.by):
         return
     # A controller that deletes a pod after its trace completed (at pace 0 the kubelet can start a
-    # pod before the controller that adopts it acts) ends the trace again: the class sees why the
-    # pod it just watched start is gone.
+    # pod before the controller that adopts it acts) ends the trace instead: the class sees why the
+    # pod it just watched start is gone, and the trace still ends once (the earlier ending stays
+    # as an entry, no longer final).
     seq = steprows.last_seq(trace_id)
     by, why = _who_and_why(actor, obj, trace_id)
     who = ACTORS.get(actor.client, actor.client)
     # "New steps" news: the hub reads steps on it, not on the write's new revision.
     transaction.on_commit(lambda: nudge.notify(cluster.name, None))
     if obj == own:
-        steprows.mark_finished(trace_id)
+        if not steprows.mark_finished(trace_id):
+            FlowStep.objects.filter(trace_id=trace_id, step=0, final=True).update(final=False)
         row = ending_row(
             trace_id, seq + 1, "deleted", actor=who, by=by, detail=why, obj=obj, revision=revision
         )

@@ -8,9 +8,15 @@ cluster really is in the state between two steps (a pod written but not yet boun
 yet started) and every API read shows that state.
 
 - pace: sleep `cluster.pace_ms` before each step (0 = as fast as possible);
-- step mode: wait until the trace holds a permit; "next" adds one (exactly one step of that
-  trace happens), "continue" lets the traces in flight run to their end at the pace while step
-  mode stays on for the next ones; switching step mode off lets everything go at the pace.
+- step mode: wait until the trace holds a permit; "next" adds one, and the trace's lowest step
+  waiting happens, for every pod waiting at it (one step of one story: a workload's replicas go
+  through a step together); "continue" lets the traces in flight run to their end at the pace
+  while step mode stays on for the next ones; switching step mode off lets everything go at the
+  pace.
+
+In step mode the lowest step a trace waits at is kept on its row (`FlowTrace.gate_step`, 0: none
+waits), so the page, its N key and the server's "next" read the same state: "next" is accepted
+only while a step waits and no permit is pending.
 """
 
 from __future__ import annotations
@@ -141,10 +147,12 @@ def _cached(cluster_name: str) -> FlowSettings | None:
 
 
 # Who waits at the gate for each trace in this process: (step, ticket). A trace with several pods
-# has several components waiting at once (the controller to create the next pod, the scheduler
-# and kubelets for the earlier ones); a permit goes to the lowest step, first come first served,
-# so the chains move in order (7, 7, 8, 8, …) and one "next" is exactly one step.
+# has several components waiting at once (the kubelets of its replicas, the scheduler); a permit
+# goes to the lowest step, and with it every ticket already waiting at that step passes too
+# (`_released`), so one "next" is one step of the trace's story, for all its pods at once.
 _queues: dict[str, list[tuple[int, int]]] = {}
+_released: dict[str, tuple[int, int]] = {}  # trace -> (step, the last ticket the permit let through)
+_published: dict[str, int] = {}  # trace -> the gate_step last written to its row
 _tickets = itertools.count()
 
 
@@ -155,9 +163,15 @@ async def _wait_for_permit(cluster_name: str, trace_id: str, step: int) -> bool:
     queue.append(ticket)
     waiter = PERMITS.subscribe(cluster_name)
     try:
+        await _publish(cluster_name, trace_id)
         while True:
+            released = _released.get(trace_id)
+            if released is not None and released[0] == step and ticket[1] <= released[1]:
+                return False  # released with the others at this step by one "next"
             if min(queue) == ticket:
                 taken = await db(_take_permit)(trace_id)
+                if taken == "one":
+                    _released[trace_id] = (step, max(n for s, n in queue if s == step))
                 if taken:
                     return taken == "run"
             if not (await db(read_settings)(cluster_name)).step_mode:
@@ -168,7 +182,36 @@ async def _wait_for_permit(cluster_name: str, trace_id: str, step: int) -> bool:
         queue.remove(ticket)
         if not queue:
             _queues.pop(trace_id, None)
+            _released.pop(trace_id, None)
         PERMITS.fire(cluster_name)  # the next in line may hold a permit already
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            _published.pop(trace_id, None)  # a control plane stopping: stop() clears the rows
+        else:
+            await _publish(cluster_name, trace_id)
+
+
+async def _publish(cluster_name: str, trace_id: str) -> None:
+    """Keep the trace's row saying the lowest step waiting at the gate (0: none), for the page."""
+    queue = _queues.get(trace_id)
+    step = min(queue)[0] if queue else 0
+    if _published.get(trace_id, 0) == step:
+        return
+    if step:
+        _published[trace_id] = step
+    else:
+        _published.pop(trace_id, None)
+    await asyncio.shield(db(_store_gate)(cluster_name, trace_id, step))
+
+
+def _store_gate(cluster_name: str, trace_id: str, step: int) -> None:
+    FlowTrace.objects.filter(pk=trace_id).update(gate_step=step)
+    nudge.notify(cluster_name, None)  # news for the hubs: they send the trace's gate state
+
+
+def clear_gates(cluster_name: str) -> None:
+    """A control plane stopped: nothing of this cluster waits at its gate any more."""
+    FlowTrace.objects.filter(cluster__name=cluster_name).exclude(gate_step=0).update(gate_step=0)
 
 
 def _take_permit(trace_id: str) -> str:
@@ -186,13 +229,15 @@ def _after_commit(cluster_name: str) -> None:
 
 
 def release_next(cluster_name: str, trace_id: str | None = None) -> str | None:
-    """ "next": let one more step of the trace happen (the newest unfinished trace by default)."""
+    """ "next": let the trace's lowest waiting step happen (the newest trace waiting by default).
+
+    Only while a step of the trace waits at the gate and no permit is pending (what the page's
+    Next button shows): a second press before the step happened does not let two through."""
     traces = FlowTrace.objects.filter(cluster__name=cluster_name)
+    waiting = traces.filter(gate_step__gt=0, permits=0)
     if trace_id is None:
-        trace_id = (
-            traces.filter(finished_at=None).order_by("-created_at").values_list("pk", flat=True).first()
-        )
-    if trace_id is None or not traces.filter(pk=trace_id).update(permits=F("permits") + 1):
+        trace_id = waiting.order_by("-created_at").values_list("pk", flat=True).first()
+    if trace_id is None or not waiting.filter(pk=trace_id).update(permits=F("permits") + 1):
         return None
     transaction.on_commit(lambda: _after_commit(cluster_name))
     return trace_id

@@ -9,7 +9,7 @@ kubelet's status lands), because those are writes it performs.
 from __future__ import annotations
 
 from cluster.apiserver.kinds import workload_kinds
-from cluster.flow import endings, gate, terminations, texts
+from cluster.flow import endings, gate, terminations, texts, titles
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -28,7 +28,9 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
         terminations.remember(cluster, row, actor)
     if actor.client in USER_CLIENTS:
         if _starts_trace(kind, event, verb):
-            return _start(cluster, "delete" if verb == "terminate" else verb, row, event, actor)
+            if verb == "terminate":
+                verb = "evict" if actor.subresource == "eviction" else "delete"
+            return _start(cluster, verb, row, event, actor)
         return _current_trace(row)
     trace = actor.trace
     if trace is None or kind != "Pod":
@@ -125,11 +127,11 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
         StepSpec(1, *texts.open_watches(cluster.name, revision), revision=revision),
         StepSpec(2, *texts.request_sent(actor, client, verb, event), revision=revision),
         StepSpec(3, *texts.object_stored(event), revision=revision),
-        StepSpec(4, *texts.event_sent(event), revision=revision),
+        StepSpec(4, *texts.event_sent(event), revision=revision, title=titles.event_sent(event.type)),
     ]
     if row.kind == "Pod" and event.type == "ADDED":
         specs.extend(_skipped_for_bare_pod(trace, event))
-    elif row.kind == "Pod" and event.type == "MODIFIED" and verb != "delete":
+    elif row.kind == "Pod" and event.type == "MODIFIED" and verb not in ("delete", "evict"):
         node = event.object["spec"].get("nodeName", "")
         en, zh = texts.image_changed(node)
         specs += [StepSpec(n, en, zh, node=node, revision=revision, skipped=True) for n in range(5, 12)]

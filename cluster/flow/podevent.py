@@ -34,3 +34,19 @@ def record(trace_id: str, pod: dict, revision: int) -> None:
     _, (en, zh) = texts.pod_stored(pod, SimpleNamespace(revision=revision))
     obj = ("Pod", meta.get("namespace") or "", meta["name"])
     record_step(trace_id, 8, detail_en=en, detail_zh=zh, obj=obj, revision=revision)
+
+
+def pending_any(trace_id: str, pods: list[dict]) -> bool:
+    """Whether any of the trace's `pods` has its step 8 still to come."""
+    keys = [(pod["metadata"].get("namespace") or "", pod["metadata"]["name"]) for pod in pods]
+    return any(pending(trace_id, namespace, name) is not None for namespace, name in keys)
+
+
+def record_all(trace_id: str, pods: list[dict]) -> None:
+    """Step 8 of each of `pods` that has it still to come: the Create events reach the scheduler
+    together (one step of the story for a workload's replicas)."""
+    for pod in pods:
+        meta = pod["metadata"]
+        revision = pending(trace_id, meta.get("namespace") or "", meta["name"])
+        if revision is not None:
+            record(trace_id, pod, revision)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from cluster.broadcast import nudge
-from cluster.flow import endings, steprows
+from cluster.flow import endings, steprows, titles
 from cluster.flow.steprows import STEP_COLUMNS, StepRow
 from cluster.flow.steps import BY_NUMBER
 from cluster.models import Cluster, FlowStep, FlowTrace
@@ -49,6 +49,7 @@ class StepSpec:
     revision: int | None = None
     skipped: bool = False
     outcome: str = ""  # step 13: "failed" when the kubelet reports a failure (the trace ends so)
+    title: tuple[str, str] | None = None  # (en, zh) that names what happened; else the catalogue's
 
 
 def record_step(
@@ -114,6 +115,8 @@ def record_steps(
 def _row(trace_id: str, own: tuple | None, seq: int, spec: StepSpec, revision: int) -> StepRow:
     text = BY_NUMBER[spec.step]
     kind, namespace, name = spec.obj or own
+    title = spec.title or (titles.controller_acts(kind) if spec.step == 6 else None)
+    title_en, title_zh = title or (text.title_en, text.title_zh)
     return StepRow(
         trace_id=trace_id,
         seq=seq,
@@ -121,8 +124,8 @@ def _row(trace_id: str, own: tuple | None, seq: int, spec: StepSpec, revision: i
         actor=text.actor,
         source=text.source,
         target=text.target,
-        title_en=text.title_en,
-        title_zh=text.title_zh,
+        title_en=title_en,
+        title_zh=title_zh,
         detail_en=spec.detail_en,
         detail_zh=spec.detail_zh,
         skipped=spec.skipped,
@@ -219,6 +222,7 @@ def trace_json(trace: FlowTrace, cluster_name: str, steps: list[FlowStep] | None
         "created_at": trace.created_at.isoformat(),
         "finished_at": trace.finished_at.isoformat() if trace.finished_at else None,
         "permits": trace.permits,
+        "gate_step": trace.gate_step,
         "steps": [step_message(step, cluster_name) for step in steps],
         "ending": next(
             (step_message(s, cluster_name) for s in reversed(steps) if s.step == 0 and s.final), None

@@ -159,6 +159,10 @@ def pod_facts(pods: list[dict]) -> dict[str, dict]:
     return {"pod_status": status, "pod_requests": requests}
 
 
+TRACE_FIELDS = ("id", "kind", "namespace", "name", "verb", "client", "created_at", "finished_at")
+TRACE_FIELDS += ("permits", "gate_step")
+
+
 def _traces(cluster: Cluster, step_id: int) -> list[dict]:
     """The recent traces, oldest first, each with a few of its steps as `flow.step` messages.
 
@@ -170,9 +174,7 @@ def _traces(cluster: Cluster, step_id: int) -> list[dict]:
     traces = list(
         FlowTrace.objects.filter(cluster=cluster)
         .order_by("-created_at")
-        .values("id", "kind", "namespace", "name", "verb", "client", "created_at", "finished_at", "permits")[
-            :RECENT_TRACES
-        ]
+        .values(*TRACE_FIELDS)[:RECENT_TRACES]
     )
     steps: dict[str, list[dict]] = {trace["id"]: [] for trace in traces}
     counts: dict[str, dict[str, int]] = {trace_id: {} for trace_id in steps}

@@ -69,6 +69,15 @@ def request_sent(actor, client: str, verb: str, event) -> tuple[str, str]:
     method = HTTP_VERBS.get(verb, verb.upper())
     client_zh = actor.detail or CLIENT_NAMES_ZH.get(actor.client, actor.client)
     what = ref(event.object)
+    if verb == "evict":
+        # kubectl drain (and kubectl evict) POST an Eviction; the APIServer deletes the pod.
+        name = ((event.object or {}).get("metadata") or {}).get("name", "")
+        return (
+            f"{client} sends POST pods/{name}/eviction (evict) for {what} to the APIServer, which "
+            "checks the PodDisruptionBudgets before it deletes the pod.",
+            f"{client_zh} 向 APIServer 发送 POST pods/{name}/eviction（evict）请求：{what}；APIServer 先检查 "
+            "PodDisruptionBudget，再删除该 Pod。",
+        )
     return (
         f"{client} sends {method} ({verb}) for {what} to the APIServer.",
         f"{client_zh} 向 APIServer 发送 {method}（{verb}）请求：{what}。",
@@ -203,6 +212,16 @@ def pod_reported(kind: str, namespace: str, name: str, node: str, failed: bool) 
     return (
         f"{what} reached its goal: the kubelet on {node} reported its status (step 13).",
         f"{what} 已完成：{node} 上的 kubelet 报告了它的状态（第 13 步）。",
+    )
+
+
+def replacement_reported(namespace: str, name: str, replacement: str, node: str) -> tuple[str, str]:
+    """A controller-owned pod deleted or evicted: its trace's goal is its replacement running."""
+    return (
+        f"Pod {namespace}/{name} was replaced: its controller's new pod {replacement} runs on {node} "
+        "(its kubelet reported step 13), while the old pod terminates.",
+        f"Pod {namespace}/{name} 已被替换：控制器新建的 Pod {replacement} 在 {node} 上运行（其 kubelet "
+        "报告了第 13 步），旧 Pod 正在终止。",
     )
 
 

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import posixpath
 
+from django.conf import settings
+
 from cluster.shell import overlay, volumes
 from cluster.shell.context import ContainerContext
+from cluster.shell.limits import effective
 from cluster.shell.overlay import Overlay
 from cluster.shell.rootfs import Tree, rootfs_for
 
@@ -21,6 +24,13 @@ ISDIR = "Is a directory"
 NOTDIR = "Not a directory"
 EXISTS = "File exists"
 NOTEMPTY = "Directory not empty"
+NOSPC = "No space left on device"
+
+
+def clean(path: str) -> str:
+    """An absolute, normalized path (a relative one is taken from /): every walk up ends at /."""
+    path = posixpath.normpath("/" + path)
+    return "/" + path.lstrip("/")
 
 
 class FileSystem:
@@ -29,6 +39,9 @@ class FileSystem:
         self.ctx = ctx
         self.layer: Overlay = self._load()
         self.saved = self.layer.snapshot()
+        # The writable layer counts as the container's ephemeral storage.
+        self.room = effective(ctx.storage_limit, settings.KUBESIM_SHELL_STORAGE_BYTES)
+        self.used = self.layer.size()
         self.mounted = {
             "/etc/hostname": ctx.hostname + "\n",
             "/etc/hosts": ctx.hosts_file(),
@@ -58,6 +71,7 @@ class FileSystem:
         """Another session (or another pod on the same volume) may have written since: read again."""
         self.layer = self._load()
         self.saved = self.layer.snapshot()
+        self.used = self.layer.size()
 
     def save(self) -> None:
         if self.layer.snapshot() != self.saved:
@@ -71,10 +85,11 @@ class FileSystem:
 
     @staticmethod
     def resolve(cwd: str, path: str) -> str:
-        return posixpath.normpath(posixpath.join(cwd, path)) if path else cwd
+        return clean(posixpath.join(cwd, path)) if path else cwd
 
     def _gone(self, path: str) -> bool:
-        while path != "/":
+        path = clean(path)
+        while path != "/":  # one step up per component of a clean path
             if path in self.layer.deleted:
                 return True
             path = posixpath.dirname(path)
@@ -118,6 +133,10 @@ class FileSystem:
         if self.is_dir(path):
             raise FsError(ISDIR)
         before = self.read(path) if append and self.is_file(path) else ""
+        grows = len(before) + len(content) - len(self.layer.files.get(path, ""))
+        if grows > 0 and self.used + grows > self.room:
+            raise FsError(NOSPC)
+        self.used += grows
         self.layer.files[path] = before + content
         self.layer.deleted.discard(path)
 
@@ -157,7 +176,7 @@ class FileSystem:
             for child in self.listdir(path):
                 self.remove(posixpath.join(path, child), recursive=True)
             self.layer.dirs.discard(path)
-        self.layer.files.pop(path, None)
+        self.used -= len(self.layer.files.pop(path, ""))
         if path in self.tree.dirs or path in self.tree.files or path in self.tree.links:
             self.layer.deleted.add(path)
 
@@ -175,12 +194,12 @@ class FileSystem:
             return len(self.link_target(path))
         return len(self.read(path).encode())
 
-    def find_program(self, name: str, path_var: str) -> str | None:
-        """$PATH lookup as execvp does it; a name with a slash is taken as a path."""
+    def find_program(self, name: str, path_var: str, cwd: str = "/") -> str | None:
+        """$PATH lookup as execvp does it; a name with a slash is a path (from cwd if relative)."""
         if "/" in name:
-            return name if self.is_file(name) else None
+            return name if self.is_file(self.resolve(cwd, name)) else None
         for directory in path_var.split(":"):
-            candidate = posixpath.join(directory or ".", name)
+            candidate = self.resolve(cwd, posixpath.join(directory or ".", name))
             if self.is_file(candidate):
                 return candidate
         return None

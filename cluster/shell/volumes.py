@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from cluster.shell import overlay
 from cluster.shell.overlay import Overlay
 
-KEY_PREFIX = "pv:"
+KEY_PREFIX = overlay.VOLUME_PREFIX
 
 
 @dataclass(frozen=True, slots=True)

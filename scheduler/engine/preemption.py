@@ -128,6 +128,7 @@ class Criterion:
     name: str
     scores: dict[str, int]
     kept: list[str]
+    values: dict[str, object] = field(default_factory=dict)  # each node's figure as a class reads it
 
 
 @dataclass(slots=True)
@@ -168,7 +169,16 @@ class Preemption:
             "decidedBy": self.decided_by,
             "decidedByWhy": DECIDED_BY[self.decided_by].as_dict() if self.decided_by else None,
             "criteria": [
-                {"criterion": c.name, "scores": c.scores, "kept": c.kept, "why": DECIDED_BY[c.name].as_dict()}
+                {
+                    "criterion": c.name,
+                    "scores": c.scores,
+                    "kept": c.kept,
+                    "why": DECIDED_BY[c.name].as_dict(),
+                    # The same comparison in a class's words: the figure itself, not upstream's
+                    # negated (and 2^31-shifted) score.
+                    "label": CRITERION_LABELS[c.name],
+                    "values": c.values,
+                }
                 for c in self.criteria
             ],
             "potentialNodes": self.potential_nodes,
@@ -449,6 +459,26 @@ def _earliest_start_of_highest(victims: list[PodInfo]) -> datetime:
     return min(start_time(p) for p in victims if p.priority == highest)
 
 
+# What each criterion compares, as a class reads it (upstream's scores are negated so the
+# highest wins, and minSumPriorities shifts each priority by 2^31).
+_PLAIN_FUNCS: dict[str, Callable[[NodeDryRun], object]] = {
+    "minNumPDBViolations": lambda run: run.num_pdb_violations,
+    "minHighestPriority": lambda run: run.victims[0].priority,
+    "minSumPriorities": lambda run: sum(p.priority for p in run.victims),
+    "minNumPods": lambda run: len(run.victims),
+    "latestStartTime": lambda run: _earliest_start_of_highest(run.victims),
+}
+CRITERION_LABELS: dict[str, dict[str, str]] = {
+    "minNumPDBViolations": {"en": "PodDisruptionBudget violations", "zh": "违反 PDB 的次数"},
+    "minHighestPriority": {"en": "highest victim priority", "zh": "受害者的最高优先级"},
+    "minSumPriorities": {"en": "sum of victims' priorities", "zh": "受害者优先级之和"},
+    "minNumPods": {"en": "victims", "zh": "受害者数量"},
+    "latestStartTime": {
+        "en": "earliest start of the highest-priority victims",
+        "zh": "最高优先级受害者的最早启动时间",
+    },
+}
+
 _SCORE_FUNCS: list[tuple[str, Callable[[NodeDryRun], object]]] = [
     ("minNumPDBViolations", lambda run: -run.num_pdb_violations),
     ("minHighestPriority", lambda run: -run.victims[0].priority),
@@ -477,11 +507,10 @@ def pick_one_node(
         scores = {run.node: score(run) for run in remaining}
         best = max(scores.values())
         remaining = [run for run in remaining if scores[run.node] == best]
-        applied.append(
-            Criterion(
-                name, {node: _shown(value) for node, value in scores.items()}, [r.node for r in remaining]
-            )
-        )
+        kept = [r.node for r in remaining]
+        shown = {node: _shown(value) for node, value in scores.items()}
+        plain = {run.node: _shown(_PLAIN_FUNCS[name](run)) for run in runs if run.node in scores}
+        applied.append(Criterion(name, shown, kept, plain))
         if len(remaining) == 1:
             return remaining[0].node, name, applied
     chosen = rng.choice(remaining) if rng is not None else remaining[0]

@@ -46,6 +46,7 @@ const clusterView = new ClusterView(store, {
   onPod(pod, anchor) {
     const ns = pod.metadata.namespace || "default";
     const key = `${ns}/${pod.metadata.name}`;
+    flow.followPod(key); // the flow tells this pod's story
     openMenu(anchor, `pod/${pod.metadata.name}`, [
       { label: t("explain"), run: () => openScheduler(key) },
       { label: t("inspect"), run: () => inspectObject("Pod", ns, pod.metadata.name) },

@@ -2,9 +2,12 @@
 // languages), pace, step mode with Next/Continue, replay (with the cluster as it was), and the
 // trace picker.
 //
-// One trace at a time: the picked one, or the newest. Inside a trace that creates several pods,
-// the view follows one pod's chain (7–13) until it ends; the other pods and traces show as counts
-// beside the step each one is at, so the highlight only ever moves forward.
+// One story at a time: the picked trace, or the newest. The story goes forward one step number at
+// a time, the ending last: a workload's replicas go through a step together (the server's gate
+// moves them so), so one caption names all its pods and their nodes. Clicking a pod follows that
+// pod alone. Steps that come faster than a caption can be read (a step 13 and the ending written
+// together) are still each captioned, for HOLD_MS at least; other traces show as counts beside
+// the step each one is at, so the highlight only ever moves forward.
 
 import { $, BASE, BOOT, LANG, clear, framed, h, heldClass, pick, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
@@ -19,9 +22,30 @@ const FAST_REDRAW_MS = 250;
 // animateMotion): steps shown sooner than this after the one before are drawn still.
 const STEP_ANIMATION_MS = 700;
 const collator = new Intl.Collator(undefined, { numeric: true });
+// How long each step of a story stays captioned at least (with a pace, or in step mode).
+const HOLD_MS = 450;
+// The ending's place in a story: after step 13.
+const ENDING = 14;
+// A caption names this many pods of a step at most, then "+N more".
+const NAMED_PODS = 6;
 
 function isFinished(trace) {
   return Boolean(trace && trace.finished_at);
+}
+
+// When the trace began, as the clock on the wall reads it.
+function traceTime(trace) {
+  const when = trace.created_at || (trace.steps[0] || {}).ts;
+  return when ? new Date(when).toLocaleTimeString(LANG === "zh" ? "zh-CN" : "en-GB", { hour12: false }) : "";
+}
+
+// The verb asked (create, apply, patch, delete, …): the snapshot's, else what step 2 says was sent
+// ("kubectl sends POST (create) for …", cluster/flow/texts.py request_sent).
+function traceVerb(trace) {
+  if (trace.verb) return trace.verb;
+  const sent = trace.steps.find((step) => step.step === 2);
+  const found = sent ? /[(（](\w+)[)）]/.exec(pick(sent.detail) || "") : null;
+  return found ? found[1] : "";
 }
 
 export class FlowView {
@@ -31,7 +55,8 @@ export class FlowView {
     this.cluster = cluster; // the ClusterView, shown at a past revision while replaying
     this.diagram = new FlowDiagram($("flow-diagram"), $("flow-overlay"));
     this.selected = ""; // "" follows
-    this.pods = new Map(); // trace id -> the pod whose chain is followed in it
+    this.pod = null; // {trace, key}: the pod the user clicked, followed alone
+    this.walk = null; // {key, shown, at}: the step number captioned now, and since when
     this.replay = null; // {trace, steps, index, timer, playing}
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
     // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
@@ -91,15 +116,36 @@ export class FlowView {
     $("replay-scrub").addEventListener("input", (event) => this.seek(Number(event.target.value)));
     $("trace-select").addEventListener("change", (event) => {
       this.selected = event.target.value;
+      this.pod = null;
       this.stopReplay();
       this.schedule();
     });
     show();
   }
 
+  // Next (the button and the N key): only while a step of the followed trace waits at the gate,
+  // as the server says (`gate_step`), which is also when the server accepts it.
+  canStep(trace) {
+    return Boolean(this.store.stepMode && trace && !isFinished(trace) && trace.gate_step > 0 && !this.replay);
+  }
+
   next() {
     const trace = this.currentTrace();
-    if (trace && this.store.stepMode && !isFinished(trace)) this.live.send({ action: "next", trace: trace.id });
+    if (this.canStep(trace)) this.live.send({ action: "next", trace: trace.id });
+  }
+
+  // A pod clicked in the cluster: the flow follows that pod's story (its trace, its steps alone).
+  followPod(key) {
+    let found = null;
+    for (const trace of this.store.traces.values()) if (trace.pods.has(key)) found = trace;
+    if (!found) return false;
+    this.stopReplay(false);
+    this.selected = found.id;
+    const [namespace, name] = key.split("/");
+    const chain = `Pod/${namespace}/${name}`;
+    this.pod = found.chains.has(chain) ? { trace: found.id, key: chain, name } : null;
+    this.schedule();
+    return true;
   }
 
   // The picked trace, else the newest one: a trace that steps elsewhere meanwhile shows as a count
@@ -112,33 +158,81 @@ export class FlowView {
     return newest;
   }
 
-  // The steps of `trace` the view follows: the trace's own, and one pod's chain. The store keeps
-  // both sorted as steps arrive (store.js addStep), so this costs the same for 1 or 1,000 pods.
-  lane(trace) {
-    const chains = trace.chains;
-    let followed = this.pods.get(trace.id);
-    if (!chains.has(followed) || chains.get(followed).ended) {
-      // Keep a pod until its chain ends; then the earliest one whose chain has not.
-      const next = trace.live.values().next().value;
-      if (next) followed = next;
-      else if (!chains.has(followed)) followed = trace.lastChain;
-      this.pods.set(trace.id, followed);
+  // The story of `trace` the view tells: its own steps and its pods' (or the one pod clicked),
+  // one stage per step number in the course's order, the ending last. The store keeps the steps
+  // sorted by number as they arrive (store.js addStep): this costs the same for 1 or 1,000 pods.
+  story(trace) {
+    const pod = this.pod && this.pod.trace === trace.id && trace.chains.has(this.pod.key) ? this.pod.key : null;
+    const chain = pod ? trace.chains.get(pod).steps : [];
+    const numbers = new Set();
+    for (const step of trace.own) if (step.step > 0) numbers.add(step.step);
+    if (pod) {
+      for (const step of chain) if (step.step > 0) numbers.add(step.step);
+    } else {
+      for (const n of trace.byStep.keys()) numbers.add(n);
     }
-    const chain = followed ? chains.get(followed) : null;
-    const mine = chain ? chain.steps : [];
-    const steps = [...trace.own, ...mine].sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-    const others = new Map(trace.at); // step -> how many other pods (and traces) are at it
-    if (chain && !chain.ended) {
-      const at = mine[mine.length - 1].step;
-      if (others.get(at) > 1) others.set(at, others.get(at) - 1);
-      else others.delete(at);
+    const stages = [...numbers].sort((a, b) => a - b);
+    // A pod followed alone ends with its own ending (deleted before it started), else the trace's.
+    const podEnd = pod ? chain.find((step) => step.step === 0) : null;
+    const ending = podEnd || (trace.ending && trace.ending.step === 0 ? trace.ending : null);
+    if (ending) stages.push(ENDING);
+    return { trace, pod, chain, stages, ending };
+  }
+
+  // The steps of one stage: the pods at that step (all of them, or the one followed), else the
+  // trace's own newest step of that number.
+  stage(story, number) {
+    if (number === ENDING) return story.ending ? [story.ending] : [];
+    const pods = story.pod ? story.chain.filter((step) => step.step === number) : story.trace.byStep.get(number) || [];
+    if (pods.length) return story.pod ? [pods[pods.length - 1]] : pods;
+    const own = story.trace.own.filter((step) => step.step === number);
+    return own.length ? [own[own.length - 1]] : [];
+  }
+
+  // The stage captioned now: one step number after the other, each held HOLD_MS at least, so a
+  // step that came with the next (13 and the ending) is still read; never back.
+  captioned(story) {
+    const { trace, stages } = story;
+    const key = `${trace.id}|${story.pod || ""}`;
+    const target = stages.length ? stages[stages.length - 1] : 0;
+    const now = performance.now();
+    if (!this.walk || this.walk.key !== key) {
+      // A story that began while the page watched is told from its start; one the page met
+      // midway (opened late, picked, a pod clicked) from where it is.
+      const start = trace.seenLive && !this.walked?.has(key) ? stages[0] || 0 : target;
+      this.walk = { key, shown: start, at: now };
+      this.walked = (this.walked || new Set()).add(key);
+    }
+    const walk = this.walk;
+    const hold = !this.store.stepMode && this.store.paceMs === 0 ? 0 : HOLD_MS;
+    // A pod joining the stage shown (its step came a moment after the others') is read too.
+    const size = this.stage(story, walk.shown).length;
+    if (size > (walk.size || 0)) {
+      if (walk.size) walk.at = now;
+      walk.size = size;
+    }
+    if (walk.shown < target && now - walk.at >= hold) {
+      walk.shown = hold ? stages.find((n) => n > walk.shown) : target;
+      walk.at = now;
+      walk.size = this.stage(story, walk.shown).length;
+    }
+    clearTimeout(this.walkTimer);
+    if (walk.shown < target) this.walkTimer = setTimeout(() => this.schedule(), Math.max(16, hold - (now - walk.at)));
+    return walk.shown;
+  }
+
+  // How many other pods of this trace, and other traces, are at each step (the list's "+N").
+  others(story, shown) {
+    const others = new Map();
+    if (!story.pod) {
+      for (const [number, n] of story.trace.at) if (number !== shown) others.set(number, n);
     }
     for (const other of this.store.traces.values()) {
-      if (other === trace || isFinished(other) || !other.steps.length) continue;
+      if (other === story.trace || isFinished(other) || !other.steps.length) continue;
       const at = other.steps[other.steps.length - 1].step;
       others.set(at, (others.get(at) || 0) + 1);
     }
-    return { steps, others };
+    return others;
   }
 
   // ---- replay: the trace's steps again, with the cluster as it was at each step's revision ----
@@ -151,7 +245,9 @@ export class FlowView {
       await fetchSteps(BASE, request, trace);
       trace = this.store.traces.get(trace.id) || trace;
     }
-    const { steps } = this.lane(trace);
+    // One step a stage: its newest (the cluster then shows every pod of the stage at it).
+    const story = this.story(trace);
+    const steps = story.stages.map((n) => this.stage(story, n).at(-1)).filter(Boolean);
     this.replay = { trace: trace.id, steps, index: 0, timer: 0, playing: true };
     document.body.classList.add("is-replaying");
     $("flow-panel").classList.add("is-replaying");
@@ -233,33 +329,39 @@ export class FlowView {
     $("step-mode").checked = this.store.stepMode;
     const replaying = this.replay ? this.store.traces.get(this.replay.trace) : null;
     const trace = replaying || this.currentTrace();
-    let steps = [];
-    let others = new Map();
-    if (this.replay) steps = this.replay.steps.slice(0, this.replay.index + 1);
-    else if (trace) ({ steps, others } = this.lane(trace));
+    const story = trace ? this.story(trace) : null;
+    let shown = 0;
+    if (this.replay) {
+      const step = this.replay.steps[this.replay.index];
+      shown = step && step.step === 0 ? ENDING : (step ? step.step : 0);
+    } else if (story) shown = this.captioned(story);
+    const group = story && shown ? this.stage(story, shown) : [];
+    const past = story ? story.stages.filter((n) => n < shown).map((n) => this.stage(story, n).at(-1)).filter(Boolean) : [];
     const finished = isFinished(trace);
-    // A trace whose last step waits for the cluster to change (no node fits) cannot be stepped.
-    const lastStep = trace && trace.steps.length ? trace.steps[trace.steps.length - 1] : null;
-    const parked = Boolean(lastStep && lastStep.waiting);
-    $("next-step").disabled = !(this.store.stepMode && trace && !finished && !parked);
+    // A step after which the trace waits for the cluster to change (no node fits): Next cannot move it.
+    const parked = Boolean(story && shown === story.stages.at(-1) && group.some((step) => step.waiting));
+    const waits = this.canStep(trace);
+    $("next-step").disabled = !waits;
     $("continue").disabled = !this.store.stepMode;
     $("replay").disabled = !(trace && trace.steps.length);
-    // Redraw (and so re-animate) only when the step shown changes, not on every node heartbeat.
     this.renderExecStory(trace);
     this.shownTrace = trace;
     this.renderEndpointsLane(trace);
-    const last = steps[steps.length - 1];
-    const shown = [trace ? trace.id : "", steps.length, last ? `${last.seq}:${last.step}` : "", this.replay ? this.replay.index : -1,
-      this.store.stepMode, finished, parked, this.diagram.nodesKey, [...others].join(",")].join("|");
-    if (shown === this.shown) return;
-    this.shown = shown;
+    const others = story ? this.others(story, shown) : new Map();
+    // Redraw (and so re-animate) only when what is shown changes, not on every node heartbeat.
+    const signature = [trace ? trace.id : "", story ? story.pod : "", shown, group.map((step) => step.id ?? step.seq).join(","),
+      this.replay ? this.replay.index : -1, this.store.stepMode, finished, parked, waits, this.diagram.nodesKey,
+      [...others].join(","), story ? story.stages.length : 0].join("|");
+    if (signature === this.shown) return;
+    const moved = !this.shown || this.shown.split("|").slice(0, 3).join("|") !== signature.split("|").slice(0, 3).join("|");
+    this.shown = signature;
     const now = performance.now();
-    const brisk = now - this.shownAt < STEP_ANIMATION_MS;
-    this.shownAt = now;
+    const brisk = moved && now - this.shownAt < STEP_ANIMATION_MS;
+    if (moved) this.shownAt = now;
     if (brisk) this.holdBrisk();
-    this.renderDiagram(steps, brisk);
-    this.renderCaption(trace, steps, finished || parked);
-    this.renderList(steps, others);
+    this.renderDiagram(past, group, brisk || !moved);
+    this.renderCaption(trace, story, group, { parked, waits });
+    this.renderList(story, shown, others);
   }
 
   // The pod's story goes on after step 13: every `kubectl exec` into the trace's pods, listed
@@ -318,60 +420,94 @@ export class FlowView {
   renderPicker() {
     const select = $("trace-select");
     const traces = [...this.store.traces.values()].reverse();
-    const signature = traces.map((tr) => `${tr.id}:${tr.finished_at ? 1 : 0}:${tr.ending ? tr.ending.outcome : ""}`).join(",");
-    if (signature === this.pickerSignature) return;
+    const signature = traces.map((tr) => `${tr.id}:${tr.finished_at ? 1 : 0}:${tr.ending ? tr.ending.outcome : ""}:${tr.steps.length > 1}`).join(",");
+    if (signature === this.pickerSignature) {
+      select.value = this.store.traces.has(this.selected) ? this.selected : "";
+      return;
+    }
     this.pickerSignature = signature;
     clear(select).append(h("option", { value: "", text: t("follow_latest") }));
+    // Each trace by when, what was asked, of what, and how it ended: four applies of one file
+    // read apart.
     for (const trace of traces) {
       const what = `${trace.kind || ""} ${trace.namespace ? `${trace.namespace}/` : ""}${trace.name || ""}`.trim();
-      const verb = trace.verb ? ` · ${trace.verb}` : "";
       const state = trace.ending ? t(`ended_${trace.ending.outcome}`) : trace.finished_at ? t("finished") : t("running");
-      const label = `${what}${verb}${trace.client ? ` · ${trace.client}` : ""} (${state})`;
+      // Who asked, when it is a name (kubectl, the web form), not a browser's whole User-Agent.
+      const client = trace.client && trace.client.length <= 24 ? trace.client : "";
+      const label = [traceTime(trace), traceVerb(trace), what, client, state].filter(Boolean).join(" · ");
       select.append(h("option", { value: trace.id, text: label }));
     }
     select.value = this.store.traces.has(this.selected) ? this.selected : "";
   }
 
-  renderDiagram(steps, still) {
+  renderDiagram(past, group, still) {
     this.diagram.clearLit();
-    const recent = steps.slice(-PAST_ARROWS - 1);
-    recent.forEach((step, i) => this.diagram.showStep(step, i === recent.length - 1, still));
+    for (const step of past.slice(-PAST_ARROWS)) this.diagram.showStep(step, false, still);
+    // The stage's pods on each node they are at (one arrow a node).
+    const nodes = new Set();
+    for (const step of group) {
+      if (nodes.has(step.node || "")) continue;
+      nodes.add(step.node || "");
+      this.diagram.showStep(step, true, still);
+    }
   }
 
-  renderCaption(trace, steps, finished) {
+  renderCaption(trace, story, group, { parked, waits }) {
     const box = clear($("flow-caption"));
-    if (!trace || !steps.length) {
+    if (!trace || !group.length) {
       box.append(h("p", { class: "caption-empty", text: t("no_trace") }));
       return;
     }
-    const step = steps[steps.length - 1];
+    const step = group[group.length - 1];
     const title = pick(step.title) || pick((BOOT.steps[step.step - 1] || {}).title);
     const detail = pick(step.detail);
     const obj = step.object || {};
-    const who = [step.actor, step.node ? `@${step.node}` : "", obj.name ? `· ${obj.kind || ""} ${obj.name}` : ""].join(" ").trim();
+    const pods = group.length > 1 ? group : null;
+    const who = pods ? step.actor : [step.actor, step.node ? `@${step.node}` : "", obj.name ? `· ${obj.kind || ""} ${obj.name}` : ""].join(" ").trim();
+    const named = (pods || []).map((s) => `${(s.object || {}).name}${s.node ? ` → ${s.node}` : ""}`);
+    const more = named.length > NAMED_PODS ? ` ${t("more_pods", { n: named.length - NAMED_PODS })}` : "";
     box.append(
-      h("div", { class: `caption${step.skipped ? " is-skipped" : ""}${step.step === 0 ? ` is-ending is-${step.outcome}` : ""}` },
+      h("div", { class: `caption${step.skipped ? " is-skipped" : ""}${step.step === 0 ? ` is-ending is-${step.outcome}` : ""}`, "data-step": String(step.step), "data-trace": trace.id },
         h("span", { class: "caption-num", text: step.step === 0 ? t("ended") : String(step.step) }),
         h("div", { class: "caption-text" },
-          h("div", { class: "caption-title" }, title, step.skipped ? h("span", { class: "badge badge-skip", text: t("skipped") }) : null),
+          h("div", { class: "caption-title" }, title,
+            step.skipped ? h("span", { class: "badge badge-skip", text: t("skipped") }) : null,
+            pods ? h("span", { class: "caption-count", text: ` · ${t("pods_at_step", { n: pods.length })}` }) : null),
+          pods ? h("div", { class: "caption-pods", text: named.slice(0, NAMED_PODS).join(" · ") + more, title: named.join("\n") }) : null,
           detail ? h("div", { class: "caption-detail", text: detail, title: detail }) : null,
           h("div", { class: "caption-meta", text: `${who}${step.revision ? ` · rev ${step.revision}` : ""}` }))),
     );
-    if (!this.replay && step.waiting) {
-      box.append(h("div", { class: "caption-flag caption-parked", text: t("waiting_cluster") }));
-    } else if (!this.replay && this.store.stepMode && !finished) {
-      box.append(h("div", { class: "caption-flag caption-wait" }, icon("pause"), ` ${t("waiting_next")}`));
+    if (story && story.pod && !this.replay) {
+      box.append(h("div", { class: "caption-follow" },
+        h("span", { text: t("following_pod", { name: this.pod.name }) }),
+        h("button", { type: "button", class: "linkish", text: t("follow_all"), onclick: () => { this.pod = null; this.schedule(); } })));
     }
+    if (this.replay) return;
+    if (parked) box.append(h("div", { class: "caption-flag caption-parked", text: t("waiting_cluster") }));
+    else if (waits) box.append(h("div", { class: "caption-flag caption-wait" }, icon("pause"), ` ${t("waiting_next")}`));
   }
 
-  renderList(steps, others) {
+  // Each step: done (×N pods), skipped (why), current or still to come. Done counts are the
+  // server's for the whole trace (a page opened late has only some of a long trace's steps).
+  renderList(story, shown, others) {
     const done = new Map();
     const skipped = new Map();
-    for (const step of steps) {
-      if (step.skipped) skipped.set(step.step, pick(step.detail) || pick(step.title));
-      else done.set(step.step, (done.get(step.step) || 0) + 1);
+    if (story) {
+      const { trace } = story;
+      const loaded = story.pod ? [...trace.own, ...story.chain] : trace.steps;
+      const seen = new Map();
+      for (const step of loaded) {
+        if (step.step === 0 || step.step > shown) continue;
+        if (step.skipped) skipped.set(step.step, pick(step.detail) || pick(step.title));
+        else seen.set(step.step, (seen.get(step.step) || 0) + 1);
+      }
+      for (let number = 1; number <= Math.min(shown, 13); number += 1) {
+        const counted = story.pod ? 0 : (trace.counts[number] || 0) - (skipped.has(number) && !seen.has(number) ? trace.counts[number] || 0 : 0);
+        const n = Math.max(seen.get(number) || 0, counted);
+        if (n) done.set(number, n);
+      }
     }
-    const current = steps.length ? steps[steps.length - 1].step : 0;
+    const current = shown === ENDING ? 0 : shown;
     let previousNote = "";
     for (const [number, item] of this.items) {
       let state = "is-todo";

@@ -120,6 +120,7 @@ export class Live {
     if (msg.type.startsWith("object.")) this.store.applyObject(msg);
     else if (msg.type === "flow.step" || msg.type === "flow.end") this.store.applyStep(msg);
     else if (msg.type === "flow.settings") this.store.applySettings(msg);
+    else if (msg.type === "flow.gate") this.store.applyGate(msg);
     else if (msg.type === "access") this.store.applyAccess(msg);
     else if (msg.type === "exec.session") this.store.applyExecSession(msg);
   }

@@ -7,6 +7,12 @@ import { byNode, viewSwitch } from "./scheduler_compact.js";
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SCORE_COLOURS = 7;
 
+// An attempt whose PostFilter nominated a node (and evicted victims there).
+function preempted(attempt) {
+  const p = (attempt.decision || {}).preemption;
+  return Boolean(p && p.nominatedNode);
+}
+
 function attemptsOf(data) {
   const list = Array.isArray(data) ? data : data.attempts || [];
   return list.map((a) => ({ ...a, decision: a.decision || a.explanation || a, when: a.createdAt || a.timestamp }));
@@ -106,16 +112,21 @@ export class SchedulerView {
     }
     const previous = this.attempts.length;
     this.attempts = attemptsOf(result.data);
-    if (!keepAttempt || this.attempts.length !== previous) this.attempt = 0;
+    // Open on the attempt that preempted, when there is one: its explanation (victims, the
+    // nominated node, the tie-break) is the lesson; the attempts after it only bind.
+    if (!keepAttempt || this.attempts.length !== previous) this.attempt = Math.max(0, this.attempts.findIndex(preempted));
     this.renderAttemptPicker();
     this.renderAttempt();
   }
 
   renderAttemptPicker() {
     const select = clear($("sched-attempt"));
+    // The attempts as a story: "#1 · preempted default/low-a on node1", "#2 · scheduled to node1".
     this.attempts.forEach((a, i) => {
       const d = a.decision;
-      const outcome = d.selected ? `→ ${d.selected}` : t("unschedulable");
+      const p = preempted(a) ? d.preemption : null;
+      let outcome = d.selected ? t("scheduled_to", { node: d.selected }) : t("unschedulable");
+      if (p) outcome = t("preempted_on", { victims: (p.victims || []).map((v) => v.pod).join(", "), node: p.nominatedNode });
       const number = a.attempt || this.attempts.length - i;
       select.append(h("option", { value: String(i), text: `#${number}${a.when ? ` · ${age(a.when)}` : ""} · ${outcome}` }));
     });
@@ -176,8 +187,11 @@ export class SchedulerView {
     if ((p.noVictims || []).length) {
       box.append(h("p", { class: "sched-preemption-novictims", text: `${p.noVictims.join(", ")} — ${t("preemption_not_candidate")}: No preemption victims found for incoming pod` }));
     }
+    // The tie-break in a class's words (the figure compared), upstream's name beside it.
     for (const c of p.criteria || []) {
-      box.append(h("p", { class: "sched-preemption-criterion", text: `${c.criterion}: ${Object.entries(c.scores).map(([n, v]) => `${n}=${v}`).join(", ")} → ${c.kept.join(", ")}` }));
+      const values = c.values && Object.keys(c.values).length ? c.values : c.scores;
+      const label = c.label ? `${pick(c.label)} (${c.criterion})` : c.criterion;
+      box.append(h("p", { class: "sched-preemption-criterion", text: `${label}: ${Object.entries(values).map(([n, v]) => `${n} ${v ?? "—"}`).join(" · ")} → ${c.kept.join(", ")}` }));
     }
     return box;
   }

@@ -89,6 +89,8 @@ export function newTrace(fields, countedTo = 0) {
     live: new Set(), // pods whose chain has not ended, in order of first appearance
     at: new Map(), // step number -> how many live chains are at it
     pods: new Set(), // "ns/name" of every pod the trace's steps name
+    byStep: new Map(), // step number -> the steps of the trace's pods with that number (7–13)
+    gate_step: fields.gate_step || 0, // step mode: the step that waits for Next (0: none)
     lastChain: null,
   };
   for (const step of fields.steps || []) addStep(trace, step);
@@ -117,6 +119,10 @@ export function addStep(trace, step) {
   }
   const before = chain.ended ? null : chain.steps[chain.steps.length - 1];
   insertBySeq(chain.steps, step);
+  if (step.step > 0) {
+    if (!trace.byStep.has(step.step)) trace.byStep.set(step.step, []);
+    trace.byStep.get(step.step).push(step);
+  }
   chain.ended = chain.ended || ends(step);
   if (before) bump(trace.at, before.step, -1);
   if (chain.ended) trace.live.delete(key);
@@ -265,15 +271,26 @@ export class Store {
     this.emit({ type: "settings" });
   }
 
+  // Step mode: the step of a trace that waits at the gate for Next changed (0: none waits).
+  applyGate(msg) {
+    const trace = this.traces.get(msg.trace);
+    if (!trace) return;
+    trace.gate_step = msg.step;
+    this.emit({ type: "step", trace: trace.id });
+  }
+
   applyStep(msg) {
     let trace = this.traces.get(msg.trace);
     if (!trace) {
       const obj = msg.object || {};
-      trace = newTrace({ id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name });
+      // seenLive: its story began while the page watched (the caption tells it from its step 1).
+      trace = newTrace({ id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, seenLive: true });
       this.traces.set(msg.trace, trace);
       this.trimTraces();
     }
     addStep(trace, msg);
+    // The step that waited for Next happened: nothing waits until the server says so again.
+    if (msg.step && msg.step === trace.gate_step) trace.gate_step = 0;
     // The server says when a trace ends: its final ending entry (`flow.end`, step 0).
     if (msg.type === "flow.end" && msg.final) {
       trace.ending = msg;

@@ -88,7 +88,12 @@ def test_step_mode_next_advances_exactly_one_step_and_shows_the_state_between(pa
             page.wait_for_timeout(700)  # long enough for a second step to show up if Next let two through
             after = steps_of(messages, "step-web")
             assert len(after) == before + 1, [m["step"] for m in after]
-            assert page.locator(".caption-num").text_content() == str(after[-1]["step"])
+            # The caption reads every step in turn, each for a moment: it reaches this one.
+            page.wait_for_function(
+                "(n) => document.querySelector('.caption-num').textContent === String(n)",
+                arg=after[-1]["step"],
+                timeout=TIMEOUT_MS,
+            )
         bound = '.node-card[data-node="node1"] .pod[data-pod="default/step-web"]'
         assert page.locator(bound).get_attribute("data-state") != "Running"
         assert steps_of(messages, "step-web")[-1]["step"] in (10, 11)

@@ -59,11 +59,18 @@ def test_high_priority_pod_preempts_and_the_panel_shows_victims_and_queue(page):
     page.click("#tab-scheduler")
     page.select_option("#sched-pod", "default/high")
     page.wait_for_selector("#sched-attempt option >> nth=1", state="attached", timeout=TIMEOUT_MS)
-    page.select_option("#sched-attempt", "1")  # the first attempt: the one that preempted
+    # The panel opens on the attempt that preempted, and lists the attempts as a story.
+    assert page.locator("#sched-attempt").input_value() == "1"
+    options = page.locator("#sched-attempt option").all_text_contents()
+    assert options[1].startswith("#1") and "Preempted default/low-a on node" in options[1], options
+    assert options[0].startswith("#2") and "Scheduled to node" in options[0], options
     block = page.locator(".sched-preemption")
     block.wait_for(timeout=TIMEOUT_MS)
     text = block.text_content()
     assert "minHighestPriority" in text
+    # The tie-break in a class's words, upstream's name beside it, no negated or shifted scores.
+    assert "highest victim priority (minHighestPriority): " in text
+    assert "-2147483648" not in text and "=-" not in text
     assert "✗ default/low-a (0)" in text
     assert "unschedulablePods" in page.locator(".sched-queue").text_content()
     page.screenshot(path=str(SCREENSHOTS / "preemption_scheduler_panel.png"), full_page=True)

@@ -136,7 +136,7 @@ def test_an_eviction_spends_the_budget_then_answers_429(rc, teacher_client, fake
     fake_clock.advance(1)
     drive()
     # The eviction started the course's 13 steps: the replacement was created, scheduled, started.
-    trace = FlowTrace.objects.get(cluster=rc, kind="Pod", name=first, verb="delete")
+    trace = FlowTrace.objects.get(cluster=rc, kind="Pod", name=first, verb="evict")
     steps = list(trace.steps.order_by("seq").values_list("step", "skipped"))
     assert [step for step, _ in steps] == [*range(1, 14), 0] and not any(skipped for _, skipped in steps)
     status = api.get(rc, "PodDisruptionBudget", "default", "web")["status"]

@@ -61,6 +61,19 @@ def test_priority_queue_equal_priority_is_first_in_first_out():
     assert [q.pop().pod["metadata"]["name"] for _ in range(3)] == ["a", "b", "c"]
 
 
+def test_a_traces_pods_are_taken_together_in_pop_order_and_the_rest_stay_queued():
+    """With a pace or in step mode a trace's pods are scheduled together (scheduler/together.py)."""
+    q = SchedulingQueue()
+    q.add(pod("rc-a", 0), "t1")
+    q.add(pod("other", 0), "t2")
+    q.add(pod("rc-b", 0), "t1")
+    q.add(pod("rc-c", 9), "t1")
+    assert [e.pod["metadata"]["name"] for e in q.pop_trace("t1")] == ["rc-c", "rc-a", "rc-b"]
+    assert q.pop_trace("t1") == []
+    assert q.pop().pod["metadata"]["name"] == "other"
+    assert q.pop() is None
+
+
 def test_back_off_flow():
     """TestBackOffFlow: 1 s, doubling with each attempt, capped at 10 s."""
     assert [backoff_duration(n) for n in range(1, 8)] == [1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 10.0]

@@ -114,3 +114,23 @@ def test_an_image_that_cannot_be_pulled_ends_the_trace_failed(demo):
     drive()
     (ending,) = endings(trace_of(demo, "Pod", "pod-example"))
     assert (ending.ending, ending.source) == ("failed", "kubelet/node1")
+
+
+def test_a_controller_that_deletes_a_pod_after_its_trace_completed_ends_it_once(demo):
+    """At pace 0 a pod can run before the controller that adopts it acts: its deletion then ends
+    the trace instead of adding a second ending (the first stays as an entry, not final)."""
+    drive()
+    api.create(demo, example("rc-nginx.yaml"), KUBECTL)
+    drive()
+    pod = example("pod-nodename.yaml")
+    pod["metadata"]["labels"] = {"app": "not-yet"}
+    api.create(demo, pod, KUBECTL)
+    drive()
+    trace = trace_of(demo, "Pod", "pod-example")
+    assert [(e.ending, e.final) for e in endings(trace)] == [("completed", True)]
+    relabel = b'{"metadata": {"labels": {"app": "nginx"}}}'  # now one replica too many
+    api.patch(demo, "Pod", "default", "pod-example", relabel, "application/merge-patch+json", KUBECTL)
+    drive_until(lambda: FlowStep.objects.filter(trace=trace, step=0, ending="deleted").exists())
+    found = [(e.ending, e.final, e.source) for e in endings(trace)]
+    assert found == [("completed", False, "kubelet/node1"), ("deleted", True, "replicationcontroller/nginx")]
+    assert FlowTrace.objects.get(pk=trace.pk).finished_at is not None

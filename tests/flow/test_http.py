@@ -100,7 +100,16 @@ def test_pace_step_mode_next_and_continue_over_http(demo, client):
     assert client.post("/clusters/demo/flow/step_mode", {"on": "true"}).json()["step_mode"] is True
     api.create(demo, example("rc-nginx.yaml"), KUBECTL)
     trace = FlowTrace.objects.get(cluster=demo)
+    # Next only while a step of the trace waits at the gate (no control plane runs here).
+    refused = client.post("/clusters/demo/flow/next", {"trace": trace.pk})
+    assert refused.status_code == 409
+    assert refused.json() == {"error": "no step of this trace waits for Next"}
+    assert client.post("/clusters/demo/flow/next", {"trace": "nope"}).status_code == 404
+    FlowTrace.objects.filter(pk=trace.pk).update(gate_step=5)
     assert client.post("/clusters/demo/flow/next", {"trace": trace.pk}).json() == {"trace": trace.pk}
+    assert FlowTrace.objects.get(pk=trace.pk).permits == 1
+    # A second press before the step happened does not let two through.
+    assert client.post("/clusters/demo/flow/next", {"trace": trace.pk}).status_code == 409
     assert FlowTrace.objects.get(pk=trace.pk).permits == 1
     # Continue: the trace in flight runs to its end; step mode stays on for the next one.
     assert client.post("/clusters/demo/flow/continue").json() == {"pace_ms": 250, "step_mode": True}

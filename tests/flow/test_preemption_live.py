@@ -6,6 +6,7 @@ import pytest
 
 from cluster.apiserver import service as api
 from cluster.controlplane import runtime
+from cluster.models import FlowTrace
 from scheduler.models import SchedulingAttempt
 from tests.support.demo import KUBECTL, drive
 
@@ -84,6 +85,14 @@ def test_a_high_priority_pod_nominates_preempts_and_binds(demo, fake_clock):
         "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, "
         "2 Insufficient cpu."
     )
+
+    # The preemptor's step 9 says what PostFilter did: the nominated node and the victim there.
+    trace = FlowTrace.objects.get(cluster=demo, kind="Pod", name="high")
+    nine = trace.steps.filter(step=9).order_by("seq").first()
+    assert nine.ending == "waiting"
+    assert f"PostFilter (DefaultPreemption) preempts: it nominates {low_a_node}" in nine.detail_en
+    assert "evicts the lower-priority default/low-a (priority 0) there" in nine.detail_en
+    assert "default/low-a" in nine.detail_zh
 
     tried = list(SchedulingAttempt.objects.filter(cluster=demo, pod="high").order_by("pk"))
     assert [a.result for a in tried] == ["Unschedulable", "Scheduled"]
@@ -194,6 +203,11 @@ def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo, fake
     assert not replacement["spec"].get("nodeName")  # equal priority: it cannot preempt in turn
     condition = next(c for c in replacement["status"]["conditions"] if c["type"] == "PodScheduled")
     assert "No preemption victims found for incoming pod" in condition["message"]
+    # The preemptor's story is its own: bound, started, ended; the replacement is not in it.
+    trace = FlowTrace.objects.get(cluster=demo, kind="Pod", name="high")
+    assert set(trace.steps.values_list("object_name", flat=True)) == {"high"}
+    assert trace.finished_at is not None
+    assert trace.steps.filter(step=0, final=True, ending="completed").count() == 1
 
 
 @pytest.mark.django_db(transaction=True)

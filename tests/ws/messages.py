@@ -39,6 +39,7 @@ TRACE = {
     "finished_at": (str, OPTIONAL),
     "steps_total": int,
     "step_counts": dict,  # step number (as text) -> how many steps of it the trace has
+    "gate_step": int,  # step mode: the step that waits at the gate for "next" (0: none)
     "steps": [STEP],
 }
 OBJECT_EVENT = {
@@ -86,6 +87,7 @@ SCHEMAS: dict[str, dict] = {
     "flow.step": STEP,
     "flow.end": {**STEP, "outcome": str, "by": str, "final": bool},  # final ones: finished_at too
     "flow.settings": {"type": str, "pace_ms": int, "step_mode": bool},
+    "flow.gate": {"type": str, "cluster": str, "trace": str, "step": int},
     "access": {"type": str, "class_may_write": bool},
     "resync": {"type": str},
     "error": {"type": str, "message": str},

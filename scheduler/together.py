@@ -1,0 +1,98 @@
+"""A trace's pods scheduled together, with a pace or in step mode: one step of the story for all.
+
+The class follows one story per trace: the replicas a controller created go through steps 8–11
+together (one pace, one "next" per step for all of them), as at pace 0 they go in one batch
+(scheduler/batch.py). Each pod still gets its own cycle (decided one after another, each assumed
+on its node before the next is decided, as upstream's assume-then-bind), attempt, steps and
+Scheduled event; a pod no node fits is handled as a failed cycle (its step 9 says it waits).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from django.db import transaction
+
+from cluster.apiserver.store import clone
+from cluster.client.informer import db
+from cluster.flow import gate, podevent
+from scheduler.batch import INLINE_MAX_NODES, _forget
+from scheduler.engine import default_profile, schedule
+from scheduler.engine.queueing_hints import ADD, POD, ClusterEvent
+from scheduler.queue import QueuedPod
+
+
+async def schedule_together(scheduler, first: QueuedPod) -> None:
+    name, trace_id = scheduler.cluster_name, first.trace_id
+    group = [first, *await _others(scheduler, trace_id)]
+    if await db(podevent.pending_any)(trace_id, [entry.pod for entry in group]):
+        await gate.before_step(name, trace_id, 8)
+        # Pods created while the step waited (a controller's later batches) join it.
+        group += await _others(scheduler, trace_id)
+        await db(podevent.record_all)(trace_id, [entry.pod for entry in group])
+    # A retry of a pod that waited for the cluster to change goes ahead at once: the change moved
+    # it, Next could not have (the page says so).
+    if any(not entry.attempts for entry in group):
+        await gate.before_step(name, trace_id, 9)
+    scheduler.profile = scheduler.profile or default_profile()
+    if len(scheduler.snapshot) <= INLINE_MAX_NODES:
+        decided = _decide(scheduler, group)
+    else:
+        decided = await asyncio.to_thread(_decide, scheduler, group)
+    revision = scheduler.informer.revision or 0
+    placed = [(entry, decision, assumed) for entry, decision, assumed in decided if decision.selected]
+    for entry, decision, _ in placed:
+        scheduler.scheduled(entry, decision, revision)
+    for entry, decision, _ in decided:
+        if decision.selected is None:
+            await scheduler.failed_cycle(entry, decision, revision)
+    if not placed:
+        return
+    await db(_record)(scheduler, placed, 9)
+    await gate.before_step(name, trace_id, 10)
+    await db(_record)(scheduler, placed, 10)
+    await gate.before_step(name, trace_id, 11)
+    await scheduler.save_attempts()
+    bound = await db(_bind_all)(scheduler, placed)
+    for (entry, _, assumed), ok in zip(placed, bound, strict=True):
+        if not ok:
+            _forget(scheduler, entry.key)  # deleted, or bound by someone else meanwhile
+        elif assumed is not None:
+            scheduler.queue.on_event(ClusterEvent(POD, ADD, None, assumed))
+
+
+async def _others(scheduler, trace_id: str) -> list[QueuedPod]:
+    """The trace's other pods the scheduler has seen by now, taken from the queue."""
+    await scheduler.catch_up()
+    return scheduler.queue.pop_trace(trace_id)
+
+
+def _decide(scheduler, entries: list[QueuedPod]) -> list[tuple[QueuedPod, object, dict | None]]:
+    """Each pod's cycle in order; a placed pod is assumed on its node before the next is decided."""
+    decided = []
+    pdbs = list(scheduler.pdbs.values())
+    for entry in entries:
+        nominated = [(info, node) for key, (info, node) in scheduler.nominated.items() if key != entry.key]
+        decision = schedule(entry.pod, scheduler.snapshot, scheduler.profile, nominated=nominated, pdbs=pdbs)
+        if decision.selected is None:
+            decided.append((entry, decision, None))
+            continue
+        scheduler.reserve_volumes(entry, decision.selected)
+        assumed = clone(entry.pod)
+        assumed["spec"]["nodeName"] = decision.selected
+        known = scheduler.bound.get(entry.key)
+        scheduler._account_bound(entry.key, assumed, decision.selected)
+        decided.append((entry, decision, assumed if known is None else None))
+    return decided
+
+
+def _record(scheduler, placed: list, step: int) -> None:
+    with transaction.atomic():
+        for entry, decision, _ in placed:
+            scheduler._record_placement(entry, decision, decision.selected, (step,))
+
+
+def _bind_all(scheduler, placed: list) -> list[bool]:
+    """Step 11 for every pod: each binding is its own write (and step), in one transaction."""
+    with transaction.atomic():
+        return [scheduler._bind(entry, decision.selected) for entry, decision, _ in placed]
