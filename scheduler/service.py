@@ -17,7 +17,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import kind_info
-from cluster.client import event_recorder
+from cluster.client import counters, event_recorder
 from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
@@ -361,6 +361,9 @@ class Scheduler:
             trace_id=entry.trace_id,
         )
         self.unsaved.append((attempt, decision))
+        outcome = "scheduled" if result == SchedulingAttempt.SCHEDULED else "unschedulable"
+        labels = {"profile": DEFAULT_SCHEDULER_NAME, "result": outcome}
+        counters.add(self.cluster_name, counters.SCHEDULE_ATTEMPTS, labels)
 
     async def _place_saving(self, entry: QueuedPod, decision, node: str) -> bool:
         attempts = self._take_unsaved()
