@@ -34,6 +34,11 @@ class ContainerContext:
     services: object = None
     # The Docker-link variables of the namespace's other Services (enableServiceLinks).
     service_env: list[tuple[str, str]] = field(default_factory=list)
+    # resources.limits in bytes (None: not set): the shell's memory and the writable layer's room.
+    memory_limit: int | None = None
+    storage_limit: int | None = None
+    # The exec'd process's allowance (cluster/shell/limits.py Budget), set by session.run_exec.
+    budget: object = None
 
     @property
     def hostname(self) -> str:

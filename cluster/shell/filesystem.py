@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import posixpath
 
+from django.conf import settings
+
 from cluster.shell import overlay
 from cluster.shell.context import ContainerContext
+from cluster.shell.limits import effective
 from cluster.shell.overlay import Overlay
 from cluster.shell.rootfs import Tree, rootfs_for
 
@@ -20,6 +23,13 @@ ISDIR = "Is a directory"
 NOTDIR = "Not a directory"
 EXISTS = "File exists"
 NOTEMPTY = "Directory not empty"
+NOSPC = "No space left on device"
+
+
+def clean(path: str) -> str:
+    """An absolute, normalized path (a relative one is taken from /): every walk up ends at /."""
+    path = posixpath.normpath("/" + path)
+    return "/" + path.lstrip("/")
 
 
 class FileSystem:
@@ -28,6 +38,9 @@ class FileSystem:
         self.ctx = ctx
         self.layer: Overlay = overlay.load(ctx.cluster, ctx.container_id)
         self.saved = self.layer.snapshot()
+        # The writable layer counts as the container's ephemeral storage.
+        self.room = effective(ctx.storage_limit, settings.KUBESIM_SHELL_STORAGE_BYTES)
+        self.used = self.layer.size()
         self.mounted = {
             "/etc/hostname": ctx.hostname + "\n",
             "/etc/hosts": ctx.hosts_file(),
@@ -46,6 +59,7 @@ class FileSystem:
         """Another session may have written to the container since: read its layer again."""
         self.layer = overlay.load(self.ctx.cluster, self.ctx.container_id)
         self.saved = self.layer.snapshot()
+        self.used = self.layer.size()
 
     def save(self) -> None:
         if self.layer.snapshot() != self.saved:
@@ -54,10 +68,11 @@ class FileSystem:
 
     @staticmethod
     def resolve(cwd: str, path: str) -> str:
-        return posixpath.normpath(posixpath.join(cwd, path)) if path else cwd
+        return clean(posixpath.join(cwd, path)) if path else cwd
 
     def _gone(self, path: str) -> bool:
-        while path != "/":
+        path = clean(path)
+        while path != "/":  # one step up per component of a clean path
             if path in self.layer.deleted:
                 return True
             path = posixpath.dirname(path)
@@ -101,6 +116,10 @@ class FileSystem:
         if self.is_dir(path):
             raise FsError(ISDIR)
         before = self.read(path) if append and self.is_file(path) else ""
+        grows = len(before) + len(content) - len(self.layer.files.get(path, ""))
+        if grows > 0 and self.used + grows > self.room:
+            raise FsError(NOSPC)
+        self.used += grows
         self.layer.files[path] = before + content
         self.layer.deleted.discard(path)
 
@@ -140,7 +159,7 @@ class FileSystem:
             for child in self.listdir(path):
                 self.remove(posixpath.join(path, child), recursive=True)
             self.layer.dirs.discard(path)
-        self.layer.files.pop(path, None)
+        self.used -= len(self.layer.files.pop(path, ""))
         if path in self.tree.dirs or path in self.tree.files or path in self.tree.links:
             self.layer.deleted.add(path)
 
@@ -158,12 +177,12 @@ class FileSystem:
             return len(self.link_target(path))
         return len(self.read(path).encode())
 
-    def find_program(self, name: str, path_var: str) -> str | None:
-        """$PATH lookup as execvp does it; a name with a slash is taken as a path."""
+    def find_program(self, name: str, path_var: str, cwd: str = "/") -> str | None:
+        """$PATH lookup as execvp does it; a name with a slash is a path (from cwd if relative)."""
         if "/" in name:
-            return name if self.is_file(name) else None
+            return name if self.is_file(self.resolve(cwd, name)) else None
         for directory in path_var.split(":"):
-            candidate = posixpath.join(directory or ".", name)
+            candidate = self.resolve(cwd, posixpath.join(directory or ".", name))
             if self.is_file(candidate):
                 return candidate
         return None

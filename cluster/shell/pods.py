@@ -6,7 +6,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.kubelet import configsources
 from cluster.models import Cluster
-from cluster.shell import services
+from cluster.shell import limits, services
 from cluster.shell.context import ContainerContext
 from cluster.shell.profiles import profile_for
 
@@ -84,6 +84,8 @@ def context_for(
         volumes=configsources.container_files(pod, container, lookup_for(cluster)),
         command=[*(container.get("command") or []), *(container.get("args") or [])],
         tty=tty,
+        memory_limit=limits.container_limit(container, "memory"),
+        storage_limit=limits.container_limit(container, "ephemeral-storage"),
         find_pod_by_ip=lambda ip: peers_at(cluster, ip),
         services=view,
         service_env=_links(view, pod, cstatus),
