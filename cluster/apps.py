@@ -7,11 +7,11 @@ class ClusterConfig(AppConfig):
 
     def ready(self) -> None:
         # Late registration (docs/architecture.md rule 10), each idempotent: the kinds the API
-        # server serves; every cluster's quota, a Service's addresses and Priority as admission
-        # functions; the flow's write hook. Imported here: the app registry must be ready before
-        # models are imported.
+        # server serves; every cluster's quota, a Service's addresses, Priority, LimitRanger and
+        # ResourceQuota as admission functions (upstream's order: ResourceQuota last); the flow's
+        # write hook. Imported here: the app registry must be ready before models are imported.
         from cluster.apiserver import store
-        from cluster.apiserver.admission import priority, quota, storageclass
+        from cluster.apiserver.admission import limitranger, priority, quota, resourcequota, storageclass
         from cluster.flow import hooks
         from cluster.kinds import builtin
         from cluster.kinds.core import serviceips
@@ -21,4 +21,6 @@ class ClusterConfig(AppConfig):
         serviceips.install()  # a Service's clusterIP and node ports, chosen inside its write
         priority.install()
         storageclass.install()  # DefaultStorageClass: a claim without a class gets the default
+        limitranger.install()
+        resourcequota.install()
         store.set_write_hook(hooks.on_write)

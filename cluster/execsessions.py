@@ -8,6 +8,7 @@ sends the changes as `{"type": "exec.session", "session": {...}}` and the snapsh
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 
 from django.db import transaction
@@ -18,6 +19,8 @@ from cluster.broadcast import nudge
 from cluster.models import Cluster, ExecSession
 
 RECENT = 50
+# Openings of this process take turns: each one's check of the room sees the ones before it.
+_opening = threading.Lock()
 HEARTBEAT_SECONDS = 30.0
 # An open session not renewed for this long lost its process: it is shown as ended.
 STALE_SECONDS = 90.0
@@ -57,12 +60,15 @@ def _next_seq(cluster: Cluster) -> int:
 
 
 def opened(cluster_name: str, namespace: str, pod: str, container: str, command: list[str], user: str,
-           client: str, tty: bool) -> dict:  # fmt: skip
-    with transaction.atomic():
+           client: str, tty: bool, holder: str = "") -> dict:  # fmt: skip
+    """The session's row; ApiError 429 if there is no room for it (checked again here, in turn
+    with every other opening of this process, so that a burst cannot all pass the check first)."""
+    with _opening, transaction.atomic():
         cluster = Cluster.objects.select_for_update().get(name=cluster_name)
+        check_room(cluster, holder)
         row = ExecSession.objects.create(
             cluster=cluster, seq=_next_seq(cluster), namespace=namespace, pod=pod, container=container,
-            command=list(command), user=user, client=client, tty=tty,
+            command=list(command), user=user, client=client, tty=tty, holder=holder,
         )  # fmt: skip
         transaction.on_commit(lambda: nudge.notify(cluster_name, None))
     return as_json(row, cluster_name)
@@ -100,15 +106,37 @@ def listing(cluster_name: str) -> list[dict]:
     return [as_json(row, cluster_name) for row in reversed(rows)]
 
 
-def check_room() -> None:
-    """429 when this installation already serves as many sessions as it allows."""
+def holder_of(caller) -> str:
+    """The key a caller's sessions are counted under (an access.Caller): one per user, one per
+    client address for anonymous callers."""
+    kind, value = caller.rate_key()
+    return f"{kind}:{value}"
+
+
+def check_room(cluster: Cluster | None = None, holder: str = "") -> None:
+    """429 when the installation, the cluster or the caller already has as many sessions open
+    as it may: one student's sessions cannot take everyone else's turn."""
     from django.conf import settings
 
     from cluster.apiserver.errors import ApiError
 
+    if holder and open_count(holder=holder) >= settings.KUBESIM_EXEC_MAX_SESSIONS_PER_USER:
+        limit = settings.KUBESIM_EXEC_MAX_SESSIONS_PER_USER
+        raise ApiError(
+            429, "TooManyRequests", f"you have {limit} exec sessions open; close one and try again"
+        )
+    if cluster is not None and open_count(cluster=cluster) >= settings.KUBESIM_EXEC_MAX_SESSIONS_PER_CLUSTER:
+        raise ApiError(
+            429, "TooManyRequests", "too many exec sessions are open in this cluster; try again later"
+        )
     if open_count() >= settings.KUBESIM_EXEC_MAX_SESSIONS:
         raise ApiError(429, "TooManyRequests", "too many exec sessions are open; try again later")
 
 
-def open_count() -> int:
-    return ExecSession.objects.filter(closed_at__isnull=True, seen_at__gte=_stale_before()).count()
+def open_count(cluster: Cluster | None = None, holder: str = "") -> int:
+    rows = ExecSession.objects.filter(closed_at__isnull=True, seen_at__gte=_stale_before())
+    if cluster is not None:
+        rows = rows.filter(cluster=cluster)
+    if holder:
+        rows = rows.filter(holder=holder)
+    return rows.count()

@@ -201,9 +201,15 @@ class ExecSession(models.Model):
     seen_at = models.DateTimeField(auto_now_add=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     exit_code = models.IntegerField(null=True, blank=True)
+    # Whose turn it takes (cluster/execsessions.py's per-user cap): "user:<pk>", or
+    # "addr:<client address>" for an anonymous caller.
+    holder = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
-        indexes = [models.Index(fields=["cluster", "seq"])]
+        indexes = [
+            models.Index(fields=["cluster", "seq"]),
+            models.Index(fields=["holder", "closed_at"], name="execsession_holder_open"),
+        ]
 
 
 class Termination(models.Model):

@@ -8,6 +8,7 @@ code.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
 from pathlib import Path
@@ -21,6 +22,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
+from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import page_kinds
 from cluster.auth.access import (
@@ -47,12 +49,34 @@ MAX_CONSOLE_BYTES = 1024 * 1024
 PRESENTER_FAILURES = RateLimiter()
 
 
+class Unseen(Http404):
+    """A cluster this caller may not see: the page's HTML 404, or its helpers' Status."""
+
+    def __init__(self, err: ApiError) -> None:
+        super().__init__("No such cluster.")
+        self.err = err
+
+
 def visible_cluster(request: HttpRequest, name: str) -> Cluster:
     """The cluster if this caller may see it (cluster.auth.access, the one rule; staff see every one)."""
     try:
         return get_cluster(request, name)
-    except ApiError:
-        raise Http404("No such cluster.") from None
+    except ApiError as err:
+        raise Unseen(err) from None
+
+
+def refused_as_status(view):
+    """The page's helpers answer a cluster the caller may not see (or a bad token) as every API
+    path does, with a Status (`clusters "x" not found`), not the page's HTML 404."""
+
+    @functools.wraps(view)
+    def wrapped(*args, **kwargs) -> HttpResponse:
+        try:
+            return view(*args, **kwargs)
+        except Unseen as unseen:
+            return error_response(unseen.err)
+
+    return wrapped
 
 
 def examples() -> list[dict[str, str]]:
@@ -112,6 +136,7 @@ def cluster_page(request: HttpRequest, cluster: str) -> HttpResponse:
 
 
 @require_POST
+@refused_as_status
 def console(request: HttpRequest, cluster: str) -> JsonResponse:
     obj = visible_cluster(request, cluster)
     if len(request.body) > MAX_CONSOLE_BYTES:
@@ -127,6 +152,7 @@ def console(request: HttpRequest, cluster: str) -> JsonResponse:
 
 
 @require_POST
+@refused_as_status
 def save_file(request: HttpRequest, cluster: str) -> JsonResponse:
     """Keep an uploaded or saved file in this browser's console working directory."""
     visible_cluster(request, cluster)
@@ -141,6 +167,7 @@ def save_file(request: HttpRequest, cluster: str) -> JsonResponse:
 
 
 @require_GET
+@refused_as_status
 def describe(request: HttpRequest, cluster: str, kind: str, namespace: str, name: str) -> HttpResponse:
     obj = visible_cluster(request, cluster)
     text, status = describe_text(obj, kind, "" if namespace == "-" else namespace, name)
@@ -148,6 +175,7 @@ def describe(request: HttpRequest, cluster: str, kind: str, namespace: str, name
 
 
 @require_GET
+@refused_as_status
 def events(request: HttpRequest, cluster: str, kind: str, namespace: str, name: str) -> HttpResponse:
     obj = visible_cluster(request, cluster)
     text, status = events_text(obj, kind, "" if namespace == "-" else namespace, name)

@@ -23,15 +23,19 @@ django_asgi_app = static_app(django_asgi_app)
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from database.wsoffthread import auth_middleware_stack  # noqa: E402
+from kubesim.apiroot import ApiRoot  # noqa: E402
 from kubesim.headers import SecurityHeaders  # noqa: E402
 from kubesim.routing import websocket_urlpatterns  # noqa: E402
 from kubesim.ws_origin import SameOriginValidator  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": SecurityHeaders(django_asgi_app),
-        # Browser sockets: same scheme, host and port as the page; a socket without Origin
-        # (kubectl's) is authenticated by bearer token only (cluster.auth.access.caller_of).
-        "websocket": SameOriginValidator(auth_middleware_stack(URLRouter(websocket_urlpatterns))),
-    }
+# The API port's root paths are the caller's cluster's (kubesim/apiroot.py), for both protocols.
+application = ApiRoot(
+    ProtocolTypeRouter(
+        {
+            "http": SecurityHeaders(django_asgi_app),
+            # Browser sockets: same scheme, host and port as the page; a socket without Origin
+            # (kubectl's) is authenticated by bearer token only (cluster.auth.access.caller_of).
+            "websocket": SameOriginValidator(auth_middleware_stack(URLRouter(websocket_urlpatterns))),
+        }
+    )
 )

@@ -50,6 +50,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # The API's errors as Kubernetes Status objects, whichever layer below produced them.
+    "kubesim.statuserrors.StatusErrors",
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -131,6 +133,20 @@ else:
 KUBESIM_CLIENT_BACKLOG_BYTES = envint("KUBESIM_CLIENT_BACKLOG_BYTES", str(1 << 20))
 # kubectl exec: sessions one process serves at once (each runs its shell in a thread of its own).
 KUBESIM_EXEC_MAX_SESSIONS = envint("KUBESIM_EXEC_MAX_SESSIONS", "200")
+# ... and at once per user (kubectl and the web console together) and per cluster
+# (cluster/execsessions.py): one student's sessions cannot take the others' turn.
+KUBESIM_EXEC_MAX_SESSIONS_PER_USER = envint("KUBESIM_EXEC_MAX_SESSIONS_PER_USER", "4")
+KUBESIM_EXEC_MAX_SESSIONS_PER_CLUSTER = envint("KUBESIM_EXEC_MAX_SESSIONS_PER_CLUSTER", "40")
+# The simulated shell's budgets per exec'd process (cluster/shell/limits.py, docs/shell.md): steps
+# (commands and sourced lines) and CPU seconds per command line; bytes its variables, expansions
+# and pipes may hold (a container's memory limit applies below it; over it: exit 137, OOM); bytes
+# it may write to its streams; bytes a container's writable layer may hold (its ephemeral-storage
+# limit applies below it; over it: "No space left on device").
+KUBESIM_SHELL_MAX_STEPS = envint("KUBESIM_SHELL_MAX_STEPS", "100000")
+KUBESIM_SHELL_CPU_SECONDS = float(os.environ.get("KUBESIM_SHELL_CPU_SECONDS", "2"))
+KUBESIM_SHELL_MEMORY_BYTES = envint("KUBESIM_SHELL_MEMORY_BYTES", str(16 << 20))
+KUBESIM_SHELL_OUTPUT_BYTES = envint("KUBESIM_SHELL_OUTPUT_BYTES", str(16 << 20))
+KUBESIM_SHELL_STORAGE_BYTES = envint("KUBESIM_SHELL_STORAGE_BYTES", str(8 << 20))
 # Log entries each cluster keeps before compaction, etcd's history window (cluster/apiserver/store.py):
 # a watch from an older revision gets 410 Gone and relists.
 KUBESIM_EVENT_LOG_KEEP = envint("KUBESIM_EVENT_LOG_KEEP", "10000")
@@ -214,6 +230,8 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 CSRF_COOKIE_SAMESITE = "Strict"
+# A refused write under /clusters/ (or on the API port) is a Status, as every API error.
+CSRF_FAILURE_VIEW = "kubesim.statuserrors.csrf_failure"
 SESSION_COOKIE_SAMESITE = "Lax"
 # Sessions in the database under a hash of their key: the database holds no usable cookie.
 SESSION_ENGINE = "cluster.auth.sessions"

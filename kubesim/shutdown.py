@@ -36,6 +36,9 @@ def begin() -> None:
     if _deadline is None:
         _deadline = time.monotonic() + BACKSTOP_SECONDS
         faulthandler.dump_traceback_later(BACKSTOP_SECONDS, exit=True)
+        from cluster.shell import limits
+
+        limits.stop_all()  # commands running in containers end at their next step
 
 
 def left(share: float | None = None) -> float:

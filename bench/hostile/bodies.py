@@ -39,6 +39,11 @@ def valid(kind: str, name: str) -> dict:
             "message": "m",
         },
         "Lease": {"apiVersion": "coordination.k8s.io/v1", "spec": {"holderIdentity": "h"}},
+        "ResourceQuota": {"apiVersion": "v1", "spec": {"hard": {"pods": "1000", "requests.cpu": "100"}}},
+        "LimitRange": {
+            "apiVersion": "v1",
+            "spec": {"limits": [{"type": "Container", "default": {"cpu": "100m"}, "max": {"cpu": "4"}}]},
+        },
         "PodDisruptionBudget": {
             "apiVersion": "policy/v1",
             "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "x"}}},

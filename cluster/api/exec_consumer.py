@@ -28,6 +28,7 @@ from cluster.api.exec_status import V5, status_error, status_exit, status_frame,
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
+from cluster.auth import access
 from cluster.models import Cluster
 from cluster.shell.pods import context_for, running_container_id
 from cluster.shell.session import run_exec
@@ -54,15 +55,16 @@ def _still_running(cluster_name: str, namespace: str, pod: str, container: str, 
 
 
 def _prepare(scope, cluster_name: str, namespace: str, name: str, query: str):
-    """(context, options, container, runtime error, user name) or raises ApiError: every check
-    before accepting."""
+    """(context, options, container, runtime error, user name, holder) or raises ApiError: every
+    check before accepting."""
     cluster, user = exec_cluster(scope, cluster_name, namespace, name)
-    execsessions.check_room()
+    holder = execsessions.holder_of(access.caller_of(scope))
+    execsessions.check_room(cluster, holder)
     options = parse_options(namespace, name, query)
     pod, container = resolve(cluster, options)
     problem = runtime_error(pod, container)
     ctx = None if problem else context_for(cluster, pod, container, options.tty)
-    return ctx, options, container, problem, user
+    return ctx, options, container, problem, user, holder
 
 
 class ExecConsumer(AsyncWebsocketConsumer):
@@ -77,7 +79,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
             return
         query = (self.scope.get("query_string") or b"").decode("latin1")
         try:
-            ctx, options, container, problem, user = await database_sync_to_async(_prepare)(
+            ctx, options, container, problem, user, holder = await database_sync_to_async(_prepare)(
                 self.scope, kwargs["cluster"], kwargs["namespace"], kwargs["name"], query
             )
         except ApiError:
@@ -91,16 +93,22 @@ class ExecConsumer(AsyncWebsocketConsumer):
         self.outbox: asyncio.Queue = asyncio.Queue()
         self.stdin = InputStream() if options.stdin else NoInput()
         client = self._client()
-        self.session = await database_sync_to_async(execsessions.opened)(
-            ctx.cluster,
-            ctx.namespace,
-            ctx.pod,
-            container,
-            options.command,
-            user,
-            client,
-            options.tty,
-        )
+        try:
+            self.session = await database_sync_to_async(execsessions.opened)(
+                ctx.cluster,
+                ctx.namespace,
+                ctx.pod,
+                container,
+                options.command,
+                user,
+                client,
+                options.tty,
+                holder,
+            )
+        except ApiError as err:  # the room went to another session meanwhile
+            await self._send_status(status_error(err))
+            await self.close()
+            return
         loop = asyncio.get_running_loop()
         self.sender = asyncio.create_task(self._send_all())
         self.watcher = asyncio.create_task(self._watch_container(kwargs["cluster"], ctx))

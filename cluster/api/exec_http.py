@@ -15,6 +15,7 @@ from cluster.api.exec_target import parse_options, resolve, runtime_error
 from cluster.api.http import error_response
 from cluster.api.paths import Target
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
+from cluster.auth import access
 
 
 def exec_response(request: HttpRequest, cluster_name: str, target: Target) -> HttpResponse:
@@ -22,7 +23,7 @@ def exec_response(request: HttpRequest, cluster_name: str, target: Target) -> Ht
         if request.method not in ("GET", "POST"):
             raise method_not_allowed(request.method or "")
         cluster, _user = exec_cluster(request, cluster_name, target.namespace, target.name)
-        execsessions.check_room()
+        execsessions.check_room(cluster, execsessions.holder_of(access.caller_of(request)))
         options = parse_options(target.namespace, target.name, dict(request.GET.lists()))
         pod, container = resolve(cluster, options)
         problem = runtime_error(pod, container)

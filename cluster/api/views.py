@@ -6,10 +6,12 @@ watch.py and logs from logs.py.
 
 from __future__ import annotations
 
+import time
+
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from cluster.api import deprecation, handlers
+from cluster.api import deprecation, handlers, metrics
 from cluster.api.clusters import find_cluster
 from cluster.api.exec_http import exec_response
 from cluster.api.http import (
@@ -58,7 +60,15 @@ def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, re
 
 def _route(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
     """Synchronous, like the middleware before it (kubesim/handler.py): a request is one hop to its
-    thread. Watches and `logs -f` return a response that streams from the event loop."""
+    thread. Watches and `logs -f` return a response that streams from the event loop. Each is
+    counted for /metrics (cluster/api/metrics.py)."""
+    started = time.perf_counter()
+    response = _answer(request, cluster, group, version, rest)
+    metrics.record(request, group, version, rest, response, started)
+    return response
+
+
+def _answer(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
     if request.method == "GET" and flag(request, "watch"):
         response = watch_response(request, cluster, group, version, rest)
     elif request.method == "GET" and rest.rstrip("/").endswith("/log") and flag(request, "follow"):

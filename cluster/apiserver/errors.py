@@ -42,7 +42,7 @@ class ApiError(Exception):
             "reason": self.reason,
             "code": self.code,
         }
-        if self.details:
+        if self.details is not None:  # kube-apiserver prints `"details": {}` when it has none
             status["details"] = self.details
         return status
 
@@ -110,4 +110,4 @@ def method_not_allowed(verb: str) -> ApiError:
 
 
 def no_such_resource() -> ApiError:
-    return ApiError(404, "NotFound", "the server could not find the requested resource")
+    return ApiError(404, "NotFound", "the server could not find the requested resource", {})

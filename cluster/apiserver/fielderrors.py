@@ -61,6 +61,10 @@ class FieldErrors:
     def invalid(self, path: str, value: object, detail: str) -> None:
         self.causes.append(Cause("FieldValueInvalid", path, f"Invalid value: {go_value(value)}: {detail}"))
 
+    def invalid_shown(self, path: str, shown: str, detail: str) -> None:
+        """Invalid, the value already printed as Go prints it (`[]core.ResourceQuotaScope{...}`)."""
+        self.causes.append(Cause("FieldValueInvalid", path, f"Invalid value: {shown}: {detail}"))
+
     def required(self, path: str, detail: str = "") -> None:
         message = f"Required value: {detail}" if detail else "Required value"
         self.causes.append(Cause("FieldValueRequired", path, message))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, graceful, store, typecheck
+from cluster.apiserver import cascade, defaults, graceful, rows, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
@@ -28,6 +28,7 @@ __all__ = [
     "apply_manifests",
     "bind",
     "create",
+    "current_revision",
     "delete",
     "events_since",
     "get",
@@ -167,6 +168,11 @@ def bind(cluster: Cluster, namespace: str | None, name: str, node_name: str, act
         store.write(locked, "bind", "Pod", pod, row, actor)
     cluster.revision = locked.revision
     return pod
+
+
+def current_revision(cluster: Cluster) -> int:
+    """The cluster's store revision, read now from the database (the health checks' `etcd`)."""
+    return rows.revisions(cluster.pk)[0]
 
 
 def events_since(

@@ -29,6 +29,7 @@ def create(cluster: Cluster, obj: dict, actor: Actor, typed: bool = False) -> di
     body["apiVersion"] = info.api_version
     chain.mutate(cluster, info.kind, body)
     defaults.on_create(body, info.namespaced)
+    chain.mutate_defaulted(cluster, info.kind, body)
     causes = validate(info, body)
     name = body["metadata"].get("name") or ""
     if causes:

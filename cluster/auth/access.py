@@ -6,8 +6,11 @@ routes (and anything else that has only an ASGI scope) ask `caller_of(scope)` an
 Authentication, as kube-apiserver's: a bearer token (`Authorization: Bearer …`, on both
 listeners), else the browser's Django session, else the caller is `system:anonymous`. Tokens:
 - the presenter token (state directory, printed by `make run` as a link): the teacher;
+- a teacher's cluster token (`<cluster>.<hmac>`, derived from the presenter token, so rotating
+  that revokes them all): the teacher, naming the cluster a kubeconfig's context drives;
 - a sandbox token (`<sandbox>.<hmac>`, derived from SECRET_KEY): the student who owns it.
-An unknown token is 401 Unauthorized, as upstream answers.
+An unknown token is 401 Unauthorized, as upstream answers. A token of the form `<cluster>.<hmac>`
+names the cluster that requests at the API port's root address (cluster/auth/addressing.py).
 
 Authorization: a cluster the caller may not see is 404 on every path (its name is not
 confirmed). Public clusters (the demo) are seen by everyone; a sandbox by its owner and staff.
@@ -115,6 +118,13 @@ def sandbox_token(cluster: Cluster) -> str:
     return f"{cluster.name}.{digest}"
 
 
+def teacher_token(cluster_name: str) -> str:
+    """The teacher's bearer token for one cluster: a kubeconfig context per cluster, one address."""
+    message = f"teacher-token:{cluster_name}".encode()
+    digest = hmac.new(presenter_token().encode(), message, hashlib.sha256).hexdigest()[:40]
+    return f"{cluster_name}.{digest}"
+
+
 # A private cluster by name, with its owner (select_related's rows, one plain statement).
 _SANDBOX = JoinedLookup(Cluster, "owner", where=("name", "public"))
 
@@ -125,6 +135,8 @@ def _user_of_token(token: str) -> tuple[object | None, bool, Cluster | None]:
     if hmac.compare_digest(token.encode(), presenter_token().encode()):
         return presenter_user(), True, None
     name, _, _digest = token.partition(".")
+    if name and hmac.compare_digest(token.encode(), teacher_token(name).encode()):
+        return presenter_user(), True, None
     cluster = _SANDBOX.get(name, False)
     owned = cluster is not None and cluster.owner is not None
     if owned and hmac.compare_digest(token.encode(), sandbox_token(cluster).encode()):
@@ -353,6 +365,8 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
         cluster = unique_row(Cluster.objects.filter(name=cluster_name))
     if cluster is None:
         raise not_found(cluster_name)
+    if hasattr(who, "META"):
+        who.kubesim_cluster_found = cluster.name  # an existing cluster's request: /metrics counts it
     authorize(who, cluster, verb, resource, **where)
     activity.requested(cluster.name)  # a parked control plane starts again (cluster/controlplane/activity.py)
     simtime.enter(cluster)  # the rest of the request reads the cluster's own time

@@ -95,9 +95,9 @@ def kubeconfig_view(request: HttpRequest, cluster: str) -> HttpResponse:
         found = get_cluster(request, cluster)
     except ApiError as err:
         return error_response(err)
-    caller = caller_of(request)
-    server = kubeconfig.api_server(request.get_host().rsplit(":", 1)[0], found.name)
-    text = kubeconfig.render(found, server, kubeconfig.token_for(caller, found))
+    host = request.get_host()
+    host = host.rsplit(":", 1)[0] if not host.endswith("]") else host  # drop the port, keep [v6]
+    text = kubeconfig.render_for(caller_of(request), found, kubeconfig.api_server(host))
     response = HttpResponse(text, content_type="application/yaml")
     response["Content-Disposition"] = f'attachment; filename="{found.name}.kubeconfig"'
     response["Cache-Control"] = "no-store"

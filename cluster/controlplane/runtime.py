@@ -29,6 +29,7 @@ from cluster.client.informer import db, reset_connection
 from cluster.controllers.endpoints import EndpointsController
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
 from cluster.controllers.manager import ControllerManager
+from cluster.controllers.resourcequota import ResourceQuotaController
 from cluster.controlplane import activity, simtime
 from cluster.controlplane.lull import lull
 from cluster.flow import gate
@@ -67,13 +68,14 @@ class ControlPlane:
         self.scheduler = Scheduler(cluster_name)
         self.kubelets = KubeletManager(cluster_name)
         self.endpoints = EndpointsController(cluster_name)
+        self.quotas = ResourceQuotaController(cluster_name)
         self.garbage_collector = GarbageCollector(cluster_name)
         self.tasks: list[asyncio.Task] = []
         self.listening = False
 
     @property
     def components(self) -> tuple:
-        return (self.controller_manager, self.scheduler, self.kubelets, self.endpoints)
+        return (self.controller_manager, self.scheduler, self.kubelets, self.endpoints, self.quotas)
 
     async def run_until_idle(self, max_rounds: int = 10_000) -> None:
         """Step every component until a whole round finds nothing to do and no pod worker runs."""

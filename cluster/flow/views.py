@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import json
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
@@ -23,7 +23,8 @@ from scheduler.service import attempts
 
 
 class Refused(Exception):
-    """An access refusal, answered as the Status JSON with its code (see `refusals`)."""
+    """An access refusal, answered as the Status JSON with its code (see `refusals`): 404 for a
+    cluster the caller may not see (`clusters "x" not found`, as every API path), 403, 429."""
 
     def __init__(self, err: ApiError) -> None:
         self.err = err
@@ -36,13 +37,11 @@ def _cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
             return get_cluster(request, name, verb="post", path=request.path)
         return get_cluster(request, name)
     except ApiError as err:
-        if err.code == 404:
-            raise Http404("no such cluster") from None
         raise Refused(err) from None
 
 
 def refusals(view):
-    """Answer a Refused as JSON: 403 with kube-apiserver's message, 429 with Retry-After."""
+    """Answer a Refused as JSON: 404 and 403 with kube-apiserver's message, 429 with Retry-After."""
 
     @functools.wraps(view)
     def wrapped(request, *args, **kwargs):

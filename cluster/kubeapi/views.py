@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from django.http import HttpRequest, HttpResponse
+from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET
 
 from cluster.apiserver.errors import ApiError
@@ -45,6 +46,7 @@ def _missing(request: HttpRequest, cluster: str) -> HttpResponse | None:
     return None
 
 
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
 @require_GET
 def version(request: HttpRequest, cluster: str) -> HttpResponse:
     return _missing(request, cluster) or json_response(VERSION)
@@ -59,16 +61,19 @@ def _discovery(request: HttpRequest, cluster: str, core: bool) -> HttpResponse:
     return json_response(discovery.api_versions() if core else discovery.api_group_list())
 
 
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
 @require_GET
 def core_api(request: HttpRequest, cluster: str) -> HttpResponse:
     return _discovery(request, cluster, core=True)
 
 
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
 @require_GET
 def named_apis(request: HttpRequest, cluster: str) -> HttpResponse:
     return _discovery(request, cluster, core=False)
 
 
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
 @require_GET
 def api_group(request: HttpRequest, cluster: str, group: str) -> HttpResponse:
     if missing := _missing(request, cluster):
@@ -77,6 +82,7 @@ def api_group(request: HttpRequest, cluster: str, group: str) -> HttpResponse:
     return json_response(doc) if doc else not_found("the server could not find the requested resource")
 
 
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
 @require_GET
 def resource_list(request: HttpRequest, cluster: str, version: str, group: str = "") -> HttpResponse:
     if missing := _missing(request, cluster):
@@ -85,11 +91,13 @@ def resource_list(request: HttpRequest, cluster: str, version: str, group: str =
     return json_response(doc) if doc else not_found("the server could not find the requested resource")
 
 
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
 @require_GET
 def openapi_root(request: HttpRequest, cluster: str) -> HttpResponse:
     return _missing(request, cluster) or json_response(openapi.root_document())
 
 
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
 @require_GET
 def openapi_document(request: HttpRequest, cluster: str, gv_path: str) -> HttpResponse:
     if missing := _missing(request, cluster):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.kubelet import images as catalog
+from cluster.shell import overlay
 from k8s import clock
 
 # Final deletes written per hop to the database thread (a 1,000-pod RC ends in a few dozen hops).
@@ -95,3 +96,4 @@ class PodTerminations:
                 )
             except ApiError:
                 continue  # gone already, or a new pod by that name
+            overlay.forget(self.cluster, overlay.container_ids(pod))  # what its containers wrote

@@ -56,6 +56,8 @@ ROOTS: dict[str, tuple[str, ...]] = {
         "Secret",
         "Service",
         "Endpoints",
+        "ResourceQuota",
+        "LimitRange",
         "PersistentVolume",
         "PersistentVolumeClaim",
     ),

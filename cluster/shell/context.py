@@ -30,10 +30,17 @@ class ContainerContext:
     find_pod_by_ip: object = None
     # The files of configMap and secret volumes (configsources.VolumeFiles), or None.
     volumes: object = None
+    # The mounts of bound PersistentVolumeClaims (cluster/shell/volumes.py Mount): kept per volume.
+    persistent: tuple = ()
     # The cluster's Services for DNS and curl (cluster/shell/services.py ServiceView), or None.
     services: object = None
     # The Docker-link variables of the namespace's other Services (enableServiceLinks).
     service_env: list[tuple[str, str]] = field(default_factory=list)
+    # resources.limits in bytes (None: not set): the shell's memory and the writable layer's room.
+    memory_limit: int | None = None
+    storage_limit: int | None = None
+    # The exec'd process's allowance (cluster/shell/limits.py Budget), set by session.run_exec.
+    budget: object = None
 
     @property
     def hostname(self) -> str:

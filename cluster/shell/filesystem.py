@@ -1,12 +1,16 @@
-"""The container's file view: the image's layers, its writable overlay and the files the kubelet
-mounts (/etc/hostname, /etc/hosts, /etc/resolv.conf)."""
+"""The container's file view: the image's layers, its writable overlay, the files the kubelet
+mounts (/etc/hostname, /etc/hosts, /etc/resolv.conf) and its PersistentVolumes' files, which are
+kept with each volume (cluster/shell/volumes.py)."""
 
 from __future__ import annotations
 
 import posixpath
 
-from cluster.shell import overlay
+from django.conf import settings
+
+from cluster.shell import overlay, volumes
 from cluster.shell.context import ContainerContext
+from cluster.shell.limits import effective
 from cluster.shell.overlay import Overlay
 from cluster.shell.rootfs import Tree, rootfs_for
 
@@ -20,14 +24,24 @@ ISDIR = "Is a directory"
 NOTDIR = "Not a directory"
 EXISTS = "File exists"
 NOTEMPTY = "Directory not empty"
+NOSPC = "No space left on device"
+
+
+def clean(path: str) -> str:
+    """An absolute, normalized path (a relative one is taken from /): every walk up ends at /."""
+    path = posixpath.normpath("/" + path)
+    return "/" + path.lstrip("/")
 
 
 class FileSystem:
     def __init__(self, ctx: ContainerContext) -> None:
         self.tree: Tree = rootfs_for(ctx.image)
         self.ctx = ctx
-        self.layer: Overlay = overlay.load(ctx.cluster, ctx.container_id)
+        self.layer: Overlay = self._load()
         self.saved = self.layer.snapshot()
+        # The writable layer counts as the container's ephemeral storage.
+        self.room = effective(ctx.storage_limit, settings.KUBESIM_SHELL_STORAGE_BYTES)
+        self.used = self.layer.size()
         self.mounted = {
             "/etc/hostname": ctx.hostname + "\n",
             "/etc/hosts": ctx.hosts_file(),
@@ -38,26 +52,44 @@ class FileSystem:
         if ctx.volumes is not None:
             self.mounted.update(ctx.volumes.files)
             for directory in ctx.volumes.directories:
-                while directory not in ("/", ""):  # the kubelet creates a mount point's parents
-                    self.mount_dirs.add(directory)
-                    directory = posixpath.dirname(directory)
+                self._mount_point(directory)
+        for mount in ctx.persistent:
+            self._mount_point(mount.path)
+
+    def _mount_point(self, directory: str) -> None:
+        while directory not in ("/", "") and directory != posixpath.dirname(directory):
+            self.mount_dirs.add(directory)  # the kubelet creates a mount point's parents
+            directory = posixpath.dirname(directory)
+
+    def _load(self) -> Overlay:
+        layer = overlay.load(self.ctx.cluster, self.ctx.container_id)
+        if self.ctx.persistent:
+            volumes.merge_into(layer, self.ctx.cluster, self.ctx.persistent)
+        return layer
 
     def reload(self) -> None:
-        """Another session may have written to the container since: read its layer again."""
-        self.layer = overlay.load(self.ctx.cluster, self.ctx.container_id)
+        """Another session (or another pod on the same volume) may have written since: read again."""
+        self.layer = self._load()
         self.saved = self.layer.snapshot()
+        self.used = self.layer.size()
 
     def save(self) -> None:
         if self.layer.snapshot() != self.saved:
-            overlay.save(self.ctx.cluster, self.ctx.container_id, self.layer)
+            if self.ctx.persistent:
+                volumes.split_and_save(
+                    self.layer, self.ctx.cluster, self.ctx.container_id, self.ctx.persistent
+                )
+            else:
+                overlay.save(self.ctx.cluster, self.ctx.container_id, self.layer)
             self.saved = self.layer.snapshot()
 
     @staticmethod
     def resolve(cwd: str, path: str) -> str:
-        return posixpath.normpath(posixpath.join(cwd, path)) if path else cwd
+        return clean(posixpath.join(cwd, path)) if path else cwd
 
     def _gone(self, path: str) -> bool:
-        while path != "/":
+        path = clean(path)
+        while path != "/":  # one step up per component of a clean path
             if path in self.layer.deleted:
                 return True
             path = posixpath.dirname(path)
@@ -101,6 +133,10 @@ class FileSystem:
         if self.is_dir(path):
             raise FsError(ISDIR)
         before = self.read(path) if append and self.is_file(path) else ""
+        grows = len(before) + len(content) - len(self.layer.files.get(path, ""))
+        if grows > 0 and self.used + grows > self.room:
+            raise FsError(NOSPC)
+        self.used += grows
         self.layer.files[path] = before + content
         self.layer.deleted.discard(path)
 
@@ -140,7 +176,7 @@ class FileSystem:
             for child in self.listdir(path):
                 self.remove(posixpath.join(path, child), recursive=True)
             self.layer.dirs.discard(path)
-        self.layer.files.pop(path, None)
+        self.used -= len(self.layer.files.pop(path, ""))
         if path in self.tree.dirs or path in self.tree.files or path in self.tree.links:
             self.layer.deleted.add(path)
 
@@ -158,12 +194,12 @@ class FileSystem:
             return len(self.link_target(path))
         return len(self.read(path).encode())
 
-    def find_program(self, name: str, path_var: str) -> str | None:
-        """$PATH lookup as execvp does it; a name with a slash is taken as a path."""
+    def find_program(self, name: str, path_var: str, cwd: str = "/") -> str | None:
+        """$PATH lookup as execvp does it; a name with a slash is a path (from cwd if relative)."""
         if "/" in name:
-            return name if self.is_file(name) else None
+            return name if self.is_file(self.resolve(cwd, name)) else None
         for directory in path_var.split(":"):
-            candidate = posixpath.join(directory or ".", name)
+            candidate = self.resolve(cwd, posixpath.join(directory or ".", name))
             if self.is_file(candidate):
                 return candidate
         return None

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from cluster.shell.arithmetic import BadExpression, evaluate
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem, FsError
-from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word, parse
+from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word
+from cluster.shell.limits import Budget
+from cluster.shell.parser import ForLoop, IfClause, Incomplete, Loop, parse
 
 
 class ExpansionError(Exception):
@@ -21,6 +23,13 @@ class ExpansionError(Exception):
 class ExitShell(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
+
+
+class LoopControl(Exception):
+    """`break N` / `continue N`: leaves (or goes on with) the Nth enclosing loop."""
+
+    def __init__(self, levels: int, again: bool) -> None:
+        self.levels, self.again = levels, again
 
 
 @dataclass(slots=True)
@@ -41,6 +50,9 @@ class Shell:
 
     def __init__(self, ctx: ContainerContext, fs: FileSystem, name: str = "sh") -> None:
         self.ctx, self.fs, self.name = ctx, fs, name
+        if ctx.budget is None:  # a shell outside an exec (tests, a peer container)
+            ctx.budget = Budget(ctx.memory_limit)
+        self.budget: Budget = ctx.budget
         self.env: dict[str, str] = dict(ctx.environment())
         self.cwd = ctx.profile.workdir
         self.env["PWD"] = self.cwd
@@ -48,6 +60,7 @@ class Shell:
         self.style = "bash" if name == "bash" else ctx.profile.base.shell_style
         self.line_number = 1
         self.source_depth = 0
+        self.loop_depth = 0
 
     # -- messages as each shell words them -------------------------------------------------
     def not_found(self, program: str) -> str:
@@ -76,9 +89,32 @@ class Shell:
             io.write_err(self.syntax_error(str(exc)))
             self.status = 2
             return 2
-        for and_or in lists:
-            self._run_and_or(and_or, io)
+        self._run_lists(lists, io)
         return self.status
+
+    @staticmethod
+    def complete(text: str) -> bool:
+        """Is text a whole command (or a plain error), not one that more lines would finish?"""
+        try:
+            parse(text)
+        except Incomplete:
+            return False
+        except ShellSyntaxError:
+            return True
+        return True
+
+    def _run_lists(self, lists: list[AndOr], io: IO) -> None:
+        for and_or in lists:
+            self.budget.step()
+            self._run_and_or(and_or, io)
+
+    def set_variable(self, name: str, value: str) -> None:
+        """A shell variable's value is the shell's memory: charged to its budget."""
+        self.budget.hold(len(value) - len(self.env.get(name, "")))
+        self.env[name] = value
+
+    def unset_variable(self, name: str) -> None:
+        self.budget.release(len(self.env.pop(name, "")))
 
     def _run_and_or(self, and_or: AndOr, io: IO) -> None:
         self.status = self._run_pipeline(and_or.first.commands, io)
@@ -92,24 +128,44 @@ class Shell:
         for index, command in enumerate(commands):
             last = index == len(commands) - 1
             captured: list[str] = []
-            out = io.write_out if last else captured.append
-            status = self._run_command(command, IO(read_stdin, out, io.write_err))
+            out = io.write_out if last else self._capture(captured)
+            try:
+                if isinstance(command, Command):
+                    status = self._run_command(command, IO(read_stdin, out, io.write_err))
+                else:
+                    status = self._run_compound(command, IO(read_stdin, out, io.write_err))
+            finally:
+                self.budget.release(sum(map(len, captured)))
             if not last:
                 text = "".join(captured)
                 read_stdin = lambda text=text: text  # noqa: E731
         return status
 
+    def _capture(self, into: list[str]) -> Callable[[str], None]:
+        """A pipe's buffer (the next command reads it whole): held in the shell's memory."""
+
+        def write(text: str) -> None:
+            self.budget.hold(len(text))
+            into.append(text)
+
+        return write
+
     def _run_command(self, command: Command, io: IO) -> int:
+        self.budget.step()
         words = list(command.words)
         assignments: dict[str, str] = {}
         argv: list[str] = []
+        size = 0  # the bytes the expanded words take, before they are made
         try:
             while words and _assignment(words[0]):
                 first = words.pop(0)
                 name, _, rest = first.parts[0][1].partition("=")
-                assignments[name] = "".join(self.expand(Word([("bare", rest), *first.parts[1:]])))
+                assignments[name] = "".join(self.expand(Word([("bare", rest), *first.parts[1:]]), size))
+                size += len(assignments[name])
             for word in words:
-                argv += self.expand(word)
+                fields = self.expand(word, size)
+                size += sum(map(len, fields))
+                argv += fields
         except ExpansionError as exc:
             io.write_err(self.error(str(exc)))
             return 1
@@ -117,7 +173,8 @@ class Shell:
         if io is None:
             return 1
         if not argv:
-            self.env.update(assignments)  # `X=1`: a shell variable
+            for name, value in assignments.items():  # `X=1`: a shell variable
+                self.set_variable(name, value)
             return 0
         if not assignments:
             return self.execute(argv, io)
@@ -128,7 +185,73 @@ class Shell:
         finally:
             self.env = saved
 
-    def _redirected(self, command: Command, io: IO) -> IO | None:
+    def _run_compound(self, compound, io: IO) -> int:
+        self.budget.step()
+        redirected = self._redirected(compound, io)
+        if redirected is None:
+            return 1
+        if isinstance(compound, Loop):
+            return self._run_loop(compound, redirected)
+        if isinstance(compound, ForLoop):
+            return self._run_for(compound, redirected)
+        return self._run_if(compound, redirected)
+
+    def _run_loop(self, loop: Loop, io: IO) -> int:
+        status = 0
+        while True:
+            self._run_lists(loop.condition, io)
+            if (self.status == 0) == loop.until:
+                return status
+            again = self._run_body(loop.body, io)
+            status = self.status
+            if not again:
+                return status
+
+    def _run_for(self, loop: ForLoop, io: IO) -> int:
+        values: list[str] = []
+        try:
+            for word in loop.words or []:
+                values += self.expand(word)
+        except ExpansionError as exc:
+            io.write_err(self.error(str(exc)))
+            return 1
+        status = 0
+        for value in values:
+            self.budget.step()
+            self.set_variable(loop.name, value)
+            again = self._run_body(loop.body, io)
+            status = self.status
+            if not again:
+                break
+        return status
+
+    def _run_body(self, body: list[AndOr], io: IO) -> bool:
+        """A loop's body once; False if it said `break` to this loop."""
+        self.loop_depth += 1
+        try:
+            self._run_lists(body, io)
+        except LoopControl as control:
+            if control.levels > 1:
+                control.levels -= 1
+                raise
+            self.status = 0
+            return control.again
+        finally:
+            self.loop_depth -= 1
+        return True
+
+    def _run_if(self, clause: IfClause, io: IO) -> int:
+        for condition, body in clause.branches:
+            self._run_lists(condition, io)
+            if self.status == 0:
+                self._run_lists(body, io)
+                return self.status
+        if clause.otherwise is not None:
+            self._run_lists(clause.otherwise, io)
+            return self.status
+        return 0
+
+    def _redirected(self, command, io: IO) -> IO | None:
         out, err, read_stdin = io.write_out, io.write_err, io.read_stdin
         for operator, target in command.redirects:
             if operator == "2>&1":
@@ -186,8 +309,12 @@ class Shell:
         name = argv[0]
         builtin = BUILTINS.get(name)
         if builtin is not None:
-            return builtin(self, argv, io)
-        program = self.fs.find_program(name, self.env.get("PATH", ""))
+            try:
+                return builtin(self, argv, io)
+            except FsError as exc:
+                io.write_err(self.error(f"{name}: write error: {exc}"))
+                return 1
+        program = self.fs.find_program(name, self.env.get("PATH", ""), self.cwd)
         if program is None:
             if "/" in name:
                 io.write_err(
@@ -199,7 +326,11 @@ class Shell:
             io.write_err(self.not_found(name))
             return 127
         implementation = PROGRAMS.get(posixpath.basename(program), not_simulated)
-        return implementation(self, argv, io)
+        try:
+            return implementation(self, argv, io)
+        except FsError as exc:  # its output went to a file that could not take it (a full disk)
+            io.write_err(f"{argv[0]}: write error: {exc}\n")
+            return 1
 
     # -- expansion --------------------------------------------------------------------------
     def variable(self, name: str) -> str:
@@ -213,8 +344,11 @@ class Shell:
             return "0"
         return self.env.get(name, "")
 
-    def _expand_text(self, text: str) -> str:
+    def _expand_text(self, text: str, before: int = 0) -> str:
+        """$NAME, ${NAME}, ${NAME:-default}, $? $$ $# $0 in text; `before`: bytes the command's
+        words already take (the result must fit beside them in the shell's memory)."""
         out, i = [], 0
+        size = before + len(text)
         while i < len(text):
             char = text[i]
             if char != "$" or i + 1 >= len(text):
@@ -230,7 +364,10 @@ class Shell:
                 inner = text[i + 2 : end]
                 name, sep, default = inner.partition(":-")
                 value = self.variable(name)
-                out.append(value if value or not sep else default)
+                value = value if value or not sep else default
+                size += len(value)
+                self.budget.need(size)
+                out.append(value)
                 i = end + 1
             elif nxt in "?$#0":
                 out.append(self.variable(nxt))
@@ -239,7 +376,10 @@ class Shell:
                 j = i + 1
                 while j < len(text) and (text[j].isalnum() or text[j] == "_"):
                     j += 1
-                out.append(self.variable(text[i + 1 : j]))
+                value = self.variable(text[i + 1 : j])
+                size += len(value)
+                self.budget.need(size)
+                out.append(value)
                 i = j
             else:
                 out.append(char)
@@ -251,8 +391,12 @@ class Shell:
         sub = Shell(self.ctx, self.fs, self.name)
         sub.env, sub.cwd, sub.status = dict(self.env), self.cwd, self.status
         captured: list[str] = []
-        with contextlib.suppress(ExitShell):
-            sub.run(script, IO(_no_input, captured.append, lambda _text: None))
+        held = self.budget.held
+        try:
+            with contextlib.suppress(ExitShell):
+                sub.run(script, IO(_no_input, self._capture(captured), lambda _text: None))
+        finally:
+            self.budget.held = held  # the subshell's variables and output are gone with it
         return "".join(captured).rstrip("\n")
 
     def arithmetic(self, expression: str) -> str:
@@ -262,9 +406,11 @@ class Shell:
         except BadExpression as exc:
             raise ExpansionError(f"{expression.strip()}: {exc}") from None
 
-    def expand(self, word: Word) -> list[str]:
-        """One word -> its fields: variables, $(...), field splitting and globbing of bare parts."""
+    def expand(self, word: Word, before: int = 0) -> list[str]:
+        """One word -> its fields: variables, $(...), field splitting and globbing of bare parts.
+        `before`: bytes the command's other words take (all must fit in the shell's memory)."""
         fields: list[str] = [""]
+        size = before
         quoted = False
         glob = False
         for kind, text in word.parts:
@@ -272,7 +418,9 @@ class Shell:
                 fields[-1] += text
                 quoted = True
             elif kind == "dq":
-                fields[-1] += self._expand_text(text)
+                value = self._expand_text(text, size)
+                size += len(value)
+                fields[-1] += value
                 quoted = True
             else:
                 if kind == "sub":
@@ -280,7 +428,9 @@ class Shell:
                 elif kind == "arith":
                     value = self.arithmetic(text)
                 else:
-                    value = self._expand_text(text)
+                    value = self._expand_text(text, size)
+                size += len(value)
+                self.budget.need(size)
                 if kind == "bare" and text.startswith("~") and fields == [""]:
                     value = self.env.get("HOME", "/root") + value[1:]
                 if kind == "bare" and any(c in text for c in "*?["):

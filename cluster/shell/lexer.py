@@ -1,4 +1,5 @@
-"""Split a shell command line into words and operators, keeping how each part was quoted.
+"""Split a shell command line into words and operators, keeping how each part was quoted
+(the grammar over them is `parser.py`).
 
 A word is a list of parts (kind, text): "lit" (single quotes or a backslash: taken as is), "dq"
 (double quotes: $ expands, no globbing) and "bare" (unquoted: $ expands, then splitting and
@@ -154,76 +155,3 @@ class AndOr:
 
     first: Pipeline
     rest: list[tuple[str, Pipeline]] = field(default_factory=list)
-
-
-def parse(line: str) -> list[AndOr]:
-    """A command line -> the lists to run one after another (`;`, `&` and newlines separate)."""
-    tokens = tokenize(line)
-    lists: list[AndOr] = []
-    current: AndOr | None = None
-    pipeline = Pipeline()
-    command = Command()
-    pending: str | None = None  # the operator that joins the next pipeline
-
-    def unexpected(token: str) -> ShellSyntaxError:
-        shown = "newline" if token == "\n" else token
-        return ShellSyntaxError(f"syntax error near unexpected token `{shown}'")
-
-    def end_command(token: str) -> None:
-        if not command.words and not command.redirects:
-            raise unexpected(token)
-        pipeline.commands.append(command)
-
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        index += 1
-        if isinstance(token, Word):
-            command.words.append(token)
-            continue
-        if token in (">", ">>", "<", "2>"):
-            target = tokens[index] if index < len(tokens) else None
-            if not isinstance(target, Word):
-                raise unexpected(target if isinstance(target, str) else "newline")
-            command.redirects.append((token, target))
-            index += 1
-            continue
-        if token in DUPLICATIONS:
-            command.redirects.append((token, None))
-            continue
-        if token == "|":
-            end_command(token)
-            command = Command()
-            continue
-        # && || ; & newline end a pipeline
-        if not command.words and not command.redirects and not pipeline.commands:
-            if token in (";", "&", "\n") and pending is None and current is None:
-                if token == "\n":
-                    continue
-                raise unexpected(token)
-            if token == "\n" and pending is not None:
-                continue
-            raise unexpected(token)
-        end_command(token)
-        if current is None:
-            current = AndOr(pipeline)
-        else:
-            current.rest.append((pending or "&&", pipeline))
-        pipeline, command = Pipeline(), Command()
-        if token in ("&&", "||"):
-            pending = token
-        else:
-            lists.append(current)
-            current, pending = None, None
-    if command.words or command.redirects:
-        pipeline.commands.append(command)
-    if pipeline.commands:
-        if current is None:
-            current = AndOr(pipeline)
-        else:
-            current.rest.append((pending or "&&", pipeline))
-    elif pending is not None:
-        raise ShellSyntaxError("syntax error: unexpected end of file")
-    if current is not None:
-        lists.append(current)
-    return lists

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from cluster.apiserver import service as api
+from cluster.apiserver.kinds import kind_info
 from cluster.models import Cluster, ContainerLayer
 
 # Layers a cluster keeps: the oldest go first (their containers are long gone).
 MAX_LAYERS_PER_CLUSTER = 500
+# A PersistentVolume's files are a layer too, keyed by this prefix and the volume's uid
+# (cluster/shell/volumes.py): kept while the volume exists.
+VOLUME_PREFIX = "pv:"
 
 
 @dataclass(slots=True)
@@ -21,6 +26,10 @@ class Overlay:
     dirs: set[str] = field(default_factory=set)
     deleted: set[str] = field(default_factory=set)  # whiteouts over the image's paths
     kv: dict[str, str] = field(default_factory=dict)  # a redis container's keys (its memory)
+
+    def size(self) -> int:
+        """The bytes its files hold (what counts against the container's ephemeral storage)."""
+        return sum(map(len, self.files.values()))
 
     def snapshot(self) -> tuple:
         return (dict(self.files), set(self.dirs), set(self.deleted), dict(self.kv))
@@ -51,3 +60,31 @@ def save(cluster_name: str, container_id: str, layer: Overlay) -> None:
             MAX_LAYERS_PER_CLUSTER:
         ]
         ContainerLayer.objects.filter(pk__in=list(stale.values_list("pk", flat=True))).delete()
+        sweep(cluster, keep=container_id)
+
+
+def forget(cluster: Cluster, container_ids: list[str]) -> None:
+    """The containers are gone (their pod removed): so are their writable layers."""
+    if container_ids:
+        ContainerLayer.objects.filter(cluster=cluster, container_id__in=container_ids).delete()
+
+
+def container_ids(pod: dict) -> list[str]:
+    """The ids of the pod's containers, current and last terminated."""
+    status = pod.get("status") or {}
+    found = []
+    for entry in [*(status.get("containerStatuses") or []), *(status.get("initContainerStatuses") or [])]:
+        found.append(entry.get("containerID") or "")
+        found.append(((entry.get("lastState") or {}).get("terminated") or {}).get("containerID") or "")
+    return [found_id for found_id in found if found_id]
+
+
+def sweep(cluster: Cluster, keep: str) -> None:
+    """Remove the layers of containers no pod holds any more (deleted by force, restarted), and
+    those of PersistentVolumes that are gone."""
+    pods, _revision = api.list_objects(cluster, "Pod")
+    live = {found for pod in pods for found in container_ids(pod)} | {keep}
+    if kind_info("PersistentVolume") is not None:
+        volumes, _revision = api.list_objects(cluster, "PersistentVolume")
+        live |= {VOLUME_PREFIX + ((pv.get("metadata") or {}).get("uid") or "") for pv in volumes}
+    ContainerLayer.objects.filter(cluster=cluster).exclude(container_id__in=live).delete()

@@ -11,6 +11,7 @@ from cluster.shell.commands.shells import run_shell_program
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem
 from cluster.shell.interpreter import IO, ExitShell, Shell
+from cluster.shell.limits import Budget, BudgetExceeded, OutOfMemory
 from cluster.shell.streams import InputStream, Killed
 from cluster.shell.terminal import INTERRUPT, LineReader, crlf
 
@@ -55,20 +56,36 @@ def _streams(ctx: ContainerContext, stdin: InputStream, write: Write) -> IO:
 
 
 def run_exec(ctx: ContainerContext, argv: list[str], stdin: InputStream, write: Write) -> int:
-    """Run argv in the container; returns the exit status. Raises Closed if the caller left."""
+    """Run argv in the container; returns the exit status. Raises Closed if the caller left.
+    The process runs on a budget (cluster/shell/limits.py): over it, it is killed (137)."""
     fs = FileSystem(ctx)
     path_var = dict(ctx.environment()).get("PATH", "")
-    program = fs.find_program(argv[0], path_var) if argv else None
+    program = fs.find_program(argv[0], path_var, ctx.profile.workdir) if argv else None
     if program is None:
         message = runtime_not_found(argv[0] if argv else "")
         write(STDOUT, message + ("\r\n" if ctx.tty else "\n"))
         return 127
+    budget = ctx.budget = Budget(ctx.memory_limit, stdin.check)
+
+    def counted(channel: int, text: str) -> None:
+        budget.output(len(text))
+        write(channel, text)
+
     try:
-        return _run_program(ctx, fs, argv, posixpath.basename(program), stdin, write)
+        return _run_program(ctx, fs, argv, posixpath.basename(program), stdin, counted)
     except Killed as killed:
         return killed.status
+    except BudgetExceeded as exceeded:
+        if not isinstance(exceeded, OutOfMemory):  # the OOM killer says nothing
+            write(STDOUT if ctx.tty else STDERR, stopped_message(exceeded, ctx.tty))
+        return exceeded.status
     finally:
         fs.save()
+
+
+def stopped_message(exceeded: BudgetExceeded, tty: bool) -> str:
+    """Not what a real container would print (it would run on): said plainly."""
+    return f"KubeSim stopped this command: {exceeded.message}" + ("\r\n" if tty else "\n")
 
 
 def _run_program(ctx: ContainerContext, fs: FileSystem, argv: list[str], name: str, stdin, write) -> int:
@@ -90,18 +107,30 @@ def _script_from_stdin(shell: Shell, stdin: InputStream, io: IO) -> int:
     """`echo hostname | kubectl exec -i POD -- sh`: each line runs as it arrives."""
     quiet = IO(lambda: "", io.write_out, io.write_err)
     number = 0
+    pending: list[str] = []
     try:
         while (line := stdin.read_line()) is not None:
             number += 1
-            shell.line_number = number
-            shell.fs.reload()
-            try:
-                shell.run(line.decode("utf-8", "replace").rstrip("\r\n"), quiet)
-            finally:
-                shell.fs.save()
+            pending.append(line.decode("utf-8", "replace").rstrip("\r\n"))
+            text = "\n".join(pending)
+            if not shell.complete(text):
+                continue  # a `while` read up to its `done`
+            shell.line_number = number - len(pending) + 1
+            pending = []
+            _run_line(shell, text, quiet)
+        if pending:
+            _run_line(shell, "\n".join(pending), quiet)  # reports what is missing
     except ExitShell as done:
         return done.status
     return shell.status
+
+
+def _run_line(shell: Shell, text: str, io: IO) -> None:
+    shell.fs.reload()
+    try:
+        shell.run(text, io)
+    finally:
+        shell.fs.save()
 
 
 def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
@@ -109,11 +138,13 @@ def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
     reader = LineReader(stdin, lambda text: write(STDOUT, text), editing=shell.style != "dash")
     io = IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
     number = 0
+    pending: list[str] = []
     while True:
-        write(STDOUT, prompt(shell))
+        write(STDOUT, "> " if pending else prompt(shell))  # PS2 inside an unfinished command
         line = reader.read_line()  # raises Closed when the caller leaves
         if line is INTERRUPT:
             shell.status = 130
+            pending = []
             continue
         if line is None:
             if shell.style == "bash":
@@ -122,13 +153,24 @@ def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
                 write(STDOUT, "\r\n")
             return shell.status
         number += 1
-        shell.line_number = number
+        pending.append(line)
+        line = "\n".join(pending)
+        if not shell.complete(line):
+            continue
+        shell.line_number = number - len(pending) + 1
+        pending = []
         shell.fs.reload()
+        shell.budget.restart()  # each command line has its own steps and CPU time
         try:
             shell.run(line, io)
         except ExitShell as done:
             if shell.style == "bash":
                 write(STDOUT, "exit\r\n")
             return done.status
+        except BudgetExceeded as exceeded:
+            if isinstance(exceeded, OutOfMemory):
+                raise  # the shell itself held the memory: it is the process killed
+            write(STDOUT, stopped_message(exceeded, tty=True))  # the line's job is killed
+            shell.status = exceeded.status
         finally:
             shell.fs.save()

@@ -57,6 +57,13 @@ class InputStream:
     def aborted(self) -> bool:
         return self._aborted.is_set()
 
+    def check(self) -> None:
+        """Raise Closed or Killed if the process is no longer wanted (without reading input)."""
+        if self._aborted.is_set():
+            raise Closed()
+        if self._killed is not None:
+            raise Killed(self._killed)
+
     def _pull(self) -> bool:
         """Wait for one more chunk; False at the end of input."""
         if self._ended:

@@ -6,12 +6,15 @@ the page the pods/exec websocket path, and the console becomes the terminal of t
 
 from __future__ import annotations
 
+import threading
 from urllib.parse import quote, urlencode
 
 from cluster import execsessions
 from cluster.api.exec_access import authorize
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
 from cluster.apiserver import service as api
+from cluster.apiserver.errors import ApiError
+from cluster.auth import access
 from cluster.models import Cluster
 from cluster.shell.pods import context_for
 from cluster.shell.session import run_exec
@@ -19,6 +22,13 @@ from cluster.shell.streams import NoInput
 from dashboard.console.context import Context
 from dashboard.console.parser import CommandLine, UsageError
 from dashboard.console.result import ConsoleResult
+
+# One-shot execs run in a request thread until they end (a `sleep 30`): at most this many at once
+# in a process, so that they never take the request threads everyone else's clicks need
+# (kubesim/handler.py MAX_REQUEST_THREADS).
+MAX_RUNNING = 8
+_running = threading.BoundedSemaphore(MAX_RUNNING)
+BUSY = "the web console runs too many exec commands at once; try again in a moment"
 
 NO_POD = "error: pod, type/name or --filename must be specified"
 OLD_FORM = (
@@ -88,16 +98,30 @@ def exec_command(ctx: Context, cmd: CommandLine) -> ConsoleResult:
             "tty": tty,
         }
         return ConsoleResult(note, 0, {"exec": session})
-    return _run_once(cluster, pod, container, options, note, user_name)
+    holder = execsessions.holder_of(access.caller_of(who)) if who is not None else ""
+    return _run_once(cluster, pod, container, options, note, user_name, holder)
 
 
 def _run_once(
-    cluster: Cluster, pod: dict, container: str, options, note: str, user_name: str
+    cluster: Cluster, pod: dict, container: str, options, note: str, user_name: str, holder: str
+) -> ConsoleResult:
+    # The same caps as kubectl's sessions: this one holds a request thread while it runs.
+    execsessions.check_room(cluster, holder)
+    if not _running.acquire(blocking=False):
+        raise ApiError(429, "TooManyRequests", BUSY)
+    try:
+        return _run_in_slot(cluster, pod, container, options, note, user_name, holder)
+    finally:
+        _running.release()
+
+
+def _run_in_slot(
+    cluster: Cluster, pod: dict, container: str, options, note: str, user_name: str, holder: str
 ) -> ConsoleResult:
     ctx = context_for(cluster, pod, container, tty=False)
     chunks: list[str] = [note]
     session = execsessions.opened(
-        cluster.name, ctx.namespace, ctx.pod, container, options.command, user_name, "web", False
+        cluster.name, ctx.namespace, ctx.pod, container, options.command, user_name, "web", False, holder
     )
     status = None
     try:

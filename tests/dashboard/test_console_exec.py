@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -92,3 +93,31 @@ def test_without_write_rights_exec_is_forbidden(demo):
         'Error from server (Forbidden): pods "web" is forbidden: User "system:anonymous" cannot create '
         'resource "pods/exec" in API group "" in the namespace "default"\n'
     )
+
+
+def test_an_exec_over_the_users_cap_is_refused_with_429(demo, settings):
+    _pod(demo, "web", "nginx")
+    settings.KUBESIM_EXEC_MAX_SESSIONS_PER_USER = 0
+    result = run("exec web -- hostname")
+    assert result["exit_code"] == 1
+    assert result["output"] == (
+        "Error from server (TooManyRequests): you have 0 exec sessions open; close one and try again\n"
+    )
+
+
+def test_what_a_container_wrote_goes_with_its_pod(demo):
+    from cluster.models import ContainerLayer
+
+    _pod(demo, "web", "nginx")
+    assert run("exec web -- sh -c 'echo hi > /tmp/x'")["exit_code"] == 0
+    assert ContainerLayer.objects.filter(cluster=demo).count() == 1
+    api.delete(demo, "Pod", "default", "web", KUBECTL)
+    deadline = time.monotonic() + 20
+
+    def pod_left() -> bool:
+        return bool(api.list_objects(demo, "Pod", field_selector="metadata.name=web")[0])
+
+    while pod_left() and time.monotonic() < deadline:
+        async_to_sync(runtime.run_until_idle)("demo")
+        time.sleep(0.2)
+    assert ContainerLayer.objects.filter(cluster=demo).count() == 0

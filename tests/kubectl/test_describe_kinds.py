@@ -64,7 +64,7 @@ def test_describe_rc_is_kubectls_text(kubectl):
 
 def test_describe_namespace_and_an_event_are_kubectls_text(kubectl):
     namespace = json.loads(kubectl.ok("get", "namespace", "default", "-o", "json"))
-    assert kubectl.ok("describe", "namespace", "default") == describe_namespace(namespace)
+    assert kubectl.ok("describe", "namespace", "default") == describe_namespace(namespace, [], [])
     events = json.loads(kubectl.ok("get", "events", "-o", "json"))["items"]
     if not events:
         kubectl.ok("apply", "-f", "-", stdin=RC)

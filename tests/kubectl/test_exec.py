@@ -94,6 +94,18 @@ def test_unknown_command_is_not_found_with_127(kubectl, nginx):
     assert "bash: nosuchcmd: command not found" in shell.stderr
 
 
+def test_a_relative_program_that_is_not_there_answers_at_once(kubectl, nginx):
+    started = time.monotonic()
+    result = kubectl.run("exec", nginx, "--", "./hello.sh", timeout=20)
+    assert time.monotonic() - started < 10
+    assert result.returncode == 127
+    assert result.stdout == (
+        "OCI runtime exec failed: exec failed: unable to start container process: "
+        'exec: "./hello.sh": stat ./hello.sh: no such file or directory: unknown\n'
+    )
+    assert "command terminated with exit code 127" in result.stderr
+
+
 def test_stdin_is_piped_to_the_command(kubectl, nginx):
     result = kubectl.run("exec", "-i", nginx, "--", "sh", stdin="cd /etc/nginx\npwd\nls conf.d | wc -l\n")
     assert result.returncode == 0, result.stderr

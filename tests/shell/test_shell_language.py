@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cluster.shell.lexer import ShellSyntaxError, parse
+from cluster.shell.lexer import ShellSyntaxError
+from cluster.shell.parser import parse
 from tests.shell.support import context, sh
 
 pytestmark = pytest.mark.django_db

@@ -48,3 +48,17 @@ def test_arrow_keys_recall_earlier_lines_in_bash_and_ash_but_not_in_dash():
     assert out.count("\r\nweb\r\n") == 2
     out = _session(b"\x1b[A\rexit\r", shell="sh")[1]  # nginx's sh is dash: no line editing
     assert "# ^[[A\r\n" in out and ": not found" in out
+
+
+def test_an_unfinished_loop_prompts_for_more_with_ps2():
+    out = _session(b"for x in 1 2\rdo echo $x\rdone\rexit\r")[1]
+    assert out == (
+        "root@web:/# for x in 1 2\r\n> do echo $x\r\n> done\r\n1\r\n2\r\nroot@web:/# exit\r\nexit\r\n"
+    )
+
+
+def test_a_runaway_line_is_killed_and_the_prompt_comes_back(settings):
+    settings.KUBESIM_SHELL_MAX_STEPS = 500
+    out = _session(b"while true; do :; done\rhostname\rexit\r")[1]
+    assert "KubeSim stopped this command: it ran more than 500 steps" in out
+    assert out.endswith("root@web:/# hostname\r\nweb\r\nroot@web:/# exit\r\nexit\r\n")

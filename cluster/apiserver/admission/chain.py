@@ -45,3 +45,19 @@ def register_mutating(fn: Mutate) -> Mutate:
 def mutate(cluster, kind: str, body: dict) -> None:
     for fn in tuple(_MUTATING):
         fn(cluster, kind, body)
+
+
+# Mutating admission that sees the object as upstream's admission does, after the kind's defaults
+# (LimitRanger: a pod that sets only limits has had its requests defaulted to them already).
+_MUTATING_DEFAULTED: list[Mutate] = []
+
+
+def register_defaulted(fn: Mutate) -> Mutate:
+    if fn not in _MUTATING_DEFAULTED:
+        _MUTATING_DEFAULTED.append(fn)
+    return fn
+
+
+def mutate_defaulted(cluster, kind: str, body: dict) -> None:
+    for fn in tuple(_MUTATING_DEFAULTED):
+        fn(cluster, kind, body)

@@ -9,6 +9,8 @@ from datetime import datetime
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import BuiltinObjects, KindInfo, status_subresource
 from cluster.apiserver.validators import metadata_only
+from cluster.kinds.core.limitrange import limits_section
+from cluster.kinds.core.resourcequota import quota_section
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from cluster.kubeapi.tabwriter import tabwrite
@@ -53,21 +55,22 @@ def _row(obj: dict, now: datetime) -> list:
 TABLE = TableSpec((NAME_COLUMN, ("Status", "string", "", 0), AGE_COLUMN), _row)
 
 
-def describe_namespace(namespace: dict) -> str:
+def describe_namespace(namespace: dict, quotas: list[dict], limit_ranges: list[dict]) -> str:
+    """describeNamespace: the namespace, then its ResourceQuotas and LimitRanges (kubectl prints
+    both sections whenever the server serves the kinds, "No resource quota." when there is none)."""
     meta, status = namespace.get("metadata") or {}, namespace.get("status") or {}
     lines = [f"Name:\t{meta.get('name', '')}"]
     lines += labels_multiline("Labels", meta.get("labels"))
     lines += annotations_multiline("Annotations", meta.get("annotations"))
     lines.append(f"Status:\t{status.get('phase', 'Active')}")
-    # kubectl adds the ResourceQuota and LimitRange sections only when it can list them: KubeSim
-    # serves neither kind, so real kubectl prints none against it either. Serving either kind
-    # changes kubectl's `describe namespace` ("No resource quota." / "No LimitRange resource.");
-    # this describer must then print the same sections (docs/adding-a-kind.md, couplings).
+    lines += ["", *quota_section(quotas), "", *limits_section(limit_ranges)]
     return tabwrite("\n".join(lines) + "\n")
 
 
 def describe(read, namespace: str, name: str) -> str:
-    return describe_namespace(read.get("Namespace", None, name))
+    return describe_namespace(
+        read.get("Namespace", None, name), read.list("ResourceQuota", name), read.list("LimitRange", name)
+    )
 
 
 KIND = KindInfo(

@@ -3,9 +3,11 @@
 python manage.py kubeconfig --cluster demo --output ~/.kube/kubesim
 KUBECONFIG=~/.kube/kubesim kubectl get nodes
 
-The server is https://HOST:API_PORT/clusters/NAME (API_PORT from the environment, as `make run`
-reads it); the token is the teacher's (the presenter token) for a shared cluster, the student's
-for a sandbox, or none with --anonymous (read-only).
+The server is https://HOST:API_PORT (API_PORT from the environment, as `make run` reads it), with
+no path: the token names the cluster (cluster/auth/kubeconfig.py). For a shared cluster the
+teacher's kubeconfig, a context and token per cluster with NAME's current; for a sandbox its
+student's, one context; with --anonymous no token (read-only; the path form
+https://HOST:API_PORT/clusters/NAME for a cluster other than the demo).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from cluster.auth import kubeconfig
-from cluster.auth.access import presenter_token, sandbox_token
+from cluster.auth.access import sandbox_token
 from cluster.models import Cluster
 from database.throwaway_db import require_migrated
 
@@ -37,10 +39,13 @@ class Command(BaseCommand):
         found = Cluster._default_manager.filter(name=cluster).first()
         if found is None:
             raise CommandError(f'cluster "{cluster}" does not exist')
-        token = ""
-        if not anonymous:
-            token = sandbox_token(found) if found.owner_id and not found.public else presenter_token()
-        text = kubeconfig.render(found, kubeconfig.api_server(host, cluster, port), token)
+        address = kubeconfig.api_server(host, port)
+        if anonymous:
+            text = kubeconfig.render(found, address, {found.name: ""})
+        elif found.owner_id and not found.public:
+            text = kubeconfig.render(found, address, {found.name: sandbox_token(found)})
+        else:
+            text = kubeconfig.render_teacher(found, address)
         if output is None:
             self.stdout.write(text, ending="")
             return

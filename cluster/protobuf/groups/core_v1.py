@@ -14,12 +14,14 @@ KINDS = (
     "ConfigMap",
     "Endpoints",
     "Event",
+    "LimitRange",
     "Namespace",
     "Node",
     "PersistentVolume",
     "PersistentVolumeClaim",
     "Pod",
     "ReplicationController",
+    "ResourceQuota",
     "Secret",
     "Service",
 )
@@ -464,6 +466,19 @@ MESSAGES = {
         (3, "tcpSocket", "TCPSocketAction", "*o"),
         (4, "sleep", "SleepAction", "*o"),
     ),
+    "LimitRange": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "LimitRangeSpec", "o"),
+    ),
+    "LimitRangeItem": (
+        (1, "type", "string", ""),
+        (2, "max", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (3, "min", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (4, "default", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (5, "defaultRequest", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (6, "maxLimitRequestRatio", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+    ),
+    "LimitRangeSpec": ((1, "limits", "LimitRangeItem", "r"),),
     "LinuxContainerUser": (
         (1, "uid", "int64", ""),
         (2, "gid", "int64", ""),
@@ -931,6 +946,20 @@ MESSAGES = {
         (1, "resourceID", "string", ""),
         (2, "health", "string", "o"),
     ),
+    "ResourceQuota": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "ResourceQuotaSpec", "o"),
+        (3, "status", "ResourceQuotaStatus", "o"),
+    ),
+    "ResourceQuotaSpec": (
+        (1, "hard", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (2, "scopes", "string", "ro"),
+        (3, "scopeSelector", "ScopeSelector", "*o"),
+    ),
+    "ResourceQuotaStatus": (
+        (1, "hard", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+        (2, "used", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
+    ),
     "ResourceRequirements": (
         (1, "limits", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
         (2, "requests", "map<string,k8s.io.apimachinery.pkg.api.resource.Quantity>", "o"),
@@ -969,6 +998,12 @@ MESSAGES = {
         (8, "volumeName", "string", "o"),
         (9, "fsType", "string", "o"),
         (10, "readOnly", "bool", "o"),
+    ),
+    "ScopeSelector": ((1, "matchExpressions", "ScopedResourceSelectorRequirement", "ro"),),
+    "ScopedResourceSelectorRequirement": (
+        (1, "scopeName", "string", ""),
+        (2, "operator", "string", ""),
+        (3, "values", "string", "ro"),
     ),
     "SeccompProfile": (
         (1, "type", "string", ""),

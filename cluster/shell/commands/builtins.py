@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from cluster.shell.commands import conditions
 from cluster.shell.filesystem import FsError
-from cluster.shell.interpreter import ExitShell
+from cluster.shell.interpreter import ExitShell, LoopControl, Shell
 
 
 def _cd(sh, argv, io) -> int:
@@ -40,7 +41,7 @@ def _export(sh, argv, io) -> int:
     for arg in argv[1:]:
         name, sep, value = arg.partition("=")
         if sep:
-            sh.env[name] = value
+            sh.set_variable(name, value)
     if len(argv) == 1:
         io.write_out("".join(f'declare -x {k}="{v}"\n' for k, v in sorted(sh.env.items())))
     return 0
@@ -48,7 +49,7 @@ def _export(sh, argv, io) -> int:
 
 def _unset(sh, argv, io) -> int:
     for name in argv[1:]:
-        sh.env.pop(name, None)
+        sh.unset_variable(name)
     return 0
 
 
@@ -85,7 +86,7 @@ def _type(sh, argv, io) -> int:
         if name in BUILTINS:
             io.write_out(f"{name} is a shell builtin\n")
             continue
-        found = sh.fs.find_program(name, sh.env.get("PATH", ""))
+        found = sh.fs.find_program(name, sh.env.get("PATH", ""), sh.cwd)
         if found:
             io.write_out(f"{name} is {found}\n")
         else:
@@ -110,11 +111,42 @@ def _source(sh, argv, io) -> int:
         return 1
     sh.source_depth += 1
     try:
-        for line in script.splitlines():
-            sh.run(line, io)
+        for text, _first_line in whole_commands(script):
+            sh.run(text, io)
     finally:
         sh.source_depth -= 1
     return sh.status
+
+
+def whole_commands(script: str):
+    """(text, number of its first line) for each whole command of a script: a `while` over
+    several lines is read to its `done`, as a shell reads its input."""
+    pending: list[str] = []
+    first = 1
+    for number, line in enumerate(script.splitlines(), 1):
+        if not pending:
+            first = number
+        pending.append(line)
+        text = "\n".join(pending)
+        if Shell.complete(text):
+            yield text, first
+            pending = []
+    if pending:
+        yield "\n".join(pending), first  # unfinished: running it reports the error
+
+
+def _loop_control(sh, argv, io) -> int:
+    """break [N] / continue [N]."""
+    try:
+        levels = int(argv[1]) if len(argv) > 1 else 1
+    except ValueError:
+        io.write_err(sh.error(f"{argv[0]}: {argv[1]}: numeric argument required"))
+        return 1
+    if sh.loop_depth == 0:
+        if sh.style == "bash":
+            io.write_err(f"{sh.name}: {argv[0]}: only meaningful in a `for', `while', or `until' loop\n")
+        return 0
+    raise LoopControl(max(1, min(levels, sh.loop_depth)), argv[0] == "continue")
 
 
 BUILTINS = {
@@ -130,4 +162,7 @@ BUILTINS = {
     "type": _type,
     "source": _source,
     ".": _source,
+    "break": _loop_control,
+    "continue": _loop_control,
+    **conditions.BUILTINS,
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import posixpath
 
+from cluster.shell.commands.builtins import whole_commands
 from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem
 from cluster.shell.interpreter import IO, ExitShell, Shell
@@ -19,6 +20,7 @@ def run_shell_program(
     if parent is not None:
         shell.env, shell.cwd = dict(parent.env), parent.cwd
     args = argv[1:]
+    held = shell.budget.held
     try:
         if args and args[0] == "-c":
             if len(args) < 2:
@@ -38,12 +40,14 @@ def run_shell_program(
             script = fs.read(path)
         else:
             script = io.read_stdin()
-        for number, line in enumerate(script.splitlines(), 1):
-            shell.line_number = number
-            shell.run(line, io)
+        for text, first_line in whole_commands(script):
+            shell.line_number = first_line
+            shell.run(text, io)
         return shell.status
     except ExitShell as done:
         return done.status
+    finally:
+        shell.budget.held = held  # the child's variables end with it
 
 
 def sh(parent: Shell, argv: list[str], io: IO) -> int:

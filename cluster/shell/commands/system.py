@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 from cluster.shell.profiles import Process
@@ -136,7 +135,7 @@ def sleep(sh, argv, io) -> int:
     except ValueError:
         io.write_err(f"sleep: invalid time interval '{argv[1]}'\n")
         return 1
-    time.sleep(min(max(seconds, 0), MAX_SLEEP_SECONDS))
+    sh.budget.sleep(min(max(seconds, 0), MAX_SLEEP_SECONDS))  # wakes when the process is killed
     return 0
 
 
@@ -148,7 +147,7 @@ def nproc(sh, argv, io) -> int:
 def which(sh, argv, io) -> int:
     status = 0
     for name in argv[1:]:
-        found = sh.fs.find_program(name, sh.env.get("PATH", ""))
+        found = sh.fs.find_program(name, sh.env.get("PATH", ""), sh.cwd)
         if found:
             io.write_out(found + "\n")
         else:

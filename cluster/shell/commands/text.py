@@ -6,6 +6,7 @@ import re
 
 from cluster.shell.commands.builtins import _echo
 from cluster.shell.filesystem import FsError
+from cluster.shell.regex import PatternError, compile_pattern
 
 
 def _input(sh, files: list[str], io, name: str) -> str | None:
@@ -45,7 +46,13 @@ def grep(sh, argv, io) -> int:
     if not args:
         io.write_err("Usage: grep [OPTION]... PATTERNS [FILE]...\n")
         return 2
-    pattern = re.compile(re.escape(args[0]) if "F" in flags else args[0], re.I if "i" in flags else 0)
+    try:
+        pattern = compile_pattern(
+            args[0], extended="E" in flags, fixed="F" in flags, ignore_case="i" in flags
+        )
+    except PatternError as exc:
+        io.write_err(f"grep: {exc}\n")
+        return 2
     text = _input(sh, args[1:], io, "grep")
     if text is None:
         return 2

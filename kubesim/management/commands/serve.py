@@ -26,6 +26,7 @@ from cluster.management.commands.kubeconfig import write
 from cluster.models import Cluster
 from database.throwaway_db import require_migrated
 from kubesim import listening, shutdown
+from kubesim.apiroot import serve_api_on
 from kubesim.gc_tuning import tune_for_long_running
 
 
@@ -59,6 +60,7 @@ class Command(BaseCommand):
         endpoints = listening.endpoints(host, port)
         served = f"http://{host}:{port}/"
         if api_port:
+            serve_api_on(api_port)
             endpoints.append(f"{tls_endpoint(host, api_port)}:backlog={socket.SOMAXCONN}")
             served += f" and https://{host}:{api_port}/ (the API server, TLS)"
         self.stdout.write(f"KubeSim serving on {served} ({tune_for_long_running()})")
@@ -98,8 +100,8 @@ class Command(BaseCommand):
         demo = Cluster.objects.filter(name="demo").first()
         if demo is not None:
             path = state_dir() / "demo.kubeconfig"
-            server = kubeconfig.api_server(shown, "demo", api_port)
-            write(path, kubeconfig.render(demo, server, presenter_token()))
+            server = kubeconfig.api_server(shown, api_port)
+            write(path, kubeconfig.render_teacher(demo, server))
             self.stdout.write(f"kubectl: export KUBECONFIG={path}")
 
     def _start_control_plane(self) -> None:

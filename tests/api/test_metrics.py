@@ -1,0 +1,106 @@
+"""`/metrics`: the requests a cluster's API server answered, in Prometheus' text format."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from cluster.api.metrics import BUCKETS, Registry, describe, exposition
+from cluster.api.paths import resolve
+from cluster.controlplane import runtime
+from cluster.controlplane.demo import create_demo
+from cluster.models import Cluster
+
+
+def series(text: str, name: str, **labels: str) -> float | None:
+    """The value of the one series of `name` whose labels include `labels`."""
+    for line in text.splitlines():
+        match = re.fullmatch(rf"{name}\{{(.*)\}} (\S+)", line)
+        if match and all(f'{k}="{v}"' in match[1].split(",") for k, v in labels.items()):
+            return float(match[2])
+    return None
+
+
+def test_labels_name_the_verb_scope_and_resource_as_upstream():
+    pods = resolve("", "v1", "namespaces/default/pods")
+    pod = resolve("", "v1", "namespaces/default/pods/web/log")
+    nodes = resolve("", "v1", "nodes")
+    common = {"apply": False, "dry_run": False, "group": "", "version": "v1"}
+    listed = describe("GET", pods, watch=False, **common)
+    assert (listed.verb, listed.scope, listed.resource) == ("LIST", "namespace", "pods")
+    assert describe("GET", pods, watch=True, **common).verb == "WATCH"
+    logged = describe("GET", pod, watch=False, **common)
+    assert (logged.verb, logged.scope, logged.subresource) == ("GET", "resource", "log")
+    assert describe("GET", nodes, watch=False, **common).scope == "cluster"
+    assert describe("DELETE", pods, watch=False, **common).verb == "DELETECOLLECTION"
+    applied = describe("PATCH", pod, watch=False, **{**common, "apply": True, "dry_run": True})
+    assert (applied.verb, applied.dry_run) == ("APPLY", "All")
+
+
+def test_the_exposition_is_prometheus_text_with_upstreams_buckets():
+    registry = Registry()
+    pods = describe(
+        "GET",
+        resolve("", "v1", "namespaces/default/pods"),
+        watch=False,
+        apply=False,
+        dry_run=False,
+        group="",
+        version="v1",
+    )
+    registry.observe("c", pods, 200, 0.03)
+    registry.observe("c", pods, 200, 0.5)
+    registry.observe("c", pods, 403, None)
+    text = exposition("c", registry)
+    assert "# TYPE apiserver_request_total counter\n" in text
+    assert "# TYPE apiserver_request_duration_seconds histogram\n" in text
+    assert series(text, "apiserver_request_total", code="200", verb="LIST", resource="pods") == 2
+    assert series(text, "apiserver_request_total", code="403", verb="LIST") == 1
+    bucket = "apiserver_request_duration_seconds_bucket"
+    assert series(text, bucket, le="0.025") == 0 and series(text, bucket, le="0.05") == 1
+    assert series(text, bucket, le="0.6") == 2 and series(text, bucket, le="+Inf") == 2
+    assert series(text, "apiserver_request_duration_seconds_sum", verb="LIST") == pytest.approx(0.53)
+    assert text.count(f"{bucket}{{") == len(BUCKETS) + 1
+    assert exposition("other", registry).count("\n") == 4  # HELP and TYPE lines only
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_clusters_metrics_count_its_own_requests_only():
+    demo = create_demo("demo", pace_ms=0)
+    try:
+        client = Client()
+        before = (
+            series(
+                client.get("/clusters/demo/metrics").content.decode(),
+                "apiserver_request_total",
+                verb="LIST",
+                resource="nodes",
+                code="200",
+            )
+            or 0
+        )
+        for _ in range(3):
+            assert client.get("/clusters/demo/api/v1/nodes").status_code == 200
+        assert client.delete("/clusters/demo/api/v1/nodes/node1").status_code == 403
+        client.get("/clusters/nosuch/api/v1/nodes")  # no such cluster: no series
+        answer = client.get("/clusters/demo/metrics")
+        assert answer["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8"
+        text = answer.content.decode()
+        assert (
+            series(text, "apiserver_request_total", verb="LIST", resource="nodes", code="200") == before + 3
+        )
+        assert series(
+            text, "apiserver_request_total", verb="DELETE", resource="nodes", scope="resource", code="403"
+        )
+        owner = User.objects.create_user("student-m")
+        Cluster.objects.create(name="lab-metrics01", public=False, owner=owner)
+        student = Client()
+        student.force_login(owner)
+        mine = student.get("/clusters/lab-metrics01/metrics").content.decode()
+        assert series(mine, "apiserver_request_total", resource="nodes") is None
+        assert Client().get("/clusters/lab-metrics01/metrics").status_code == 404
+    finally:
+        runtime.forget(demo.name)
