@@ -461,7 +461,8 @@ class Scheduler:
             # preemptor's, the replacement's steps joined its trace, which then never completed.
             self._mark_disruption_target(current, self._actor(None))
             try:
-                api.delete(self.cluster, "Pod", victim.namespace, victim.name, self._actor(None))
+                deleting = self._preempting_actor(preemptor, node)
+                api.delete(self.cluster, "Pod", victim.namespace, victim.name, deleting)
             except ApiError:
                 continue
             event_recorder.record(
@@ -487,6 +488,14 @@ class Scheduler:
                 continue
             cleared.append(key)
         return cleared
+
+    def _preempting_actor(self, preemptor: dict, node: str) -> Actor:
+        """Who deletes a victim: the scheduler, for the preemptor. The victim's deletion starts a
+        trace of its own (verb preempt) that names the preemptor, and its ending says why."""
+        actor = self._actor(None)
+        actor.by, actor.subresource = DEFAULT_SCHEDULER_NAME, "preemption"
+        actor.reason = texts.preempted_by(preemptor, node)
+        return actor
 
     def _mark_disruption_target(self, pod: dict, actor: Actor) -> None:
         conditions = [
