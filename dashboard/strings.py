@@ -103,6 +103,7 @@ def ui_strings() -> dict[str, str]:
         "more_pods": _("+%(n)s more"),
         "following_pod": _("Following pod %(name)s"),
         "follow_all": _("Show all its pods"),
+        "why_node": _("Every node, every score: the Scheduler panel →"),
         # Translators: a scheduling attempt in the Scheduler panel's picker.
         "preempted_on": _("Preempted %(victims)s on %(node)s"),
         "replaying": _("Replaying"),
@@ -170,6 +171,7 @@ def ui_strings() -> dict[str, str]:
         "nothing_applied": _("Nothing was applied: fix the errors below and apply again."),
         "line": _("line"),
         "document": _("document"),
+        "file_not_kept": _("The file is not kept in the console's working directory:"),
         # console
         "console": _("Console"),
         "console_hint": _("Type a kubectl command (try: help). Tab completes, ↑/↓ recall history."),

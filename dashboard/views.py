@@ -35,10 +35,12 @@ from cluster.auth.access import (
 )
 from cluster.auth.clientaddr import client_address
 from cluster.auth.ratelimit import RateLimiter
+from cluster.auth.sessions import stored_key
 from cluster.client.leader import election_needed
 from cluster.models import Cluster
+from dashboard import files
 from dashboard.console import run_command
-from dashboard.console.workdir import Workdir
+from dashboard.console.workdir import Workdir, WorkdirError
 from dashboard.inspect import describe_text, events_text
 from dashboard.strings import flow_steps, ui_strings
 
@@ -135,19 +137,34 @@ def cluster_page(request: HttpRequest, cluster: str) -> HttpResponse:
     return render(request, "dashboard/cluster.html", page_context(request, obj))
 
 
+def _browser(request: HttpRequest) -> str | None:
+    """The stored key of the browser's session, whose console files the working directory shows."""
+    key = request.session.session_key
+    return stored_key(key) if key else None
+
+
+def _json_object(body: bytes) -> dict | None:
+    """The console's request body: a JSON object, else None (arrays, numbers, not JSON at all)."""
+    try:
+        payload = json.loads(body or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
 @require_POST
 @refused_as_status
 def console(request: HttpRequest, cluster: str) -> JsonResponse:
     obj = visible_cluster(request, cluster)
     if len(request.body) > MAX_CONSOLE_BYTES:
         return JsonResponse({"output": "error: input too large", "exit_code": 1}, status=413)
-    try:
-        payload = json.loads(request.body or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        return JsonResponse({"output": "error: the request body is not JSON", "exit_code": 1}, status=400)
+    payload = _json_object(request.body)
+    if payload is None:
+        error = "error: the request body must be a JSON object"
+        return JsonResponse({"output": error, "exit_code": 1}, status=400)
     command = str(payload.get("command", ""))
     stdin = str(payload.get("stdin", ""))
-    result = run_command(obj, command, stdin, who=request, workdir=Workdir(request.session))
+    result = run_command(obj, command, stdin, who=request, workdir=Workdir(_browser(request)))
     return JsonResponse(result.as_dict())
 
 
@@ -155,14 +172,21 @@ def console(request: HttpRequest, cluster: str) -> JsonResponse:
 @refused_as_status
 def save_file(request: HttpRequest, cluster: str) -> JsonResponse:
     """Keep an uploaded or saved file in this browser's console working directory."""
-    visible_cluster(request, cluster)
+    obj = visible_cluster(request, cluster)
     if len(request.body) > MAX_CONSOLE_BYTES:
         return JsonResponse({"error": "input too large"}, status=413)
+    payload = _json_object(request.body)
+    if payload is None:
+        return JsonResponse({"error": "error: the request body must be a JSON object"}, status=400)
     try:
-        payload = json.loads(request.body or b"{}")
-        name = Workdir(request.session).save(str(payload.get("name", "")), str(payload.get("text", "")))
-    except (ValueError, UnicodeDecodeError) as exc:
+        name = files.save(request, obj, str(payload.get("name", "")), str(payload.get("text", "")))
+    except WorkdirError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
+    except files.Refused as refused:
+        response = JsonResponse({"error": refused.message}, status=refused.status)
+        if refused.retry_after:
+            response["Retry-After"] = str(refused.retry_after)
+        return response
     return JsonResponse({"name": name})
 
 

@@ -7,9 +7,12 @@ error can name the document, the field path and the line. Aliases are refused ou
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import yaml
+
+from k8s.numbers import OutOfRange, finite, fit_int, int_from_text
 
 MAX_DOCUMENTS = 500
 MAX_DEPTH = 100
@@ -60,6 +63,17 @@ def format_path(path: tuple) -> str:
     return text
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def utf8_safe(text: str) -> str:
+    """`text` with its UTF-16 halves (PyYAML reads "\\ud83d\\ude00" as two) joined into their
+    character and lone ones replaced by U+FFFD, as Go does: every string can then be UTF-8."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def _construct(
     node: yaml.Node, path: tuple, lines: dict, depth: int, duplicates: list | None = None, line: int = 0
 ) -> object:
@@ -77,6 +91,7 @@ def _construct(
             )
             if not isinstance(key, str):
                 raise YamlError("mapping keys must be strings", key_node.start_mark.line + 1)
+            key = utf8_safe(key)
             if key == "<<":
                 raise YamlError("merge keys (<<) are not supported", key_node.start_mark.line + 1)
             if key in result:
@@ -90,7 +105,12 @@ def _construct(
         return [
             _construct(item, (*path, i), lines, depth + 1, duplicates) for i, item in enumerate(node.value)
         ]
-    return _LOADER.construct_object(node, deep=True)
+    try:
+        value = _LOADER.construct_object(node, deep=True)
+        return utf8_safe(value) if isinstance(value, str) else value
+    except OutOfRange as err:
+        _LOADER.recursive_objects.clear()  # the failed node stays marked "in progress" otherwise
+        raise YamlError(str(err), node.start_mark.line + 1) from None
 
 
 class _NoAliasLoader(yaml.SafeLoader):
@@ -101,7 +121,28 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-_LOADER = yaml.SafeLoader("")
+class _Constructor(yaml.SafeLoader):
+    """Numbers as Kubernetes reads them (k8s.numbers): past int64 a float, past float64 (.inf,
+    .nan, a 5,000-digit literal) a YamlError at its line, never Python's ValueError."""
+
+    def construct_yaml_int(self, node):  # type: ignore[override]
+        text = str(self.construct_scalar(node)).replace("_", "")
+        digits = text.lstrip("+-")
+        if digits.isdigit() and not digits.startswith("0"):
+            return int_from_text(text)  # the plain decimal form, whatever its length
+        try:
+            number = super().construct_yaml_int(node)
+        except ValueError:  # a hex, octal or base-60 form too long for int(): past any float64
+            raise OutOfRange(text) from None
+        return fit_int(number, text)
+
+    def construct_yaml_float(self, node):  # type: ignore[override]
+        return finite(super().construct_yaml_float(node), str(self.construct_scalar(node)))
+
+
+_Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)
+_Constructor.add_constructor("tag:yaml.org,2002:float", _Constructor.construct_yaml_float)
+_LOADER = _Constructor("")
 
 
 def load_documents(text: str, keep_duplicates: bool = False) -> list[Document]:
@@ -109,7 +150,10 @@ def load_documents(text: str, keep_duplicates: bool = False) -> list[Document]:
 
     A key given twice in one mapping is an error, unless `keep_duplicates`: then the later value
     wins and each repeat is listed in its document's `duplicates` (for a strict decoder to judge)."""
-    loader = _NoAliasLoader(text)
+    try:
+        loader = _NoAliasLoader(text)  # the reader checks the characters at once
+    except yaml.YAMLError as err:
+        raise YamlError(str(err)) from None
     documents: list[Document] = []
     try:
         while loader.check_node():

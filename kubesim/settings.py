@@ -150,6 +150,18 @@ KUBESIM_SHELL_STORAGE_BYTES = envint("KUBESIM_SHELL_STORAGE_BYTES", str(8 << 20)
 # Log entries each cluster keeps before compaction, etcd's history window (cluster/apiserver/store.py):
 # a watch from an older revision gets 410 Gone and relists.
 KUBESIM_EVENT_LOG_KEEP = envint("KUBESIM_EVENT_LOG_KEEP", "10000")
+# The web console's saved and uploaded files (dashboard/files.py): per browser (its session) at
+# most this many files and bytes, per cluster at most these bytes in all, saves per minute per
+# browser and per client address (unless shared), and none while the disk under the state
+# directory or the SQLite database has less than this many bytes free.
+KUBESIM_CONSOLE_FILES_PER_BROWSER = envint("KUBESIM_CONSOLE_FILES_PER_BROWSER", "20")
+KUBESIM_CONSOLE_BYTES_PER_BROWSER = envint("KUBESIM_CONSOLE_BYTES_PER_BROWSER", str(1 << 20))
+KUBESIM_CONSOLE_BYTES_PER_CLUSTER = envint("KUBESIM_CONSOLE_BYTES_PER_CLUSTER", str(64 << 20))
+KUBESIM_CONSOLE_SAVES_PER_MINUTE = envint("KUBESIM_CONSOLE_SAVES_PER_MINUTE", "30")
+KUBESIM_MIN_FREE_DISK_BYTES = envint("KUBESIM_MIN_FREE_DISK_BYTES", str(512 << 20))
+# Snapshot and list reads per minute per client address by callers who are not signed in
+# (cluster/auth/readlimit.py), then 429 with Retry-After; shared addresses are not limited.
+KUBESIM_ANONYMOUS_READS_PER_MINUTE = envint("KUBESIM_ANONYMOUS_READS_PER_MINUTE", "240")
 # Services' ClusterIPs (cluster/kinds/core/serviceips.py): kubeadm's range; its first address is
 # the `kubernetes` Service's, the tenth cluster DNS's.
 KUBESIM_SERVICE_CIDR = os.environ.get("KUBESIM_SERVICE_CIDR", "10.96.0.0/12")

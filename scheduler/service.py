@@ -17,7 +17,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import kind_info
-from cluster.client import event_recorder
+from cluster.client import counters, event_recorder
 from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
@@ -361,6 +361,9 @@ class Scheduler:
             trace_id=entry.trace_id,
         )
         self.unsaved.append((attempt, decision))
+        outcome = "scheduled" if result == SchedulingAttempt.SCHEDULED else "unschedulable"
+        labels = {"profile": DEFAULT_SCHEDULER_NAME, "result": outcome}
+        counters.add(self.cluster_name, counters.SCHEDULE_ATTEMPTS, labels)
 
     async def _place_saving(self, entry: QueuedPod, decision, node: str) -> bool:
         attempts = self._take_unsaved()
@@ -458,7 +461,8 @@ class Scheduler:
             # preemptor's, the replacement's steps joined its trace, which then never completed.
             self._mark_disruption_target(current, self._actor(None))
             try:
-                api.delete(self.cluster, "Pod", victim.namespace, victim.name, self._actor(None))
+                deleting = self._preempting_actor(preemptor, node)
+                api.delete(self.cluster, "Pod", victim.namespace, victim.name, deleting)
             except ApiError:
                 continue
             event_recorder.record(
@@ -484,6 +488,14 @@ class Scheduler:
                 continue
             cleared.append(key)
         return cleared
+
+    def _preempting_actor(self, preemptor: dict, node: str) -> Actor:
+        """Who deletes a victim: the scheduler, for the preemptor. The victim's deletion starts a
+        trace of its own (verb preempt) that names the preemptor, and its ending says why."""
+        actor = self._actor(None)
+        actor.by, actor.subresource = DEFAULT_SCHEDULER_NAME, "preemption"
+        actor.reason = texts.preempted_by(preemptor, node)
+        return actor
 
     def _mark_disruption_target(self, pod: dict, actor: Actor) -> None:
         conditions = [

@@ -61,6 +61,18 @@ def preempting(pod: dict, message: str, node: str, victims: list) -> tuple[str, 
     )
 
 
+def preempted_by(preemptor: dict, node: str) -> tuple[str, str]:
+    """Why a victim goes: the higher-priority pod it makes room for (its trace's step 2, its ending)."""
+    meta = preemptor.get("metadata") or {}
+    who = f"{meta.get('namespace', 'default')}/{meta.get('name', '')}"
+    priority = (preemptor.get("spec") or {}).get("priority") or 0
+    return (
+        f"preempted by pod {who} (priority {priority}) on {node}: the Scheduler's DefaultPreemption "
+        "deletes it to make room",
+        f"被 Pod {who}（优先级 {priority}）在 {node} 上抢占：Scheduler 的 DefaultPreemption 删除它以腾出空间",
+    )
+
+
 def binding(pod: dict, node: str) -> tuple[str, str]:
     return (
         f"The Scheduler sends a Binding for {ref(pod)} to node {node} (POST pods/binding); the APIServer "

@@ -54,6 +54,8 @@ def _fresh_rate_limits():
     """Rate limits count per process: each test starts with none spent (tests share 127.0.0.1)."""
     from cluster.auth.logins import FAILURES
     from cluster.auth.ratelimit import WRITES
+    from cluster.auth.readlimit import READS
+    from dashboard.files import SAVES
     from dashboard.views import PRESENTER_FAILURES
     from labs.joinlimits import JOINS
 
@@ -61,6 +63,8 @@ def _fresh_rate_limits():
     JOINS._times.clear()
     PRESENTER_FAILURES._times.clear()
     FAILURES._times.clear()
+    SAVES._times.clear()
+    READS._times.clear()
     yield
 
 

@@ -73,6 +73,8 @@ class Client:
             connection.request(method, path, body=body, headers=self.headers(content_type))
             response = connection.getresponse()
             return Answer(response.status, response.read())
+        except TimeoutError:
+            return Answer(0, b"")  # a hang: no answer within the timeout (counted as status 0)
         finally:
             connection.close()
 

@@ -23,10 +23,11 @@ from cluster.api.paths import Target
 from cluster.apiserver import graceful, paging
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request, method_not_allowed
-from cluster.apiserver.patch import PATCH_TYPES, apply_patch, decode
+from cluster.apiserver.patch import PATCH_TYPES, apply_patch, check_shape, decode
 from cluster.apiserver.scale import SCALE
 from cluster.apiserver.service import DELETE_OPTIONS
 from cluster.apiserver.typecheck import check_body, check_patched
+from cluster.auth.readlimit import limit_anonymous_read
 from cluster.models import Cluster
 
 
@@ -185,6 +186,7 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
     if content_type not in PATCH_TYPES:
         raise unsupported(content_type, patch=True)
     body, actor = decode(read_body(request), content_type), actor_for(request)
+    check_shape(body, content_type)
     kind, ns, name = target.info.kind, target.namespace, target.name
     if target.subresource == "scale":
         current = api.get_scale(cluster, kind, ns, name)
@@ -248,6 +250,7 @@ def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResp
         raise method_not_allowed(method)
     if not target.name:
         if method == "GET":
+            limit_anonymous_read(request)  # a list of a big cluster is megabytes (watches stream elsewhere)
             return _list(request, cluster, target)
         in_scope = bool(target.namespace) or not target.info.namespaced  # not a cluster-wide list
         if method == "POST" and in_scope:

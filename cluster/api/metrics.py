@@ -4,9 +4,11 @@ kube-apiserver's own series and words: `apiserver_request_total` (a counter per 
 group, version, resource, subresource, scope, component and code) and
 `apiserver_request_duration_seconds` (a histogram with upstream's buckets; watches and followed
 logs, which last as long as the client likes, are counted but not timed, as upstream leaves
-long-running requests out of it). Each cluster's series are its own: a caller reads those of the
-cluster it addresses. Counted in memory by the process that answered, as each kube-apiserver
-instance counts its own (in the scale-out profile, one process's share), and lost at restart.
+long-running requests out of it), then what the control plane's components count in this process
+(cluster/client/counters.py: `scheduler_schedule_attempts_total`). Each cluster's series are its
+own: a caller reads those of the cluster it addresses. Counted in memory by the process that
+answered, as each kube-apiserver instance counts its own (in the scale-out profile, one process's
+share), and lost at restart.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from cluster.api.http import error_response
 from cluster.api.paths import Target, resolve
 from cluster.apiserver.errors import ApiError
 from cluster.auth.access import get_cluster
+from cluster.client import counters
 
 # k8s.io/apiserver/pkg/endpoints/metrics: requestLatency's buckets.
 BUCKETS = (
@@ -183,6 +186,10 @@ def exposition(cluster: str, registry: Registry = REQUESTS) -> str:
     series = [({**request.labels(), "code": str(code)}, value) for (request, code), value in totals.items()]
     for labels, value in sorted(series, key=lambda item: _order(item[0])):
         out.append(_series("apiserver_request_total", labels, value))
+    for name, counted in counters.of(cluster).items():
+        kind, text = counters.DEFINITIONS[name]
+        out += [f"# HELP {name} {text}\n", f"# TYPE {name} {kind}\n"]
+        out += [_series(name, labels, value) for labels, value in counted]
     return "".join(out)
 
 

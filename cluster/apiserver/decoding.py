@@ -13,6 +13,8 @@ import json
 import re
 
 from cluster.apiserver.errors import ApiError, bad_request
+from k8s.numbers import OutOfRange, float_from_text, int_from_text
+from k8s.yamldocs import utf8_safe
 
 MAX_DEPTH = 100
 NOT_UTF8 = "the request body is not valid UTF-8"
@@ -65,6 +67,47 @@ def check_depth(value: object) -> None:
         stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
 
 
+def _not_json(what: str):
+    """NaN and Infinity are Python's extensions, not JSON: refused as Go's decoder refuses them."""
+
+    def refuse(constant: str) -> object:
+        raise bad_request(
+            f"error decoding {what}: invalid character '{constant[0]}' looking for beginning of value"
+        )
+
+    return refuse
+
+
+# A \uD800–\uDFFF escape: half of a UTF-16 pair, which Python keeps alone if its other half is missing.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _without_lone_surrogates(text: str, data: object) -> object:
+    """The parsed document with no string that cannot be UTF-8 (stored, put in a header, sent)."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return data  # the common case: one search
+    if isinstance(data, str):
+        return utf8_safe(data)
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            for i, child in enumerate(item):
+                if isinstance(child, str):
+                    item[i] = utf8_safe(child)
+                elif isinstance(child, dict | list):
+                    stack.append(child)
+        elif isinstance(item, dict):
+            for key in list(item):
+                child = item.pop(key)
+                if isinstance(child, str):
+                    child = utf8_safe(child)
+                elif isinstance(child, dict | list):
+                    stack.append(child)
+                item[utf8_safe(key)] = child
+    return data
+
+
 class _Repeats(dict):
     """A JSON object some of whose keys were given twice (the later value kept, as Go's decoder)."""
 
@@ -104,16 +147,23 @@ def load_json(body: bytes | str, what: str = "JSON", duplicates: list[str] | Non
     text = text_of(body)
     check_json_depth(text)
     try:
+        numbers = {
+            "parse_int": int_from_text,
+            "parse_float": float_from_text,
+            "parse_constant": _not_json(what),
+        }
         if duplicates is None:
-            return json.loads(text)
+            return _without_lone_surrogates(text, json.loads(text, **numbers))
         found: list[bool] = []
-        data = json.loads(text, object_pairs_hook=lambda pairs: _noting_repeats(pairs, found))
+        data = json.loads(text, object_pairs_hook=lambda pairs: _noting_repeats(pairs, found), **numbers)
         if found:  # the paths are worked out only for a body that repeats a key
             duplicates.extend(repeated_fields(data))
-        return data
+        return _without_lone_surrogates(text, data)
     except json.JSONDecodeError as err:
         where = f"at line {err.lineno}, column {err.colno}"
         raise bad_request(f"error decoding {what}: {err.msg} {where}") from None
+    except OutOfRange as err:
+        raise bad_request(f"error decoding {what}: {err}") from None
     except RecursionError:
         raise too_deep() from None
 

@@ -43,8 +43,22 @@ def no_defaults(obj: dict) -> None:
     """The defaults hook of a kind the server fills in nothing for (Event, Lease)."""
 
 
+# Top-level struct fields whose null is Go's zero struct. Others keep their null: a list such as
+# an EndpointSlice's `endpoints` has no omitempty and is written back as null, as upstream does.
+_STRUCT_FIELDS = ("metadata", "spec", "status")
+
+
+def _drop_top_level_nulls(obj: dict) -> None:
+    """`"spec": null` is Go's zero value of the field, as if it were absent: the kinds' defaults
+    may then fill it in as for a missing one."""
+    for key in _STRUCT_FIELDS:
+        if key in obj and obj[key] is None:
+            del obj[key]
+
+
 def kind_defaults(obj: dict) -> None:
     """The kind's spec/status defaults; safe to run on a manifest before comparing with the stored one."""
+    _drop_top_level_nulls(obj)
     info = kind_info(obj.get("kind", ""))
     if info is not None and info.defaults is not None:
         info.defaults(obj)
@@ -52,6 +66,7 @@ def kind_defaults(obj: dict) -> None:
 
 def on_create(obj: dict, namespaced: bool) -> None:
     """All create-time defaults: metadata the server owns, then the kind's own defaults."""
+    _drop_top_level_nulls(obj)
     meta = obj.setdefault("metadata", {})
     if namespaced:
         if not meta.get("namespace"):

@@ -50,19 +50,27 @@ def decode(body: bytes | str | dict | list, content_type: str) -> object:
     return load_json(text, "patch")
 
 
-def apply_patch(original: dict, patch: object, content_type: str, kind: str) -> dict:
-    """The patched object, by the patch's media type (parameters such as charset ignored)."""
+def check_shape(patch: object, content_type: str) -> None:
+    """400 unless the decoded patch is what its media type needs: an object, or JSON patch's list.
+    The handler checks it at once: a JSON null, number or string must not be taken for a body not
+    yet decoded further in."""
     content_type = content_type.split(";")[0].strip()
     if content_type in (MERGE, STRATEGIC, APPLY) and not isinstance(patch, dict):
         raise bad_request("error decoding patch: a merge patch must be a JSON object")
+    if content_type == JSON_PATCH and not isinstance(patch, list):
+        raise bad_request("error decoding patch: a JSON patch must be a list of operations")
+
+
+def apply_patch(original: dict, patch: object, content_type: str, kind: str) -> dict:
+    """The patched object, by the patch's media type (parameters such as charset ignored)."""
+    content_type = content_type.split(";")[0].strip()
+    check_shape(patch, content_type)
     if content_type == MERGE:
         return merge_patch(original, patch)  # type: ignore[return-value]
     if content_type in (STRATEGIC, APPLY):
         # Server-side apply merges associative lists (containers by name, ...) by key, as SMP does.
         result = strategic_merge.apply(original, patch, kind)
     elif content_type == JSON_PATCH:
-        if not isinstance(patch, list):
-            raise bad_request("error decoding patch: a JSON patch must be a list of operations")
         result = json_patch.apply(original, patch)
     else:
         raise unsupported_media_type(content_type)

@@ -253,10 +253,22 @@ def _walk_field(struct: str, spec: str, field: str, value: object) -> None:
                 _walk_field(struct, inner, field, item)
 
 
+def _metadata_error(kind: str, obj: dict) -> str | None:
+    meta = obj.get("metadata")
+    if meta is None:
+        return None
+    try:
+        _walk_field(kind, "ObjectMeta", "metadata", meta)
+    except _Mismatch as mismatch:
+        mismatch.keys.append("metadata")
+        return mismatch.message()
+    return None
+
+
 def type_error(kind: str, obj: dict) -> str | None:
     """Go's decoding error for the first field of `obj` whose JSON type is wrong, else None."""
     if _fields(kind) is None:
-        return None
+        return _metadata_error(kind, obj)  # a kind without a field table still has ObjectMeta
     try:
         _walk_type(kind, obj)
     except _Mismatch as mismatch:

@@ -63,6 +63,28 @@ def metadata(errors: FieldErrors, meta: object, namespaced: bool, name_check: st
     annotations = meta.get("annotations")
     if annotations is not None and _is_map(errors, "metadata.annotations", annotations):
         annotations_(errors, annotations)
+    _owner_references(errors, meta.get("ownerReferences"))
+    _finalizers(errors, meta.get("finalizers"))
+
+
+def _owner_references(errors: FieldErrors, refs: object) -> None:
+    """ValidateOwnerReferences' required fields; a null element is Go's zero OwnerReference."""
+    if not isinstance(refs, list):
+        return  # absent, or a wrong type the decoder's check answers
+    for ref in refs:
+        ref = ref if isinstance(ref, dict) else {}
+        for field, what in (("apiVersion", "version"), ("kind", "kind"), ("name", "name"), ("uid", "uid")):
+            if not ref.get(field):
+                errors.invalid(f"metadata.ownerReferences.{field}", "", f"{what} must not be empty")
+
+
+def _finalizers(errors: FieldErrors, finalizers: object) -> None:
+    """A finalizer is a qualified name; a null element is Go's zero string, ""."""
+    if not isinstance(finalizers, list):
+        return
+    for finalizer in finalizers:
+        if not isinstance(finalizer, str) or not finalizer:
+            errors.invalid("metadata.finalizers", "", "name part must be non-empty")
 
 
 def annotations_(errors: FieldErrors, annotations: dict) -> None:

@@ -50,7 +50,9 @@ def policy_view(request: HttpRequest, cluster: str) -> HttpResponse:
         if not isinstance(data, dict):
             raise bad_request("the request body must be a JSON object")
         if "class_may_write" in data:
-            set_class_may_write(found, bool(data["class_may_write"]))
+            if not isinstance(data["class_may_write"], bool):  # "no" must not open the class's writes
+                raise bad_request("class_may_write must be true or false")
+            set_class_may_write(found, data["class_may_write"])
         fields = []
         if "quota" in data:
             try:

@@ -8,6 +8,7 @@ continue, pace, step_mode (docs/architecture.md rule 5).
 from __future__ import annotations
 
 import asyncio
+import json
 from dataclasses import dataclass
 from urllib.parse import parse_qs
 
@@ -19,7 +20,7 @@ from cluster.auth.access import authorize, caller_of, get_cluster
 from cluster.broadcast.hub import hub_for
 from cluster.broadcast.sinks import RESYNC, Client, client_for
 from cluster.client import leader
-from cluster.flow import gate, snapshot
+from cluster.flow import controls, gate, snapshot, snapshotcache
 from cluster.models import Cluster
 
 MAX_FRAME = 1_000_000
@@ -27,9 +28,10 @@ MAX_FRAME = 1_000_000
 MAX_OBJECTS_BYTES = 20 * MAX_FRAME
 
 
-def _snapshot_text(cluster: Cluster, view: str) -> tuple[str, int, int]:
-    """The snapshot as JSON text (objects spliced in as stored), with its revision and step id."""
-    return snapshot.build_text_at_position(cluster, leader.with_leader({}, cluster), view)
+def _snapshot(cluster: Cluster, view: str) -> snapshotcache.Snapshot:
+    """The snapshot (objects spliced in as stored) with its revision and step id, shared with
+    every other reader at the same revision and state (cluster/flow/snapshotcache.py)."""
+    return snapshotcache.shared(cluster, leader.with_leader({}, cluster), view)
 
 
 # The languages of the flow steps' texts (`lang=`): every translated text is an {"en", "zh"} pair.
@@ -113,14 +115,16 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
             revision, step_id = await database_sync_to_async(snapshot.position)(self.cluster)
             await self.send(text_data=RESYNC)
         else:
-            text, revision, step_id = await database_sync_to_async(_snapshot_text)(self.cluster, self.view)
-            if len(text) <= min(snapshot.COMPRESS_OVER, MAX_FRAME):
-                await self.send(text_data=text)
+            built = await database_sync_to_async(_snapshot)(self.cluster, self.view)
+            revision, step_id = built.revision, built.step_id
+            if len(built.body) <= min(snapshot.COMPRESS_OVER, MAX_FRAME):
+                await self.send(text_data=built.body.decode())
             else:
                 # Gzipped, as a binary frame the page inflates (DecompressionStream): a 100-node /
                 # 1,000-pod cluster's 2.5 MB of JSON is a few hundred kB. zlib lets go of the GIL
-                # while it works: off the event loop and the database thread.
-                packed = await asyncio.to_thread(snapshot.gzipped, text.encode())
+                # while it works: off the event loop and the database thread; made once per
+                # snapshot, whichever socket asks first.
+                packed = await asyncio.to_thread(built.gzipped)
                 if len(packed) <= MAX_FRAME:
                     await self.send(bytes_data=packed)
                 else:
@@ -132,13 +136,31 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
             self.client.close()
             hub_for(self.cluster_name).leave(self.client)
 
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        """A frame from the page: JSON text. Anything else is answered with an error message and
+        the socket stays open (a bad frame is the sender's mistake, not the server's)."""
+        if text_data is None:
+            await self.send_json({"type": "error", "message": "frames must be JSON text, not binary"})
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:  # not JSON, or a number past Python's 4,300 digits
+            await self.send_json({"type": "error", "message": "the frame is not JSON"})
+            return
+        await self.receive_json(content)
+
     async def receive_json(self, content, **kwargs) -> None:
         action = content.get("action") if isinstance(content, dict) else None
         if action == "snapshot":
             await self._send_snapshot()
             return
         if action not in ("next", "continue", "pace", "step_mode"):
-            await self.send_json({"type": "error", "message": f"unknown action {action!r}"})
+            await self.send_json({"type": "error", "message": f"unknown action {repr(action)[:100]}"})
+            return
+        try:
+            arguments = _arguments(action, content)
+        except controls.BadControl as err:
+            await self.send_json({"type": "error", "message": str(err)})
             return
         # Flow controls are writes (cluster.auth.access): the teacher, a sandbox's owner, or the class
         # when the teacher lets it write. The socket's Origin was checked when it opened.
@@ -146,17 +168,26 @@ class ClusterConsumer(AsyncJsonWebsocketConsumer):
         if refusal:
             await self.send_json({"type": "error", "message": refusal})
             return
-        await database_sync_to_async(_perform)(self.cluster_name, action, content)
+        await database_sync_to_async(_perform)(self.cluster_name, action, arguments)
 
 
-def _perform(cluster_name: str, action: str, content: dict) -> None:
+def _arguments(action: str, content: dict) -> dict:
+    """The action's arguments, checked (cluster.flow.controls); BadControl when of the wrong type."""
     if action == "next":
-        gate.release_next(cluster_name, content.get("trace"))
+        return {"trace": controls.trace_id(content.get("trace"))}
+    if action == "pace":
+        return {"pace_ms": controls.pace_ms(content.get("pace_ms"))}
+    if action == "step_mode":
+        return {"on": controls.step_mode_on(content.get("on"))}
+    return {}
+
+
+def _perform(cluster_name: str, action: str, arguments: dict) -> None:
+    if action == "next":
+        gate.release_next(cluster_name, arguments["trace"])
     elif action == "continue":
         gate.continue_all(cluster_name)
     elif action == "pace":
-        pace = content.get("pace_ms")
-        if isinstance(pace, int) and not isinstance(pace, bool):
-            gate.set_pace(cluster_name, pace)
+        gate.set_pace(cluster_name, arguments["pace_ms"])
     else:
-        gate.set_step_mode(cluster_name, bool(content.get("on")))
+        gate.set_step_mode(cluster_name, arguments["on"])

@@ -223,4 +223,4 @@ class ControllerManager:
             self.stepped.add(trace_id)
             return False
         own = (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)
-        return own or (trace["kind"] == "Pod" and trace["verb"] in ("delete", "evict"))
+        return own or (trace["kind"] == "Pod" and trace["verb"] in ("delete", "evict", "preempt"))

@@ -12,6 +12,8 @@ simulated provisioner, run by the controller manager on its informer.
   claim without a class waits for a volume, each with upstream's event.
 - A volume whose claim is gone is Released; the Delete policy then deletes it, Retain keeps it.
   Recycle is not simulated (kept Released, as Retain).
+- A bound claim that asks for more storage (admission lets it when its class allows expansion)
+  has its simulated volume resized at once; any other volume waits for an external resizer.
 """
 
 from __future__ import annotations
@@ -33,12 +35,18 @@ from k8s.volumes import (
     claim_class,
     find_matching_volume,
     is_bound_to_claim,
+    requested,
+    size,
 )
 
 COMPONENT = "persistentvolume-controller"
 MERGE_PATCH = "application/merge-patch+json"
 KINDS = ("PersistentVolumeClaim", "PersistentVolume", "StorageClass")
 HOST_PATH_ROOT = "/var/local-path-provisioner"
+EXTERNAL_EXPANDING = (
+    "Ignoring the PVC: didn't find a plugin capable of expanding the volume; waiting for an external "
+    "controller to process this PVC."
+)
 EXTERNAL_WAIT = (
     "Waiting for a volume to be created either by the external provisioner '{}' or manually by the system "
     "administrator. If volume creation is delayed, please verify that the provisioner is running and "
@@ -144,7 +152,37 @@ class PersistentVolumeController:
             return
         if is_bound_to_claim(pv, claim) or (pv.get("spec") or {}).get("claimRef") is None:
             self._bind(pv, claim)
+            self._resize(name)
         # else: the volume is bound to another claim; the claim waits (upstream: "ClaimMisbound")
+
+    def _resize(self, pv_name: str) -> None:
+        """The expand controller and the simulated provisioner's resizer: a bound claim asking for
+        more than its capacity gets it when its volume is the simulated provisioner's."""
+        pv = self.host.informer.get("PersistentVolume", "", pv_name)
+        claim = self._claim_of(pv) if pv is not None else None
+        if claim is None or (claim.get("status") or {}).get("phase") != "Bound":
+            return
+        wanted = ((claim.get("spec") or {}).get("resources") or {}).get("requests", {}).get("storage")
+        if wanted is None or requested(claim) <= size(
+            ((claim.get("status") or {}).get("capacity") or {}).get("storage")
+        ):
+            return
+        if _annotations(pv).get(PROVISIONED_BY) != SIMULATED_PROVISIONER:
+            self._say(claim, "ExternalExpanding", EXTERNAL_EXPANDING, "Warning")
+            return
+        source = f"external-resizer {SIMULATED_PROVISIONER}"
+        self._event(claim, "Resizing", f"External resizer is resizing volume {pv_name}", source=source)
+        pv = self._patch(pv, {"spec": {"capacity": {"storage": wanted}}})
+        if pv is None:
+            return
+        self._claim_status(claim, "Bound", pv)
+        self._event(claim, "VolumeResizeSuccessful", "Resize volume succeeded", source=source)
+
+    def _claim_of(self, pv: dict) -> dict | None:
+        ref = (pv.get("spec") or {}).get("claimRef") or {}
+        return self.host.informer.get(
+            "PersistentVolumeClaim", ref.get("namespace") or "", ref.get("name") or ""
+        )
 
     def _wait_for_consumer(self, claim: dict) -> None:
         """emitEventForUnboundDelayBindingClaim."""

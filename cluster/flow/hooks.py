@@ -26,6 +26,10 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
         endings.object_deleted(cluster, row.trace_id, kind, row.namespace, row.name, asked, event.revision)
     if verb == "terminate":
         terminations.remember(cluster, row, actor)
+        if actor.subresource == "preemption" and _starts_trace(kind, event, verb):
+            # A preemption's victim that a controller replaces: a story of its own, which names
+            # the preemptor (a bare victim's own trace ends with the reason at its removal).
+            return _start(cluster, "preempt", row, event, actor)
     if actor.client in USER_CLIENTS:
         if _starts_trace(kind, event, verb):
             if verb == "terminate":
@@ -131,7 +135,7 @@ def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
     ]
     if row.kind == "Pod" and event.type == "ADDED":
         specs.extend(_skipped_for_bare_pod(trace, event))
-    elif row.kind == "Pod" and event.type == "MODIFIED" and verb not in ("delete", "evict"):
+    elif row.kind == "Pod" and event.type == "MODIFIED" and verb not in ("delete", "evict", "preempt"):
         node = event.object["spec"].get("nodeName", "")
         en, zh = texts.image_changed(node)
         specs += [StepSpec(n, en, zh, node=node, revision=revision, skipped=True) for n in range(5, 12)]

@@ -76,11 +76,10 @@ def build_text_at_position(
     cluster: Cluster, extra: dict | None = None, view: str = "full"
 ) -> tuple[str, int, int]:
     """`build_text`, with the revision and the newest step id it is at (where events resume)."""
-    state, objects = _read(cluster, view)
-    state.update(extra or {})
-    head = json.dumps(state, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":"))
-    parts = [f'"{key}":[{",".join(texts)}]' for key, texts in objects.items()]
-    return head[:-1] + "," + ",".join(parts) + "}", state["revision"], state["step_id"]
+    fresh, step_id = head(cluster)
+    facts, objects = read_objects(cluster, view)
+    state = {**state_of(cluster, fresh, step_id, view), **(extra or {})}
+    return to_json(state)[:-1] + "," + objects_fragment(facts, objects) + "}", fresh.revision, step_id
 
 
 def build_at(cluster: Cluster, revision: int, view: str = "full") -> dict:
@@ -103,8 +102,22 @@ def build_at(cluster: Cluster, revision: int, view: str = "full") -> dict:
 
 
 def _read(cluster: Cluster, view: str = "full") -> tuple[dict, dict[str, list[str]]]:
+    fresh, step_id = head(cluster)
+    facts, objects = read_objects(cluster, view)
+    return {**state_of(cluster, fresh, step_id, view), **facts}, objects
+
+
+def head(cluster: Cluster) -> tuple[Cluster, int]:
+    """The cluster row (its revision) and the newest step id, read before anything else: what a
+    snapshot then reads is at least as new."""
     fresh = Cluster.objects.get(pk=cluster.pk)
     step_id = FlowStep.objects.filter(trace__cluster=cluster).aggregate(top=Max("pk"))["top"] or 0
+    return fresh, step_id
+
+
+def read_objects(cluster: Cluster, view: str) -> tuple[dict, dict[str, list[str]]]:
+    """The stored objects (their JSON as stored) and the pods' facts: what the revision alone
+    decides, and the bulk of a snapshot (cluster/flow/snapshotcache.py shares it)."""
     pod_texts = rows.bodies(cluster.pk, "Pod")
     pods = [json.loads(text) for text in pod_texts]
     if view == "page":
@@ -117,7 +130,12 @@ def _read(cluster: Cluster, view: str = "full") -> tuple[dict, dict[str, list[st
         "services": _with_builtins(cluster, "Service"),
         "endpoints": _with_builtins(cluster, "Endpoints"),
     }
-    state = {
+    return pod_facts(pods), objects
+
+
+def state_of(cluster: Cluster, fresh: Cluster, step_id: int, view: str) -> dict:
+    """What a snapshot holds besides the objects: traces, settings, exec sessions, the queue."""
+    return {
         "type": "snapshot",
         "cluster": cluster.name,
         "revision": fresh.revision,
@@ -127,12 +145,22 @@ def _read(cluster: Cluster, view: str = "full") -> tuple[dict, dict[str, list[st
         "step_mode": fresh.step_mode,
         "class_may_write": fresh.class_may_write,
         "view": view,
-        **pod_facts(pods),
         "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.
         "scheduling": queue_view.pending(cluster),
     }
-    return state, objects
+
+
+def to_json(value: object) -> str:
+    return json.dumps(value, cls=DjangoJSONEncoder, ensure_ascii=False, separators=(",", ":"))
+
+
+def objects_fragment(facts: dict, objects: dict[str, list[str]]) -> str:
+    """`"pod_status":{…},…,"nodes":[…],…`: the facts and the objects' stored JSON spliced in, to
+    follow a state object's other keys."""
+    parts = [f"{json.dumps(key)}:{to_json(value)}" for key, value in facts.items()]
+    parts += [f'"{key}":[{",".join(texts)}]' for key, texts in objects.items()]
+    return ",".join(parts)
 
 
 def _with_builtins(cluster: Cluster, kind: str) -> list[str]:

@@ -21,6 +21,7 @@ HTTP_VERBS = {
     "patch": "PATCH",
     "scale": "PATCH",
     "delete": "DELETE",
+    "preempt": "DELETE",
 }
 # The course calls etcd's ADDED/MODIFIED/DELETED events Create, Update and Delete events.
 EVENT_WORDS = {
@@ -69,6 +70,12 @@ def request_sent(actor, client: str, verb: str, event) -> tuple[str, str]:
     method = HTTP_VERBS.get(verb, verb.upper())
     client_zh = actor.detail or CLIENT_NAMES_ZH.get(actor.client, actor.client)
     what = ref(event.object)
+    if verb == "preempt":
+        why_en, why_zh = actor.reason or ("", "")
+        return (
+            f"The Scheduler sends DELETE (preempt) for {what} to the APIServer: {why_en}.",
+            f"Scheduler 向 APIServer 发送 DELETE（preempt）请求：{what}；{why_zh}。",
+        )
     if verb == "evict":
         # kubectl drain (and kubectl evict) POST an Eviction; the APIServer deletes the pod.
         name = ((event.object or {}).get("metadata") or {}).get("name", "")

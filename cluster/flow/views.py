@@ -13,8 +13,9 @@ from django.views.decorators.http import require_GET, require_POST
 from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.auth.access import get_cluster
+from cluster.auth.readlimit import limit_anonymous_read
 from cluster.client import leader
-from cluster.flow import gate, snapshot
+from cluster.flow import controls, gate, snapshot, snapshotcache
 from cluster.flow.recorder import steps_page, trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
@@ -58,9 +59,18 @@ def _body(request: HttpRequest) -> dict:
         data = json.loads(request.body or b"{}")
     except ValueError:
         data = {}
-    if not isinstance(data, dict):
-        data = {}
-    return {**request.POST.dict(), **data}
+    return data if isinstance(data, dict) else {}
+
+
+def _argument(request: HttpRequest, name: str) -> tuple[object, bool]:
+    """A control's argument, and whether it came form-encoded (text) rather than as JSON."""
+    if name in request.POST:
+        return request.POST[name], True
+    return _body(request).get(name), False
+
+
+def _bad_control(err: controls.BadControl) -> JsonResponse:
+    return JsonResponse({"error": str(err)}, status=400)
 
 
 def _settings(cluster: Cluster) -> JsonResponse:
@@ -72,18 +82,22 @@ def _settings(cluster: Cluster) -> JsonResponse:
 @refusals
 def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
     found = _cluster(request, cluster)
+    try:
+        limit_anonymous_read(request)
+    except ApiError as err:
+        return error_response(err)
     view = request.GET.get("view", "full")
     if view not in snapshot.VIEWS:
         error = bad_request(f"view must be one of {', '.join(snapshot.VIEWS)}, not {view!r}")
         return JsonResponse(error.status(), status=error.code)
     if "revision" in request.GET:
         return _snapshot_at(found, request.GET["revision"], view)
-    body = snapshot.build_text(found, leader.with_leader({}, found), view).encode()
+    built = snapshotcache.shared(found, leader.with_leader({}, found), view)
     accepts = request.headers.get("Accept-Encoding", "")
-    if len(body) <= snapshot.COMPRESS_OVER or "gzip" not in accepts.lower():
-        response = HttpResponse(body, content_type="application/json")
+    if len(built.body) <= snapshot.COMPRESS_OVER or "gzip" not in accepts.lower():
+        response = HttpResponse(built.body, content_type="application/json")
     else:
-        response = HttpResponse(snapshot.gzipped(body), content_type="application/json")
+        response = HttpResponse(built.gzipped(), content_type="application/json")
         response["Content-Encoding"] = "gzip"
     response["Vary"] = "Accept-Encoding"
     return response
@@ -132,7 +146,10 @@ def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @refusals
 def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
-    asked = _body(request).get("trace") or None
+    try:
+        asked = controls.trace_id(_argument(request, "trace")[0])
+    except controls.BadControl as err:
+        return _bad_control(err)
     if asked is not None and not FlowTrace.objects.filter(cluster=found, pk=asked).exists():
         return JsonResponse({"error": "no such trace"}, status=404)
     trace = gate.release_next(found.name, asked)
@@ -157,9 +174,9 @@ def continue_view(request: HttpRequest, cluster: str) -> JsonResponse:
 def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
     try:
-        pace = int(_body(request).get("pace_ms"))
-    except (TypeError, ValueError):
-        return JsonResponse({"error": "pace_ms must be an integer number of milliseconds"}, status=400)
+        pace = controls.pace_ms(*_argument(request, "pace_ms"))
+    except controls.BadControl as err:
+        return _bad_control(err)
     gate.set_pace(found.name, pace)
     return _settings(found)
 
@@ -169,8 +186,11 @@ def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @refusals
 def step_mode_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster, edit=True)
-    on = _body(request).get("on")
-    gate.set_step_mode(found.name, on in (True, "true", "1", "on", 1))
+    try:
+        on = controls.step_mode_on(*_argument(request, "on"))
+    except controls.BadControl as err:
+        return _bad_control(err)
+    gate.set_step_mode(found.name, on)
     return _settings(found)
 
 

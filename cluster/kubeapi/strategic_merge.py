@@ -78,15 +78,21 @@ def _merge_map(original: dict, patch: dict, type_name: str) -> dict:
         return {}
     if directive is not None:
         raise invalid_patch(f"Unknown patch type: {directive!r} in map")
-    retain = patch.pop(_RETAIN, None)
-    if retain is not None:
+    if _RETAIN in patch:
+        retain = patch.pop(_RETAIN)
+        if not isinstance(retain, list):  # upstream's mergepatch.ErrBadPatchFormatForRetainKeys
+            raise invalid_patch("invalid patch format of retainKeys")
         original = {k: v for k, v in original.items() if k in retain}
     orders = {}
     for key in [k for k in patch if k.startswith((_ORDER, _DELETE_PRIMITIVE))]:
         value = patch.pop(key)
         if key.startswith(_ORDER):
+            if not isinstance(value, list):  # ErrBadPatchFormatForSetElementOrderList
+                raise invalid_patch("invalid patch format of setElementOrder list")
             orders[key.removeprefix(_ORDER)] = value
         else:
+            if not isinstance(value, list):  # ErrBadPatchFormatForPrimitiveList
+                raise invalid_patch("invalid patch format of primitive list")
             field = key.removeprefix(_DELETE_PRIMITIVE)
             original[field] = [x for x in original.get(field) or [] if x not in value]
     for key, value in patch.items():

@@ -30,6 +30,8 @@ class ContainerContext:
     find_pod_by_ip: object = None
     # The files of configMap and secret volumes (configsources.VolumeFiles), or None.
     volumes: object = None
+    # The mounts of bound PersistentVolumeClaims (cluster/shell/volumes.py Mount): kept per volume.
+    persistent: tuple = ()
     # The cluster's Services for DNS and curl (cluster/shell/services.py ServiceView), or None.
     services: object = None
     # The Docker-link variables of the namespace's other Services (enableServiceLinks).

@@ -1,5 +1,6 @@
-"""The container's file view: the image's layers, its writable overlay and the files the kubelet
-mounts (/etc/hostname, /etc/hosts, /etc/resolv.conf)."""
+"""The container's file view: the image's layers, its writable overlay, the files the kubelet
+mounts (/etc/hostname, /etc/hosts, /etc/resolv.conf) and its PersistentVolumes' files, which are
+kept with each volume (cluster/shell/volumes.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import posixpath
 
 from django.conf import settings
 
-from cluster.shell import overlay
+from cluster.shell import overlay, volumes
 from cluster.shell.context import ContainerContext
 from cluster.shell.limits import effective
 from cluster.shell.overlay import Overlay
@@ -36,7 +37,7 @@ class FileSystem:
     def __init__(self, ctx: ContainerContext) -> None:
         self.tree: Tree = rootfs_for(ctx.image)
         self.ctx = ctx
-        self.layer: Overlay = overlay.load(ctx.cluster, ctx.container_id)
+        self.layer: Overlay = self._load()
         self.saved = self.layer.snapshot()
         # The writable layer counts as the container's ephemeral storage.
         self.room = effective(ctx.storage_limit, settings.KUBESIM_SHELL_STORAGE_BYTES)
@@ -51,19 +52,35 @@ class FileSystem:
         if ctx.volumes is not None:
             self.mounted.update(ctx.volumes.files)
             for directory in ctx.volumes.directories:
-                while directory not in ("/", ""):  # the kubelet creates a mount point's parents
-                    self.mount_dirs.add(directory)
-                    directory = posixpath.dirname(directory)
+                self._mount_point(directory)
+        for mount in ctx.persistent:
+            self._mount_point(mount.path)
+
+    def _mount_point(self, directory: str) -> None:
+        while directory not in ("/", "") and directory != posixpath.dirname(directory):
+            self.mount_dirs.add(directory)  # the kubelet creates a mount point's parents
+            directory = posixpath.dirname(directory)
+
+    def _load(self) -> Overlay:
+        layer = overlay.load(self.ctx.cluster, self.ctx.container_id)
+        if self.ctx.persistent:
+            volumes.merge_into(layer, self.ctx.cluster, self.ctx.persistent)
+        return layer
 
     def reload(self) -> None:
-        """Another session may have written to the container since: read its layer again."""
-        self.layer = overlay.load(self.ctx.cluster, self.ctx.container_id)
+        """Another session (or another pod on the same volume) may have written since: read again."""
+        self.layer = self._load()
         self.saved = self.layer.snapshot()
         self.used = self.layer.size()
 
     def save(self) -> None:
         if self.layer.snapshot() != self.saved:
-            overlay.save(self.ctx.cluster, self.ctx.container_id, self.layer)
+            if self.ctx.persistent:
+                volumes.split_and_save(
+                    self.layer, self.ctx.cluster, self.ctx.container_id, self.ctx.persistent
+                )
+            else:
+                overlay.save(self.ctx.cluster, self.ctx.container_id, self.layer)
             self.saved = self.layer.snapshot()
 
     @staticmethod

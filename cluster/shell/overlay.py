@@ -10,10 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cluster.apiserver import service as api
+from cluster.apiserver.kinds import kind_info
 from cluster.models import Cluster, ContainerLayer
 
 # Layers a cluster keeps: the oldest go first (their containers are long gone).
 MAX_LAYERS_PER_CLUSTER = 500
+# A PersistentVolume's files are a layer too, keyed by this prefix and the volume's uid
+# (cluster/shell/volumes.py): kept while the volume exists.
+VOLUME_PREFIX = "pv:"
 
 
 @dataclass(slots=True)
@@ -76,7 +80,11 @@ def container_ids(pod: dict) -> list[str]:
 
 
 def sweep(cluster: Cluster, keep: str) -> None:
-    """Remove the layers of containers no pod holds any more (deleted by force, restarted)."""
+    """Remove the layers of containers no pod holds any more (deleted by force, restarted), and
+    those of PersistentVolumes that are gone."""
     pods, _revision = api.list_objects(cluster, "Pod")
     live = {found for pod in pods for found in container_ids(pod)} | {keep}
+    if kind_info("PersistentVolume") is not None:
+        volumes, _revision = api.list_objects(cluster, "PersistentVolume")
+        live |= {VOLUME_PREFIX + ((pv.get("metadata") or {}).get("uid") or "") for pv in volumes}
     ContainerLayer.objects.filter(cluster=cluster).exclude(container_id__in=live).delete()

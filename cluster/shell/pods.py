@@ -9,6 +9,7 @@ from cluster.models import Cluster
 from cluster.shell import limits, services
 from cluster.shell.context import ContainerContext
 from cluster.shell.profiles import profile_for
+from cluster.shell.volumes import persistent_mounts
 
 _FIELD_REFS = {
     "metadata.name": lambda pod: pod["metadata"]["name"],
@@ -22,7 +23,7 @@ _FIELD_REFS = {
 
 
 def lookup_for(cluster: Cluster):
-    """Read ConfigMaps and Secrets through the API server, as the kubelet does."""
+    """Read ConfigMaps, Secrets and the claims' volumes through the API server, as the kubelet does."""
 
     def lookup(kind: str, namespace: str, name: str) -> dict | None:
         try:
@@ -82,6 +83,7 @@ def context_for(
         started_at=((cstatus.get("state") or {}).get("running") or {}).get("startedAt", ""),
         spec_env=spec_env(cluster, pod, container),
         volumes=configsources.container_files(pod, container, lookup_for(cluster)),
+        persistent=persistent_mounts(pod, container, lookup_for(cluster)),
         command=[*(container.get("command") or []), *(container.get("args") or [])],
         tty=tty,
         memory_limit=limits.container_limit(container, "memory"),

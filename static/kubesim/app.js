@@ -71,7 +71,7 @@ const clusterView = new ClusterView(store, {
     ]);
   },
 });
-const flow = new FlowView(store, live, clusterView);
+const flow = new FlowView(store, live, clusterView, { openScheduler });
 new ServicesView(store, { onService: (ns, name) => inspectObject("Service", ns, name) });
 new YamlView(store);
 new ConsoleView(store, { openScheduler });

@@ -49,8 +49,9 @@ function traceVerb(trace) {
 }
 
 export class FlowView {
-  constructor(store, live, cluster) {
+  constructor(store, live, cluster, hooks = {}) {
     this.store = store;
+    this.hooks = hooks; // openScheduler(key): the Scheduler panel on a pod
     this.live = live;
     this.cluster = cluster; // the ClusterView, shown at a past revision while replaying
     this.diagram = new FlowDiagram($("flow-diagram"), $("flow-overlay"));
@@ -477,6 +478,12 @@ export class FlowView {
           detail ? h("div", { class: "caption-detail", text: detail, title: detail }) : null,
           h("div", { class: "caption-meta", text: `${who}${step.revision ? ` · rev ${step.revision}` : ""}` }))),
     );
+    // Step 9 of one pod: the Scheduler panel explains it in full (every node, the preemption).
+    if (step.step === 9 && !pods && obj.kind === "Pod" && this.hooks.openScheduler) {
+      const key = `${obj.namespace || "default"}/${obj.name}`;
+      // On the meta line: the caption keeps its height.
+      box.querySelector(".caption-meta").append(" · ", h("button", { type: "button", class: "linkish caption-explain", text: t("why_node"), onclick: () => this.hooks.openScheduler(key) }));
+    }
     if (story && story.pod && !this.replay) {
       box.append(h("div", { class: "caption-follow" },
         h("span", { text: t("following_pod", { name: this.pod.name }) }),

@@ -64,8 +64,10 @@ export class YamlView {
     if (!file) return;
     const text = await file.text();
     this.setText(text);
-    // The console's working directory keeps every uploaded file (`ls`, `apply -f NAME`).
-    request(`${BASE}/ui/files`, { method: "POST", body: { name: file.name, text } });
+    // The console's working directory keeps every uploaded file (`ls`, `apply -f NAME`), within
+    // the server's bounds (files per browser, bytes, saves per minute): a refusal says which.
+    const saved = await request(`${BASE}/ui/files`, { method: "POST", body: { name: file.name, text } });
+    if (!saved.ok) toast(`${t("file_not_kept")} ${saved.data?.error || saved.status}`, "error");
   }
 
   renderGutter() {

@@ -64,7 +64,7 @@ def test_the_exposition_is_prometheus_text_with_upstreams_buckets():
     assert series(text, bucket, le="0.6") == 2 and series(text, bucket, le="+Inf") == 2
     assert series(text, "apiserver_request_duration_seconds_sum", verb="LIST") == pytest.approx(0.53)
     assert text.count(f"{bucket}{{") == len(BUCKETS) + 1
-    assert exposition("other", registry).count("\n") == 4  # HELP and TYPE lines only
+    assert exposition("other", registry).count("\n") == 6  # HELP and TYPE lines only
 
 
 @pytest.mark.django_db(transaction=True)
@@ -104,3 +104,18 @@ def test_a_clusters_metrics_count_its_own_requests_only():
         assert Client().get("/clusters/lab-metrics01/metrics").status_code == 404
     finally:
         runtime.forget(demo.name)
+
+
+def test_the_components_counters_follow_the_requests_with_upstreams_help():
+    from cluster.client import counters
+
+    labels = {"profile": "default-scheduler", "result": "scheduled"}
+    counters.add("counted", counters.SCHEDULE_ATTEMPTS, labels)
+    counters.add("counted", counters.SCHEDULE_ATTEMPTS, labels)
+    counters.add("counted", counters.SCHEDULE_ATTEMPTS, {**labels, "result": "unschedulable"})
+    text = exposition("counted", Registry())
+    assert "# TYPE scheduler_schedule_attempts_total counter\n" in text
+    assert "# HELP scheduler_schedule_attempts_total [STABLE] Number of attempts to schedule pods" in text
+    assert series(text, "scheduler_schedule_attempts_total", result="scheduled") == 2
+    assert series(text, "scheduler_schedule_attempts_total", result="unschedulable") == 1
+    assert series(exposition("quiet", Registry()), "scheduler_schedule_attempts_total") is None

@@ -48,3 +48,20 @@ def test_a_syntax_error_is_shown_at_its_line(page):
     page.wait_for_selector("#yaml-result .result-fail", timeout=TIMEOUT_MS)
     line = page.locator("#yaml-result .yaml-error").first.get_attribute("data-line")
     assert line is not None and int(line) >= 5
+
+
+def test_an_opened_file_the_console_cannot_keep_says_why(page):
+    open_dashboard(page)
+    page.set_input_files(
+        "#yaml-file", files=[{"name": "mine.yaml", "mimeType": "text/yaml", "buffer": b"# big\n" * 50_000}]
+    )
+    toast = page.locator(".toast-error").first
+    toast.wait_for(timeout=TIMEOUT_MS)
+    assert toast.text_content() == (
+        'The file is not kept in the console\'s working directory: error: "mine.yaml" is larger than 256 KiB'
+    )
+    page.set_input_files(
+        "#yaml-file", files=[{"name": "ok.yaml", "mimeType": "text/yaml", "buffer": b"a: 1\n"}]
+    )
+    page.wait_for_timeout(500)
+    assert page.locator(".toast-error").count() <= 1  # the kept file raised no new error

@@ -121,3 +121,21 @@ def test_what_a_container_wrote_goes_with_its_pod(demo):
         async_to_sync(runtime.run_until_idle)("demo")
         time.sleep(0.2)
     assert ContainerLayer.objects.filter(cluster=demo).count() == 0
+
+
+def test_the_console_runs_a_bounded_number_of_execs_at_once(demo, monkeypatch):
+    import threading
+
+    from dashboard.console import exec as console_exec
+
+    _pod(demo, "web", "nginx")
+    monkeypatch.setattr(console_exec, "_running", threading.BoundedSemaphore(1))
+    assert console_exec._running.acquire(blocking=False)  # the one slot is taken
+    result = run("exec web -- hostname")
+    assert result == {
+        "output": f"Error from server (TooManyRequests): {console_exec.BUSY}\n",
+        "exit_code": 1,
+        "ui": {},
+    }
+    console_exec._running.release()
+    assert run("exec web -- hostname")["output"] == "web\n"

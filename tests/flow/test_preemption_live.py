@@ -68,6 +68,11 @@ def test_a_high_priority_pod_nominates_preempts_and_binds(demo, fake_clock):
     assert high["spec"]["nodeName"] == low_a_node  # bound on the attempt after the eviction
     with pytest.raises(api.ApiError):
         api.get(demo, "Pod", "default", "low-a")
+    # The bare victim's own story ends with why it went.
+    victim = FlowTrace.objects.get(cluster=demo, kind="Pod", name="low-a")
+    [ending] = victim.steps.filter(step=0, final=True)
+    assert (ending.ending, ending.source) == ("deleted", "default-scheduler")
+    assert "preempted by pod default/high (priority 1000)" in ending.detail_en
     api.get(demo, "Pod", "default", "low-b")
 
     events, _ = api.list_objects(demo, "Event", "default")
@@ -203,6 +208,15 @@ def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo, fake
     assert not replacement["spec"].get("nodeName")  # equal priority: it cannot preempt in turn
     condition = next(c for c in replacement["status"]["conditions"] if c["type"] == "PodScheduled")
     assert "No preemption victims found for incoming pod" in condition["message"]
+    # The victim's deletion is a story of its own, naming the preemptor; its replacement follows.
+    [victim] = before - names
+    preempted = FlowTrace.objects.get(cluster=demo, kind="Pod", name=victim, verb="preempt")
+    two = preempted.steps.get(step=2)
+    assert two.detail_en.startswith(f"The Scheduler sends DELETE (preempt) for Pod default/{victim}")
+    assert "preempted by pod default/high (priority 1000) on node" in two.detail_en
+    assert "被 Pod default/high（优先级 1000）在 node" in two.detail_zh
+    assert preempted.steps.filter(object_name=replacement["metadata"]["name"], step=7).exists()
+    assert preempted.steps.filter(step=6).exists()  # the controller decided on a replacement
     # The preemptor's story is its own: bound, started, ended; the replacement is not in it.
     trace = FlowTrace.objects.get(cluster=demo, kind="Pod", name="high")
     assert set(trace.steps.values_list("object_name", flat=True)) == {"high"}

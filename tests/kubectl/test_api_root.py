@@ -138,3 +138,22 @@ def test_get_raw_metrics_counts_kubectls_own_requests(kubectl):
     ]
     assert listed and int(listed[0].rsplit(" ", 1)[1]) >= 1
     assert "apiserver_request_duration_seconds_bucket{" in text
+
+
+def test_get_raw_metrics_counts_the_schedulers_attempts(kubectl):
+    kubectl.ok("run", "metrics-pod", "--image=nginx")
+    deadline = time.monotonic() + 30
+    while not kubectl.ok("get", "pod", "metrics-pod", "-o", "jsonpath={.spec.nodeName}"):
+        assert time.monotonic() < deadline, "the pod was not scheduled"
+        time.sleep(0.3)
+    text = kubectl.ok("get", "--raw", "/metrics")
+    assert "# TYPE scheduler_schedule_attempts_total counter" in text
+    scheduled = [
+        line
+        for line in text.splitlines()
+        if line.startswith(
+            'scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"}'
+        )
+    ]
+    assert scheduled and int(scheduled[0].rsplit(" ", 1)[1]) >= 1
+    kubectl.ok("delete", "pod", "metrics-pod", "--wait=false")

@@ -159,6 +159,14 @@ def test_a_local_volume_on_node2_takes_the_pod_there_and_binds_the_claim(kubectl
         assert "pv.kubernetes.io/bind-completed: yes" in described
         pv = kubectl.ok("describe", "pv", "st-local-pv")
         assert "    Term 0:        kubernetes.io/hostname in [node2]" in pv
+        grow = kubectl.run(
+            "patch", "pvc", "st-claim", "-p", '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}'
+        )
+        assert grow.returncode != 0
+        assert (
+            'persistentvolumeclaims "st-claim" is forbidden: only dynamically provisioned pvc can be resized '
+            "and the storageclass that provisions the pvc must support resize" in grow.stderr
+        )
     finally:
         kubectl.run("delete", "pod", "st-web", "--grace-period=0", "--force")
         kubectl.run("delete", "pvc", "st-claim")
@@ -224,3 +232,34 @@ def test_a_csinode_as_kubectl_prints_it(kubectl):
         assert "      Allocatables:\n        Count:  2" in described
     finally:
         kubectl.run("delete", "csinode", "st-node")
+
+
+def test_a_claim_of_the_default_class_is_provisioned_and_grows(kubectl):
+    claim = """
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: st-grow
+spec:
+  accessModes: [ReadWriteOnce]
+  resources:
+    requests:
+      storage: 1Gi
+"""
+    try:
+        kubectl.ok("apply", "-f", "-", stdin=claim)
+        kubectl.ok("apply", "-f", "-", stdin=pod("st-grow-web", "st-grow"))
+        wait_for(
+            lambda: kubectl.ok("get", "pvc", "st-grow", "-o", "jsonpath={.status.phase}") == "Bound",
+            seconds=30,
+        )
+        assert kubectl.ok("get", "pvc", "st-grow", "-o", "jsonpath={.spec.storageClassName}") == "standard"
+        kubectl.ok("patch", "pvc", "st-grow", "-p", '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}')
+        wait_for(
+            lambda: kubectl.ok("get", "pvc", "st-grow", "-o", "jsonpath={.status.capacity.storage}") == "2Gi",
+            seconds=30,
+        )
+        assert "Resize volume succeeded" in kubectl.ok("describe", "pvc", "st-grow")
+    finally:
+        kubectl.run("delete", "pod", "st-grow-web", "--grace-period=0", "--force")
+        kubectl.run("delete", "pvc", "st-grow")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.scaleout.conftest import embedded  # noqa: F401 (the fixture, shared)
+from tests.support.demo import demo  # noqa: F401 (the websocket fuzzer's cluster)
 
 
 @pytest.fixture

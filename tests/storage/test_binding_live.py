@@ -9,9 +9,13 @@ import copy
 import pytest
 
 from cluster.apiserver import service as api
+from cluster.apiserver.errors import ApiError
+from cluster.shell.pods import context_for
+from tests.shell.support import run
 from tests.support.demo import KUBECTL, demo, drive, drive_until  # noqa: F401
 
 HOSTNAME = "kubernetes.io/hostname"
+MERGE = "application/merge-patch+json"
 LOCAL_CLASS = {
     "apiVersion": "storage.k8s.io/v1",
     "kind": "StorageClass",
@@ -208,3 +212,74 @@ def test_a_stateful_sets_claims_are_provisioned_where_its_pods_land(demo, replic
         assert volume["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"][0]["matchExpressions"][0][
             "values"
         ] == [node]
+
+
+def _exec(cluster, name: str, script: str) -> tuple[int, str]:
+    target = api.get(cluster, "Pod", "default", name)
+    status, out, _ = run(["sh", "-c", script], ctx=context_for(cluster, target, "nginx", tty=False))
+    return status, out
+
+
+def test_what_a_pod_writes_under_its_volume_is_there_for_the_next_pod(demo):  # noqa: F811
+    drive()
+    api.create(demo, claim(class_name=None), KUBECTL)
+    api.create(demo, pod("writer"), KUBECTL)
+    drive_until(lambda: get(demo, "Pod", "writer")["status"].get("phase") == "Running")
+    status, _ = _exec(
+        demo, "writer", "mkdir /data/notes; echo kept > /data/notes/a.txt; echo gone > /tmp/b.txt"
+    )
+    assert status == 0
+    api.delete(demo, "Pod", "default", "writer", KUBECTL, grace_period=0)
+    api.create(demo, pod("reader"), KUBECTL)
+    drive_until(lambda: get(demo, "Pod", "reader")["status"].get("phase") == "Running")
+    status, out = _exec(demo, "reader", "cat /data/notes/a.txt; ls /data; cat /tmp/b.txt")
+    assert out.startswith("kept\nnotes\n")  # the volume's files, not the old container's /tmp
+    assert status != 0
+
+
+def test_a_bound_claim_grows_when_its_class_allows_it(demo):  # noqa: F811
+    drive()
+    api.create(demo, claim(class_name=None), KUBECTL)
+    api.create(demo, pod(), KUBECTL)
+    drive_until(lambda: get(demo, "PersistentVolumeClaim", "mypvc")["status"].get("phase") == "Bound")
+    grow = {"spec": {"resources": {"requests": {"storage": "3Gi"}}}}
+    api.patch(demo, "PersistentVolumeClaim", "default", "mypvc", grow, MERGE, KUBECTL)
+    drive_until(
+        lambda: get(demo, "PersistentVolumeClaim", "mypvc")["status"]["capacity"] == {"storage": "3Gi"}
+    )
+    volume = get(demo, "PersistentVolumeClaim", "mypvc")["spec"]["volumeName"]
+    assert get(demo, "PersistentVolume", volume, None)["spec"]["capacity"] == {"storage": "3Gi"}
+    assert events_of(demo, "mypvc")[-2:] == [
+        ("Normal", "Resizing", f"External resizer is resizing volume {volume}"),
+        ("Normal", "VolumeResizeSuccessful", "Resize volume succeeded"),
+    ]
+    shrink = {"spec": {"resources": {"requests": {"storage": "1Gi"}}}}
+    with pytest.raises(ApiError) as refused:
+        api.patch(demo, "PersistentVolumeClaim", "default", "mypvc", shrink, MERGE, KUBECTL)
+    assert "spec.resources.requests.storage: Forbidden: field can not be less than status.capacity" in (
+        refused.value.message
+    )
+
+
+def test_a_claim_of_a_class_without_expansion_cannot_grow(demo):  # noqa: F811
+    drive()
+    for body in (LOCAL_CLASS, LOCAL_PV, claim()):
+        api.create(demo, copy.deepcopy(body), KUBECTL)
+    api.create(demo, pod(), KUBECTL)
+    drive_until(lambda: get(demo, "PersistentVolumeClaim", "mypvc")["status"].get("phase") == "Bound")
+    grow = {"spec": {"resources": {"requests": {"storage": "3Gi"}}}}
+    with pytest.raises(ApiError) as refused:
+        api.patch(demo, "PersistentVolumeClaim", "default", "mypvc", grow, MERGE, KUBECTL)
+    assert refused.value.code == 403
+    assert refused.value.message == (
+        'persistentvolumeclaims "mypvc" is forbidden: only dynamically provisioned pvc can be resized and '
+        "the storageclass that provisions the pvc must support resize"
+    )
+    unbound = api.create(demo, claim("other", class_name="local-storage"), KUBECTL)
+    unbound["spec"]["resources"]["requests"]["storage"] = "2Gi"
+    with pytest.raises(ApiError) as immutable:
+        api.update(demo, unbound, KUBECTL)
+    assert (
+        "spec: Forbidden: spec is immutable after creation except resources.requests"
+        in immutable.value.message
+    )

@@ -30,7 +30,8 @@ def defaults(obj: dict) -> None:
     spec = obj.setdefault("spec", {})
     if not isinstance(spec, dict):
         return
-    spec.setdefault("replicas", 1)
+    if spec.get("replicas") is None:  # null is Go's nil *int32: defaulted as if absent
+        spec["replicas"] = 1
     strategy = spec.setdefault("strategy", {})
     if isinstance(strategy, dict):
         strategy.setdefault("type", "RollingUpdate")

@@ -20,7 +20,8 @@ from k8s.labels import format_label_selector
 def defaults(obj: dict) -> None:
     spec = obj.setdefault("spec", {})
     if isinstance(spec, dict):
-        spec.setdefault("replicas", 1)
+        if spec.get("replicas") is None:  # null is Go's nil *int32: defaulted as if absent
+            spec["replicas"] = 1
         spec.setdefault("minReadySeconds", 0)
         template_defaults(spec)
     obj.setdefault("status", {}).setdefault("replicas", 0)

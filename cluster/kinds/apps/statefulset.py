@@ -55,7 +55,8 @@ def defaults(obj: dict) -> None:
     if isinstance(policy, dict):
         policy.setdefault("whenDeleted", RETAIN)
         policy.setdefault("whenScaled", RETAIN)
-    spec.setdefault("replicas", 1)
+    if spec.get("replicas") is None:  # null is Go's nil *int32: defaulted as if absent
+        spec["replicas"] = 1
     spec.setdefault("revisionHistoryLimit", 10)
     template_defaults(spec)
     for claim in spec.get("volumeClaimTemplates") or []:

@@ -19,7 +19,7 @@ from cluster.kubeapi.describe_parts import annotations_multiline, labels_multili
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from k8s import clock
 from k8s.quantity import format_quantity, is_valid_quantity
-from k8s.volumes import access_modes_text, claim_class
+from k8s.volumes import access_modes_text, claim_class, requested, size
 
 IMMUTABLE_SPEC = (
     "spec is immutable after creation except resources.requests and volumeAttributesClassName "
@@ -55,10 +55,28 @@ def validate(errors: FieldErrors, obj: dict, old: dict | None) -> None:
     elif not is_valid_quantity(storage):
         errors.invalid("spec.resources[storage]", storage, "must be a valid quantity")
     if old is not None:
-        before = {k: v for k, v in (old.get("spec") or {}).items() if k not in ("resources", "volumeName")}
-        after = {k: v for k, v in spec.items() if k not in ("resources", "volumeName")}
-        if before != after:
-            errors.forbidden("spec", IMMUTABLE_SPEC)
+        _validate_update(errors, spec, old)
+
+
+def _validate_update(errors: FieldErrors, spec: dict, old: dict) -> None:
+    """ValidatePersistentVolumeClaimUpdate: a bound claim may change its storage request (not
+    below its status.capacity, RecoverVolumeExpansionFailure being on in v1.33); the PV controller
+    may set the volume of a claim that has none; the rest of the spec is immutable."""
+    old_spec = old.get("spec") or {}
+    bound = (old.get("status") or {}).get("phase") == "Bound"
+    ignored = {"resources"} if bound else set()
+    if not old_spec.get("volumeName"):
+        ignored.add("volumeName")
+    before = {k: v for k, v in old_spec.items() if k not in ignored}
+    after = {k: v for k, v in spec.items() if k not in ignored}
+    if before != after:
+        errors.forbidden("spec", IMMUTABLE_SPEC)
+    wanted, capacity = (
+        requested({"spec": spec}),
+        size(((old.get("status") or {}).get("capacity") or {}).get("storage")),
+    )
+    if bound and wanted < requested(old) and wanted <= capacity:
+        errors.forbidden("spec.resources.requests.storage", "field can not be less than status.capacity")
 
 
 # -- kubectl get ----------------------------------------------------------------------------------

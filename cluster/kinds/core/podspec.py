@@ -128,11 +128,24 @@ def _tolerations(errors: FieldErrors, path: str, tolerations: object) -> None:
             errors.not_supported(f"{where}.effect", t["effect"], TAINT_EFFECTS)
 
 
+def _volumes(errors: FieldErrors, path: str, volumes: object) -> None:
+    """Each volume has a name (a null element is Go's zero Volume: no name, no type)."""
+    if not isinstance(volumes, list):
+        return
+    for i, volume in enumerate(volumes):
+        if not isinstance(volume, dict):
+            errors.required(f"{path}[{i}].name")
+            errors.required(f"{path}[{i}]", "must specify a volume type")
+        elif not volume.get("name"):
+            errors.required(f"{path}[{i}].name")
+
+
 def validate_pod_spec(errors: FieldErrors, path: str, spec: object) -> None:
     """ValidatePodSpec: containers, policies, node name and selector, tolerations, overhead."""
     if not isinstance(spec, dict):
         errors.type_error(path, spec, "an object")
         return
+    _volumes(errors, f"{path}.volumes", spec.get("volumes"))
     containers = spec.get("containers")
     if not containers:
         errors.required(f"{path}.containers")

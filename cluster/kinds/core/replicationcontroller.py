@@ -29,7 +29,8 @@ def defaults(obj: dict) -> None:
     spec = obj.setdefault("spec", {})
     if not isinstance(spec, dict):
         return
-    spec.setdefault("replicas", 1)
+    if spec.get("replicas") is None:  # null is Go's nil *int32: defaulted as if absent
+        spec["replicas"] = 1
     spec.setdefault("minReadySeconds", 0)
     labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
     if labels and not spec.get("selector"):

@@ -26,6 +26,9 @@ NONE = "None"  # the clusterIP of a headless Service: no address
 NODE_PORTS = range(30000, 32768)
 NODE_PORT_RANGE = "30000-32767"
 _RANDOM_TRIES = 64
+# KubeSim's bound on one Service's node ports (upstream has none): one Service with thousands of
+# ports would otherwise take the class's whole range. Refused as upstream words a list too long.
+MAX_NODE_PORTS_PER_SERVICE = 100
 
 
 def service_cidr() -> ipaddress.IPv4Network:
@@ -114,8 +117,12 @@ def _cluster_ip(name: str, spec: dict, used: set[str]) -> None:
 
 
 def _node_ports(name: str, spec: dict, used: set[int], kept: set[int]) -> None:
+    ports = spec.get("ports") or []
+    if len(ports) > MAX_NODE_PORTS_PER_SERVICE:
+        message = f"Too many: {len(ports)}: must have at most {MAX_NODE_PORTS_PER_SERVICE} items"
+        raise invalid(kind_info("Service"), name, [Cause("FieldValueTooMany", "spec.ports", message)])
     causes = []
-    for i, port in enumerate(spec.get("ports") or []):
+    for i, port in enumerate(ports):
         wanted = port.get("nodePort")
         if wanted:
             if wanted not in NODE_PORTS:
