@@ -28,7 +28,6 @@ from django.db import transaction
 from cluster.apiserver import service as api
 from cluster.apiserver import store
 from cluster.apiserver.errors import ApiError
-from cluster.apiserver.kinds import kind_info
 from cluster.client import event_recorder
 from cluster.client.informer import db
 from cluster.controllers import texts
@@ -47,10 +46,6 @@ from k8s import clock
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 _ORDINAL = re.compile(r"^(.*)-([0-9]+)$")
-NO_CLAIMS = (
-    "the server could not find the requested resource (KubeSim does not simulate "
-    "PersistentVolumeClaims yet: a StatefulSet with volumeClaimTemplates cannot create its pods)"
-)
 
 
 def ordinal(sts: dict, pod: dict) -> int:
@@ -412,12 +407,6 @@ class StatefulSetController(ReplicationManager):
         if not wanted:
             return None
         set_name = sts["metadata"]["name"]
-        if kind_info("PersistentVolumeClaim") is None:
-            for claim in wanted.values():
-                name = claim["metadata"]["name"]
-                self._claim_failed(sts, name, pod_name, NO_CLAIMS, actor)
-            first = next(iter(wanted.values()))["metadata"]["name"]
-            return f"failed to create PVC {first}: {NO_CLAIMS}"
         problems = []
         for claim in wanted.values():
             name, namespace = claim["metadata"]["name"], claim["metadata"]["namespace"]
@@ -467,8 +456,6 @@ class StatefulSetController(ReplicationManager):
         """A condemned pod's claims (scale-down): their owners as the retention policy says, so
         with whenScaled=Delete the garbage collector deletes them after the pod; with Retain (the
         default) they stay for a scale-up to find."""
-        if kind_info("PersistentVolumeClaim") is None:
-            return
         for wanted in claims(sts, index).values():
             meta = wanted["metadata"]
             try:

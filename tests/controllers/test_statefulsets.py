@@ -10,7 +10,7 @@ from cluster.apiserver import kinds
 from cluster.apiserver import service as api
 from cluster.apiserver.defaults import no_defaults
 from cluster.controllers import history
-from cluster.controllers.statefulset import NO_CLAIMS, POD_INDEX_LABEL, POD_NAME_LABEL
+from cluster.controllers.statefulset import POD_INDEX_LABEL, POD_NAME_LABEL
 from cluster.kubeapi.tables import NAME_COLUMN, TableSpec
 from cluster.models import FlowTrace
 from tests.services.test_endpoints_and_config import exec_in
@@ -155,31 +155,6 @@ def test_on_delete_replaces_a_pod_only_when_it_is_deleted(demo, fake_clock):
     settle(fake_clock)
     images = {name: p["spec"]["containers"][0]["image"] for name, p in pods(demo).items()}
     assert images == {"web-0": "nginx:1.27", "web-1": "nginx:1.25"}
-
-
-def test_claim_templates_fail_the_pods_creation_in_upstreams_words(demo):
-    if kinds.kind_info("PersistentVolumeClaim") is not None:
-        pytest.skip("PersistentVolumeClaims are served: the claims are created")
-    drive()
-    body = web(replicas=1)
-    body["spec"]["volumeClaimTemplates"] = [
-        {
-            "metadata": {"name": "www"},
-            "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
-        }
-    ]
-    created = api.create(demo, body, KUBECTL)
-    claim = created["spec"]["volumeClaimTemplates"][0]
-    assert claim["spec"]["volumeMode"] == "Filesystem" and claim["status"] == {"phase": "Pending"}
-    drive()
-    assert pods(demo) == {}
-    assert f"create Claim www-web-0 for Pod web-0 in StatefulSet web failed error: {NO_CLAIMS}" in events(
-        demo
-    )
-    assert (
-        f"create Pod web-0 in StatefulSet web failed error: failed to create PVC www-web-0: {NO_CLAIMS}"
-        in events(demo)
-    )
 
 
 def test_stateful_set_pods_go_through_the_13_steps_with_step_6_naming_its_controller(demo):
