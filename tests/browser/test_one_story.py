@@ -126,7 +126,7 @@ def test_an_rc_of_3_at_pace_600_goes_through_each_step_together(paced):
 def test_an_rc_of_3_in_step_mode_takes_at_most_15_presses_each_moving_the_caption(page):
     open_dashboard(page)
     page.evaluate(RECORD_JS)
-    flow_setting(page, "step_mode", {"on": "true"})
+    flow_setting(page, "step_mode", {"on": True})
     page.wait_for_function("() => document.getElementById('step-mode').checked", timeout=TIMEOUT_MS)
     try:
         api_write(page, "POST", RCS, nginx_rc("story-step", 3))
@@ -168,7 +168,7 @@ def test_an_rc_of_3_in_step_mode_takes_at_most_15_presses_each_moving_the_captio
         page.click(".caption-follow button")
         page.wait_for_selector(".caption-follow", state="detached", timeout=TIMEOUT_MS)
     finally:
-        flow_setting(page, "step_mode", {"on": "false"})
+        flow_setting(page, "step_mode", {"on": False})
     api_write(page, "DELETE", f"{RCS}/story-step")
     assert page.problems.errors == []
 
@@ -187,7 +187,7 @@ def test_the_group_caption_at_projector_sizes_in_both_languages(page, browser):
     """An RC of 3 held in step mode at step 12: a page opened then shows the step with its three
     pods and their nodes, and asks for Next, at every size, in English and Chinese."""
     open_dashboard(page)
-    flow_setting(page, "step_mode", {"on": "true"})
+    flow_setting(page, "step_mode", {"on": True})
     try:
         api_write(page, "POST", RCS, nginx_rc("story-shot", 3))
         for step in range(5, 13):
@@ -215,7 +215,7 @@ def test_the_group_caption_at_projector_sizes_in_both_languages(page, browser):
                 finally:
                     context.close()
     finally:
-        flow_setting(page, "step_mode", {"on": "false"})
+        flow_setting(page, "step_mode", {"on": False})
     page.wait_for_selector(".caption.is-ending", timeout=TIMEOUT_MS)
     api_write(page, "DELETE", f"{RCS}/story-shot")
     assert page.problems.errors == []
