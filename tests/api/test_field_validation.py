@@ -8,27 +8,12 @@ import json
 import pytest
 
 from cluster.models import ApiObject
+from tests.support.strict import KUBECTL_TEXT
+from tests.support.strict import TOLERATIONS_UNDER_THE_CONTAINER as TOLERATIONS
 
 pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
 APPLY = "/clusters/demo/apply"
 PODS = "/clusters/demo/api/v1/namespaces/default/pods"
-TOLERATIONS = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: gpu-job
-spec:
-  containers:
-  - name: main
-    image: nginx
-    tolerations:
-    - key: gpu
-      operator: Exists
-"""
-KUBECTL_TEXT = (
-    'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
-    'unknown field "spec.containers[0].tolerations"'
-)
 
 
 def test_apply_refuses_an_unknown_field_at_its_line_with_kubectls_text(client, cluster):

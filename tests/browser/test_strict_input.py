@@ -8,26 +8,10 @@ import pytest
 
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import TIMEOUT_MS, apply_yaml, console, open_dashboard
+from tests.support.strict import KUBECTL_TEXT
+from tests.support.strict import TOLERATIONS_UNDER_THE_CONTAINER as MISTAKE
 
 pytestmark = pytest.mark.browser
-
-MISTAKE = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: gpu-job
-spec:
-  containers:
-  - name: main
-    image: nginx
-    tolerations:
-    - key: gpu
-      operator: Exists
-"""
-KUBECTL_TEXT = (
-    'Pod in version "v1" cannot be handled as a Pod: strict decoding error: '
-    'unknown field "spec.containers[0].tolerations"'
-)
 
 
 def test_the_tolerations_mistake_is_refused_on_the_form_at_its_line(page):

@@ -12,24 +12,10 @@ from cluster.apiserver import service as api
 from cluster.controlplane.demo import create_demo
 from cluster.models import Cluster
 from tests.support.auth import teacher_client
+from tests.support.strict import KUBECTL_TEXT
+from tests.support.strict import TOLERATIONS_UNDER_THE_CONTAINER as TOLERATIONS
 
-TOLERATIONS = """\
-apiVersion: v1
-kind: Pod
-metadata:
-  name: gpu-job
-spec:
-  containers:
-  - name: main
-    image: nginx
-    tolerations:
-    - key: gpu
-      operator: Exists
-"""
-REFUSED = (
-    'Error from server (BadRequest): error when creating "tol.yaml": Pod in version "v1" cannot be '
-    'handled as a Pod: strict decoding error: unknown field "spec.containers[0].tolerations"\n'
-)
+REFUSED = f'Error from server (BadRequest): error when creating "tol.yaml": {KUBECTL_TEXT}\n'
 
 
 @pytest.fixture
