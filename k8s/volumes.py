@@ -164,3 +164,17 @@ def find_matching_volume(
         if smallest is None or smallest_size > pv_size:
             smallest, smallest_size = pv, pv_size
     return smallest
+
+
+def claim_ref(claim: dict) -> dict:
+    """A volume's `spec.claimRef` to `claim` (the PV controller's bind and the scheduler's assumed
+    binding write the same reference)."""
+    meta = claim.get("metadata") or {}
+    return {
+        "kind": "PersistentVolumeClaim",
+        "namespace": meta.get("namespace", ""),
+        "name": meta.get("name", ""),
+        "uid": meta.get("uid", ""),
+        "apiVersion": "v1",
+        "resourceVersion": meta.get("resourceVersion", ""),
+    }

@@ -13,6 +13,7 @@ are shared. A pod no node fits ends the run of decisions: it is handled as a fai
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
 from django.db import transaction
 
@@ -48,10 +49,7 @@ async def schedule_all(scheduler, entries: list[QueuedPod]) -> None:
     scheduler.profile = scheduler.profile or default_profile()
     pending = entries
     while pending:
-        if len(scheduler.snapshot) <= INLINE_MAX_NODES:
-            decided = _decide(scheduler, pending)
-        else:
-            decided = await asyncio.to_thread(_decide, scheduler, pending)
+        decided = await decide(scheduler, pending)
         pending = pending[len(decided) :]
         revision = scheduler.informer.revision or 0
         placed = [(entry, decision, assumed) for entry, decision, assumed in decided if decision.selected]
@@ -62,16 +60,31 @@ async def schedule_all(scheduler, entries: list[QueuedPod]) -> None:
             await scheduler.failed_cycle(entry, decision, revision)
 
 
-def _decide(scheduler, entries: list[QueuedPod]) -> list[tuple[QueuedPod, object, dict | None]]:
-    """Cycles for `entries` in order, up to and including the first that finds no node; each
-    placed pod is assumed on its node in the snapshot (the next cycle sees it)."""
+async def decide(
+    scheduler, entries: list[QueuedPod], *, pdbs: Sequence = (), stop_at_unplaced: bool = True
+) -> list[tuple[QueuedPod, object, dict | None]]:
+    """Cycles for `entries` in order (`_decide`): inline on a small cluster, on a worker thread
+    on a big one, where the cycles would hold the event loop too long."""
+    if len(scheduler.snapshot) <= INLINE_MAX_NODES:
+        return _decide(scheduler, entries, pdbs, stop_at_unplaced)
+    return await asyncio.to_thread(_decide, scheduler, entries, pdbs, stop_at_unplaced)
+
+
+def _decide(
+    scheduler, entries: list[QueuedPod], pdbs: Sequence, stop_at_unplaced: bool
+) -> list[tuple[QueuedPod, object, dict | None]]:
+    """Cycles for `entries` in order, up to and including the first that finds no node when
+    `stop_at_unplaced` (else all of them); each placed pod is assumed on its node in the snapshot
+    (the next cycle sees it). `pdbs`: the budgets preemption respects."""
     decided = []
     for entry in entries:
         nominated = [(info, node) for key, (info, node) in scheduler.nominated.items() if key != entry.key]
-        decision = schedule(entry.pod, scheduler.snapshot, scheduler.profile, nominated=nominated)
+        decision = schedule(entry.pod, scheduler.snapshot, scheduler.profile, nominated=nominated, pdbs=pdbs)
         if decision.selected is None:
             decided.append((entry, decision, None))
-            break
+            if stop_at_unplaced:
+                break
+            continue
         scheduler.reserve_volumes(entry, decision.selected)
         assumed = clone(entry.pod)
         assumed["spec"]["nodeName"] = decision.selected

@@ -9,15 +9,12 @@ Scheduled event; a pod no node fits is handled as a failed cycle (its step 9 say
 
 from __future__ import annotations
 
-import asyncio
-
 from django.db import transaction
 
-from cluster.apiserver.store import clone
 from cluster.client.informer import db
 from cluster.flow import gate, podevent
-from scheduler.batch import INLINE_MAX_NODES, _forget
-from scheduler.engine import default_profile, schedule
+from scheduler.batch import _forget, decide
+from scheduler.engine import default_profile
 from scheduler.engine.queueing_hints import ADD, POD, ClusterEvent
 from scheduler.queue import QueuedPod
 
@@ -35,10 +32,8 @@ async def schedule_together(scheduler, first: QueuedPod) -> None:
     if any(not entry.attempts for entry in group):
         await gate.before_step(name, trace_id, 9)
     scheduler.profile = scheduler.profile or default_profile()
-    if len(scheduler.snapshot) <= INLINE_MAX_NODES:
-        decided = _decide(scheduler, group)
-    else:
-        decided = await asyncio.to_thread(_decide, scheduler, group)
+    pdbs = list(scheduler.pdbs.values())
+    decided = await decide(scheduler, group, pdbs=pdbs, stop_at_unplaced=False)
     revision = scheduler.informer.revision or 0
     placed = [(entry, decision, assumed) for entry, decision, assumed in decided if decision.selected]
     for entry, decision, _ in placed:
@@ -65,25 +60,6 @@ async def _others(scheduler, trace_id: str) -> list[QueuedPod]:
     """The trace's other pods the scheduler has seen by now, taken from the queue."""
     await scheduler.catch_up()
     return scheduler.queue.pop_trace(trace_id)
-
-
-def _decide(scheduler, entries: list[QueuedPod]) -> list[tuple[QueuedPod, object, dict | None]]:
-    """Each pod's cycle in order; a placed pod is assumed on its node before the next is decided."""
-    decided = []
-    pdbs = list(scheduler.pdbs.values())
-    for entry in entries:
-        nominated = [(info, node) for key, (info, node) in scheduler.nominated.items() if key != entry.key]
-        decision = schedule(entry.pod, scheduler.snapshot, scheduler.profile, nominated=nominated, pdbs=pdbs)
-        if decision.selected is None:
-            decided.append((entry, decision, None))
-            continue
-        scheduler.reserve_volumes(entry, decision.selected)
-        assumed = clone(entry.pod)
-        assumed["spec"]["nodeName"] = decision.selected
-        known = scheduler.bound.get(entry.key)
-        scheduler._account_bound(entry.key, assumed, decision.selected)
-        decided.append((entry, decision, assumed if known is None else None))
-    return decided
 
 
 def _record(scheduler, placed: list, step: int) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
-from k8s.volumes import BOUND_BY_CONTROLLER, SELECTED_NODE
+from k8s.volumes import BOUND_BY_CONTROLLER, SELECTED_NODE, claim_ref
 from scheduler.engine.plugins.volumebinding import binder
 from scheduler.engine.podinfo import PodInfo
 
@@ -28,18 +28,6 @@ class Plan:
     node: str
     static: list[tuple[dict, dict]]  # (claim, PV) to bind
     provision: list[dict]  # claims to provision on `node`
-
-
-def claim_ref(claim: dict) -> dict:
-    meta = claim.get("metadata") or {}
-    return {
-        "kind": "PersistentVolumeClaim",
-        "namespace": meta.get("namespace", ""),
-        "name": meta.get("name", ""),
-        "uid": meta.get("uid", ""),
-        "apiVersion": "v1",
-        "resourceVersion": meta.get("resourceVersion", ""),
-    }
 
 
 def reserve(snapshot, pod: dict, node: str) -> Plan | None:

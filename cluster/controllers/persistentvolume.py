@@ -33,6 +33,7 @@ from k8s.volumes import (
     STORAGE_PROVISIONER,
     WAIT_FOR_FIRST_CONSUMER,
     claim_class,
+    claim_ref,
     find_matching_volume,
     is_bound_to_claim,
     requested,
@@ -60,18 +61,6 @@ def _meta(obj: dict) -> dict:
 
 def _annotations(obj: dict) -> dict:
     return _meta(obj).get("annotations") or {}
-
-
-def claim_ref(claim: dict) -> dict:
-    meta = _meta(claim)
-    return {
-        "kind": "PersistentVolumeClaim",
-        "namespace": meta.get("namespace", ""),
-        "name": meta.get("name", ""),
-        "uid": meta.get("uid", ""),
-        "apiVersion": "v1",
-        "resourceVersion": meta.get("resourceVersion", ""),
-    }
 
 
 class PersistentVolumeController:
