@@ -15,7 +15,14 @@ from cluster.kubeapi.describe import events_of, rfc_time, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
 from cluster.kubeapi.describe_workloads import pod_template
 from cluster.kubeapi.humanize import since
-from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age, containers_images
+from cluster.kubeapi.tables import (
+    AGE_COLUMN,
+    CONTAINERS_IMAGES_SELECTOR,
+    NAME_COLUMN,
+    TableSpec,
+    age,
+    containers_images,
+)
 from k8s import clock, cron
 from k8s.labels import format_label_selector
 
@@ -172,9 +179,7 @@ TABLE = TableSpec(
         ("Active", "integer", "", 0),
         ("Last Schedule", "string", "", 0),
         AGE_COLUMN,
-        ("Containers", "string", "", 1),
-        ("Images", "string", "", 1),
-        ("Selector", "string", "", 1),
+        *CONTAINERS_IMAGES_SELECTOR,
     ),
     _row,
 )
