@@ -59,7 +59,7 @@ def _bound(cluster: Cluster, namespace: str, account: str, ref: object) -> dict 
     uid = found["metadata"].get("uid", "")
     if ref.get("uid") and ref["uid"] != uid:
         message = (
-            f"Operation cannot be fulfilled on {kind}.\"{ref.get('name')}\": the UID in the bound object "
+            f'Operation cannot be fulfilled on {kind}."{ref.get("name")}": the UID in the bound object '
             f"reference ({ref['uid']}) does not match the UID in record. The object might have been deleted "
             "and then recreated"
         )
