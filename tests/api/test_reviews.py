@@ -66,6 +66,15 @@ def test_the_class_may_write_switch_changes_the_answer(cluster):
     assert can_i(Client(), "create", "pods")["allowed"] is True
 
 
+def test_the_class_may_write_but_not_grant_rights_that_would_outlive_the_switch(cluster):
+    cluster.class_may_write = True
+    cluster.save()
+    anonymous = Client()
+    assert can_i(anonymous, "create", "rolebindings", "rbac.authorization.k8s.io") == {"allowed": False}
+    assert can_i(anonymous, "create", "serviceaccounts/token") == {"allowed": False}
+    assert can_i(anonymous, "list", "rolebindings", "rbac.authorization.k8s.io")["allowed"] is True
+
+
 def test_a_sandbox_owner_may_write_their_sandbox_and_others_do_not_see_it(db):
     owner = User.objects.create_user("ana", password="pw")
     Cluster.objects.create(name="demo", public=False, owner=owner)
