@@ -183,3 +183,10 @@ def test_a_bad_token_is_401_and_impersonation_is_the_cluster_admins(client, clus
 
 def test_reviews_are_create_only(client, cluster):
     assert client.get(SSAR).status_code == 405
+
+
+def test_a_group_without_a_user_to_impersonate_is_400(client, cluster):
+    body = (FIXTURES / "selfsubjectreview.bin").read_bytes()
+    refused = ask(client, SSR, body, **{"Impersonate-Group": "system:masters"})
+    assert refused.status_code == 400
+    assert refused.json()["message"] == "requested [{Group system:masters}] without impersonating a user"
