@@ -97,13 +97,16 @@ def student_status(done: bool, step: int, current: StepProgress | None, seconds:
     return "working" if acted or step > 0 else "not-started"
 
 
-def board_state(session: ClassSession) -> dict:
+def board_state(session: ClassSession, student_id: int | None = None) -> dict:
+    """The board: every student's row (or only that student's), the histogram, the rules."""
     lab = lab_of(session.lab)
     rule = stuck_rule(session, lab)
     now = timezone.now()
     rows = []
     histogram: Counter[int] = Counter()
     students = session.students.select_related("sandbox").prefetch_related("progress")
+    if student_id is not None:
+        students = students.filter(pk=student_id)
     for student in students:
         current = {p.index: p for p in student.progress.all()}.get(student.current_step)
         done = student.current_step >= len(lab.steps)

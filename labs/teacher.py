@@ -146,14 +146,14 @@ def open_session(request: HttpRequest) -> HttpResponse:
     return redirect(reverse("labs:board", args=[session.code]))
 
 
-def _session(request: HttpRequest, code: str) -> ClassSession:
+def session_or_404(request: HttpRequest, code: str) -> ClassSession:
     return get_object_or_404(ClassSession.objects.select_related("lab"), code=code)
 
 
 @staff_member_required
 @require_GET
 def board(request: HttpRequest, code: str) -> HttpResponse:
-    session = _session(request, code)
+    session = session_or_404(request, code)
     join_url = request.build_absolute_uri(reverse("labs:join")) + f"?code={session.code}"
     return render(request, "labs/board.html", {"session": session, "join_url": join_url})
 
@@ -161,7 +161,7 @@ def board(request: HttpRequest, code: str) -> HttpResponse:
 @staff_member_required
 @require_GET
 def board_json(request: HttpRequest, code: str) -> JsonResponse:
-    return JsonResponse(board_state(_session(request, code)))
+    return JsonResponse(board_state(session_or_404(request, code)))
 
 
 def _text(request: HttpRequest) -> dict:
@@ -178,7 +178,7 @@ def _text(request: HttpRequest) -> dict:
 @require_POST
 def push_hint(request: HttpRequest, code: str) -> JsonResponse:
     """A hint for one student ({"student": id}) or for the whole class."""
-    session = _session(request, code)
+    session = session_or_404(request, code)
     hint = _text(request)
     target = hint.pop("student")
     if not hint["en"]:
@@ -194,7 +194,7 @@ def push_hint(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse({"sent": len(students)})
 
 
-def _student(session: ClassSession, student_id: int) -> Student:
+def student_or_404(session: ClassSession, student_id: int) -> Student:
     return get_object_or_404(
         Student.objects.select_related("sandbox", "session__lab"), session=session, pk=student_id
     )
@@ -203,8 +203,8 @@ def _student(session: ClassSession, student_id: int) -> Student:
 @staff_member_required
 @require_POST
 def reset_student(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
-    session = _session(request, code)
-    student = _student(session, student_id)
+    session = session_or_404(request, code)
+    student = student_or_404(session, student_id)
     sandbox.reset(student, lab_of(session.lab))
     notify(student)
     return JsonResponse({"reset": student.display_name})
@@ -214,8 +214,8 @@ def reset_student(request: HttpRequest, code: str, student_id: int) -> JsonRespo
 @require_POST
 def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
     """The student leaves the class: their sandbox and its control plane go."""
-    session = _session(request, code)
-    student = _student(session, student_id)
+    session = session_or_404(request, code)
+    student = student_or_404(session, student_id)
     name = student.display_name
     sandbox.remove(student)
     announce_students(session)
@@ -226,7 +226,7 @@ def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResp
 @require_POST
 def reissue_resume(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
     """A new resume link and code for a student who lost theirs (the old ones stop working)."""
-    student = resume.issue(_student(_session(request, code), student_id))
+    student = resume.issue(student_or_404(session_or_404(request, code), student_id))
     return JsonResponse(
         {"name": student.display_name, "url": resume.link(request, student), "code": student.resume_code}
     )
@@ -235,8 +235,8 @@ def reissue_resume(request: HttpRequest, code: str, student_id: int) -> JsonResp
 @staff_member_required
 @require_POST
 def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
-    session = _session(request, code)
-    student = _student(session, student_id)
+    session = session_or_404(request, code)
+    student = student_or_404(session, student_id)
     lab = lab_of(session.lab)
     if student.current_step < len(lab.steps):
         step = lab.steps[student.current_step]
@@ -250,7 +250,7 @@ def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonRes
 def stuck_rule(request: HttpRequest, code: str) -> JsonResponse:
     """The teacher's "stuck" thresholds for the class ({"attempts": N, "minutes": M}; a missing or
     empty value goes back to the lab's)."""
-    session = _session(request, code)
+    session = session_or_404(request, code)
     try:
         data = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError):
@@ -276,7 +276,7 @@ def stuck_rule(request: HttpRequest, code: str) -> JsonResponse:
 @staff_member_required
 @require_POST
 def close_session(request: HttpRequest, code: str) -> HttpResponse:
-    session = _session(request, code)
+    session = session_or_404(request, code)
     session.is_open = request.POST.get("open") == "1"
     session.save(update_fields=["is_open"])
     layer = get_channel_layer()

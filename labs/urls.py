@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from labs import teacher, views
+from labs import teacher, views, watching
 
 app_name = "labs"
 
@@ -24,9 +24,18 @@ urlpatterns = [
     path("labs/manage/sessions/new", teacher.open_session, name="open_session"),
     path("labs/manage/sessions/<str:code>/", teacher.board, name="board"),
     path("labs/manage/sessions/<str:code>/board.json", teacher.board_json, name="board_json"),
+    path(
+        "labs/manage/sessions/<str:code>/progress.<str:fmt>", watching.export_progress, name="export_progress"
+    ),
     path("labs/manage/sessions/<str:code>/hint", teacher.push_hint, name="push_hint"),
     path("labs/manage/sessions/<str:code>/close", teacher.close_session, name="close_session"),
     path("labs/manage/sessions/<str:code>/stuck", teacher.stuck_rule, name="stuck_rule"),
+    path("labs/manage/sessions/<str:code>/students/<int:student_id>/", watching.watch_student, name="watch"),
+    path(
+        "labs/manage/sessions/<str:code>/students/<int:student_id>/watch.json",
+        watching.watch_json,
+        name="watch_json",
+    ),
     path(
         "labs/manage/sessions/<str:code>/students/<int:student_id>/reset", teacher.reset_student, name="reset"
     ),
