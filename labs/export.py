@@ -9,7 +9,7 @@ import io
 
 from django.utils import timezone
 
-from labs.catalog import lab_of
+from labs.catalog import lab_for, session_lab
 from labs.models import ClassSession
 from labs.state import board_state
 
@@ -40,11 +40,12 @@ def _iso(value) -> str | None:
 
 def progress_export(session: ClassSession, student_id: int | None = None) -> dict:
     """Every student (or the one), every step of the lab: reached or not, attempts, times, answers."""
-    lab = lab_of(session.lab)
+    class_lab = session_lab(session)
     board = {row["id"]: row for row in board_state(session, student_id)["students"]}
     students = []
     chosen = session.students.all() if student_id is None else session.students.filter(pk=student_id)
     for student in chosen.prefetch_related("progress").order_by("joined_at"):
+        lab = lab_for(student)
         rows = {p.step_id: p for p in student.progress.all()}
         steps = []
         for index, step in enumerate(lab.steps):
@@ -82,6 +83,7 @@ def progress_export(session: ClassSession, student_id: int | None = None) -> dic
             {
                 "id": student.pk,
                 "name": student.display_name,
+                "lab_version": student.lab_version,
                 "joined_at": _iso(student.joined_at),
                 "status": shown.get("status"),
                 "current_step": min(student.current_step, len(lab.steps)) + 1,
@@ -92,7 +94,12 @@ def progress_export(session: ClassSession, student_id: int | None = None) -> dic
         )
     return {
         "session": session.code,
-        "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": len(lab.steps)},
+        "lab": {
+            "id": class_lab.id,
+            "title": class_lab.title.as_dict(),
+            "steps": len(class_lab.steps),
+            "version": session.lab_version,
+        },
         "exported_at": timezone.now().isoformat(),
         "students": students,
     }

@@ -6,7 +6,8 @@ from collections import Counter
 
 from django.utils import timezone
 
-from labs.catalog import lab_of
+from labs import versions
+from labs.catalog import lab_for, session_lab
 from labs.labmodel import Lab, Text
 from labs.markdown import render
 from labs.models import ClassSession, StepProgress, Student
@@ -30,7 +31,7 @@ def solution_visible(progress: StepProgress, lab: Lab) -> bool:
 def student_state(student: Student, progress: StepProgress | None = None) -> dict:
     """The lab panel's state; `progress` is the current step's row when the caller has it (labs.grader
     shows a check's outcome before it is stored)."""
-    lab = lab_of(student.session.lab)
+    lab = lab_for(student)
     done = student.current_step >= len(lab.steps)
     state = {
         "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": [s.title.as_dict() for s in lab.steps]},
@@ -99,8 +100,9 @@ def student_status(done: bool, step: int, current: StepProgress | None, seconds:
 
 def board_state(session: ClassSession, student_id: int | None = None) -> dict:
     """The board: every student's row (or only that student's), the histogram, the rules."""
-    lab = lab_of(session.lab)
+    lab = session_lab(session)
     rule = stuck_rule(session, lab)
+    class_index = {step.id: index for index, step in enumerate(lab.steps)}
     now = timezone.now()
     rows = []
     histogram: Counter[int] = Counter()
@@ -108,9 +110,13 @@ def board_state(session: ClassSession, student_id: int | None = None) -> dict:
     if student_id is not None:
         students = students.filter(pk=student_id)
     for student in students:
+        own = lab_for(student)  # the version the student works on (labs/versions.py)
         current = {p.index: p for p in student.progress.all()}.get(student.current_step)
-        done = student.current_step >= len(lab.steps)
-        histogram[student.current_step] += 1
+        done = student.current_step >= len(own.steps)
+        # The class's steps by id: a student still on an older version counts at the same step.
+        bucket = len(lab.steps) if done else class_index.get(own.steps[student.current_step].id)
+        if bucket is not None:
+            histogram[bucket] += 1
         # A failure is the student's only once they acted on the step: the starting state fails
         # too, and "did nothing" must not read as "did it wrong".
         acted = current is not None and (current.attempts > 0 or current.unsettled)
@@ -122,7 +128,9 @@ def board_state(session: ClassSession, student_id: int | None = None) -> dict:
                 "name": student.display_name,
                 "sandbox": student.sandbox.name if student.sandbox else None,
                 "step": student.current_step,
-                "step_title": None if done else lab.steps[student.current_step].title.as_dict(),
+                "steps": len(own.steps),
+                "step_title": None if done else own.steps[student.current_step].title.as_dict(),
+                "version": student.lab_version,
                 "done": done,
                 "status": student_status(done, student.current_step, current, seconds, rule),
                 "attempts": current.attempts if current else 0,
@@ -135,6 +143,11 @@ def board_state(session: ClassSession, student_id: int | None = None) -> dict:
     return {
         "code": session.code,
         "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": steps},
+        # The class's version (new students get it) and the lab's newest (labs/versions.py).
+        "version": session.lab_version,
+        "latest": session.lab.version,
+        # What moving the class to the newest version would drop (the teacher is warned first).
+        "removed_if_moved": versions.preview(session) if session.lab.version != session.lab_version else [],
         "open": session.is_open,
         "stuck": {**rule, "lab": {"attempts": lab.stuck_attempts, "minutes": lab.stuck_minutes}},
         "students": rows,

@@ -47,7 +47,9 @@ function shown(students) {
 }
 
 function stepText(s) {
-  return s.done ? "✓" : `${s.step + 1}/${board.lab.steps.length}`;
+  // A student on another version of the lab than the class's shows it (labs/versions.py).
+  const version = s.version !== board.version ? ` v${s.version}` : "";
+  return (s.done ? "✓" : `${s.step + 1}/${s.steps}`) + version;
 }
 
 function secondsNow(s) {
@@ -144,8 +146,43 @@ function drawDetail() {
       action(t("Remove", "移除"), `${s.id}/remove`, t(`Remove ${s.name} and their sandbox?`, `移除 ${s.name} 及其沙箱？`))));
 }
 
+const banner = document.getElementById("version-banner");
+let moved = null; // what the last move did, shown until the next move or reload
+
+function removedText(removed) {
+  return removed.map((r) => `“${pick(r.title)}”` + (r.students.length
+    ? t(` (on it now: ${r.students.join(", ")})`, `（正在这一步：${r.students.join("、")}）`) : "")).join(t("; ", "；"));
+}
+
+function versionBanner() {
+  const newer = board.latest > board.version;
+  const parts = [];
+  if (moved) {
+    parts.push(el("p", { id: "version-moved" }, t(`Moved ${moved.moved} student(s) to version ${moved.version}; progress kept by step id.`,
+      `已把 ${moved.moved} 名学生移到第 ${moved.version} 版，进度按步骤 id 保留。`),
+    moved.removed.length ? el("strong", { class: "lab-removed" }, " ", t("Removed steps: ", "已删除的步骤："), removedText(moved.removed)) : null));
+  }
+  if (newer) {
+    parts.push(el("p", {}, t(`This lab has a newer version (${board.latest}); this class uses version ${board.version}, and each student keeps theirs.`,
+      `这个实验有新版本（第 ${board.latest} 版）；本班使用第 ${board.version} 版，每名学生保留自己的版本。`), " ",
+    board.removed_if_moved.length ? el("span", { class: "lab-removed", id: "version-removed" },
+      t("It removes: ", "新版本删除了："), removedText(board.removed_if_moved), " ") : null,
+    el("button", { type: "button", id: "version-move", onclick: async () => {
+      const dropped = board.removed_if_moved.length
+        ? t(`\n\nRemoved in the new version: ${removedText(board.removed_if_moved)}`, `\n\n新版本删除了：${removedText(board.removed_if_moved)}`) : "";
+      if (!confirm(t(`Move the class to version ${board.latest}? Progress is kept by step id; steps the new version does not have are dropped.`,
+        `把全班移到第 ${board.latest} 版？进度按步骤 id 保留，新版本没有的步骤会被丢弃。`) + dropped)) return;
+      moved = await send(banner.dataset.url, {});
+      refresh();
+    } }, t(`Move the class to version ${board.latest}`, `把全班移到第 ${board.latest} 版`))));
+  }
+  banner.hidden = !parts.length;
+  banner.replaceChildren(...parts);
+}
+
 function draw() {
   if (!board) return;
+  versionBanner();
   histogram();
   legend();
   const students = shown(board.students);
