@@ -23,6 +23,14 @@ def _pushed(hint: dict) -> dict | None:
     )
 
 
+def _failures(progress: StepProgress) -> list:
+    """The step's failing checks; their covering hints only once the student acted on the step
+    (the starting state fails every step: a hint then would give the step away)."""
+    acted = progress.attempts > 0 or progress.unsettled
+    failures = progress.last_failure or []
+    return failures if acted else [{k: v for k, v in f.items() if k != "hint"} for f in failures]
+
+
 def solution_visible(progress: StepProgress, lab: Lab) -> bool:
     step = lab.steps[progress.index]
     return progress.solution_revealed or progress.attempts >= step.solution.reveal_after
@@ -66,7 +74,7 @@ def student_state(student: Student, progress: StepProgress | None = None) -> dic
         "answer": progress.answer,
         "attempts": progress.attempts,
         "started_at": progress.started_at.isoformat() if progress.started_at else None,
-        "failures": progress.last_failure,
+        "failures": _failures(progress),
         "hints": [_both(hint) for hint in step.hints[: progress.hints_shown]],
         "hints_left": max(0, len(step.hints) - progress.hints_shown),
         "solution": solution,
