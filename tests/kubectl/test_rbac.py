@@ -11,6 +11,9 @@ import time
 import pytest
 
 from cluster.kinds.core.pod import describe_pod
+from cluster.kinds.core.serviceaccount import describe_service_account
+from cluster.kinds.rbac.bindings import describe_binding
+from cluster.kinds.rbac.rules import describe_role
 from tests.kubectl.conftest import Kubectl
 from tests.support.waiting import without_ages
 
@@ -189,3 +192,30 @@ def test_a_pod_has_the_token_file_and_describe_shows_its_volume_as_kubectl(kubec
     volumes = described[described.index("Volumes:") : described.index("QoS Class:")]
     ours = describe_pod(pod, [])
     assert without_ages(volumes) == without_ages(ours[ours.index("Volumes:") : ours.index("QoS Class:")])
+
+
+def test_describe_of_roles_bindings_and_service_accounts_is_kubectls_text(kubectl, robot):
+    kubectl.ok("create", "role", "mixed", "--verb=get,list", "--resource=pods,deployments.apps,pods/log")
+    kubectl.ok("create", "role", "named", "--verb=get,update", "--resource=configmaps", "--resource-name=a,b")
+    for kind, name in (
+        ("role", "mixed"),
+        ("role", "named"),
+        ("clusterrole", "view"),
+        ("clusterrole", "system:discovery"),
+        ("clusterrole", "cluster-admin"),
+    ):
+        obj = json.loads(kubectl.ok("get", kind, name, "-o", "json"))
+        assert describe_role(obj) == kubectl.ok("describe", kind, name), name
+    kubectl.ok(
+        "create",
+        "rolebinding",
+        "robot-reads-2",
+        "--role=mixed",
+        "--serviceaccount=default:robot",
+        "--user=ana",
+    )
+    for kind, name in (("rolebinding", "robot-reads-2"), ("clusterrolebinding", "system:public-info-viewer")):
+        obj = json.loads(kubectl.ok("get", kind, name, "-o", "json"))
+        assert describe_binding(obj) == kubectl.ok("describe", kind, name), name
+    account = json.loads(kubectl.ok("get", "sa", "robot", "-o", "json"))
+    assert describe_service_account(account, [], None) == kubectl.ok("describe", "sa", "robot")
