@@ -75,6 +75,12 @@ class Worker:
         return True
 
 
+def _period(probe: dict) -> float:
+    """periodSeconds, never under a second (validation refuses less; a stored zero is unset)."""
+    period = probe.get("periodSeconds")
+    return float(period) if isinstance(period, int) and period >= 1 else 10.0
+
+
 def _running(pod: dict) -> dict[str, dict]:
     """name -> containerStatus of the pod's running containers."""
     return {
@@ -149,7 +155,7 @@ class ProbeDuties:
                 self._probe_task(name, lambda k=key, w=worker: self._probe(k, w))
             for worker in workers:  # a probe waiting for the startup probe keeps its period
                 if not worker.busy and worker.due <= now:
-                    worker.due = now + worker.probe.get("periodSeconds", 10)
+                    worker.due = now + _period(worker.probe)
         for kill_key, (due, code) in list(self.probe_kills.items()):
             if due <= now:
                 del self.probe_kills[kill_key]
@@ -180,7 +186,7 @@ class ProbeDuties:
             await self._take(key, pod, container, worker, outcome)
         finally:
             worker.busy = False
-            worker.due = clock.monotonic() + worker.probe.get("periodSeconds", 10)
+            worker.due = clock.monotonic() + _period(worker.probe)
 
     def _run_check(self, pod: dict, container: dict, kind: str, probe: dict) -> probechecks.Outcome:
         """In a probe thread (the shell and the container's files read the database)."""

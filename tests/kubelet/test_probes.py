@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cluster.apiserver import service as api
+from cluster.apiserver.errors import ApiError
 from tests.support.demo import KUBECTL, drive
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -180,3 +181,50 @@ def test_a_grpc_probe_against_a_server_without_grpc_health_times_out(demo):
             1,
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("probe", "kind", "cause"),
+    [
+        (
+            {},
+            "livenessProbe",
+            ("spec.containers[0].livenessProbe", "Required value: must specify a handler type"),
+        ),
+        (
+            {"tcpSocket": {"port": 80}, "exec": {"command": ["true"]}},
+            "readinessProbe",
+            (
+                "spec.containers[0].readinessProbe.tcpSocket",
+                "Forbidden: may not specify more than 1 handler type",
+            ),
+        ),
+        (
+            {"tcpSocket": {"port": 80}, "successThreshold": 2},
+            "livenessProbe",
+            ("spec.containers[0].livenessProbe.successThreshold", "Invalid value: 2: must be 1"),
+        ),
+        (
+            {"tcpSocket": {"port": 80}, "periodSeconds": -5},
+            "readinessProbe",
+            (
+                "spec.containers[0].readinessProbe.periodSeconds",
+                "Invalid value: -5: must be greater than or equal to 0",
+            ),
+        ),
+        (
+            {"httpGet": {"port": 70000}},
+            "startupProbe",
+            (
+                "spec.containers[0].startupProbe.httpGet.port",
+                "Invalid value: 70000: must be between 1 and 65535, inclusive",
+            ),
+        ),
+    ],
+)
+def test_probes_are_validated_as_kube_apiserver_does(demo, probe, kind, cause):
+    with pytest.raises(ApiError) as error:
+        api.create(demo, _pod("invalid", **{kind: probe}), KUBECTL)
+    assert error.value.code == 422
+    causes = [(c["field"], c["message"]) for c in error.value.details["causes"]]
+    assert cause in causes, causes
