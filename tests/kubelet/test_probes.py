@@ -228,3 +228,14 @@ def test_probes_are_validated_as_kube_apiserver_does(demo, probe, kind, cause):
     assert error.value.code == 422
     causes = [(c["field"], c["message"]) for c in error.value.details["causes"]]
     assert cause in causes, causes
+
+
+def test_the_docs_tcp_example_passes(demo):
+    drive()
+    tcp = {"tcpSocket": {"port": 8080}}
+    api.create(
+        demo, _pod("goproxy", "registry.k8s.io/goproxy:0.1", readinessProbe=tcp, livenessProbe=tcp), KUBECTL
+    )
+    drive()
+    assert _status(demo, "goproxy")["containerStatuses"][0]["ready"] is True
+    assert _messages(demo, "goproxy", "Unhealthy") == []
