@@ -265,11 +265,6 @@ def volumes(vols: list | None) -> list[str]:
     return lines
 
 
-def _go_optional(value: object) -> str:
-    """A *bool as kubectl prints it with %v: <nil> when unset."""
-    return "<nil>" if value is None else ("true" if value else "false")
-
-
 def _projected(projected: dict) -> list[str]:
     """printProjectedVolumeSource: one line (or two) per source."""
     lines = ["    Type:\tProjected (a volume that contains injected data from multiple sources)"]
@@ -279,7 +274,7 @@ def _projected(projected: dict) -> list[str]:
             secret = source["secret"]
             lines += [
                 f"    SecretName:\t{secret.get('name', '')}",
-                f"    SecretOptionalName:\t{_go_optional(secret.get('optional'))}",
+                f"    Optional:\t{'true' if secret.get('optional') else 'false'}",
             ]
         elif isinstance(source.get("downwardAPI"), dict):
             lines.append("    DownwardAPI:\ttrue")
@@ -287,7 +282,7 @@ def _projected(projected: dict) -> list[str]:
             config_map = source["configMap"]
             lines += [
                 f"    ConfigMapName:\t{config_map.get('name', '')}",
-                f"    ConfigMapOptional:\t{_go_optional(config_map.get('optional'))}",
+                f"    Optional:\t{'true' if config_map.get('optional') else 'false'}",
             ]
         elif isinstance(source.get("serviceAccountToken"), dict):
             seconds = source["serviceAccountToken"].get("expirationSeconds")

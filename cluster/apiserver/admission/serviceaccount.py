@@ -53,6 +53,8 @@ def admit_pod(cluster, kind: str, pod: dict) -> None:
     if (meta.get("annotations") or {}).get("kubernetes.io/config.mirror"):
         return  # a mirror pod: its kubelet's, no ServiceAccount
     namespace = meta.get("namespace") or "default"
+    if not reads.namespace_exists(cluster, namespace):
+        return  # the write answers `namespaces "x" not found` (NamespaceLifecycle comes first)
     name = spec.get("serviceAccountName") or "default"
     spec["serviceAccountName"] = name
     try:
@@ -88,6 +90,36 @@ def _mount_token(spec: dict) -> None:
     for container in wanting:
         mount = {"name": volume, "readOnly": True, "mountPath": MOUNT_PATH}
         container["volumeMounts"] = [*(container.get("volumeMounts") or []), mount]
+
+
+def keep_token_volume(existing: dict, merged: dict) -> None:
+    """A pod configured again by the page's apply (a JSON merge of the manifest) keeps what this
+    plugin added at its creation, as kubectl's strategic merge keeps it: the token volume and each
+    container's mount of it (a pod's volumes and mounts cannot change after its creation)."""
+    old_spec, spec = existing.get("spec") or {}, merged.get("spec")
+    if not isinstance(spec, dict):
+        return
+    token_volumes = [
+        v for v in old_spec.get("volumes") or [] if str(v.get("name", "")).startswith(VOLUME_PREFIX)
+    ]
+    names = {v.get("name") for v in spec.get("volumes") or [] if isinstance(v, dict)}
+    missing = [v for v in token_volumes if v.get("name") not in names]
+    if missing:
+        spec["volumes"] = [*(spec.get("volumes") or []), *missing]
+    for key in ("initContainers", "containers"):
+        before = {c.get("name"): c for c in old_spec.get(key) or [] if isinstance(c, dict)}
+        for container in spec.get(key) or []:
+            if not isinstance(container, dict) or container.get("name") not in before:
+                continue
+            mounts = container.get("volumeMounts") or []
+            kept = [
+                m
+                for m in before[container["name"]].get("volumeMounts") or []
+                if m.get("mountPath") == MOUNT_PATH
+                and not any(n.get("mountPath") == MOUNT_PATH for n in mounts)
+            ]
+            if kept:
+                container["volumeMounts"] = [*mounts, *kept]
 
 
 def install() -> None:
