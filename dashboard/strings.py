@@ -52,6 +52,8 @@ def ui_strings() -> dict[str, str]:
         "cpu": _("CPU"),
         "memory": _("Memory"),
         "pods": _("Pods"),
+        "in_use": _("in use"),
+        "usage_title": _("Requested by pods: %(requested)s. In use now (metrics API): %(used)s."),
         "images": _("Cached images"),
         "no_images": _("No images pulled yet"),
         "cordoned": _("Cordoned"),
