@@ -160,3 +160,16 @@ def test_what_v1_cannot_say_survives_a_round_trip():
     assert back["metadata"]["annotations"] == {"team": "a"}
     assert back["spec"] == stored["spec"]
     assert back["status"] == stored["status"]
+
+
+def test_a_v1_get_is_v1(client, cluster):
+    body = {
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": "web"},
+        "spec": {"scaleTargetRef": TARGET, "maxReplicas": 3},
+    }
+    assert client.post(V2, json.dumps(body), content_type="application/json").status_code == 201
+    got = client.get(f"{V1}/web", headers={"Accept": "application/json"}).json()
+    assert got["apiVersion"] == "autoscaling/v1"
+    assert got["spec"]["targetCPUUtilizationPercentage"] == 80
