@@ -79,7 +79,7 @@ def test_node_bars_show_usage_beside_requests(browser, loaded, size, language):
     page.goto(f"{loaded}/clusters/{CLUSTER}/")
     page.wait_for_selector('#conn[data-state="live"]', timeout=TIMEOUT_MS)
     page.wait_for_function(
-        "() => document.querySelectorAll('.node-card .pod.phase-running').length >= 3", timeout=TIMEOUT_MS
+        "() => document.querySelectorAll('.node-card .pod.phase-Running').length >= 3", timeout=TIMEOUT_MS
     )
     jump(loaded, 40)  # past the first scrape window of every container
     page.reload()
