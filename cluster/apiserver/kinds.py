@@ -125,6 +125,9 @@ class KindInfo:
     describe: Callable[[Any, str, str], str] | str | None = None
     # Objects every cluster has without anyone creating them (None for most kinds).
     builtins: BuiltinObjects | None = None
+    # What the strategy's PrepareForCreate adds beyond defaults, once, on create only (a Pod's
+    # SchedulingGated condition); None for most kinds.
+    prepare_for_create: Callable[[dict], None] | None = None
     # Other versions it is served in, after `version` (the stored and preferred one) in discovery.
     conversions: tuple[Conversion, ...] = ()
     # Set on the view of the kind in one of its other versions (`in_version`): the stored version.
