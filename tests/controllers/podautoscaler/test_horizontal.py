@@ -133,7 +133,8 @@ def test_pods_without_requests_are_reported_in_upstreams_words(demo, fake_clock)
     assert ("FailedGetResourceMetric", message) in events(demo)
     assert (
         "FailedComputeMetricsReplicas",
-        f"invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: {message}",
+        "invalid metrics (1 invalid out of 1), first error is: "
+        f"failed to get cpu resource metric value: {message}",
     ) in events(demo)
     assert conditions(demo)["ScalingActive"] == ("False", "FailedGetResourceMetric")
     status = api.get(demo, "HorizontalPodAutoscaler", "default", "web")["status"]
