@@ -45,8 +45,10 @@ def replicas(kubectl: Kubectl) -> int:
 
 
 def hpa(kubectl: Kubectl, version: str = "") -> dict:
-    name = f"hpa.{version}.autoscaling" if version else "hpa"
-    return json.loads(kubectl.ok("get", name, "web", "-o", "json"))
+    if version:
+        path = f"/apis/autoscaling/{version}/namespaces/default/horizontalpodautoscalers/web"
+        return json.loads(kubectl.ok("get", "--raw", path))
+    return json.loads(kubectl.ok("get", "hpa", "web", "-o", "json"))
 
 
 def events(kubectl: Kubectl) -> list[tuple[str, str]]:
