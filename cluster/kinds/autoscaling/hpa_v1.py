@@ -204,6 +204,12 @@ def to_v1(stored: dict) -> dict:
             status["currentCPUUtilizationPercentage"] = used
     if current:
         annotations[CURRENT_METRICS] = _dump([_status_to_v1(m) for m in current])
+    if "status" in obj:  # v1's replica counts are not omitempty: Go writes their zeros
+        obj["status"] = {
+            "currentReplicas": status.get("currentReplicas", 0),
+            "desiredReplicas": status.get("desiredReplicas", 0),
+            **status,
+        }
     if conditions:
         annotations[CONDITIONS] = _dump(conditions)
     if annotations:
