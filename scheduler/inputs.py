@@ -11,9 +11,10 @@ from pathlib import Path
 from k8s.labels import label_key_error, label_value_error
 from k8s.quantity import QuantityError, parse_quantity
 from k8s.yamldocs import Document, YamlError, format_path, load_documents
+from scheduler.configuration import error_path
 from scheduler.engine.config import ConfigError, profile_from_config
 from scheduler.engine.preemption import PodDisruptionBudget
-from scheduler.engine.profile import Profile
+from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME, Profile
 from scheduler.priority_classes import PriorityClasses, PriorityError
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -192,17 +193,15 @@ def load_pod(path: Path, classes: PriorityClasses | None = None) -> dict:
     return pod
 
 
-def load_profile(path: Path | None) -> Profile:
+def load_profile(path: Path | None, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Profile:
+    """The profile of the configuration file that runs `scheduler_name` (the pod's)."""
     if path is None:
         return profile_from_config(None)
     documents = _read(path)
     if len(documents) != 1:
         raise InputError(path, f"expected one KubeSchedulerConfiguration, found {len(documents)} documents")
     try:
-        return profile_from_config(documents[0].data)  # type: ignore[arg-type]
+        return profile_from_config(documents[0].data, scheduler_name)  # type: ignore[arg-type]
     except ConfigError as err:
-        field = str(err).split(":", 1)[0]
-        parts = tuple(
-            int(p) if p.isdigit() else p for p in field.replace("[", ".").replace("]", "").split(".")
-        )
-        raise InputError(path, str(err), documents[0], documents[0].line_of(parts)) from None
+        line = documents[0].line_of(error_path(str(err)))
+        raise InputError(path, str(err), documents[0], line) from None

@@ -12,6 +12,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 
 from scheduler.engine.cycle import schedule
+from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduler.engine.snapshot import Snapshot
 from scheduler.inputs import InputError, load_cluster, load_pod, load_profile
 from scheduler.report import render
@@ -48,7 +49,8 @@ class Command(BaseCommand):
         try:
             cluster = load_cluster(options["cluster"])
             pod = load_pod(options["pod"], cluster.classes)
-            profile = load_profile(options["config"])
+            scheduler_name = (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
+            profile = load_profile(options["config"], scheduler_name)
         except InputError as err:
             self.stderr.write(f"error: {err}")
             sys.exit(2)
