@@ -15,5 +15,6 @@ urlpatterns = [
     path("flow/step_mode", views.step_mode_view, name="flow-step-mode"),
     path("clock", clockview.clock_view, name="cluster-clock"),
     path("traces/<str:trace>", views.trace_view, name="flow-trace"),
+    path("scheduling/what-if", views.what_if_view, name="scheduling-what-if"),
     path("scheduling/<str:namespace>/<str:pod>", views.scheduling_view, name="scheduling-attempts"),
 ]

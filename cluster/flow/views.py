@@ -11,7 +11,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from cluster.api.http import error_response
-from cluster.apiserver.errors import ApiError, bad_request
+from cluster.apiserver.errors import ApiError, bad_request, too_large
 from cluster.auth.access import get_cluster
 from cluster.auth.readlimit import limit_anonymous_read
 from cluster.client import leader
@@ -19,7 +19,7 @@ from cluster.flow import controls, gate, snapshot, snapshotcache
 from cluster.flow.recorder import steps_page, trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
-from scheduler import queue_view
+from scheduler import queue_view, what_if
 from scheduler.service import attempts
 
 
@@ -212,3 +212,22 @@ def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str
     return JsonResponse(
         {"namespace": namespace, "pod": pod, "queue": queue_view.for_pod(tried), "attempts": tried}
     )
+
+
+@csrf_exempt  # a question, not a write: it changes nothing, so read access is enough
+@require_POST
+@refusals
+def what_if_view(request: HttpRequest, cluster: str) -> JsonResponse:
+    """POST {pod, nodes?, profile?, schedulerName?}: the explanation for that copy, writing nothing."""
+    found = _cluster(request, cluster)
+    try:
+        limit_anonymous_read(request)
+        if len(request.body) > what_if.MAX_BODY_BYTES:
+            raise too_large(what_if.MAX_BODY_BYTES)
+        try:
+            body = json.loads(request.body or b"null")
+        except ValueError as err:
+            raise bad_request(f"the request body is not JSON: {err}") from None
+        return JsonResponse(what_if.answer(found, body))
+    except ApiError as err:
+        return error_response(err)

@@ -189,6 +189,11 @@ def _percentage(value: object, path: str) -> int | None:
     return value
 
 
+def build_profile(value: object, path: str, percentage: int | None = None) -> Profile:
+    """One `profiles[]` entry on its own (the what-if's profile override), its errors under `path`."""
+    return _build_profile(value, path, percentage)
+
+
 def _build_profile(value: object, path: str, percentage: int | None = None) -> Profile:
     spec = _check_fields(value, _PROFILE_FIELDS, path)
     plugins = _check_fields(spec.get("plugins") or {}, _EXTENSION_POINTS, f"{path}.plugins")
