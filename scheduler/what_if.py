@@ -18,6 +18,7 @@ from cluster.apiserver.validators import validate
 from cluster.apiserver.writes import admitted
 from cluster.models import Cluster
 from k8s.quantity import QuantityError, parse_quantity
+from k8s.yamldocs import YamlError, load_one
 from scheduler import configuration
 from scheduler.engine.config import ConfigError, SchedulerConfig, build_profile, default_config
 from scheduler.engine.cycle import schedule
@@ -47,6 +48,11 @@ def answer(cluster: Cluster, body: object) -> dict:
     for key in body:
         if key not in BODY_FIELDS:
             raise _refused(key, f'Unsupported value: "{key}": supported values: {", ".join(BODY_FIELDS)}')
+    body = {
+        **body,
+        "pod": _from_text(body.get("pod"), "pod"),
+        "profile": _from_text(body.get("profile"), "profile"),
+    }
     if not isinstance(body.get("pod"), dict):
         raise _refused("pod", "Required value: a Pod object", "FieldValueRequired")
     pod = _admitted_pod(cluster, body["pod"])
@@ -71,6 +77,19 @@ def answer(cluster: Cluster, body: object) -> dict:
         "configError": state.config_error,
     }
     return result
+
+
+def _from_text(value: object, field: str) -> object:
+    """The page sends what a student typed (YAML or JSON) as text: parsed here, errors located."""
+    if not isinstance(value, str):
+        return value
+    if not value.strip():
+        return None
+    try:
+        return load_one(value)
+    except YamlError as err:
+        line = f" (line {err.line})" if err.line else ""
+        raise _refused(field, f"Invalid value: invalid YAML{line}: {err.message}") from None
 
 
 def _admitted_pod(cluster: Cluster, pod: dict) -> dict:

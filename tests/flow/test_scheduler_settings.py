@@ -56,7 +56,8 @@ def test_the_defaults_then_a_weight_previewed_saved_and_used(demo, client):
 
 def test_an_invalid_file_is_not_saved_from_the_page_and_a_written_one_shows_its_error(demo, client):
     drive()
-    bad = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - schedulerNam: x\n"
+    bad = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    bad += "profiles:\n  - schedulerNam: x\n"
     refused = post(client, BASE, {"text": bad})
     assert refused.status_code == 422
     assert refused.json()["message"] == "config.yaml (line 4): profiles[0].schedulerNam: unknown field"

@@ -127,3 +127,16 @@ def test_read_access_is_enough(demo):
         .status_code
         == 404
     )
+
+
+def test_the_page_sends_what_a_student_typed_as_text(demo, client):
+    drive()
+    text = (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: typed}\nspec:\n  containers: [{name: c, image: nginx}]\n"
+    )
+    answer = ask(client, {"pod": text, "profile": "pluginConfig: []\n"})
+    assert answer.status_code == 200 and answer.json()["pod"] == "default/typed"
+    broken = ask(client, {"pod": "spec: [\n"})
+    assert broken.status_code == 422 and broken.json()["message"].startswith(
+        "what-if request is invalid: pod: Invalid value: invalid YAML"
+    )
