@@ -192,6 +192,7 @@ def ui_strings() -> dict[str, str]:
         ),
         "settings_weights": _("Score weights"),
         "settings_plugin": _("Plugin"),
+        "settings_weight": _("Weight"),
         "settings_default": _("Default"),
         "settings_diff": _("Differences from the defaults"),
         "settings_no_diff": _("None: this profile is the default profile."),

@@ -28,6 +28,7 @@ from scheduler.engine.snapshot import STORAGE_KINDS, Snapshot
 
 MAX_BODY_BYTES = 256 * 1024
 MAX_NODE_OVERRIDES = 50
+PER_MINUTE = 60  # what-ifs per caller and cluster (the teacher's are not counted)
 NODE_FIELDS = ("labels", "taints", "capacity")
 BODY_FIELDS = ("pod", "nodes", "profile", "schedulerName")
 # The owners whose selectors turn on default spreading, as the live scheduler watches them.

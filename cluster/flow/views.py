@@ -12,7 +12,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cluster.api.http import error_response
 from cluster.apiserver.errors import ApiError, bad_request, too_large
-from cluster.auth.access import get_cluster
+from cluster.auth.access import caller_of, get_cluster, too_many_requests
+from cluster.auth.ratelimit import RateLimiter
 from cluster.auth.readlimit import limit_anonymous_read
 from cluster.client import leader
 from cluster.flow import controls, gate, snapshot, snapshotcache
@@ -222,6 +223,7 @@ def what_if_view(request: HttpRequest, cluster: str) -> JsonResponse:
     found = _cluster(request, cluster)
     try:
         limit_anonymous_read(request)
+        _limit_what_if(request, found)
         if len(request.body) > what_if.MAX_BODY_BYTES:
             raise too_large(what_if.MAX_BODY_BYTES)
         try:
@@ -231,3 +233,18 @@ def what_if_view(request: HttpRequest, cluster: str) -> JsonResponse:
         return JsonResponse(what_if.answer(found, body))
     except ApiError as err:
         return error_response(err)
+
+
+WHAT_IFS = RateLimiter()
+
+
+def _limit_what_if(request: HttpRequest, cluster: Cluster) -> None:
+    """Each what-if is a whole scheduling cycle over the cluster: at most
+    what_if.PER_MINUTE per caller (by name, or address when anonymous); the teacher is not counted."""
+    caller = caller_of(request)
+    if caller.teacher:
+        return
+    who = caller.client if caller.anonymous else caller.name
+    seconds = WHAT_IFS.retry_after((cluster.pk, who), what_if.PER_MINUTE, 60.0)
+    if seconds:
+        raise too_many_requests(seconds)

@@ -32,7 +32,7 @@ export class SettingsDialog {
           h("label", { class: "whatif-field" }, h("span", { text: t("whatif_profile") }), h("select", { id: "settings-profile", onchange: () => this.renderProfile() })),
           h("h4", { text: t("settings_weights") }),
           h("table", { class: "settings-weights" }, h("thead", null, h("tr", null,
-            h("th", { scope: "col", text: t("settings_plugin") }), h("th", { scope: "col", text: t("weight") }), h("th", { scope: "col", text: t("settings_default") }))),
+            h("th", { scope: "col", text: t("settings_plugin") }), h("th", { scope: "col", text: t("settings_weight") }), h("th", { scope: "col", text: t("settings_default") }))),
           h("tbody", { id: "settings-weights" })),
           h("h4", { text: t("settings_diff") }),
           h("ul", { class: "settings-diff", id: "settings-diff" })),

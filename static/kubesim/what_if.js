@@ -225,7 +225,8 @@ export class WhatIfDialog {
     if (changes.profile) list.append(h("li", { text: `${t("whatif_profile")}: ${changes.profile[0]} → ${changes.profile[1]}` }));
     if (changes.selected) list.append(h("li", { class: "is-selected-change", text: `${t("whatif_selected")}: ${shown(changes.selected[0])} → ${shown(changes.selected[1])}` }));
     for (const [node, fields] of Object.entries(changes.nodes)) {
-      const text = Object.entries(fields).map(([field, [a, b]]) => `${t(`whatif_${field}`)} ${shown(a)} → ${shown(b)}`).join(" · ");
+      // "filtered out → feasible · total: — → 398 · first failure: NodeAffinity: … → —"
+      const text = Object.entries(fields).map(([field, [a, b]]) => `${field === "feasible" ? "" : `${t(`whatif_${field}`)}: `}${shown(a)} → ${shown(b)}`).join(" · ");
       list.append(h("li", { "data-node": node }, h("strong", { text: `${node}: ` }), text));
       for (const item of $("whatif-copy").querySelectorAll(`.compact-node[data-node="${CSS.escape(node)}"]`)) {
         item.classList.add("is-changed");

@@ -140,3 +140,14 @@ def test_the_page_sends_what_a_student_typed_as_text(demo, client):
     assert broken.status_code == 422 and broken.json()["message"].startswith(
         "what-if request is invalid: pod: Invalid value: invalid YAML"
     )
+
+
+def test_what_ifs_are_limited_per_caller_but_not_for_the_teacher(demo, client, monkeypatch):
+    from scheduler import what_if
+
+    drive()
+    monkeypatch.setattr(what_if, "PER_MINUTE", 2)
+    anonymous = Client()
+    codes = [ask(anonymous, {"pod": pod()}).status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+    assert all(ask(client, {"pod": pod()}).status_code == 200 for _ in range(3))
