@@ -214,6 +214,8 @@ class Scheduler:
                 )
             return
         self.config = reading.config
+        self.queue.initial_backoff = float(reading.config.pod_initial_backoff_seconds)
+        self.queue.max_backoff = float(reading.config.pod_max_backoff_seconds)
         for key, entry in list(self.queue.entries.items()):
             if self.profile_for(entry.pod) is None:  # its profile is gone: no longer ours
                 self.queue.remove(key)

@@ -137,6 +137,8 @@ class SchedulerConfig:
     """Every profile of one KubeSchedulerConfiguration, by schedulerName in the file's order."""
 
     profiles: dict[str, Profile]
+    pod_initial_backoff_seconds: int = 1
+    pod_max_backoff_seconds: int = 10
 
     def profile_for(self, scheduler_name: str) -> Profile | None:
         """The profile that runs `scheduler_name`; None: no profile does, the pod is not ours."""
@@ -161,13 +163,32 @@ def load_config(config: dict | None) -> SchedulerConfig:
     profiles = config.get("profiles") or [{}]
     if not isinstance(profiles, list):
         raise ConfigError("profiles: must be a list")
+    initial, maximum = _backoffs(config)
     built: dict[str, Profile] = {}
     for index, spec in enumerate(profiles):
         profile = _build_profile(spec, f"profiles[{index}]", percentage)
         if profile.scheduler_name in built:
             raise ConfigError(f'profiles[{index}].schedulerName: Duplicate value: "{profile.scheduler_name}"')
         built[profile.scheduler_name] = profile
-    return SchedulerConfig(built)
+    return SchedulerConfig(built, initial, maximum)
+
+
+def _backoffs(config: dict) -> tuple[int, int]:
+    """podInitialBackoffSeconds (default 1, > 0) and podMaxBackoffSeconds (default 10, at least
+    the initial), validated as ValidateKubeSchedulerConfiguration does."""
+    initial = config.get("podInitialBackoffSeconds", 1)
+    maximum = config.get("podMaxBackoffSeconds", 10)
+    for name, value in (("podInitialBackoffSeconds", initial), ("podMaxBackoffSeconds", maximum)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name}: Invalid value: {value!r}: must be an integer")
+    if initial <= 0:
+        raise ConfigError(f"podInitialBackoffSeconds: Invalid value: {initial}: must be greater than 0")
+    if maximum < initial:
+        raise ConfigError(
+            f"podMaxBackoffSeconds: Invalid value: {maximum}: must be greater than or equal to "
+            "PodInitialBackoffSeconds"
+        )
+    return initial, maximum
 
 
 def profile_from_config(config: dict | None, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Profile:

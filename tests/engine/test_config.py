@@ -107,3 +107,20 @@ def test_nodes_past_the_search_are_shown_as_not_scored():
     assert result["notScored"] == [f"n{i:03}" for i in range(50, 150)]
     assert result["nodes"]["n100"]["scores"] == {} and result["nodes"]["n100"]["feasible"]
     assert result["profile"] == "default-scheduler"
+
+
+def test_the_pod_backoffs_are_read_and_validated():
+    config = load_config({**V1, "podInitialBackoffSeconds": 2, "podMaxBackoffSeconds": 30})
+    assert (config.pod_initial_backoff_seconds, config.pod_max_backoff_seconds) == (2, 30)
+    assert (load_config(None).pod_initial_backoff_seconds, load_config(None).pod_max_backoff_seconds) == (
+        1,
+        10,
+    )
+    with pytest.raises(
+        ConfigError, match=r"^podInitialBackoffSeconds: Invalid value: 0: must be greater than 0$"
+    ):
+        load_config({**V1, "podInitialBackoffSeconds": 0})
+    with pytest.raises(
+        ConfigError, match=r"^podMaxBackoffSeconds: Invalid value: 1: must be greater than or equal"
+    ):
+        load_config({**V1, "podInitialBackoffSeconds": 2, "podMaxBackoffSeconds": 1})

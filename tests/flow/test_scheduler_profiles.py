@@ -107,3 +107,13 @@ def test_an_invalid_configuration_is_refused_with_its_located_error_and_the_last
     api.create(demo, pod("still", "100m", "bin-packing"), KUBECTL)
     drive()
     assert node_of(demo, "still") in ("node1", "node2")
+
+
+def test_the_configured_backoff_is_the_queue_s(demo):
+    drive()
+    api.create(demo, config_map("podInitialBackoffSeconds: 3\npodMaxBackoffSeconds: 20\n"), KUBECTL)
+    drive()
+    api.create(demo, pod("huge", "64"), KUBECTL)
+    drive()
+    [attempt] = attempts(demo, "default", "huge")
+    assert attempt["queue"]["backoffSeconds"] == 3.0
