@@ -1,7 +1,8 @@
 """What a container runs: its image's ENTRYPOINT and CMD, overridden by `command` and `args`.
 
 As Docker and the kubelet combine them: `command` replaces the ENTRYPOINT (and then the CMD is
-dropped), `args` replaces the CMD. The images' defaults are those of their Dockerfiles. When what
+dropped), `args` replaces the CMD. The images' defaults are those of their Dockerfiles, as the
+catalogue records them (`cluster/kubelet/catalogue.py`). When what
 runs is the image's server (nginx, httpd, redis-server, mysqld, catalina.sh, the pause and
 control-plane binaries), the container is that server: it prints its start-up lines and serves
 until it is stopped. Anything else runs in the simulated shell (`cluster/shell/`).
@@ -12,22 +13,8 @@ from __future__ import annotations
 import posixpath
 from dataclasses import dataclass
 
+from cluster.kubelet.images import Image
 from cluster.shell.profiles import Profile
-
-# family -> (ENTRYPOINT, CMD) as the official images' Dockerfiles set them.
-_DEFAULTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "nginx": (("/docker-entrypoint.sh",), ("nginx", "-g", "daemon off;")),
-    "httpd": ((), ("httpd-foreground",)),
-    "redis": (("docker-entrypoint.sh",), ("redis-server",)),
-    "mysql": (("docker-entrypoint.sh",), ("mysqld",)),
-    "tomcat": ((), ("catalina.sh", "run")),
-    "python": ((), ("python3",)),
-    "busybox": ((), ("sh",)),
-    "alpine": ((), ("/bin/sh",)),
-    "ubuntu": ((), ("/bin/bash",)),
-    "centos": ((), ("/bin/bash",)),
-    "distroless": (("/pause",), ()),
-}
 
 # The wrappers that run their arguments when these are not the server (`exec "$@"`).
 _WRAPPERS = {"docker-entrypoint.sh", "/docker-entrypoint.sh", "/usr/local/bin/docker-entrypoint.sh"}
@@ -47,6 +34,9 @@ SERVERS = {
     "etcd",
     "coredns",
     "flanneld",
+    "postgres",
+    "memcached",
+    "agnhost",
 }
 
 
@@ -56,9 +46,10 @@ class Entrypoint:
     server: bool  # the image's server (prints its start-up lines and serves)
 
 
-def command_line(container: dict, profile: Profile) -> list[str]:
-    """ENTRYPOINT + CMD after the pod's command and args, as the runtime starts it."""
-    entry, cmd = _DEFAULTS.get(profile.family, ((), ()))
+def command_line(container: dict, image: Image | None) -> list[str]:
+    """ENTRYPOINT + CMD (the catalogue's, `images.py`) after the pod's command and args, as the
+    runtime starts it."""
+    entry, cmd = (image.entrypoint, image.cmd) if image is not None else ((), ())
     command = [str(word) for word in container.get("command") or []]
     args = [str(word) for word in container.get("args") or []]
     if command:
@@ -66,8 +57,8 @@ def command_line(container: dict, profile: Profile) -> list[str]:
     return [*entry, *(args or cmd)]
 
 
-def resolve(container: dict, profile: Profile) -> Entrypoint:
-    argv = command_line(container, profile)
+def resolve(container: dict, image: Image | None, profile: Profile) -> Entrypoint:
+    argv = command_line(container, image)
     if argv and argv[0] in _WRAPPERS and len(argv) > 1:
         argv = argv[1:]  # the entrypoint script runs what it is given
     name = posixpath.basename(argv[0]) if argv else ""

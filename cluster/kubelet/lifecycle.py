@@ -160,8 +160,8 @@ class ContainerLifecycle:
     def _start_one(self, pod: dict, run: PodRun, record: Record, container: dict) -> None:
         record.container_id = runtime.container_id()
         started_at = runtime.now_rfc3339()
-        profile = profile_for(container.get("image", ""))
-        entry = resolve(container, profile)
+        image = catalog.lookup(container.get("image", ""))
+        entry = resolve(container, image, profile_for(container.get("image", "")))
         ctx = shellpods.context_for(self.cluster, pod, record.name, tty=bool(container.get("tty")))
         ctx = dataclasses.replace(
             ctx, container_id=record.container_id, started_at=started_at, pod_ip=run.pod_ip
@@ -174,7 +174,7 @@ class ContainerLifecycle:
             run.key,
             run.uid,
             entry,
-            catalog.lookup(container.get("image", "")),
+            image,
             record.init and not record.sidecar,
             bool(container.get("stdin")),
         )
