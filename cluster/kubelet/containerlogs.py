@@ -122,13 +122,6 @@ class LogWriter:
         if entry is not None:
             entry.done = True
 
-    def forget(self, cluster: Cluster, pod_uid: str, container_ids: list[str]) -> None:
-        """Database thread: the pod is gone, and so are its containers' logs."""
-        for container_id in container_ids:
-            self.open.pop(container_id, None)
-            self.stored.pop(container_id, None)
-        ContainerLogChunk.objects.filter(cluster=cluster, pod_uid=pod_uid).delete()
-
 
 def _last_lines(text: str, cap: int) -> str:
     """The whole lines at the end of text that fit in cap bytes."""

@@ -65,9 +65,11 @@ def pause(wait: Wait) -> None:
     """Give the thread back to the kubelet until `wait` is over (only inside a process)."""
     here = greenlet.getcurrent()
     assert isinstance(here, _ProcessGreenlet), "pause() outside a container process"
-    here.process.budget.on_pause()  # what it wrote is seen by others while it waits
+    budget = here.process.budget
+    budget.on_pause()  # what it wrote is seen by others while it waits
     here.parent.switch(wait)
-    here.process.budget.check()  # killed while it waited: end now
+    budget.check()  # killed while it waited: end now
+    budget.on_resume()
 
 
 class ContainerBudget(Budget):
@@ -82,6 +84,7 @@ class ContainerBudget(Budget):
         self.killed = False
         self.slice_end = 0.0
         self.on_pause: Callable[[], None] = lambda: None
+        self.on_resume: Callable[[], None] = lambda: None
 
     def kill(self) -> None:
         self.killed = True

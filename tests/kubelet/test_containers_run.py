@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
+from asgiref.sync import async_to_sync
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
@@ -141,13 +144,56 @@ def test_a_failing_init_container_holds_the_pod(demo):
     assert status(demo, "never")["phase"] == "Failed"
 
 
-def test_a_deleted_pod_stops_its_process_and_its_logs_go(demo):
+def test_a_sidecar_writes_a_shared_empty_dir_that_the_app_reads(demo, fake_clock):
+    drive()
+    body = pod("shared", "sh", "-c", "while true; do cat /data/out; sleep 1; done")
+    body["spec"]["volumes"] = [{"name": "data", "emptyDir": {}}]
+    body["spec"]["containers"][0]["volumeMounts"] = [{"name": "data", "mountPath": "/data"}]
+    body["spec"]["initContainers"] = [
+        {
+            "name": "writer",
+            "image": "busybox:1.36",
+            "restartPolicy": "Always",
+            "command": [
+                "sh",
+                "-c",
+                "i=0; while true; do echo line $i >> /data/out; i=$((i+1)); sleep 1; done",
+            ],
+            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+        }
+    ]
+    api.create(demo, body, KUBECTL)
+    drive()
+    for _ in range(3):
+        fake_clock.advance(1)
+        drive()
+    got = status(demo, "shared")
+    assert got["phase"] == "Running"
+    assert "running" in got["initContainerStatuses"][0]["state"] and got["initContainerStatuses"][0]["ready"]
+    assert "line 2\n" in read_log(demo, "default", "shared", container="shared")
+
+
+def test_a_busy_loop_is_throttled_and_ends_with_its_pod(demo):
+    """`while true; do :; done` runs on (Running), takes at most the containers' CPU share, and is
+    killed (137) the moment its pod is deleted: nothing of it runs afterwards."""
     drive()
     api.create(demo, pod("spin", "sh", "-c", "while true; do :; done"), KUBECTL)
     drive()
     plane = runtime._running["demo"]
-    assert len(plane.kubelets.processes.runs) == 1
+    (run,) = plane.kubelets.processes.runs.values()
     assert status(demo, "spin")["phase"] == "Running"
+    began, cpu = time.perf_counter(), run.process.cpu_seconds
+    while time.perf_counter() - began < 1.0:
+        async_to_sync(plane.kubelets.follow_processes)()
+        time.sleep(0.005)
+    used = run.process.cpu_seconds - cpu
+    assert 0 < used < 0.25  # KUBESIM_CONTAINER_CPU_SHARE is 10% of a core
     api.delete(demo, "Pod", "default", "spin", KUBECTL, grace_period=0)
     drive()
     assert plane.kubelets.processes.runs == {}
+    assert run.process.exit_code == 137
+    after = run.process.cpu_seconds
+    async_to_sync(plane.kubelets.follow_processes)()
+    assert run.process.cpu_seconds == after
+    with pytest.raises(ApiError):
+        read_log(demo, "default", "spin")
