@@ -135,3 +135,15 @@ def test_logs_of_a_deployment(kubectl):
         "echo hi from talker; sleep 3600",
     )
     _wait(lambda: kubectl.run("logs", "deploy/talker").stdout == "hi from talker\n", what="deployment logs")
+
+
+def test_logs_follow_prints_lines_as_they_come_and_ends_with_the_container(kubectl):
+    script = "sleep 1; for i in 1 2 3; do echo line $i; sleep 1; done"
+    kubectl.ok("run", "counter", "--image=busybox:1.36", "--restart=Never", "--", "sh", "-c", script)
+    _wait(lambda: _row(kubectl, "counter")[2] == "Running", what="counter running")
+    began = time.time()
+    result = kubectl.run("logs", "-f", "counter", timeout=30)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "line 1\nline 2\nline 3\n"
+    assert time.time() - began >= 2  # it followed the container to its end
+    _wait(lambda: _row(kubectl, "counter")[2] == "Completed", what="counter completed")
