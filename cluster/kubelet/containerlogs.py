@@ -140,3 +140,8 @@ def read_lines(cluster: Cluster, container_id: str) -> list[str]:
 def forget_pods(cluster: Cluster, pod_uids: list[str]) -> None:
     if pod_uids:
         ContainerLogChunk.objects.filter(cluster=cluster, pod_uid__in=pod_uids).delete()
+
+
+def forget_runs(cluster: Cluster, container_ids: list[str]) -> None:
+    if container_ids:
+        ContainerLogChunk.objects.filter(cluster=cluster, container_id__in=container_ids).delete()

@@ -77,6 +77,7 @@ class ContainerLifecycle:
         self.restarts_due: dict[tuple[tuple[str, str], str], float] = {}  # (pod key, container) -> when
         self.to_kill: list[ContainerRun] = []  # detached from their pods; killed in the database thread
         self.gone: list[str] = []  # uids of pods removed: their logs go
+        self.old_runs: list[str] = []  # container ids of runs no status names any more: their logs go
 
     # -- the first start -------------------------------------------------------------------------
     def new_pod_run(self, key, pod: dict, node: str, host_ip: str, pod_ip: str, images: dict) -> PodRun:
@@ -150,7 +151,7 @@ class ContainerLifecycle:
                 _kill_runs(self.processes, [old_run])
                 graceful = image is None or image.stop_seconds is not None
                 ended = _Stopped(old_run, 0 if graceful else 137)
-                record.last_state = {"terminated": terminated_state(ended, _started(record))}
+                self._replace_last_state(record, {"terminated": terminated_state(ended, _started(record))})
             record.restart_count += 1
             record.run = None
             record.image = (spec_of(pod, record.name) or {}).get("image", record.image)
@@ -187,10 +188,11 @@ class ContainerLifecycle:
     async def follow_processes(self) -> bool:
         """Run the due processes (database thread); handle the exits and due restarts; True when
         a status changed."""
-        if self.to_kill or self.gone:
+        if self.to_kill or self.gone or self.old_runs:
             doomed, self.to_kill = self.to_kill, []
             gone, self.gone = self.gone, []
-            await db(self._kill_and_forget)(doomed, gone)
+            old, self.old_runs = self.old_runs, []
+            await db(self._kill_and_forget)(doomed, gone, old)
         ended: list[ContainerRun] = []
         if self.processes.has_due():
             ended = await db(self.processes.run_due)(self.cluster)
@@ -203,7 +205,7 @@ class ContainerLifecycle:
                 record = run.record(name) if run is not None else None
                 if record is not None and not run.finished:
                     if record.terminated:  # restarted at once: the run that ended is the last state
-                        record.last_state = {"terminated": record.terminated}
+                        self._replace_last_state(record, {"terminated": record.terminated})
                     record.state = {"waiting": {"reason": "ContainerCreating"}}  # being restarted
                     record.run, record.restarting = None, False
                     changed[key] = run
@@ -276,7 +278,7 @@ class ContainerLifecycle:
         if delay <= 0:  # reported terminated, then started again at once
             self.restarts_due[(run.key, record.name)] = clock.monotonic()
             return
-        record.last_state = {"terminated": record.state["terminated"]}
+        self._replace_last_state(record, {"terminated": record.state["terminated"]})
         message = crash_loop_message(record, pod, delay)
         record.state = {"waiting": {"reason": "CrashLoopBackOff", "message": message}}
         meta = pod["metadata"]
@@ -291,6 +293,14 @@ class ContainerLifecycle:
             field_path=field_path(pod, record.name),
         )
         self.restarts_due[(run.key, record.name)] = clock.monotonic() + delay
+
+    def _replace_last_state(self, record: Record, last_state: dict) -> None:
+        """The run before is the last terminated one now; the one it replaces is gone, with its log
+        (the kubelet keeps one dead container per container, as its garbage collector does)."""
+        older = (record.last_state.get("terminated") or {}).get("containerID")
+        if older and older != last_state["terminated"].get("containerID"):
+            self.old_runs.append(older)
+        record.last_state = last_state
 
     def _finish_if_done(self, pod: dict, run: PodRun) -> None:
         """The app containers all ended for good (or an init container failed with Never):
@@ -349,14 +359,16 @@ class ContainerLifecycle:
         waits = [w for w in (self.processes.next_wakeup(),) if w is not None]
         if self.restarts_due:
             waits.append(max(0.0, min(self.restarts_due.values()) - clock.monotonic()))
-        if self.to_kill or self.gone:
+        if self.to_kill or self.gone or self.old_runs:
             waits.append(0.0)
         return min(waits) if waits else None
 
-    def _kill_and_forget(self, doomed: list[ContainerRun], gone: list[str]) -> None:
-        """Database thread: kill the detached processes; the removed pods' logs go."""
+    def _kill_and_forget(self, doomed: list[ContainerRun], gone: list[str], old: list[str]) -> None:
+        """Database thread: kill the detached processes; the removed pods' logs go, and those of
+        runs older than the last terminated one."""
         _kill_runs(self.processes, doomed)
         containerlogs.forget_pods(self.cluster, gone)
+        containerlogs.forget_runs(self.cluster, old)
 
 
 @dataclass(slots=True)

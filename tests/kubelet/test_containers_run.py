@@ -11,6 +11,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
 from cluster.controlplane import runtime
 from cluster.kubelet.logs import read_log
+from cluster.models import ContainerLogChunk
 from tests.support.demo import KUBECTL, drive, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -81,6 +82,14 @@ def test_an_exit_code_fails_the_pod_and_restarts_back_off(demo, fake_clock):
     assert crash["restartCount"] == 2
     assert crash["state"]["waiting"]["message"].startswith("back-off 20s ")
     assert read_log(demo, "default", "crashes", previous=True) == "run\n"
+    fake_clock.advance(20)
+    drive()
+    # One dead container is kept per container, with its log: waiting in back-off, only the last run.
+    uid = api.get(demo, "Pod", "default", "crashes")["metadata"]["uid"]
+    runs = set(
+        ContainerLogChunk.objects.filter(cluster=demo, pod_uid=uid).values_list("container_id", flat=True)
+    )
+    assert status(demo, "crashes")["containerStatuses"][0]["restartCount"] == 3 and len(runs) == 1
     with pytest.raises(ApiError) as error:
         read_log(demo, "default", "fails", previous=True)
     assert error.value.message == 'previous terminated container "fails" in pod "fails" not found'
