@@ -57,10 +57,16 @@ def command_line(container: dict, image: Image | None) -> list[str]:
     return [*entry, *(args or cmd)]
 
 
-def resolve(container: dict, image: Image | None, profile: Profile) -> Entrypoint:
-    argv = command_line(container, image)
+def _unwrapped(argv: list[str]) -> list[str]:
     if argv and argv[0] in _WRAPPERS and len(argv) > 1:
-        argv = argv[1:]  # the entrypoint script runs what it is given
+        return argv[1:]  # the entrypoint script runs what it is given
+    return argv
+
+
+def resolve(container: dict, image: Image | None, profile: Profile) -> Entrypoint:
+    argv = _unwrapped(command_line(container, image))
     name = posixpath.basename(argv[0]) if argv else ""
-    server = profile.family == "distroless" or (bool(argv) and name in SERVERS)
+    # The image's own program, where the catalogue says it keeps running (a server, a proxy).
+    own = image is not None and image.long_running and argv[:1] == _unwrapped(command_line({}, image))[:1]
+    server = profile.family == "distroless" or (bool(argv) and (name in SERVERS or own))
     return Entrypoint(argv, server)

@@ -225,6 +225,29 @@ class ContainerLifecycle:
         await asyncio.gather(*(self._report(pod, run) for pod, run, _ in starts))
         return True
 
+    def restart_killed(self, pod: dict, name: str, code: int) -> bool:
+        """Database thread: a failed liveness or startup probe killed the container (its process
+        ends with `code`); it starts again and the status is written. False for a pod this
+        kubelet did not start."""
+        key = (pod["metadata"].get("namespace", ""), pod["metadata"]["name"])
+        run = self.pod_runs.get(key)
+        record = run.record(name) if run is not None and run.uid == pod["metadata"].get("uid") else None
+        if record is None:
+            return False
+        old_run = record.run
+        if old_run is not None:
+            self.processes.runs.pop(old_run.container_id, None)
+            _kill_runs(self.processes, [old_run])
+            self._replace_last_state(
+                record, {"terminated": terminated_state(_Stopped(old_run, code), _started(record))}
+            )
+        record.restart_count += 1
+        record.run, record.restarting = None, False
+        self.restarts_due.pop((key, name), None)
+        self._start_record(pod, run, record)
+        self._write_status(pod, self.started_status(pod, run), None, run.node)
+        return True
+
     def _start_all(self, starts: list) -> None:
         for pod, run, restarting in starts:
             self.start_ready(pod, run, restarting)
