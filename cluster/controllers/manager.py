@@ -21,6 +21,7 @@ from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.controllers.statefulset import StatefulSetController
+from cluster.controllers.tainteviction import TaintEvictionController
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
@@ -74,6 +75,7 @@ class ControllerManager:
         }
         self.disruption = DisruptionController(self)
         self.volumes = PersistentVolumeController(self)
+        self.taint_eviction = TaintEvictionController(self)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
         return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
@@ -84,9 +86,11 @@ class ControllerManager:
         for delta in deltas:
             self.disruption.observe(delta.kind, *delta.key)
             self.volumes.observe(delta.kind)
+            self.taint_eviction.observe(delta.kind, delta.key, delta.obj, delta.old, delta.type == "DELETED")
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
         budgets += await db(self.volumes.sync_all)() if self.volumes.due() else 0
+        budgets += await db(self.taint_eviction.sync_all)() if self.taint_eviction.due() else 0
         self._fire_timers()
         if not self.dirty:
             return bool(deltas) or self.informer.behind or bool(budgets)
@@ -105,8 +109,9 @@ class ControllerManager:
 
     def next_wakeup(self) -> float | None:
         """Seconds until a budget's granted eviction times out (the disruption controller's
-        recheck) or an owner asked to be synced again (a progress deadline)."""
-        due = [self.disruption.next_wakeup()]
+        recheck), a NoExecute taint's tolerationSeconds run out (the taint manager) or an owner
+        asked to be synced again (a progress deadline)."""
+        due = [self.disruption.next_wakeup(), self.taint_eviction.next_wakeup()]
         if self.timers:
             due.append(max(0.0, min(self.timers.values()) - clock.monotonic()))
         return min((d for d in due if d is not None), default=None)
