@@ -32,6 +32,9 @@ class Cluster(models.Model):
     # How many seconds this cluster's clock runs ahead of real time: a teacher's jump to the next
     # CronJob schedule moves it (cluster/controlplane/clock.py).
     clock_offset = models.FloatField(default=0.0)
+    # The kubelets the teacher stopped (a node failure, which kubectl cannot cause): node name ->
+    # when it stopped posting, on the cluster's clock (cluster/kubelet/power.py).
+    stopped_kubelets = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:

@@ -33,6 +33,7 @@ from cluster.controllers.resourcequota import ResourceQuotaController
 from cluster.controlplane import activity, simtime
 from cluster.controlplane.lull import lull
 from cluster.flow import gate
+from cluster.kubelet import power
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from database.sqlite import writers
@@ -359,10 +360,13 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
     try:
         while True:
             try:
-                rows = await db(lambda: list(Cluster.objects.values_list("name", "clock_offset")))()
-                for name, offset in rows:
+                rows = await db(
+                    lambda: list(Cluster.objects.values_list("name", "clock_offset", "stopped_kubelets"))
+                )()
+                for name, offset, stopped_kubelets in rows:
                     simtime.observe(name, offset)
-                names = _managed([name for name, _ in rows])
+                    power.observe(name, stopped_kubelets)
+                names = _managed([name for name, _, _ in rows])
             except Exception:
                 logger.exception("could not list the clusters")
                 await db(reset_connection)()
@@ -419,14 +423,19 @@ class Embedded:
 
     async def _scan(self) -> None:
         try:
-            rows = await db(lambda: list(Cluster.objects.values_list("name", "revision", "clock_offset")))()
+            rows = await db(
+                lambda: list(
+                    Cluster.objects.values_list("name", "revision", "clock_offset", "stopped_kubelets")
+                )
+            )()
         except Exception:
             logger.exception("could not list the clusters")
             await db(reset_connection)()
             return
-        for name, _, offset in rows:
+        for name, _, offset, stopped_kubelets in rows:
             simtime.observe(name, offset)
-        seen = {name: revision for name, revision, _ in rows if not name.startswith(DRIVEN_ELSEWHERE)}
+            power.observe(name, stopped_kubelets)
+        seen = {name: revision for name, revision, _, _ in rows if not name.startswith(DRIVEN_ELSEWHERE)}
         for gone in set(self.known) - set(seen):
             del self.known[gone]
             self.parked.discard(gone)
@@ -518,3 +527,4 @@ def forget(cluster_name: str) -> None:
     """Drop a driven (not started) control plane, e.g. between tests."""
     _running.pop(cluster_name, None)
     simtime.forget(cluster_name)
+    power.forget(cluster_name)
