@@ -221,6 +221,19 @@ class SchedulingQueue:
         times = [self.entries[k].backoff_until for k in self.backoff]
         return max(0.0, min(times) - now) if times else None
 
+    def sizes(self) -> dict[str, int]:
+        """Pods per queue, as kube-scheduler's scheduler_pending_pods labels them (no pod here is
+        gated: KubeSim does not simulate schedulingGates)."""
+        counted = {ACTIVE: 0, BACKOFF: 0, UNSCHEDULABLE: 0}
+        for entry in self.entries.values():
+            counted[entry.queue] += 1
+        return {
+            "active": counted[ACTIVE],
+            "backoff": counted[BACKOFF],
+            "unschedulable": counted[UNSCHEDULABLE],
+            "gated": 0,
+        }
+
     def pending(self) -> bool:
         return any(entry.queue in (ACTIVE, BACKOFF) for entry in self.entries.values())
 
