@@ -6,12 +6,14 @@ import asyncio
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from cluster.api import componentlogs
 from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import Target, resolve
 from cluster.api.readers import reading
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request
+from cluster.kinds.core import kubesystem
 from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
 
@@ -35,6 +37,8 @@ def _container(pod: dict, wanted: str) -> str:
 def _read(cluster: Cluster, target: Target, request: HttpRequest, tail: int | None) -> str:
     pod = api.get(cluster, "Pod", target.namespace, target.name)
     container = _container(pod, request.GET.get("container", ""))
+    if kubesystem.served("Pod", pod):  # no kubelet of KubeSim runs it: its component's own lines
+        return componentlogs.log_text(cluster, pod, tail, flag(request, "timestamps"))
     return read_log(cluster, target.namespace, target.name, container, tail, flag(request, "timestamps"))
 
 

@@ -124,14 +124,13 @@ def _with_builtins(
     if info.builtins is None:
         return items
     stored = {(b["metadata"].get("namespace", ""), b["metadata"]["name"]) for b in items}
-    extra = [
-        b
-        for b in info.builtins.every(cluster)
-        if (b["metadata"].get("namespace", ""), b["metadata"]["name"]) not in stored
-        and (not (namespace and info.namespaced) or b["metadata"]["namespace"] == namespace)
-        and labels_match(labels, b)
-        and fields_match(fields, b)
-    ]
+    keys = [
+        key
+        for key in info.builtins.keys
+        if key not in stored and (not (namespace and info.namespaced) or key[0] == namespace)
+    ]  # a namespace's list builds only its own (kube-system's pods are not built for default's)
+    built = (info.builtins.build(cluster, *key) for key in keys)
+    extra = [b for b in built if labels_match(labels, b) and fields_match(fields, b)]
     return sorted(items + extra, key=lambda b: (b["metadata"].get("namespace", ""), b["metadata"]["name"]))
 
 
