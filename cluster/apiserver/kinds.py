@@ -63,6 +63,9 @@ class BuiltinObjects:
     stored_on_write: bool = False
     # Deleting one is refused with this error (name -> ApiError), as upstream's storage refuses it.
     refuse_delete: Callable[[str], Exception] | None = None
+    # Listed only to the API's clients (kubectl, the console: `served=True`), not to the cluster's
+    # own readers (informers, the page's snapshot, lab checks, a reset): kube-system's objects.
+    clients_only: tuple[tuple[str, str], ...] = ()  # of `keys`
 
     def has(self, namespace: str, name: str) -> bool:
         return (namespace, name) in self.keys

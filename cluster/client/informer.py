@@ -21,7 +21,6 @@ from cluster.apiserver.errors import Gone
 from cluster.broadcast import nudge
 from cluster.controlplane import turns
 from cluster.flow import watches
-from cluster.kinds.core import kubesystem
 from cluster.models import ApiObject, Cluster
 
 # Reading the log in pages keeps one pass short when a burst of writes landed.
@@ -123,8 +122,6 @@ class Informer:
         self.store = {}
         for kind in self.kinds:
             items, revision = api.list_objects(self.cluster, kind)
-            # kube-system's served objects are nobody's to reconcile (cluster/kinds/core/kubesystem.py).
-            items = [item for item in items if not kubesystem.served(kind, item)]
             revisions.append(revision)
             self.store[kind] = {key_of(item): item for item in items}
             traces = _traces_of(self.cluster, kind)

@@ -101,4 +101,6 @@ def builtin_objects(kind: str) -> BuiltinObjects:
             return build(cluster)
         return build_dns(cluster, namespace, name)
 
-    return BuiltinObjects(keys=((NAMESPACE, NAME), *dns_keys), build=builder, stored_on_write=True)
+    return BuiltinObjects(
+        keys=((NAMESPACE, NAME), *dns_keys), build=builder, stored_on_write=True, clients_only=dns_keys
+    )

@@ -742,4 +742,4 @@ def builtin_objects(kind: str, plural: str) -> BuiltinObjects:
     """The registry hook of a kind with kube-system objects only (Pod, Deployment, ReplicaSet,
     DaemonSet)."""
     keys, build = objects(kind)
-    return BuiltinObjects(keys=keys, build=build, refuse_delete=_not_simulated(plural))
+    return BuiltinObjects(keys=keys, build=build, refuse_delete=_not_simulated(plural), clients_only=keys)
