@@ -8,6 +8,7 @@ import pytest
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
+from cluster.controlplane.demo import reset_demo
 from cluster.kubelet import power
 from tests.support.demo import KUBECTL, drive
 
@@ -147,3 +148,13 @@ def test_a_kubelet_started_before_the_grace_period_changes_nothing(failing):
     drive()
     assert conditions(demo)["Ready"][0] == "True" and taints(demo) == []
     assert events(demo, "NodeNotReady") == []
+
+
+def test_reset_demo_starts_a_stopped_kubelet_again(failing):
+    demo, fake_clock, _ = failing
+    fake_clock.advance(51)
+    drive()
+    reset_demo(demo, KUBECTL)
+    drive()
+    assert power.stopped("demo") == {}
+    assert conditions(demo)["Ready"][0] == "True" and taints(demo) == []
