@@ -129,7 +129,7 @@ def _with_builtins(
     stored = {(b["metadata"].get("namespace", ""), b["metadata"]["name"]) for b in items}
     keys = [
         key
-        for key in info.builtins.keys
+        for key in info.builtins.every_key(cluster)
         if key not in stored
         and (not (namespace and info.namespaced) or key[0] == namespace)
         and (served or key not in info.builtins.clients_only)

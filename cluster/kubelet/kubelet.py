@@ -29,13 +29,14 @@ from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
 from cluster.kubelet.podwrites import PodWrites
+from cluster.kubelet.probes import ProbeDuties
 from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
 from k8s import clock
 from k8s.pods import changed_images
 
 
-class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
+class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
     component = "kubelet"
 
     def __init__(self, cluster_name: str) -> None:
@@ -52,6 +53,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         self.retries: dict[tuple[str, str], tuple[float, Callable[[], Awaitable[None]]]] = {}
         self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
         self._init_terminations()
+        self._init_probes()
         # Writes of the pod workers that reach them together, in one transaction.
         self.pod_writes = PodWrites()
         # The teacher's node failure (cluster/kubelet/power.py): the nodes whose kubelet is stopped,
@@ -73,6 +75,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
             await db(self._register)(node)
         self.to_register.clear()
         self._start_due_retries()
+        self.start_due_probes()
         self.workers = {key: task for key, task in self.workers.items() if not task.done()}
         stopped = self.due_terminations()
         for start in range(0, len(stopped), FINAL_BATCH):
@@ -145,6 +148,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
             return
         key, pod = delta.key, delta.obj
         node = (pod.get("spec") or {}).get("nodeName")
+        self.observe_probes(key, None if delta.type == "DELETED" or not node else pod)
         if delta.type == "DELETED":
             task = self.workers.pop(key, None)
             if task is not None:
@@ -321,7 +325,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
 
     def next_wakeup(self) -> float | None:
         """Seconds until the next image pull retry, container restart or pod removal is due."""
-        waits = [self.termination_wakeup()]
+        waits = [self.termination_wakeup(), self.probe_wakeup()]
         if self.retries:
             waits.append(max(0.0, min(due for due, _ in self.retries.values()) - clock.monotonic()))
         waits = [wait for wait in waits if wait is not None]
@@ -512,6 +516,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 # The newest copy the watch delivered (no extra read): what others wrote stays.
                 meta = pod["metadata"]
                 live = self.informer.get("Pod", meta.get("namespace", ""), meta["name"]) or pod
+                status = self.shape_probed(live, status)  # ready and started as the probes say
                 body["status"] = runtime.keep_foreign_status(live.get("status") or {}, status)
                 api.update(self.cluster, body, self._actor(trace_id, node), subresource="status")
         except ApiError:
