@@ -85,3 +85,8 @@ def test_editing_a_lab_mid_class_keeps_the_students_version_and_progress(teacher
     shot(page, "editor-version-2-zh")
     page.click(".lang-switch button[value=en]")
     context.close()
+    # The server is shared with the other labs browser tests, which count the published labs.
+    page.goto(f"{base}/labs/manage/")
+    row = page.locator("tr", has=page.locator("code", has_text=re.compile("^versions-ui$")))
+    row.locator("text=Unpublish").click()
+    page.wait_for_url(f"{base}/labs/manage/", timeout=TIMEOUT_MS)
