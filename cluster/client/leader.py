@@ -24,7 +24,9 @@ import os
 import socket
 import uuid
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
+from cluster.apiserver import fence
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
@@ -35,8 +37,8 @@ from k8s import clock
 
 logger = logging.getLogger(__name__)
 
-NAMESPACE = "kube-system"
-NAME = "kubesim-controlplane"
+NAMESPACE = fence.LEASE_NAMESPACE
+NAME = fence.LEASE_NAME
 LEASE_DURATION_SECONDS = 4
 RENEW_PERIOD = 1.0  # the leader renews this often (upstream's retryPeriod)
 RENEW_DEADLINE = 3.0  # ... and gives up leading when no renewal succeeded for this long
@@ -136,8 +138,11 @@ class Elector:
     def leading(self) -> bool:
         return self.renewed_at is not None and clock.monotonic() - self.renewed_at < RENEW_DEADLINE
 
-    def try_acquire_or_renew(self) -> bool:
-        """One attempt (client-go's tryAcquireOrRenew); True when we hold the lease now."""
+    def try_acquire_or_renew(self, may_take: Callable[[float], bool] | None = None) -> bool:
+        """One attempt (client-go's tryAcquireOrRenew); True when we hold the lease now.
+
+        may_take(seconds it has been expired, 0 when free): whether this process wants the lease
+        when nobody holds it (cluster/controlplane/share.py: its fair share); by default it does."""
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
         try:
@@ -145,6 +150,8 @@ class Elector:
         except ApiError as error:
             if error.code != 404:
                 raise
+            if may_take is not None and not may_take(0.0):
+                return False
             return self._create()
         spec = lease.get("spec") or {}
         holder = spec.get("holderIdentity") or ""
@@ -156,8 +163,12 @@ class Elector:
         if holder and holder != self.identity and now < self.observed_at + duration:
             self.renewed_at = None  # held by another, not expired: if we led, we do no more
             return False
-        stamp = micro_time()
         ours = holder == self.identity
+        expired_for = now - (self.observed_at + duration) if holder else 0.0
+        if not ours and may_take is not None and not may_take(max(0.0, expired_for)):
+            self.renewed_at = None
+            return False
+        stamp = micro_time()
         lease["spec"] = {
             "holderIdentity": self.identity,
             "leaseDurationSeconds": LEASE_DURATION_SECONDS,
@@ -233,29 +244,62 @@ class Elector:
         self.renewed_at = None
 
 
+class Sharing(Protocol):
+    """How the processes share the leases out (cluster/controlplane/share.py)."""
+
+    def may_take(self, cluster_name: str, expired_for: float) -> bool: ...
+    def settled(self, cluster_name: str, leading: bool) -> None: ...
+    def hands_over(self, cluster_name: str) -> bool: ...
+    def handed_over(self, cluster_name: str) -> None: ...
+
+
 async def campaign(
     elector: Elector,
     started: Callable[[], Awaitable[None]],
     stopped: Callable[[], Awaitable[None]],
+    share: Sharing | None = None,
 ) -> None:
-    """Run for leader forever: `started` when we win, `stopped` when we lose (or are cancelled)."""
+    """Run for leader forever: `started` when we win, `stopped` when we lose (or are cancelled).
+
+    With `share`, take a free or expired lease only when it says so, and hand a held one over
+    (stop the components first, then release the lease) when it asks."""
+    name = elector.cluster_name
+    attempt = elector.try_acquire_or_renew
+    if share is not None:
+
+        def attempt():
+            return elector.try_acquire_or_renew(lambda expired_for: share.may_take(name, expired_for))
+
     leading = False
     try:
         while True:
+            if leading and share is not None and share.hands_over(name):
+                leading = False
+                logger.warning("%s hands the lease of %s over", elector.identity, name)
+                try:
+                    await stopped()
+                finally:
+                    with contextlib.suppress(Exception):
+                        await db(elector.release)()
+                    share.handed_over(name)
             try:
-                await db(elector.try_acquire_or_renew)()
+                await db(attempt)()
             except Exception:
-                logger.exception("leader election of %s failed an attempt", elector.cluster_name)
+                logger.exception("leader election of %s failed an attempt", name)
+            if share is not None:
+                share.settled(name, elector.leading)
             if elector.leading and not leading:
                 leading = True
-                logger.warning("%s leads the control plane of %s", elector.identity, elector.cluster_name)
+                logger.warning("%s leads the control plane of %s", elector.identity, name)
                 await started()
             elif leading and not elector.leading:
                 leading = False
-                logger.warning("%s lost the lease of %s", elector.identity, elector.cluster_name)
+                logger.warning("%s lost the lease of %s", elector.identity, name)
                 await stopped()
             await asyncio.sleep(RENEW_PERIOD if leading else RETRY_PERIOD)
     finally:
+        if share is not None:
+            share.settled(name, False)
         if leading:
             with contextlib.suppress(Exception):
                 await stopped()
