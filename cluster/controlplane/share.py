@@ -13,8 +13,8 @@ machines sharing one PostgreSQL agree without synchronized clocks:
 - the fair share is the weight of all the clusters over the number of live processes;
 - a process takes a free lease while its load is below the fair share: some process always is
   while a lease is free (the loads add up to less than the total), so no cluster is left without a
-  leader; a lease expired for ORPHAN_SECONDS is taken by anyone;
-- a process at least one unit over its share hands its lightest clusters over (stops their
+  leader; a lease expired (or released) ORPHAN_SECONDS ago is taken by anyone, whatever the views;
+- a process at least one unit (and 5%) over its share hands its lightest clusters over (stops their
   components, then releases the lease) while it stays at or above the share, so the process that
   takes them is below it and nothing flaps; a handed-over cluster is not taken back for
   HANDED_OVER_SECONDS;
@@ -37,7 +37,8 @@ from datetime import timedelta
 
 from django.db.models.functions import Now
 
-from cluster.client.informer import db, reset_connection
+from cluster.client.informer import reset_connection
+from cluster.client.leader import in_election_thread
 from cluster.models import ControlPlaneMember
 
 logger = logging.getLogger(__name__)
@@ -48,13 +49,14 @@ FORGET_DEAD_AFTER = timedelta(hours=1)  # rows of processes that died are delete
 WORK_WEIGHT = 10.0  # a cluster taking a tenth of a core weighs 2
 WORK_SMOOTHING = 1 / 30  # per second: an average over about half a minute
 ORPHAN_SECONDS = 2.0
+REBALANCE_MARGIN = 0.05  # over the share by this fraction (at least one unit) before handing over
 HANDED_OVER_SECONDS = 10.0
 
 
 class Share:
     """This process's side of the sharing: what it leads, what the others lead, its fair share.
 
-    Called from the event loop (the campaigns, the renewal loop) and from the database thread
+    Called from the event loop (the campaigns, the renewal loop) and from the election thread
     (`may_take`, inside a lease attempt), hence the lock."""
 
     def __init__(self, identity: str, work_of: Callable[[str], float | None] = lambda name: None) -> None:
@@ -75,7 +77,9 @@ class Share:
     # -- weights --------------------------------------------------------------------------
     def weight(self, name: str) -> float:
         if name in self.busy:
-            return 1.0 + WORK_WEIGHT * self.busy[name]
+            # In half units: an idle sandbox (its heartbeats) weighs exactly 1, and the noise of
+            # the measurement moves nothing.
+            return round(2.0 * (1.0 + WORK_WEIGHT * self.busy[name])) / 2.0
         return self.published.get(name, 1.0)
 
     def fair_share(self) -> float:
@@ -128,16 +132,16 @@ class Share:
             while True:
                 self._measure()
                 try:
-                    await db(self._renew)()
+                    await in_election_thread(self._renew)
                     self.ready.set()
                     self._rebalance()
                 except Exception:
                     logger.exception("could not renew the control-plane member row of %s", self.identity)
-                    await db(reset_connection)()
+                    await in_election_thread(reset_connection)
                 await asyncio.sleep(MEMBER_RENEW_SECONDS)
         finally:
             try:
-                await asyncio.shield(db(self._leave)())
+                await asyncio.shield(in_election_thread(self._leave))
             except (Exception, asyncio.CancelledError):  # best effort: the row expires anyway
                 logger.warning("could not delete the control-plane member row of %s", self.identity)
 
@@ -192,7 +196,7 @@ class Share:
         process stays at or above it."""
         with self._lock:
             fair, load = self.fair_share(), self.load()
-            if load < fair + 1.0:
+            if load < fair + max(1.0, REBALANCE_MARGIN * fair):
                 return
             keep = sorted(self.leading - self.handing, key=lambda name: (self.weight(name), name))
             for name in keep:

@@ -108,6 +108,7 @@ def test_two_control_planes_split_sixty_sandboxes_and_one_takes_over_the_others_
             for name in untouched
         ]
 
+    print(f"split {len(before['cp-a'])}/{len(before['cp-b'])}; takeover {timeline}")  # shown with -s
     assert takeover <= 5.0, f"the takeover took {takeover:.1f} s (each of cp-a's sandboxes: {timeline})"
     assert {name: added.get(name) for name in busy} == dict.fromkeys(busy, REPLICAS), "a pod lost or twice"
     assert problems == []

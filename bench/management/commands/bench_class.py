@@ -331,7 +331,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--postgres",
-            default=os.environ.get("KUBESIM_TEST_PG", "postgres://postgres@127.0.0.1:5432/postgres"),
+            default="postgres://postgres@127.0.0.1:5432/postgres",
             help="with --scaled: the PostgreSQL server (a throwaway database is created there and dropped)",
         )
         parser.add_argument(
