@@ -4,9 +4,9 @@ A kubeconfig's server has no path; the credential says which cluster a request i
 (cluster/auth/addressing.py). On the API listener this wrapper turns the paths kube-apiserver
 serves at its root (`/api`, `/apis`, `/version`, `/openapi/…`, `/healthz`, `/livez`, `/readyz`,
 `/metrics`) into the same cluster's `/clusters/NAME/…` paths, for HTTP and websockets (exec)
-alike, before anything else sees the request. `/clusters/NAME/…` is served as before (older
-kubeconfigs, plain-HTTP readers). Any other path on the API port is answered here: a 404
-Status, as kube-apiserver's.
+alike, before anything else sees the request; `GET /` lists them, as kube-apiserver does.
+`/clusters/NAME/…` is served as before (older kubeconfigs, plain-HTTP readers). Any other path
+on the API port is answered here: a 404 Status, as kube-apiserver's.
 
 The API listener is the TLS port `manage.py serve --api-port` opens (`serve_api_on`); the
 plain-HTTP port (the browsers') is left as it is.
@@ -18,6 +18,7 @@ import json
 import re
 
 from cluster.auth.addressing import cluster_named_by
+from cluster.kubeapi.rootpaths import root_paths
 
 ROOT_PATHS = re.compile(r"/(?:api|apis|version|openapi/v[23]|healthz|livez|readyz|metrics)(?:/.*)?")
 CLUSTER_PATHS = re.compile(r"/clusters/[^/]+/.*")
@@ -80,6 +81,9 @@ class ApiRoot:
         if scope["type"] not in ("http", "websocket") or not on_api_listener(scope):
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "http" and scope.get("path") == "/" and scope.get("method") in ("GET", "HEAD"):
+            await _answer(send, 200, json.dumps(root_paths(), indent=2).encode())
+            return
         routed = at_cluster(scope)
         if routed is not None:
             await self.app(routed, receive, send)
@@ -91,7 +95,10 @@ class ApiRoot:
 
 
 async def _answer_not_found(send) -> None:
-    body = not_found_status()
+    await _answer(send, 404, not_found_status())
+
+
+async def _answer(send, status: int, body: bytes) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": 404, "headers": headers})
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -150,6 +150,12 @@ KUBESIM_SHELL_STORAGE_BYTES = envint("KUBESIM_SHELL_STORAGE_BYTES", str(8 << 20)
 # Log entries each cluster keeps before compaction, etcd's history window (cluster/apiserver/store.py):
 # a watch from an older revision gets 410 Gone and relists.
 KUBESIM_EVENT_LOG_KEEP = envint("KUBESIM_EVENT_LOG_KEEP", "10000")
+# What each cluster remembers of its past (cluster/retention.py): the newest flow traces (with
+# their steps), scheduling attempts and closed exec sessions; older ones go once nothing can
+# still write to them (a running trace, one a live object names, each pod's last attempt stay).
+KUBESIM_FLOW_TRACES_KEEP = envint("KUBESIM_FLOW_TRACES_KEEP", "2000")
+KUBESIM_SCHEDULING_ATTEMPTS_KEEP = envint("KUBESIM_SCHEDULING_ATTEMPTS_KEEP", "5000")
+KUBESIM_EXEC_SESSIONS_KEEP = envint("KUBESIM_EXEC_SESSIONS_KEEP", "500")
 # The web console's saved and uploaded files (dashboard/files.py): per browser (its session) at
 # most this many files and bytes, per cluster at most these bytes in all, saves per minute per
 # browser and per client address (unless shared), and none while the disk under the state

@@ -19,6 +19,7 @@ import itertools
 from dataclasses import dataclass, field
 
 from k8s import clock
+from k8s.pods import scheduling_gates
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.queueing_hints import ClusterEvent, pod_events, retry_when, wake
 
@@ -49,6 +50,9 @@ class QueuedPod:
     unschedulable_since: float = 0.0
     rejectors: frozenset[str] = frozenset()
     woken_by: dict | None = None  # what moved it out of unschedulablePods last
+    # SchedulingGates' PreEnqueue refused it: kept in unschedulablePods, never tried, until an
+    # update removes its last gate.
+    gated: bool = False
     _info: PodInfo | None = None
     _seq: int = 0  # the activeQ heap entry that is current
 
@@ -84,14 +88,26 @@ class SchedulingQueue:
         if entry is None:
             entry = QueuedPod(pod, trace_id)
             self.entries[key] = entry
-            self._push(entry)
+            self._enqueue(entry)
             return
         old, entry.pod, entry._info = entry.pod, pod, None
         entry.trace_id = trace_id or entry.trace_id
+        if entry.gated:
+            self._enqueue(entry)  # its last gate removed: PreEnqueue lets it in now
+            return
         if entry.queue == UNSCHEDULABLE:
             for event in pod_events(old, pod):
                 if self._consider(entry, event, now):
                     break
+
+    def _enqueue(self, entry: QueuedPod) -> None:
+        """kube-scheduler's PreEnqueue: a pod with scheduling gates waits, gated, and is not tried."""
+        if scheduling_gates(entry.pod):
+            entry.gated = True
+            entry.queue = UNSCHEDULABLE  # not in self.unschedulable: no cluster event wakes it
+        else:
+            entry.gated = False
+            self._push(entry)
 
     def _push(self, entry: QueuedPod) -> None:
         self.unschedulable.discard(entry.key)
@@ -221,6 +237,18 @@ class SchedulingQueue:
         times = [self.entries[k].backoff_until for k in self.backoff]
         return max(0.0, min(times) - now) if times else None
 
+    def sizes(self) -> dict[str, int]:
+        """Pods per queue, as kube-scheduler's scheduler_pending_pods labels them (in flight: none)."""
+        counted = {ACTIVE: 0, BACKOFF: 0, UNSCHEDULABLE: 0, "gated": 0, "": 0}
+        for entry in self.entries.values():
+            counted["gated" if entry.gated else entry.queue] += 1
+        return {
+            "active": counted[ACTIVE],
+            "backoff": counted[BACKOFF],
+            "unschedulable": counted[UNSCHEDULABLE],
+            "gated": counted["gated"],
+        }
+
     def pending(self) -> bool:
         return any(entry.queue in (ACTIVE, BACKOFF) for entry in self.entries.values())
 
@@ -244,6 +272,7 @@ def describe_entry(entry: QueuedPod, now: float | None = None) -> dict:
     left = max(0.0, entry.backoff_until - now)
     result = {
         "queue": entry.queue or "inFlight",
+        "gated": entry.gated,
         "attempts": entry.attempts,
         "backoffSeconds": backoff_duration(entry.attempts) if entry.attempts else 0.0,
         "backoffLeftSeconds": round(left, 1),
@@ -252,7 +281,7 @@ def describe_entry(entry: QueuedPod, now: float | None = None) -> dict:
         "retryText": retry_text(entry),
         "wokenBy": entry.woken_by,
     }
-    if entry.queue == UNSCHEDULABLE:
+    if entry.queue == UNSCHEDULABLE and not entry.gated:
         result["flushInSeconds"] = round(
             max(0.0, entry.unschedulable_since + MAX_UNSCHEDULABLE_SECONDS - now)
         )
@@ -261,6 +290,14 @@ def describe_entry(entry: QueuedPod, now: float | None = None) -> dict:
 
 def retry_text(entry: QueuedPod) -> dict[str, str]:
     """ "Will be retried when …" in plain language."""
+    if entry.gated:
+        gates = ", ".join(scheduling_gates(entry.pod))
+        return {
+            "en": f"Waiting for scheduling gates: [{gates}]. The scheduler does not try it until an "
+            "update removes every gate (spec.schedulingGates may only shrink).",
+            "zh": f"等待调度门控（scheduling gates）：[{gates}]。在更新移除所有门控之前，调度器不会尝试调度它"
+            "（spec.schedulingGates 只能删减）。",
+        }
     if entry.queue == ACTIVE or entry.queue == "":
         return {
             "en": "In activeQ: it is tried next, by priority.",

@@ -133,6 +133,8 @@ class Scheduler:
         # The queue is drained: the attempts of this pass are saved now, so an attempt is never
         # read after its binding without it (one batch per pass, not one insert per pod).
         await self.save_attempts()
+        for queue, size in self.queue.sizes().items():
+            counters.set_gauge(self.cluster_name, counters.PENDING_PODS, {"queue": queue}, size)
         return worked
 
     async def catch_up(self) -> None:
@@ -364,6 +366,8 @@ class Scheduler:
         outcome = "scheduled" if result == SchedulingAttempt.SCHEDULED else "unschedulable"
         labels = {"profile": DEFAULT_SCHEDULER_NAME, "result": outcome}
         counters.add(self.cluster_name, counters.SCHEDULE_ATTEMPTS, labels)
+        if decision.preemption is not None:  # PostFilter ran (DefaultPreemption counts each run)
+            counters.add(self.cluster_name, counters.PREEMPTION_ATTEMPTS, {})
 
     async def _place_saving(self, entry: QueuedPod, decision, node: str) -> bool:
         attempts = self._take_unsaved()

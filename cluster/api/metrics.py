@@ -5,7 +5,8 @@ group, version, resource, subresource, scope, component and code) and
 `apiserver_request_duration_seconds` (a histogram with upstream's buckets; watches and followed
 logs, which last as long as the client likes, are counted but not timed, as upstream leaves
 long-running requests out of it), then what the control plane's components count in this process
-(cluster/client/counters.py: `scheduler_schedule_attempts_total`). Each cluster's series are its
+(cluster/client/counters.py: `scheduler_schedule_attempts_total`,
+`scheduler_preemption_attempts_total`, `scheduler_pending_pods`). Each cluster's series are its
 own: a caller reads those of the cluster it addresses. Counted in memory by the process that
 answered, as each kube-apiserver instance counts its own (in the scale-out profile, one process's
 share), and lost at restart.
@@ -162,6 +163,8 @@ def _number(value: float) -> str:
 
 
 def _series(name: str, labels: dict[str, str], value: float) -> str:
+    if not labels:
+        return f"{name} {_number(value)}\n"
     inner = ",".join(f'{k}="{_escape(v)}"' for k, v in sorted(labels.items()))
     return f"{name}{{{inner}}} {_number(value)}\n"
 

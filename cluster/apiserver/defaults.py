@@ -83,3 +83,5 @@ def on_create(obj: dict, namespaced: bool) -> None:
     for key in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
         meta.pop(key, None)
     kind_defaults(obj)
+    if info is not None and info.prepare_for_create is not None:
+        info.prepare_for_create(obj)

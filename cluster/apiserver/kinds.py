@@ -114,6 +114,9 @@ class KindInfo:
     describe: Callable[[Any, str, str], str] | str | None = None
     # Objects every cluster has without anyone creating them (None for most kinds).
     builtins: BuiltinObjects | None = None
+    # What the strategy's PrepareForCreate adds beyond defaults, once, on create only (a Pod's
+    # SchedulingGated condition); None for most kinds.
+    prepare_for_create: Callable[[dict], None] | None = None
 
     @property
     def api_version(self) -> str:

@@ -5,27 +5,12 @@ Each validator returns the causes; the service turns them into one 422 Invalid S
 
 from __future__ import annotations
 
-import re
-
 from cluster.apiserver.fielderrors import FieldErrors
 from k8s.quantity import QuantityError, parse_quantity
 
 INT32_MAX = 2**31 - 1
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * (1 << 10)  # bytes, keys and values of one object together
 _QUANTITY_MSG = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
-# distribution/reference's grammar, which the kubelet applies before pulling (InvalidImageName).
-_IMAGE_REF = re.compile(
-    r"(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])(?:\.(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*"
-    r"[a-zA-Z0-9]))*(?::[0-9]+)?/)?[a-z0-9]+(?:(?:[._]|__|[-]*)[a-z0-9]+)*(?:/[a-z0-9]+(?:(?:[._]|__|[-]*)"
-    r"[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:"
-    r"[0-9a-fA-F]{32,})?",
-    re.ASCII,
-)
-
-
-def image_reference_error(image: str) -> str | None:
-    """None when the kubelet could pull `image`; else why it is an InvalidImageName."""
-    return None if _IMAGE_REF.fullmatch(image) else "invalid reference format"
 
 
 def _is_list(errors: FieldErrors, path: str, value: object) -> bool:

@@ -9,7 +9,8 @@ one query finds the rows whose controller owner uid names no live object, and ea
 the cluster lock by `cascade.collect` (the one definition of how deletion cascades).
 
 At start-up it also ends the traces left running for an object that is gone, so the flow panel
-does not show a trace stuck "running" forever after a crash.
+does not show a trace stuck "running" forever after a crash. Its sweeps also keep the cluster's
+remembered past within its bounds (`cluster/retention.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from cluster import retention
 from cluster.apiserver import cascade, store
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.rows import cluster_named
@@ -34,6 +36,7 @@ class GarbageCollector:
     def __init__(self, cluster_name: str) -> None:
         self.cluster_name = cluster_name
         self.swept_at: int | None = None  # the revision the last sweep saw: nothing new, no query
+        self.pruner = retention.Pruner()
 
     def _cluster(self) -> Cluster | None:
         return cluster_named(self.cluster_name)
@@ -60,6 +63,8 @@ class GarbageCollector:
             if len(found) < BATCH or changed == before:
                 break
         self.swept_at = cluster.revision
+        if self.pruner.due():
+            retention.prune(cluster)
         return changed
 
     def heal(self) -> int:

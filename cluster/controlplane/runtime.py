@@ -336,11 +336,24 @@ def _flush_due(component) -> float | None:
 _running: dict[str, ControlPlane] = {}
 
 
+_driven_rows: dict[str, int | None] = {}  # the Cluster row each driven plane was made for
+
+
+def _row_of(cluster_name: str) -> int | None:
+    return Cluster.objects.filter(name=cluster_name).values_list("pk", flat=True).first()
+
+
 async def run_until_idle(cluster_name: str) -> ControlPlane:
-    """Process all pending work for the cluster with a control plane kept for this process."""
+    """Process all pending work for the cluster with a control plane kept for this process.
+
+    A cluster deleted and made again under the same name (a test's fresh "demo", a lab's
+    throwaway) gets a new plane: the kept one's informers and components read the old row. (A
+    started plane is the supervisor's to replace.)"""
+    row = await db(_row_of)(cluster_name)
     plane = _running.get(cluster_name)
-    if plane is None:
+    if plane is None or (not plane.tasks and _driven_rows.get(cluster_name, row) != row):
         plane = _running[cluster_name] = ControlPlane(cluster_name)
+    _driven_rows[cluster_name] = row
     with clock.shifted(simtime.shift_of(cluster_name)):
         await plane.run_until_idle()
     return plane
@@ -536,4 +549,5 @@ async def stop(cluster_name: str) -> None:
 def forget(cluster_name: str) -> None:
     """Drop a driven (not started) control plane, e.g. between tests."""
     _running.pop(cluster_name, None)
+    _driven_rows.pop(cluster_name, None)
     simtime.forget(cluster_name)

@@ -85,7 +85,10 @@ def record_steps(
     with transaction.atomic(savepoint=False):
         trace_id = trace if isinstance(trace, str) else trace.pk
         if locked is None:
-            cluster_id, current, own = steprows.lock_cluster(trace_id)
+            try:
+                cluster_id, current, own = steprows.lock_cluster(trace_id)
+            except FlowTrace.DoesNotExist:
+                return []  # pruned long after it finished (cluster/retention.py): nothing to add to
         else:
             cluster_id, current = locked.pk, locked.revision
             own = None if all(spec.obj for spec in specs) else steprows.trace_object(trace_id)

@@ -1,134 +1,96 @@
-"""The image catalog the simulated registry serves: repositories, tags and realistic sizes.
+"""The image catalogue the simulated registries serve: repositories, their tags, and what each
+image is (its software version, base system, default command, ports and size).
 
+The tags are a representative set of those Docker Hub and registry.k8s.io hold (docs/images.md
+lists them and says which are left out); the data is in `cluster/kubelet/catalogue.py`. An image
+that is not here does not exist: pulling it fails with the registry's words (`pull_error`).
 Sizes are the uncompressed bytes `docker images` reports (what node status.images carries and
-ImageLocality scores). An image that is not here does not exist: pulling it fails as Docker does.
+ImageLocality scores).
 """
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
+from cluster.kubelet import reference
+from cluster.kubelet.catalogue import CATALOGUE, MB, Image
 
-MB = 1000 * 1000
-
-
-@dataclass(frozen=True, slots=True)
-class Image:
-    repository: str  # as users write it: "nginx", "registry.k8s.io/pause"
-    tag: str
-    size_bytes: int
-    logs: str  # which log profile logs.py plays for containers of this image
-    long_running: bool = True  # its default command keeps running (a server)
-    # Seconds its main process takes to exit on SIGTERM (nginx's fast shutdown is quick); None: the
-    # process ignores SIGTERM (a shell or `sleep` as PID 1), so the kubelet waits out the whole
-    # grace period and then kills it.
-    stop_seconds: float | None = 1.0
-
-    @property
-    def reference(self) -> str:
-        return f"{self.repository}:{self.tag}"
-
-    @property
-    def digest(self) -> str:
-        """A stable sha256 digest for the tag (the simulated registry's content address)."""
-        return "sha256:" + hashlib.sha256(f"kubesim/{self.reference}".encode()).hexdigest()
-
-    @property
-    def image_id(self) -> str:
-        """containerStatuses[].imageID as Docker (cri-dockerd) reports it."""
-        return f"docker-pullable://{self.repository}@{self.digest}"
-
-    @property
-    def names(self) -> list[str]:
-        """node status.images[].names, as the Docker runtime lists them."""
-        return [f"{self.repository}@{self.digest}", self.reference]
+__all__ = ["MB", "Image"]
 
 
-def _images(
-    repository: str,
-    logs: str,
-    tags: dict[str, float],
-    long_running: bool = True,
-    stop: float | None = 1.0,
-) -> list[Image]:
-    return [Image(repository, tag, int(size * MB), logs, long_running, stop) for tag, size in tags.items()]
-
-
-# A shell or `sleep` running as PID 1 has no SIGTERM handler: the kernel ignores the signal for it.
-IGNORES_SIGTERM = None
-
-
-_CATALOG: list[Image] = [
-    # nginx images before 1.19 have no entrypoint scripts: they start silently.
-    *_images("nginx", "silent", {"1.14": 109.1, "1.15": 109.3, "1.16": 126.8}),
-    *_images(
-        "nginx",
-        "nginx",
-        {
-            "1.19": 133.2,
-            "1.21": 141.5,
-            "1.25": 187.0,
-            "1.27": 192.0,
-            "latest": 192.0,
-            "alpine": 47.9,
-            "1.27-alpine": 47.9,
-        },
-    ),
-    *_images("httpd", "httpd", {"2.4": 148.0, "latest": 148.0, "alpine": 61.4}),
-    *_images(
-        "redis", "redis", {"5": 98.2, "6": 112.7, "7": 117.4, "latest": 117.4, "alpine": 41.2}, stop=0.5
-    ),
-    *_images("mysql", "mysql", {"5.7": 501.0, "8.0": 581.4, "latest": 602.0}, stop=3.0),
-    *_images("tomcat", "tomcat", {"8": 356.0, "9": 470.0, "latest": 470.0}, stop=2.0),
-    *_images("busybox", "busybox", {"1.28": 1.15, "1.36": 4.26, "latest": 4.26}, False, IGNORES_SIGTERM),
-    *_images("alpine", "busybox", {"3.18": 7.33, "3.20": 7.8, "latest": 7.8}, False, IGNORES_SIGTERM),
-    *_images("centos", "busybox", {"7": 204.0, "latest": 231.0}, False, IGNORES_SIGTERM),
-    *_images("ubuntu", "busybox", {"22.04": 77.9, "24.04": 78.1, "latest": 78.1}, False, IGNORES_SIGTERM),
-    *_images("python", "busybox", {"3.12": 1020.0, "3.12-slim": 130.0}, False, IGNORES_SIGTERM),
-    *_images("registry.k8s.io/pause", "none", {"3.10": 0.736}, stop=0.1),
-    *_images("registry.k8s.io/kube-proxy", "none", {"v1.33.1": 97.9}),
-    *_images("registry.k8s.io/kube-apiserver", "none", {"v1.33.1": 97.2}),
-    *_images("registry.k8s.io/kube-controller-manager", "none", {"v1.33.1": 90.6}),
-    *_images("registry.k8s.io/kube-scheduler", "none", {"v1.33.1": 70.2}),
-    *_images("registry.k8s.io/etcd", "none", {"3.5.21-0": 153.0}),
-    *_images("registry.k8s.io/coredns/coredns", "none", {"v1.12.0": 68.4}, stop=5.0),  # lameduck 5s
-    *_images("flannel/flannel", "none", {"v0.26.7": 84.6}),
-]
+_CATALOG: list[Image] = CATALOGUE
 _BY_REFERENCE = {image.reference: image for image in _CATALOG}
+_BY_DIGEST = {(image.repository, image.digest): image for image in _CATALOG}
 _REPOSITORIES = {image.repository for image in _CATALOG}
+# Registries the simulated network reaches; any other host does not resolve.
+DOCKER_HUB = reference.DEFAULT_DOMAIN
+K8S_REGISTRY = "registry.k8s.io"
+# The node's resolver (systemd-resolved on the nodes' Ubuntu), as Docker's lookup error names it.
+NODE_RESOLVER = "127.0.0.53:53"
 
 
 def split_reference(image: str) -> tuple[str, str]:
-    """("docker.io/library/nginx:1.15" | "nginx:1.15" | "nginx") -> ("nginx", "1.15" | "latest")."""
-    name, _, digest = image.partition("@")
-    last = name.rsplit("/", 1)[-1]
-    if ":" in last:
-        name, tag = name.rsplit(":", 1)
-    else:
-        tag = digest or "latest"
-    for prefix in ("docker.io/library/", "docker.io/", "index.docker.io/library/"):
-        if name.startswith(prefix):
-            name = name[len(prefix) :]
-            break
-    return name, tag
+    """("docker.io/library/nginx:1.15" | "nginx:1.15" | "nginx") -> ("nginx", "1.15" | "latest");
+    a digest reference gives the digest as its tag. A reference that does not parse is split as
+    written (the kubelet refuses it before any lookup: InvalidImageName)."""
+    try:
+        parsed = reference.parse(image)
+    except reference.InvalidReference:
+        name, _, digest = image.partition("@")
+        last = name.rsplit("/", 1)[-1]
+        if ":" in last:
+            name, tag = name.rsplit(":", 1)
+            return name, tag
+        return name, digest or "latest"
+    return parsed.familiar, parsed.tag or parsed.digest
 
 
 def lookup(image: str) -> Image | None:
-    repository, tag = split_reference(image)
-    return _BY_REFERENCE.get(f"{repository}:{tag}")
+    try:
+        parsed = reference.parse(image)
+    except reference.InvalidReference:
+        return None
+    if parsed.digest:
+        return _BY_DIGEST.get((parsed.familiar, parsed.digest))
+    return _BY_REFERENCE.get(f"{parsed.familiar}:{parsed.tag}")
+
+
+def invalid_name(image: str) -> str | None:
+    """The InvalidImageName message for a reference the kubelet cannot parse; None when it parses."""
+    return reference.invalid_image_message(image)
 
 
 def pull_error(image: str) -> str:
-    """Docker's answer when the image does not exist, as the kubelet's Failed event quotes it."""
-    repository, tag = split_reference(image)
-    if repository in _REPOSITORIES:
+    """The runtime's answer when the image does not exist, as the kubelet's Failed event and
+    ErrImagePull state quote it (Docker's daemon, through cri-dockerd)."""
+    parsed = reference.parse(image)
+    name = parsed.familiar
+    wanted = f"{name}@{parsed.digest}" if parsed.digest else f"{name}:{parsed.tag}"
+    if parsed.domain == DOCKER_HUB:
+        if name in _REPOSITORIES:
+            return (
+                f"Error response from daemon: manifest for {wanted} not found: manifest unknown: "
+                "manifest unknown"
+            )
         return (
-            f"Error response from daemon: manifest for {repository}:{tag} not found: manifest unknown: "
-            "manifest unknown"
+            f"Error response from daemon: pull access denied for {name}, repository does not exist or "
+            "may require 'docker login': denied: requested access to the resource is denied"
+        )
+    if parsed.domain == K8S_REGISTRY:
+        # Artifact Registry behind registry.k8s.io answers a missing repository as a missing tag.
+        return (
+            f"Error response from daemon: manifest for {wanted} not found: manifest unknown: "
+            f'Failed to fetch "{parsed.tag or parsed.digest}"'
+        )
+    host = parsed.domain.rsplit(":", 1)[0] if not parsed.domain.endswith("]") else parsed.domain
+    if host == "localhost" or host.replace(".", "").isdigit() or host.startswith("["):
+        address = "127.0.0.1" if host == "localhost" else host.strip("[]")
+        port = parsed.domain.rsplit(":", 1)[1] if parsed.domain.count(":") == 1 else "443"
+        return (
+            f'Error response from daemon: Get "https://{parsed.domain}/v2/": '
+            f"dial tcp {address}:{port}: connect: connection refused"
         )
     return (
-        f"Error response from daemon: pull access denied for {repository}, repository does not exist or "
-        "may require 'docker login': denied: requested access to the resource is denied"
+        f'Error response from daemon: Get "https://{parsed.domain}/v2/": '
+        f"dial tcp: lookup {host} on {NODE_RESOLVER}: no such host"
     )
 
 
@@ -138,3 +100,11 @@ def node_image_entry(image: Image) -> dict:
 
 def catalog() -> list[Image]:
     return list(_CATALOG)
+
+
+def repositories() -> dict[str, list[Image]]:
+    """The catalogue by repository, in its order (docs and the page list it so)."""
+    out: dict[str, list[Image]] = {}
+    for image in _CATALOG:
+        out.setdefault(image.repository, []).append(image)
+    return out

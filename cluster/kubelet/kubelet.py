@@ -24,7 +24,7 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
-from cluster.kubelet import commands, configwait, runtime
+from cluster.kubelet import commands, configwait, pulls, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.nodes import NodeDuties
@@ -33,9 +33,6 @@ from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
 from k8s import clock
 from k8s.pods import changed_images
-
-IMAGE_BACKOFF_INITIAL = 10.0
-IMAGE_BACKOFF_MAX = 300.0
 
 
 class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
@@ -157,10 +154,9 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 await self.pod_writes.write(self._write_creating, pod, host_ip, node, trace_id, step_12)
                 step_12 = None
         pulled = await self._pull_all(pod, node, host_ip, trace_id)
-        if pulled is None:
-            # ErrImagePull ended the trace (step 13); retry later, as the image back-off does.
-            delay = min(IMAGE_BACKOFF_INITIAL * 2**attempt, IMAGE_BACKOFF_MAX)
-            self.retries[key] = (clock.monotonic() + delay, lambda: self._run_pod(key, None, attempt + 1))
+        if isinstance(pulled, pulls.PullFailure):
+            # ErrImagePull or InvalidImageName ended the trace (step 13); try again later.
+            self._after_failed_pull(key, pulled, attempt)
             return
         pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
         problem = await self.config_problem(pod)
@@ -245,7 +241,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         self._kill_changed(pod, node, changed)
         host_ip = self._host_ip(node)
         pulled = await self._pull_all(pod, node, host_ip, trace_id)
-        if pulled is None:
+        if isinstance(pulled, pulls.PullFailure):
             return
         self._start_containers(pod, node, changed)
         await gate.before_step(self.cluster_name, trace_id, 13)
@@ -274,11 +270,41 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
         waits = [wait for wait in waits if wait is not None]
         return min(waits) if waits else None
 
-    async def _pull_all(self, pod: dict, node: str, host_ip: str, trace_id: str | None) -> dict | None:
-        """Pull every container's image; the images by container name, or None after a failed pull."""
+    def _after_failed_pull(self, key: tuple[str, str], failure: pulls.PullFailure, failures: int) -> None:
+        """The image back-off: the pod worker's sync inside the window reports ImagePullBackOff,
+        and the pull is tried again once the window ends (an unparsable name: at every sync)."""
+        window = pulls.backoff_window(failures)
+
+        def start_again():
+            return self._run_pod(key, None, failures + 1)
+
+        if not failure.backs_off:
+            self.retries[key] = (clock.monotonic() + window, start_again)
+            return
+
+        async def sync_in_backoff() -> None:
+            pod = self.informer.get("Pod", *key)
+            if pod is None:
+                return
+            wanted = {c["name"]: c.get("image") for c in pod["spec"].get("containers") or []}
+            if wanted.get(failure.container) != failure.image:
+                await start_again()  # a new image is a new back-off key: pulled at once
+                return
+            await self.pod_writes.write(self._pull_backing_off, pod, failure)
+            self.retries[key] = (clock.monotonic() + window - pulls.backoff_sync_delay(failures), start_again)
+
+        self.retries[key] = (clock.monotonic() + pulls.backoff_sync_delay(failures), sync_in_backoff)
+
+    async def _pull_all(
+        self, pod: dict, node: str, host_ip: str, trace_id: str | None
+    ) -> dict | pulls.PullFailure:
+        """Pull every container's image; the images by container name, or why one could not be had."""
         found = {}
         settings = await gate.flow_settings(self.cluster_name)
         for container in pod["spec"].get("containers") or []:
+            invalid = catalog.invalid_name(container.get("image", ""))
+            if invalid is not None:
+                return await db(self._invalid_name)(pod, node, host_ip, container, invalid, trace_id)
             image = catalog.lookup(container.get("image", ""))
             present = image is not None and self._has_image(node, image)
             if present and container.get("imagePullPolicy") != "Always":
@@ -293,8 +319,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 continue
             self._event(pod, node, "Pulling", f'Pulling image "{container["image"]}"', container)
             if image is None:
-                await db(self._pull_failed)(pod, node, host_ip, container, trace_id)
-                return None
+                return await db(self._pull_failed)(pod, node, host_ip, container, trace_id)
             seconds = runtime.pull_seconds(image)
             if settings.pace_ms:
                 with nudge.waiting(self.cluster_name):
@@ -363,16 +388,34 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties):
                 pass
         self._event(pod, node, "Pulled", message, container)
 
-    def _pull_failed(self, pod: dict, node: str, host_ip: str, container: dict, trace_id: str | None) -> None:
+    def _pull_failed(
+        self, pod: dict, node: str, host_ip: str, container: dict, trace_id: str | None
+    ) -> pulls.PullFailure:
         image = container.get("image", "")
         error = catalog.pull_error(image)
-        self._event(pod, node, "Failed", f'Failed to pull image "{image}": {error}', container, "Warning")
-        self._event(pod, node, "Failed", "Error: ErrImagePull", container, "Warning")
+        self._event(pod, node, "Failed", pulls.failed_to_pull(image, error), container, "Warning")
+        self._event(pod, node, "Failed", pulls.container_error("ErrImagePull"), container, "Warning")
         self._write_status(pod, runtime.waiting_status(pod, host_ip, "ErrImagePull", error), trace_id, node)
-        self._event(pod, node, "BackOff", f'Back-off pulling image "{image}"', container)
-        self._event(pod, node, "Failed", "Error: ImagePullBackOff", container, "Warning")
-        message = f'Back-off pulling image "{image}": ErrImagePull: {error}'
-        self._write_status(pod, runtime.waiting_status(pod, host_ip, "ImagePullBackOff", message), None, node)
+        return pulls.PullFailure(container["name"], image, "ErrImagePull", error)
+
+    def _invalid_name(
+        self, pod: dict, node: str, host_ip: str, container: dict, message: str, trace_id: str | None
+    ) -> pulls.PullFailure:
+        self._event(pod, node, "InspectFailed", message, container, "Warning")
+        self._event(pod, node, "Failed", pulls.container_error("InvalidImageName"), container, "Warning")
+        status = runtime.waiting_status(pod, host_ip, "InvalidImageName", message)
+        self._write_status(pod, status, trace_id, node)
+        return pulls.PullFailure(container["name"], container.get("image", ""), "InvalidImageName", message)
+
+    def _pull_backing_off(self, pod: dict, failure: pulls.PullFailure) -> None:
+        """The sync inside the image back-off: BackOff, and the ImagePullBackOff state."""
+        node = pod["spec"]["nodeName"]
+        container = {"name": failure.container}
+        self._event(pod, node, "BackOff", pulls.backing_off(failure.image), container)
+        self._event(pod, node, "Failed", pulls.container_error("ImagePullBackOff"), container, "Warning")
+        message = pulls.backoff_state_message(failure.image, failure.message)
+        status = runtime.waiting_status(pod, self._host_ip(node), "ImagePullBackOff", message)
+        self._write_status(pod, status, None, node)
 
     def _crash_loop_events(self, pod: dict, node: str, exiting: set[str]) -> None:
         meta = pod["metadata"]

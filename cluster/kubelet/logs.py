@@ -94,9 +94,11 @@ def _lines(pod: dict, container: str) -> list[tuple[datetime, str]]:
     if started is None:
         waiting = _waiting(pod, container) or {}
         reason = waiting.get("reason", "ContainerCreating")
-        detail = (
-            "trying and failing to pull image" if reason in ("ErrImagePull", "ImagePullBackOff") else reason
-        )
+        # kubelet's validateContainerLogStatus words for the two pull failures.
+        detail = {
+            "ErrImagePull": "image can't be pulled",
+            "ImagePullBackOff": "trying and failing to pull image",
+        }.get(reason, reason)
         raise ApiError(
             400,
             "BadRequest",

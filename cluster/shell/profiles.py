@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from cluster.kubelet.images import split_reference
+from cluster.kubelet.images import lookup, split_reference
 from cluster.shell.images_files import httpd_files, nginx_files, redis_files
 
 _COREUTILS = (
@@ -243,27 +243,20 @@ class Profile:
         return dict(self.env).get("PATH", DEFAULT_PATH)
 
 
-_NGINX_VERSIONS = {
-    "1.14": "1.14.2",
-    "1.15": "1.15.12",
-    "1.16": "1.16.1",
-    "1.19": "1.19.10",
-    "1.21": "1.21.6",
-    "1.25": "1.25.5",
-    "1.27": "1.27.3",
-}
-_REDIS_VERSIONS = {"5": "5.0.14", "6": "6.2.16", "7": "7.2.5"}
-_MYSQL_VERSIONS = {"5.7": "5.7.44", "8.0": "8.0.39"}
-_TOMCAT_VERSIONS = {"8": "8.5.100", "9": "9.0.93"}
+def _version(repository: str, tag: str, latest: str) -> str:
+    """The software version the catalogue gives the tag (docs/images.md); `latest`'s otherwise."""
+    image = lookup(f"{repository}:{tag}")
+    return image.version if image is not None and image.version else latest
 
 
-def _version(table: dict[str, str], tag: str, latest: str) -> str:
-    return table.get(tag.removesuffix("-alpine"), latest)
+def _alpine(repository: str, tag: str) -> bool:
+    image = lookup(f"{repository}:{tag}")
+    return image.base == "alpine" if image is not None else "alpine" in tag
 
 
 def _nginx(tag: str) -> Profile:
-    version = _version(_NGINX_VERSIONS, tag, "1.27.3")
-    alpine = "alpine" in tag
+    version = _version("nginx", tag, "1.29.0")
+    alpine = _alpine("nginx", tag)
     env = (
         ("PATH", DEFAULT_PATH),
         ("NGINX_VERSION", version),
@@ -285,27 +278,28 @@ def _nginx(tag: str) -> Profile:
         "/",
         processes,
         80,
-        nginx_files(version, entrypoint=not tag.startswith(("1.14", "1.15", "1.16"))),
+        nginx_files(version, entrypoint=tuple(int(p) for p in version.split(".")[:2]) >= (1, 19)),
     )
 
 
 def _httpd(tag: str) -> Profile:
+    version = _version("httpd", tag, "2.4.63")
     env = (
         ("PATH", "/usr/local/apache2/bin:" + DEFAULT_PATH),
         ("HTTPD_PREFIX", "/usr/local/apache2"),
-        ("HTTPD_VERSION", "2.4.62"),
+        ("HTTPD_VERSION", version),
     )
     processes = (
         Process(1, "root", "httpd -DFOREGROUND"),
         *(Process(pid, "www-data", "httpd -DFOREGROUND") for pid in (8, 9, 10)),
     )
     programs = {"httpd": "/usr/local/apache2/bin", "apachectl": "/usr/local/apache2/bin"}
-    base = ALPINE if tag == "alpine" else DEBIAN
-    return Profile("httpd", "2.4.62", base, programs, env, "/usr/local/apache2", processes, 80, httpd_files())
+    base = ALPINE if _alpine("httpd", tag) else DEBIAN
+    return Profile("httpd", version, base, programs, env, "/usr/local/apache2", processes, 80, httpd_files())
 
 
 def _redis(tag: str) -> Profile:
-    version = _version(_REDIS_VERSIONS, tag, "7.2.5")
+    version = _version("redis", tag, "8.0.2")
     env = (
         ("PATH", DEFAULT_PATH),
         ("REDIS_VERSION", version),
@@ -318,12 +312,12 @@ def _redis(tag: str) -> Profile:
         "docker-entrypoint.sh": "/usr/local/bin",
     }
     processes = (Process(1, "redis", "redis-server *:6379"),)
-    base = ALPINE if tag == "alpine" else DEBIAN
+    base = ALPINE if _alpine("redis", tag) else DEBIAN
     return Profile("redis", version, base, programs, env, "/data", processes, 6379, redis_files())
 
 
 def _mysql(tag: str) -> Profile:
-    version = _version(_MYSQL_VERSIONS, tag, "9.1.0")
+    version = _version("mysql", tag, "9.3.0")
     env = (
         ("PATH", DEFAULT_PATH),
         ("GOSU_VERSION", "1.17"),
@@ -342,7 +336,7 @@ def _mysql(tag: str) -> Profile:
 
 
 def _tomcat(tag: str) -> Profile:
-    version = _version(_TOMCAT_VERSIONS, tag, "9.0.93")
+    version = _version("tomcat", tag, "11.0.8")
     env = (
         ("PATH", "/usr/local/tomcat/bin:/opt/java/openjdk/bin:" + DEFAULT_PATH),
         ("JAVA_HOME", "/opt/java/openjdk"),
@@ -371,24 +365,86 @@ def _tomcat(tag: str) -> Profile:
 
 
 def _python(tag: str) -> Profile:
+    version = _version("python", tag, "3.13.5")
     env = (
         ("PATH", DEFAULT_PATH),
         ("LANG", "C.UTF-8"),
         ("GPG_KEY", "7169605F62C751356D054A26A821E680E5FA6305"),
-        ("PYTHON_VERSION", "3.12.7"),
+        ("PYTHON_VERSION", version),
     )
     programs = {"python": "/usr/local/bin", "python3": "/usr/local/bin", "pip": "/usr/local/bin"}
-    if not tag.endswith("slim"):
+    alpine = _alpine("python", tag)
+    if not tag.endswith("slim") and not alpine:
         programs |= {"curl": "/usr/bin", "wget": "/usr/bin", "ps": "/bin"}
     processes = (Process(1, "root", "python3"),)
-    return Profile("python", "3.12.7", DEBIAN, programs, env, "/", processes)
+    return Profile("python", version, ALPINE if alpine else DEBIAN, programs, env, "/", processes)
+
+
+def _node(tag: str) -> Profile:
+    version = _version("node", tag, "24.3.0")
+    env = (("PATH", DEFAULT_PATH), ("NODE_VERSION", version), ("YARN_VERSION", "1.22.22"))
+    programs = {p: "/usr/local/bin" for p in ("node", "npm", "npx", "yarn", "docker-entrypoint.sh")}
+    alpine = _alpine("node", tag)
+    if not tag.endswith("slim") and not alpine:
+        programs |= {"curl": "/usr/bin", "wget": "/usr/bin", "ps": "/bin"}
+    return Profile(
+        "node", version, ALPINE if alpine else DEBIAN, programs, env, "/", (Process(1, "root", "node"),)
+    )
+
+
+def _postgres(tag: str) -> Profile:
+    version = _version("postgres", tag, "17.5")
+    major = version.split(".")[0]
+    alpine = _alpine("postgres", tag)
+    bin_dir = "/usr/local/bin" if alpine else f"/usr/lib/postgresql/{major}/bin"
+    env = (
+        ("PATH", DEFAULT_PATH if alpine else f"{DEFAULT_PATH}:{bin_dir}"),
+        ("GOSU_VERSION", "1.17"),
+        ("LANG", "en_US.utf8"),
+        ("PG_MAJOR", major),
+        ("PG_VERSION", version if alpine else f"{version}-1.pgdg120+1"),
+        ("PGDATA", "/var/lib/postgresql/data"),
+    )
+    programs = {p: bin_dir for p in ("postgres", "psql", "pg_ctl", "initdb", "pg_isready", "pg_dump")}
+    programs["docker-entrypoint.sh"] = "/usr/local/bin"
+    processes = (Process(1, "postgres", "postgres"),)
+    base = ALPINE if alpine else DEBIAN
+    return Profile("postgres", version, base, programs, env, "/", processes, 5432)
+
+
+def _memcached(tag: str) -> Profile:
+    version = _version("memcached", tag, "1.6.38")
+    env = (("PATH", DEFAULT_PATH), ("MEMCACHED_VERSION", version))
+    programs = {"memcached": "/usr/local/bin", "docker-entrypoint.sh": "/usr/local/bin"}
+    base = ALPINE if _alpine("memcached", tag) else DEBIAN
+    return Profile(
+        "memcached", version, base, programs, env, "/", (Process(1, "memcache", "memcached"),), 11211
+    )
+
+
+def _curl(tag: str) -> Profile:
+    version = _version("curlimages/curl", tag, "8.14.1")
+    env = (("PATH", DEFAULT_PATH), ("CURL_CA_BUNDLE", "/cacert.pem"))
+    programs = {"curl": "/usr/bin", "entrypoint.sh": "/"}
+    return Profile(
+        "curl", version, ALPINE, programs, env, "/home/curl_user", (Process(1, "curl_user", "curl"),)
+    )
+
+
+def _agnhost(tag: str) -> Profile:
+    version = _version("registry.k8s.io/e2e-test-images/agnhost", tag, "2.53")
+    processes = (Process(1, "root", "/agnhost"),)
+    return Profile("agnhost", version, ALPINE, {"agnhost": "/"}, (("PATH", DEFAULT_PATH),), "/", processes)
+
+
+_PLAIN_BASES = {"busybox": BUSYBOX, "alpine": ALPINE, "centos": CENTOS, "ubuntu": UBUNTU, "debian": DEBIAN}
 
 
 def _plain(repository: str, tag: str) -> Profile:
-    """busybox, alpine, centos, ubuntu: a base OS whose default command is a shell."""
-    base = {"busybox": BUSYBOX, "alpine": ALPINE, "centos": CENTOS, "ubuntu": UBUNTU}[repository]
+    """busybox, alpine, centos, ubuntu, debian: a base OS whose default command is a shell."""
+    base = _PLAIN_BASES[repository]
     command = "/bin/bash" if base.shell_style != "ash" else "sh"
-    version = {"busybox": "1.36.1", "alpine": "3.20.3", "centos": "7.9.2009", "ubuntu": "24.04.1"}[repository]
+    version = _version(repository, tag, {"busybox": "1.37.0", "alpine": "3.22.0"}.get(repository, tag))
     return Profile(
         repository, version, base, {}, (("PATH", DEFAULT_PATH),), "/", (Process(1, "root", command),)
     )
@@ -401,6 +457,11 @@ _BUILDERS = {
     "mysql": _mysql,
     "tomcat": _tomcat,
     "python": _python,
+    "node": _node,
+    "postgres": _postgres,
+    "memcached": _memcached,
+    "curlimages/curl": _curl,
+    "registry.k8s.io/e2e-test-images/agnhost": _agnhost,
 }
 
 
@@ -414,6 +475,6 @@ def profile_for(image: str) -> Profile:
     repository, tag = split_reference(image)
     if repository in _BUILDERS:
         return _BUILDERS[repository](tag)
-    if repository in ("busybox", "alpine", "centos", "ubuntu"):
+    if repository in _PLAIN_BASES:
         return _plain(repository, tag)
     return DISTROLESS

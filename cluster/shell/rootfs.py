@@ -60,6 +60,9 @@ _IMAGE_USERS = {
     "nginx": "nginx:x:101:101:nginx user:/nonexistent:/bin/false\n",
     "redis": "redis:x:999:999::/home/redis:/usr/sbin/nologin\n",
     "mysql": "mysql:x:999:999::/var/lib/mysql:/bin/bash\n",
+    "postgres": "postgres:x:999:999::/var/lib/postgresql:/bin/bash\n",
+    "memcached": "memcache:x:11211:11211:memcache:/home/memcache:/usr/sbin/nologin\n",
+    "curl": "curl_user:x:100:101:Linux User,,,:/home/curl_user:/sbin/nologin\n",
 }
 BINARY = "\x7fELF\x02\x01\x01\x00"  # what `cat` of a program shows first
 

@@ -68,7 +68,7 @@ def serve(profile: Profile, fs: FileSystem, path: str, method: str = "GET") -> R
     target = posixpath.normpath(posixpath.join(root, path.lstrip("/")))
     if fs.is_dir(target):
         target = posixpath.join(target, "index.html")
-    server = f"nginx/{profile.version}" if profile.family == "nginx" else "Apache/2.4.62 (Unix)"
+    server = f"nginx/{profile.version}" if profile.family == "nginx" else f"Apache/{profile.version} (Unix)"
     try:
         body = fs.read(target)
         status, reason = 200, "OK"

@@ -97,7 +97,7 @@ def test_root_paths_become_the_callers_clusters_paths_and_others_are_not_served(
     for path in ("/healthz", "/readyz/etcd", "/livez", "/version", "/apis", "/openapi/v3/api/v1", "/metrics"):
         assert at_cluster({**scope, "path": path})["path"] == f"/clusters/demo{path}"
     assert at_cluster({**scope, "path": "/clusters/demo/api/v1/pods"})["path"] == "/clusters/demo/api/v1/pods"
-    for path in ("/", "/static/kubesim/app.js", "/admin/", "/join/", "/apiary", "/clusters/demo"):
+    for path in ("/static/kubesim/app.js", "/admin/", "/join/", "/apiary", "/clusters/demo"):
         assert at_cluster({**scope, "path": path}) is None, path
 
 
@@ -128,7 +128,7 @@ def test_a_teachers_cluster_token_addresses_that_cluster(demo, sandbox):
 
 
 def test_any_other_path_on_the_api_port_is_a_404_status_never_html(demo):
-    for path in ("/", "/static/kubesim/app.js", "/join/", "/nosuch", "/clusters/demo/nosuch"):
+    for path in ("/static/kubesim/app.js", "/join/", "/nosuch", "/clusters/demo/nosuch"):
         status, headers, body = fetch(path, presenter_token())
         assert status == 404 and headers["content-type"] == "application/json", path
         assert json.loads(body) == {
@@ -253,3 +253,15 @@ def test_a_students_kubeconfig_has_their_sandbox_only_and_anonymous_ones_keep_th
     other = yaml.safe_load(Client().get("/clusters/demo-2/kubeconfig").content)
     assert other["clusters"][0]["cluster"]["server"] == "https://testserver:6443/clusters/demo-2"
     assert other["users"] == [{"name": "kubesim-demo-2", "user": {}}]
+
+
+def test_the_root_lists_the_paths_the_api_server_serves_as_kube_apiserver_does(demo):
+    status, headers, body = fetch("/", presenter_token())
+    assert status == 200 and headers["content-type"] == "application/json"
+    paths = json.loads(body)["paths"]
+    assert paths == sorted(paths)
+    for served in ("/api", "/api/v1", "/apis", "/apis/apps/v1", "/healthz", "/readyz/etcd", "/version"):
+        assert served in paths, served
+    for listed in paths:  # every path listed answers (none is a 404)
+        if listed not in ("/metrics",):
+            assert fetch(listed, presenter_token())[0] == 200, listed

@@ -64,7 +64,10 @@ def test_the_exposition_is_prometheus_text_with_upstreams_buckets():
     assert series(text, bucket, le="0.6") == 2 and series(text, bucket, le="+Inf") == 2
     assert series(text, "apiserver_request_duration_seconds_sum", verb="LIST") == pytest.approx(0.53)
     assert text.count(f"{bucket}{{") == len(BUCKETS) + 1
-    assert exposition("other", registry).count("\n") == 6  # HELP and TYPE lines only
+    from cluster.client import counters
+
+    expected = 2 * (2 + len(counters.DEFINITIONS))  # HELP and TYPE lines only
+    assert exposition("other", registry).count("\n") == expected
 
 
 @pytest.mark.django_db(transaction=True)
@@ -119,3 +122,30 @@ def test_the_components_counters_follow_the_requests_with_upstreams_help():
     assert series(text, "scheduler_schedule_attempts_total", result="scheduled") == 2
     assert series(text, "scheduler_schedule_attempts_total", result="unschedulable") == 1
     assert series(exposition("quiet", Registry()), "scheduler_schedule_attempts_total") is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scheduler_counts_preemption_attempts_and_its_queues_pending_pods():
+    from bench.hostile.bodies import valid
+    from cluster.apiserver import service as api
+    from tests.support.demo import KUBECTL, drive
+
+    demo = create_demo("demo", pace_ms=0)
+    try:
+        drive()
+        huge = valid("Pod", "huge")
+        huge["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "64"}}
+        api.create(demo, huge, KUBECTL)
+        drive()
+        text = exposition("demo", Registry())
+        assert "# TYPE scheduler_preemption_attempts_total counter\n" in text
+        assert re.search(r"^scheduler_preemption_attempts_total [1-9]\d*$", text, re.M)
+        assert "# TYPE scheduler_pending_pods gauge\n" in text
+        assert series(text, "scheduler_pending_pods", queue="unschedulable") == 1
+        assert series(text, "scheduler_pending_pods", queue="active") == 0
+        assert series(text, "scheduler_pending_pods", queue="gated") == 0
+        api.delete(demo, "Pod", "default", "huge", KUBECTL, grace_period=0)
+        drive()
+        assert series(exposition("demo", Registry()), "scheduler_pending_pods", queue="unschedulable") == 0
+    finally:
+        runtime.forget(demo.name)

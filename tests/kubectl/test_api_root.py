@@ -37,6 +37,12 @@ def test_the_teachers_kubeconfig_has_no_path_in_its_server(kubesim, kubectl):
     assert config["current-context"] == "kubesim-demo"
 
 
+def test_get_raw_root_lists_the_served_paths(kubectl):
+    paths = json.loads(kubectl.ok("get", "--raw", "/"))["paths"]
+    served = {"/api", "/api/v1", "/apis", "/apis/apps/v1", "/healthz", "/livez", "/readyz", "/version"}
+    assert served <= set(paths)
+
+
 def test_get_raw_healthz_readyz_livez(kubectl):
     assert kubectl.ok("get", "--raw", "/healthz") == "ok"
     assert kubectl.ok("get", "--raw", "/livez") == "ok"

@@ -76,7 +76,7 @@ def test_logs_of_a_running_nginx_and_of_a_waiting_container(demo):
         read_log(demo, "default", "broken")
     assert error.value.code == 400
     assert error.value.message == (
-        'container "nginx" in pod "broken" is waiting to start: trying and failing to pull image'
+        'container "nginx" in pod "broken" is waiting to start: image can\'t be pulled'
     )
 
 

@@ -23,10 +23,10 @@ def test_versions_follow_the_tag():
     assert run(["nginx", "-v"], "nginx:1.25") == (0, "", "nginx version: nginx/1.25.5\n")
     assert run(["nginx", "-v"], "nginx:1.14")[2] == "nginx version: nginx/1.14.2\n"
     assert run(["redis-cli", "ping"], "redis:7") == (0, "PONG\n", "")
-    assert run(["redis-cli", "--version"], "redis:6")[1] == "redis-cli 6.2.16\n"
-    assert run(["httpd", "-v"], "httpd:2.4")[1].startswith("Server version: Apache/2.4.62 (Unix)\n")
-    assert run(["python", "--version"], "python:3.12")[1] == "Python 3.12.7\n"
-    assert "mysql  Ver 8.0.39" in run(["mysql", "--version"], "mysql:8.0")[1]
+    assert run(["redis-cli", "--version"], "redis:6")[1] == "redis-cli 6.2.18\n"
+    assert run(["httpd", "-v"], "httpd:2.4")[1].startswith("Server version: Apache/2.4.63 (Unix)\n")
+    assert run(["python", "--version"], "python:3.12")[1] == "Python 3.12.11\n"
+    assert "mysql  Ver 8.0.42" in run(["mysql", "--version"], "mysql:8.0")[1]
 
 
 def test_busybox_has_sh_but_no_bash():

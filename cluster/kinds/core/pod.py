@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, Subresource, status_subresource
 from cluster.kinds.core.podspec import pod_spec_defaults, qos_class, validate_pod_spec
@@ -22,6 +23,7 @@ from cluster.kubeapi.humanize import human_duration, parse_time
 from cluster.kubeapi.podstatus import pod_summary
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from k8s import clock
+from k8s.pods import scheduling_gates
 
 # DefaultTolerationSeconds admission: pods ride out a short node outage before eviction.
 _DEFAULT_TOLERATIONS = (
@@ -68,12 +70,66 @@ def defaults(obj: dict) -> None:
 
 def validate(errors: FieldErrors, obj: dict, old: dict | None) -> None:
     validate_pod_spec(errors, "spec", obj.get("spec"))
-    if old is not None and not errors and _pod_spec_changed(old.get("spec") or {}, obj.get("spec") or {}):
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    if old is None:
+        if spec.get("nodeName") and scheduling_gates(obj):
+            errors.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared")
+        return
+    old_spec = old.get("spec") or {}
+    if errors:
+        return
+    _only_deleted_gates(errors, scheduling_gates(obj), scheduling_gates(old))
+    if scheduling_gates(old):  # a gated pod may still narrow where it goes
+        _only_added_node_selector(errors, spec.get("nodeSelector") or {}, old_spec.get("nodeSelector") or {})
+    if not errors and _pod_spec_changed(old_spec, spec, gated=bool(scheduling_gates(old))):
         errors.forbidden("spec", _POD_MUTABLE)
 
 
-def _pod_spec_changed(old: dict, new: dict) -> bool:
-    """True when `new` changes anything but images, activeDeadlineSeconds and added tolerations."""
+def _only_deleted_gates(errors: FieldErrors, new: list[str], old: list[str]) -> None:
+    """validateOnlyDeletedSchedulingGates: gates may be removed, never added."""
+    for i, name in enumerate(new):
+        if name not in old:
+            errors.forbidden(
+                f"spec.schedulingGates[{i}].name",
+                f"only deletion is allowed, but found new scheduling gate '{name}'",
+            )
+
+
+def _only_added_node_selector(errors: FieldErrors, new: dict, old: dict) -> None:
+    """validateNodeSelectorMutation: a gated pod's nodeSelector may gain entries, not lose or change one."""
+    if any(new.get(key) != value for key, value in old.items()):
+        errors.invalid(
+            "spec.nodeSelector",
+            new,
+            "only additions to spec.nodeSelector are allowed (no mutations or deletions)",
+        )
+
+
+def prepare_for_create(obj: dict) -> None:
+    """applySchedulingGatedCondition: a new pod with scheduling gates says so in PodScheduled."""
+    status = obj.get("status")
+    if not scheduling_gates(obj) or not isinstance(status, dict):
+        return
+    conditions = status.get("conditions")
+    if not isinstance(conditions, list):
+        conditions = status["conditions"] = []
+    if any(isinstance(c, dict) and c.get("type") == "PodScheduled" for c in conditions):
+        return
+    conditions.append(
+        {
+            "type": "PodScheduled",
+            "status": "False",
+            "lastProbeTime": None,
+            "lastTransitionTime": now_rfc3339(),
+            "reason": "SchedulingGated",
+            "message": "Scheduling is blocked due to non-empty scheduling gates",
+        }
+    )
+
+
+def _pod_spec_changed(old: dict, new: dict, gated: bool = False) -> bool:
+    """True when `new` changes anything but images, activeDeadlineSeconds, added tolerations and
+    removed scheduling gates (and, while the pod is gated, an added nodeSelector entry)."""
 
     def strip(spec: dict) -> dict:
         spec = dict(spec)
@@ -81,6 +137,9 @@ def _pod_spec_changed(old: dict, new: dict) -> bool:
             spec[key] = [{**c, "image": None} for c in spec.get(key) or [] if isinstance(c, dict)]
         spec.pop("activeDeadlineSeconds", None)
         spec.pop("tolerations", None)
+        spec.pop("schedulingGates", None)  # checked above: only deletions
+        if gated:
+            spec.pop("nodeSelector", None)  # checked above: only additions
         return spec
 
     old_tolerations = old.get("tolerations") or []
@@ -226,4 +285,5 @@ KIND = KindInfo(
     validate=validate,
     table=TABLE,
     describe=describe,
+    prepare_for_create=prepare_for_create,
 )

@@ -170,10 +170,31 @@ def validate_pod_spec(errors: FieldErrors, path: str, spec: object) -> None:
             errors.invalid(f"{path}.nodeName", spec["nodeName"], "must be a string")
     errors.labels(f"{path}.nodeSelector", spec.get("nodeSelector"))
     _tolerations(errors, f"{path}.tolerations", spec.get("tolerations"))
+    _scheduling_gates(errors, f"{path}.schedulingGates", spec.get("schedulingGates"))
     resource_list(errors, f"{path}.overhead", spec.get("overhead"))
     grace = spec.get("terminationGracePeriodSeconds")
     if grace is not None and (not isinstance(grace, int) or isinstance(grace, bool)):
         errors.invalid(f"{path}.terminationGracePeriodSeconds", grace, "must be an integer")
+
+
+def _scheduling_gates(errors: FieldErrors, path: str, gates: object) -> None:
+    """validateSchedulingGates: qualified names, none twice."""
+    if gates is None:
+        return
+    if not isinstance(gates, list):
+        errors.type_error(path, gates, "a list")
+        return
+    seen: set[str] = set()
+    for i, gate in enumerate(gates):
+        if not isinstance(gate, dict):
+            errors.type_error(f"{path}[{i}]", gate, "an object")
+            continue
+        name = gate.get("name")
+        errors.label_key(f"{path}[{i}]", name)
+        if isinstance(name, str):
+            if name in seen:
+                errors.duplicate(f"{path}[{i}]", name)
+            seen.add(name)
 
 
 def validate_restart_policy(errors: FieldErrors, spec: dict, allowed: tuple[str, ...]) -> None:

@@ -119,7 +119,8 @@ def redis_server(sh, argv, io) -> int:
 
 def httpd(sh, argv, io) -> int:
     if "-v" in argv or "-V" in argv:
-        io.write_out("Server version: Apache/2.4.62 (Unix)\nServer built:   Aug 13 2024 00:57:55\n")
+        version = sh.ctx.profile.version
+        io.write_out(f"Server version: Apache/{version} (Unix)\nServer built:   Jan 23 2025 00:57:55\n")
         return 0
     io.write_err(
         "(98)Address already in use: AH00072: make_sock: could not bind to address 0.0.0.0:80\n"
