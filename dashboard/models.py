@@ -22,3 +22,21 @@ class ConsoleFile(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["session", "name"], name="console_file_name_per_browser"),
         ]
+
+
+class ConsoleEntry(models.Model):
+    """One web console command run on a private cluster (a student's sandbox) and what it printed,
+    so the teacher can read a student's last commands and results (dashboard/history.py keeps the
+    newest few per cluster). Public clusters (the demo) keep none: forty students share them."""
+
+    cluster = models.ForeignKey("cluster.Cluster", on_delete=models.CASCADE, related_name="+")
+    who = models.CharField(max_length=150)  # the caller's name (the owner, or a teacher)
+    command = models.CharField(max_length=2000)
+    stdin = models.TextField(blank=True)  # the YAML typed under `apply -f -`, cut short
+    output = models.TextField(blank=True)  # cut short (dashboard/history.py)
+    exit_code = models.IntegerField(default=0)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["cluster", "-id"], name="console_entry_newest")]

@@ -38,7 +38,7 @@ from cluster.auth.ratelimit import RateLimiter
 from cluster.auth.sessions import stored_key
 from cluster.client.leader import election_needed
 from cluster.models import Cluster
-from dashboard import files
+from dashboard import files, history
 from dashboard.console import run_command
 from dashboard.console.workdir import Workdir, WorkdirError
 from dashboard.inspect import describe_text, events_text
@@ -165,6 +165,8 @@ def console(request: HttpRequest, cluster: str) -> JsonResponse:
     command = str(payload.get("command", ""))
     stdin = str(payload.get("stdin", ""))
     result = run_command(obj, command, stdin, who=request, workdir=Workdir(_browser(request)))
+    if payload.get("background") is not True:  # the page's own (completion, a watch's lines): not typed
+        history.record(obj, caller_of(request).name, command, stdin, result.output, result.exit_code)
     return JsonResponse(result.as_dict())
 
 

@@ -1,16 +1,23 @@
-"""Lab definitions in the database, parsed once per version; bundled labs imported from disk."""
+"""Lab definitions in the database, parsed once per version; bundled labs imported from disk.
+
+Every saved change of a lab's text is a new version (LabVersion); a class session and each of its
+students name the version they use, so editing a lab during a class changes nothing for them until
+the teacher moves the class on (labs/versions.py)."""
 
 from __future__ import annotations
 
 import threading
 from functools import cache
 
+from django.db import IntegrityError, transaction
+
 from labs.labmodel import Lab
 from labs.loader import bundled_paths, load_lab
-from labs.models import LabDefinition
+from labs.models import ClassSession, LabDefinition, LabVersion, Student
 
 _lock = threading.Lock()
 _parsed: dict[tuple[int, str], Lab] = {}
+_versions: dict[tuple[int, int], Lab] = {}  # (definition, number): a version never changes
 
 
 def lab_of(definition: LabDefinition) -> Lab:
@@ -25,13 +32,49 @@ def lab_of(definition: LabDefinition) -> Lab:
     return lab
 
 
-def save_definition(definition: LabDefinition, source: str) -> Lab:
-    """Validate `source` and store it on `definition` (slug and titles come from the file)."""
+def version_lab(definition: LabDefinition, number: int) -> Lab:
+    """The parsed lab of one version (the newest is the definition's own text)."""
+    if number == definition.version or number <= 0:
+        return lab_of(definition)
+    key = (definition.pk, number)
+    with _lock:
+        lab = _versions.get(key)
+    if lab is None:
+        stored = LabVersion.objects.filter(definition=definition, number=number).first()
+        if stored is None:  # never: versions are not deleted while their lab exists
+            return lab_of(definition)
+        lab = load_lab(stored.source, source=f"lab {definition.slug} v{number}")
+        with _lock:
+            _versions[key] = lab
+    return lab
+
+
+def lab_for(student: Student) -> Lab:
+    """The lab as this student works on it: the version they started, or were moved to."""
+    return version_lab(student.session.lab, student.lab_version)
+
+
+def session_lab(session: ClassSession) -> Lab:
+    """The lab as the class uses it (new students get this version)."""
+    return version_lab(session.lab, session.lab_version)
+
+
+def save_definition(definition: LabDefinition, source: str, user=None) -> Lab:
+    """Validate `source` and store it on `definition` (slug and titles come from the file); a
+    changed text of a stored lab is its next version, the old ones kept for their classes."""
     lab = load_lab(source)
+    changed = definition.pk is None or definition.source != source
+    if definition.pk is not None and changed:
+        definition.version += 1
     definition.slug = lab.id
     definition.title_en, definition.title_zh = lab.title.en, lab.title.zh
     definition.source = source
-    definition.save()
+    with transaction.atomic():
+        definition.save()
+        if changed:
+            LabVersion.objects.create(
+                definition=definition, number=definition.version, source=source, created_by=user
+            )
     return lab
 
 
@@ -41,11 +84,15 @@ def import_bundled() -> list[LabDefinition]:
     for path in bundled_paths():
         source = path.read_text(encoding="utf-8")
         lab = load_lab(source, source=str(path))
-        row, _ = LabDefinition.objects.get_or_create(
-            slug=lab.id, defaults={"bundled": True, "published": True}
-        )
-        if row.bundled and row.source != source:
-            save_definition(row, source)
+        row = LabDefinition.objects.filter(slug=lab.id).first()
+        if row is None:
+            row = LabDefinition(bundled=True, published=True)
+            try:
+                save_definition(row, source)  # its version 1
+            except IntegrityError:  # another request imported it just now
+                row = LabDefinition.objects.get(slug=lab.id)
+        elif row.bundled and row.source != source:
+            save_definition(row, source)  # a newer KubeSim's file: the lab's next version
         rows.append(row)
     return rows
 

@@ -24,6 +24,7 @@ class Outcome:
     passed: bool
     expected: Text
     found: Text
+    hint: Text | None = None  # a hint that covers exactly what was found (a known wrong answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,9 +32,13 @@ class CheckResult:
     passed: bool
     message: Text  # empty when passed
     found: Text
+    hint: Text | None = None  # the hint that covers this failure, if the lab has one
 
     def as_dict(self) -> dict:
-        return {"passed": self.passed, "message": self.message.as_dict(), "found": self.found.as_dict()}
+        shown = {"passed": self.passed, "message": self.message.as_dict(), "found": self.found.as_dict()}
+        if self.hint is not None:
+            shown["hint"] = self.hint.as_dict()
+        return shown
 
 
 class Probe:
@@ -269,13 +274,24 @@ def flow_complete(probe: Probe, check: Check, answer: str) -> Outcome:
     return Outcome(reached >= step, expected, found)
 
 
+def _matches(patterns, answer: str) -> bool:
+    return any(re.fullmatch(rx, answer, re.IGNORECASE) for rx in patterns)
+
+
 def answer_check(probe: Probe, check: Check, answer: str) -> Outcome:
-    question = check.params["question"]
-    ok = bool(answer.strip()) and any(
-        re.fullmatch(rx, answer.strip(), re.IGNORECASE) for rx in check.params["accept"]
-    )
+    question, given = check.params["question"], answer.strip()
     found = Text(f"Your answer: {answer or '(none)'}", f"你的回答：{answer or '（无）'}")
-    return Outcome(ok, question, found)
+    if given and _matches(check.params["accept"], given):
+        return Outcome(True, question, found)
+    if not given:
+        return Outcome(False, question, found)
+    # Say what was checked rather than repeat the question; a known wrong answer gets its hint.
+    checked = Text(
+        f"Checked your answer to “{question.en}”: it is not one of the accepted answers.",
+        f"已检查你对“{question.zh}”的回答：它不是可接受的答案。",
+    )
+    hint = next((hint for answers, hint in check.params.get("wrong", ()) if _matches(answers, given)), None)
+    return Outcome(False, checked, found, hint)
 
 
 EVALUATORS = {
@@ -304,7 +320,7 @@ def run_check(probe: Probe, check: Check, answer: str = "") -> CheckResult:
     expected = outcome.expected
     if check.negate:
         expected = Text(f"This should no longer hold: {expected.en}", f"这一条应当不再成立：{expected.zh}")
-    return CheckResult(False, check.message or expected, outcome.found)
+    return CheckResult(False, check.message or expected, outcome.found, outcome.hint or check.hint)
 
 
 def run_step(cluster: Cluster, step: Step, answer: str = "", probe: Probe | None = None) -> list[CheckResult]:

@@ -25,6 +25,7 @@ class Check:
     negate: bool
     where: str  # "lab 'x', step 2 ('label-node'), check 1": for errors at run time
     line: int
+    hint: Text | None = None  # shown with this check's failure (docs/labs.md "Hints")
 
 
 @dataclass(frozen=True, slots=True)

@@ -195,11 +195,31 @@ def _read_check(r: Reader, where: str, path: tuple, raw: object) -> Check:
         if len(given) != 1:
             r.error(where, path, f"give exactly one of {' or '.join(repr(k) for k in group)}")
     message = r.text(f"{where}, message", (*path, "message"), data["message"]) if "message" in data else None
+    hint = r.text(f"{where}, hint", (*path, "hint"), data["hint"]) if "hint" in data else None
     question = data.get("question")
     params = {key: value for key, value in data.items() if key not in v.COMMON}
     if question is not None:
         params["question"] = r.text(f"{where}, question", (*path, "question"), question)
-    return Check(kind, params, message, data.get("negate") is True, where, r.doc.line_of(path))
+    if "wrong" in data:
+        params["wrong"] = _read_wrong(r, f"{where}, wrong", (*path, "wrong"), data["wrong"])
+    return Check(kind, params, message, data.get("negate") is True, where, r.doc.line_of(path), hint)
+
+
+def _read_wrong(r: Reader, where: str, path: tuple, raw: object) -> tuple[tuple[tuple[str, ...], Text], ...]:
+    """An answer check's known wrong answers, each with the hint that covers it."""
+    if not isinstance(raw, list) or not raw:
+        r.error(where, path, "wrong must be a non-empty list of {answers: [...], hint: {en, zh}}")
+        return ()
+    found = []
+    for i, item in enumerate(raw):
+        here = f"{where} {i + 1}"
+        data = r.mapping(here, (*path, i), item, {"answers": v.TEXTS, "hint": v.TEXT}, {})
+        if "answers" in data:
+            r.typed(here, (*path, i, "answers"), data["answers"], v.TEXTS)
+        if "answers" in data and "hint" in data and isinstance(data["answers"], list):
+            hint = r.text(f"{here}, hint", (*path, i, "hint"), data["hint"])
+            found.append((tuple(str(a) for a in data["answers"]), hint))
+    return tuple(found)
 
 
 def _read_solution(r: Reader, where: str, path: tuple, raw: object) -> Solution:

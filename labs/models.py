@@ -32,6 +32,9 @@ class LabDefinition(models.Model):
     source = models.TextField()
     published = models.BooleanField(default=False)
     bundled = models.BooleanField(default=False, help_text="Loaded from labs/bundled/.")
+    # The newest version's number: every saved change of the text is a new version (LabVersion),
+    # and a class keeps the version it started with (labs/versions.py).
+    version = models.PositiveIntegerField(default=1)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -40,6 +43,23 @@ class LabDefinition(models.Model):
 
     def __str__(self) -> str:
         return self.slug
+
+
+class LabVersion(models.Model):
+    """One saved text of a lab. Never changed once stored: students who started it keep it."""
+
+    definition = models.ForeignKey(LabDefinition, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    source = models.TextField()
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["definition", "number"]
+        constraints = [models.UniqueConstraint(fields=["definition", "number"], name="lab_version_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.definition.slug} v{self.number}"
 
 
 class ClassSession(models.Model):
@@ -51,6 +71,8 @@ class ClassSession(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_sessions"
     )
     is_open = models.BooleanField(default=True)
+    # The lab version new students get (LabVersion.number); the teacher may move the class on.
+    lab_version = models.PositiveIntegerField(default=1)
     # A hint the teacher pushed to the whole class: {"en": .., "zh": .., "at": iso}.
     class_hint = models.JSONField(default=dict, blank=True)
     # The teacher's "stuck" thresholds for this class ({"attempts": N, "minutes": M}); the lab's
@@ -72,6 +94,9 @@ class Student(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_student"
     )
     sandbox = models.OneToOneField(Cluster, null=True, on_delete=models.SET_NULL, related_name="lab_student")
+    # The lab version this student works on (LabVersion.number): the one they started, until the
+    # teacher moves the class to a newer one.
+    lab_version = models.PositiveIntegerField(default=1)
     current_step = models.PositiveIntegerField(default=0)  # index into the lab's steps; len(steps) = done
     # What the student last did, as seen in the sandbox (traces started, node labels/taints):
     # a failing check counts as a new attempt only when this changed.

@@ -21,7 +21,7 @@ from cluster.flow import steprows
 from cluster.models import Cluster
 from database.joined import JoinedLookup
 from database.sqlite import writers
-from labs.catalog import lab_of
+from labs.catalog import lab_for
 from labs.checks import Probe, run_step
 from labs.models import StepProgress, Student
 from labs.outcome import Outcome, StepResult, store, work_out
@@ -114,7 +114,7 @@ def check(
     `settled`: the sandbox has settled since the student's last action, whose failing result is
     now an attempt (labs.outcome.work_out).
     """
-    lab = lab_of(student.session.lab)
+    lab = lab_for(student)
     cluster = student.sandbox
     if cluster is None:
         return Evaluation(None, None)

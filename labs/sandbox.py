@@ -74,7 +74,9 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
             user = user_model.objects.create(username=username, first_name=display_name)
             user.set_unusable_password()
             user.save(update_fields=["password"])
-            student = Student.objects.create(session=session, display_name=display_name, user=user)
+            student = Student.objects.create(
+                session=session, display_name=display_name, user=user, lab_version=session.lab_version
+            )
     except IntegrityError:
         raise JoinError(NAME_TAKEN) from None
     student.sandbox = new_sandbox(lab, user, sandbox_name(session))

@@ -6,7 +6,8 @@ from collections import Counter
 
 from django.utils import timezone
 
-from labs.catalog import lab_of
+from labs import versions
+from labs.catalog import lab_for, session_lab
 from labs.labmodel import Lab, Text
 from labs.markdown import render
 from labs.models import ClassSession, StepProgress, Student
@@ -22,6 +23,14 @@ def _pushed(hint: dict) -> dict | None:
     )
 
 
+def _failures(progress: StepProgress) -> list:
+    """The step's failing checks; their covering hints only once the student acted on the step
+    (the starting state fails every step: a hint then would give the step away)."""
+    acted = progress.attempts > 0 or progress.unsettled
+    failures = progress.last_failure or []
+    return failures if acted else [{k: v for k, v in f.items() if k != "hint"} for f in failures]
+
+
 def solution_visible(progress: StepProgress, lab: Lab) -> bool:
     step = lab.steps[progress.index]
     return progress.solution_revealed or progress.attempts >= step.solution.reveal_after
@@ -30,7 +39,7 @@ def solution_visible(progress: StepProgress, lab: Lab) -> bool:
 def student_state(student: Student, progress: StepProgress | None = None) -> dict:
     """The lab panel's state; `progress` is the current step's row when the caller has it (labs.grader
     shows a check's outcome before it is stored)."""
-    lab = lab_of(student.session.lab)
+    lab = lab_for(student)
     done = student.current_step >= len(lab.steps)
     state = {
         "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": [s.title.as_dict() for s in lab.steps]},
@@ -65,7 +74,7 @@ def student_state(student: Student, progress: StepProgress | None = None) -> dic
         "answer": progress.answer,
         "attempts": progress.attempts,
         "started_at": progress.started_at.isoformat() if progress.started_at else None,
-        "failures": progress.last_failure,
+        "failures": _failures(progress),
         "hints": [_both(hint) for hint in step.hints[: progress.hints_shown]],
         "hints_left": max(0, len(step.hints) - progress.hints_shown),
         "solution": solution,
@@ -97,17 +106,25 @@ def student_status(done: bool, step: int, current: StepProgress | None, seconds:
     return "working" if acted or step > 0 else "not-started"
 
 
-def board_state(session: ClassSession) -> dict:
-    lab = lab_of(session.lab)
+def board_state(session: ClassSession, student_id: int | None = None) -> dict:
+    """The board: every student's row (or only that student's), the histogram, the rules."""
+    lab = session_lab(session)
     rule = stuck_rule(session, lab)
+    class_index = {step.id: index for index, step in enumerate(lab.steps)}
     now = timezone.now()
     rows = []
     histogram: Counter[int] = Counter()
     students = session.students.select_related("sandbox").prefetch_related("progress")
+    if student_id is not None:
+        students = students.filter(pk=student_id)
     for student in students:
+        own = lab_for(student)  # the version the student works on (labs/versions.py)
         current = {p.index: p for p in student.progress.all()}.get(student.current_step)
-        done = student.current_step >= len(lab.steps)
-        histogram[student.current_step] += 1
+        done = student.current_step >= len(own.steps)
+        # The class's steps by id: a student still on an older version counts at the same step.
+        bucket = len(lab.steps) if done else class_index.get(own.steps[student.current_step].id)
+        if bucket is not None:
+            histogram[bucket] += 1
         # A failure is the student's only once they acted on the step: the starting state fails
         # too, and "did nothing" must not read as "did it wrong".
         acted = current is not None and (current.attempts > 0 or current.unsettled)
@@ -119,7 +136,9 @@ def board_state(session: ClassSession) -> dict:
                 "name": student.display_name,
                 "sandbox": student.sandbox.name if student.sandbox else None,
                 "step": student.current_step,
-                "step_title": None if done else lab.steps[student.current_step].title.as_dict(),
+                "steps": len(own.steps),
+                "step_title": None if done else own.steps[student.current_step].title.as_dict(),
+                "version": student.lab_version,
                 "done": done,
                 "status": student_status(done, student.current_step, current, seconds, rule),
                 "attempts": current.attempts if current else 0,
@@ -132,6 +151,11 @@ def board_state(session: ClassSession) -> dict:
     return {
         "code": session.code,
         "lab": {"id": lab.id, "title": lab.title.as_dict(), "steps": steps},
+        # The class's version (new students get it) and the lab's newest (labs/versions.py).
+        "version": session.lab_version,
+        "latest": session.lab.version,
+        # What moving the class to the newest version would drop (the teacher is warned first).
+        "removed_if_moved": versions.preview(session) if session.lab.version != session.lab_version else [],
         "open": session.is_open,
         "stuck": {**rule, "lab": {"attempts": lab.stuck_attempts, "minutes": lab.stuck_minutes}},
         "students": rows,

@@ -11,41 +11,18 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_POST
 
-from labs import resume, sandbox
-from labs.catalog import import_bundled, in_course_order, lab_of, save_definition
+from labs import resume, sandbox, versions
+from labs.catalog import import_bundled, in_course_order, lab_for, lab_of
 from labs.loader import LabValidationError, load_lab
 from labs.models import ClassSession, LabDefinition, StepProgress, Student
 from labs.progress import announce_students, notify, session_group
 from labs.selftest import self_test
 from labs.state import board_state
 
-NEW_LAB = """id: my-lab
-title: {en: "My lab", zh: "我的实验"}
-level: beginner
-minutes: 10
-steps:
-  - id: first
-    title: {en: "First step", zh: "第一步"}
-    instructions: {en: "Label node1 with zz=cxk.", zh: "给 node1 打上标签 zz=cxk。"}
-    checks:
-      - type: nodeLabel
-        node: node1
-        label: zz=cxk
-    solution:
-      commands: ["kubectl label nodes node1 zz=cxk"]
-cluster:
-  manifests: |
-    apiVersion: v1
-    kind: Node
-    metadata: {name: node1}
-    status:
-      allocatable: {cpu: "2", memory: 4Gi, pods: "110"}
-"""
 
-
-def _errors(text: str) -> list[dict]:
+def errors_of(text: str) -> list[dict]:
     try:
         load_lab(text)
     except LabValidationError as exc:
@@ -66,30 +43,9 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @staff_member_required
-@require_http_methods(["GET", "POST"])
-def edit(request: HttpRequest, slug: str | None = None) -> HttpResponse:
-    definition = (
-        get_object_or_404(LabDefinition, slug=slug) if slug else LabDefinition(created_by=request.user)
-    )
-    source = request.POST.get("source", definition.source or NEW_LAB)
-    errors = []
-    if request.method == "POST":
-        errors = _errors(source)
-        taken = LabDefinition.objects.exclude(pk=definition.pk)
-        if not errors and taken.filter(slug=load_lab(source).id).exists():
-            errors = [{"text": f"another lab already has the id '{load_lab(source).id}'", "line": None}]
-        if not errors:
-            definition.bundled = False
-            save_definition(definition, source)
-            return redirect(reverse("labs:edit", args=[definition.slug]))
-    context = {"definition": definition, "source": source, "errors": errors}
-    return render(request, "labs/editor.html", context, status=400 if errors else 200)
-
-
-@staff_member_required
 @require_POST
 def validate(request: HttpRequest) -> JsonResponse:
-    return JsonResponse({"errors": _errors(request.body.decode("utf-8", "replace"))})
+    return JsonResponse({"errors": errors_of(request.body.decode("utf-8", "replace"))})
 
 
 @staff_member_required
@@ -97,7 +53,7 @@ def validate(request: HttpRequest) -> JsonResponse:
 def test_lab(request: HttpRequest) -> JsonResponse:
     """The "Test lab" button: the checklab self-test of the text in the editor."""
     text = request.body.decode("utf-8", "replace")
-    errors = _errors(text)
+    errors = errors_of(text)
     if errors:
         return JsonResponse({"ok": False, "errors": errors})
     report = self_test(load_lab(text))
@@ -117,19 +73,6 @@ def export(request: HttpRequest, slug: str) -> HttpResponse:
 
 @staff_member_required
 @require_POST
-def import_lab(request: HttpRequest) -> HttpResponse:
-    upload = request.FILES.get("file")
-    source = upload.read().decode("utf-8", "replace") if upload else request.POST.get("source", "")
-    errors = _errors(source)
-    # A file exported from this site comes back as an update of its lab (same id); Save stores it.
-    existing = None if errors else LabDefinition.objects.filter(slug=load_lab(source).id).first()
-    definition = existing or LabDefinition(created_by=request.user)
-    context = {"definition": definition, "source": source, "errors": errors, "imported": True}
-    return render(request, "labs/editor.html", context)
-
-
-@staff_member_required
-@require_POST
 def publish(request: HttpRequest, slug: str) -> HttpResponse:
     definition = get_object_or_404(LabDefinition, slug=slug)
     definition.published = request.POST.get("published") == "1"
@@ -142,18 +85,20 @@ def publish(request: HttpRequest, slug: str) -> HttpResponse:
 def open_session(request: HttpRequest) -> HttpResponse:
     definition = get_object_or_404(LabDefinition, slug=request.POST.get("lab", ""), published=True)
     lab_of(definition)  # refuse to open a session on a lab that no longer validates
-    session = ClassSession.objects.create(lab=definition, teacher=request.user)
+    session = ClassSession.objects.create(
+        lab=definition, teacher=request.user, lab_version=definition.version
+    )
     return redirect(reverse("labs:board", args=[session.code]))
 
 
-def _session(request: HttpRequest, code: str) -> ClassSession:
+def session_or_404(request: HttpRequest, code: str) -> ClassSession:
     return get_object_or_404(ClassSession.objects.select_related("lab"), code=code)
 
 
 @staff_member_required
 @require_GET
 def board(request: HttpRequest, code: str) -> HttpResponse:
-    session = _session(request, code)
+    session = session_or_404(request, code)
     join_url = request.build_absolute_uri(reverse("labs:join")) + f"?code={session.code}"
     return render(request, "labs/board.html", {"session": session, "join_url": join_url})
 
@@ -161,7 +106,7 @@ def board(request: HttpRequest, code: str) -> HttpResponse:
 @staff_member_required
 @require_GET
 def board_json(request: HttpRequest, code: str) -> JsonResponse:
-    return JsonResponse(board_state(_session(request, code)))
+    return JsonResponse(board_state(session_or_404(request, code)))
 
 
 def _text(request: HttpRequest) -> dict:
@@ -178,7 +123,7 @@ def _text(request: HttpRequest) -> dict:
 @require_POST
 def push_hint(request: HttpRequest, code: str) -> JsonResponse:
     """A hint for one student ({"student": id}) or for the whole class."""
-    session = _session(request, code)
+    session = session_or_404(request, code)
     hint = _text(request)
     target = hint.pop("student")
     if not hint["en"]:
@@ -194,7 +139,7 @@ def push_hint(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse({"sent": len(students)})
 
 
-def _student(session: ClassSession, student_id: int) -> Student:
+def student_or_404(session: ClassSession, student_id: int) -> Student:
     return get_object_or_404(
         Student.objects.select_related("sandbox", "session__lab"), session=session, pk=student_id
     )
@@ -203,9 +148,9 @@ def _student(session: ClassSession, student_id: int) -> Student:
 @staff_member_required
 @require_POST
 def reset_student(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
-    session = _session(request, code)
-    student = _student(session, student_id)
-    sandbox.reset(student, lab_of(session.lab))
+    session = session_or_404(request, code)
+    student = student_or_404(session, student_id)
+    sandbox.reset(student, lab_for(student))
     notify(student)
     return JsonResponse({"reset": student.display_name})
 
@@ -214,8 +159,8 @@ def reset_student(request: HttpRequest, code: str, student_id: int) -> JsonRespo
 @require_POST
 def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
     """The student leaves the class: their sandbox and its control plane go."""
-    session = _session(request, code)
-    student = _student(session, student_id)
+    session = session_or_404(request, code)
+    student = student_or_404(session, student_id)
     name = student.display_name
     sandbox.remove(student)
     announce_students(session)
@@ -226,7 +171,7 @@ def remove_student(request: HttpRequest, code: str, student_id: int) -> JsonResp
 @require_POST
 def reissue_resume(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
     """A new resume link and code for a student who lost theirs (the old ones stop working)."""
-    student = resume.issue(_student(_session(request, code), student_id))
+    student = resume.issue(student_or_404(session_or_404(request, code), student_id))
     return JsonResponse(
         {"name": student.display_name, "url": resume.link(request, student), "code": student.resume_code}
     )
@@ -235,9 +180,9 @@ def reissue_resume(request: HttpRequest, code: str, student_id: int) -> JsonResp
 @staff_member_required
 @require_POST
 def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonResponse:
-    session = _session(request, code)
-    student = _student(session, student_id)
-    lab = lab_of(session.lab)
+    session = session_or_404(request, code)
+    student = student_or_404(session, student_id)
+    lab = lab_for(student)
     if student.current_step < len(lab.steps):
         step = lab.steps[student.current_step]
         StepProgress.objects.filter(student=student, step_id=step.id).update(solution_revealed=True)
@@ -250,7 +195,7 @@ def reveal_solution(request: HttpRequest, code: str, student_id: int) -> JsonRes
 def stuck_rule(request: HttpRequest, code: str) -> JsonResponse:
     """The teacher's "stuck" thresholds for the class ({"attempts": N, "minutes": M}; a missing or
     empty value goes back to the lab's)."""
-    session = _session(request, code)
+    session = session_or_404(request, code)
     try:
         data = json.loads(request.body or b"{}")
     except (ValueError, UnicodeDecodeError):
@@ -275,8 +220,17 @@ def stuck_rule(request: HttpRequest, code: str) -> JsonResponse:
 
 @staff_member_required
 @require_POST
+def move_class(request: HttpRequest, code: str) -> JsonResponse:
+    """Move the class to the lab's newest version (labs/versions.py); the steps it drops, named."""
+    session = session_or_404(request, code)
+    lab_of(session.lab)  # the newest version validates (it was saved through the loader)
+    return JsonResponse(versions.move_class(session).as_dict())
+
+
+@staff_member_required
+@require_POST
 def close_session(request: HttpRequest, code: str) -> HttpResponse:
-    session = _session(request, code)
+    session = session_or_404(request, code)
     session.is_open = request.POST.get("open") == "1"
     session.save(update_fields=["is_open"])
     layer = get_channel_layer()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from labs import teacher, views
+from labs import editing, teacher, views, watching
 
 app_name = "labs"
 
@@ -17,16 +17,26 @@ urlpatterns = [
     path("lab/answer", views.answer, name="answer"),
     path("lab/hint", views.hint, name="hint"),
     path("labs/manage/", teacher.home, name="manage"),
-    path("labs/manage/new", teacher.edit, name="new"),
+    path("labs/manage/new", editing.edit, name="new"),
     path("labs/manage/validate", teacher.validate, name="validate"),
     path("labs/manage/test", teacher.test_lab, name="test"),
-    path("labs/manage/import", teacher.import_lab, name="import"),
+    path("labs/manage/import", editing.import_lab, name="import"),
     path("labs/manage/sessions/new", teacher.open_session, name="open_session"),
     path("labs/manage/sessions/<str:code>/", teacher.board, name="board"),
     path("labs/manage/sessions/<str:code>/board.json", teacher.board_json, name="board_json"),
+    path(
+        "labs/manage/sessions/<str:code>/progress.<str:fmt>", watching.export_progress, name="export_progress"
+    ),
     path("labs/manage/sessions/<str:code>/hint", teacher.push_hint, name="push_hint"),
     path("labs/manage/sessions/<str:code>/close", teacher.close_session, name="close_session"),
     path("labs/manage/sessions/<str:code>/stuck", teacher.stuck_rule, name="stuck_rule"),
+    path("labs/manage/sessions/<str:code>/move", teacher.move_class, name="move_class"),
+    path("labs/manage/sessions/<str:code>/students/<int:student_id>/", watching.watch_student, name="watch"),
+    path(
+        "labs/manage/sessions/<str:code>/students/<int:student_id>/watch.json",
+        watching.watch_json,
+        name="watch_json",
+    ),
     path(
         "labs/manage/sessions/<str:code>/students/<int:student_id>/reset", teacher.reset_student, name="reset"
     ),
@@ -45,7 +55,8 @@ urlpatterns = [
         teacher.reveal_solution,
         name="reveal",
     ),
-    path("labs/manage/<slug:slug>/", teacher.edit, name="edit"),
+    path("labs/manage/<slug:slug>/", editing.edit, name="edit"),
     path("labs/manage/<slug:slug>/export", teacher.export, name="export"),
+    path("labs/manage/<slug:slug>/copy", editing.copy_lab, name="copy"),
     path("labs/manage/<slug:slug>/publish", teacher.publish, name="publish"),
 ]

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from dashboard.views import page_context
 from labs import resume, sandbox
-from labs.catalog import lab_of
+from labs.catalog import lab_for, session_lab
 from labs.joinlimits import join_wait, remember_browser, resume_wait
 from labs.models import ClassSession, Student
 from labs.progress import announce_students, evaluate
@@ -63,7 +63,7 @@ def join(request: HttpRequest) -> HttpResponse:
             error = _("No class session has this code.")
         else:
             try:
-                student = sandbox.join(session, name, lab_of(session.lab))
+                student = sandbox.join(session, name, session_lab(session))
             except sandbox.JoinError as exc:
                 error = str(exc)
             else:
@@ -178,7 +178,7 @@ def answer(request: HttpRequest) -> JsonResponse:
     if isinstance(student, JsonResponse):
         return student
     text = str(_body(request).get("answer", ""))[:MAX_ANSWER].strip()
-    lab = lab_of(student.session.lab)
+    lab = lab_for(student)
     if student.current_step < len(lab.steps):
         step = lab.steps[student.current_step]
         student.progress.filter(step_id=step.id).update(answer=text)
@@ -192,7 +192,7 @@ def hint(request: HttpRequest) -> JsonResponse:
     student = _student_or_403(request)
     if isinstance(student, JsonResponse):
         return student
-    lab = lab_of(student.session.lab)
+    lab = lab_for(student)
     if student.current_step < len(lab.steps):
         step = lab.steps[student.current_step]
         progress = student.progress.filter(step_id=step.id).first()

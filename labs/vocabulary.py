@@ -20,6 +20,7 @@ SELECTOR = "selector"  # a label selector: app=web,tier!=db,env in (a,b)
 LABEL = "label"  # key or key=value
 TEXT = "text"  # {en: ..., zh: ...}
 TEXTS = "texts"  # a list of regular expressions
+WRONG = "wrong"  # an answer check's known wrong answers: [{answers: [regex, ...], hint: {en, zh}}]
 FIELDS = "fields"  # {path: scalar, ...}
 BOOL = "boolean"
 KIND = "kind"
@@ -40,7 +41,8 @@ class CheckSpec:
 
 
 # Keys every check accepts.
-COMMON = {"type": STR, "message": TEXT, "negate": BOOL}
+# `hint`: shown with the check's failure once the student acted (the hint that covers it).
+COMMON = {"type": STR, "message": TEXT, "negate": BOOL, "hint": TEXT}
 
 _OBJECT = {"kind": KIND, "name": STR}
 _NS = {"namespace": STR}
@@ -79,7 +81,7 @@ SPECS: dict[str, CheckSpec] = {
         ),
         CheckSpec("schedulingFailure", {"pod": STR, "plugin": STR, "node": STR}, _NS),
         CheckSpec("flowComplete", _OBJECT, {**_NS, "step": INT}),
-        CheckSpec("answer", {"question": TEXT, "accept": TEXTS}, {}),
+        CheckSpec("answer", {"question": TEXT, "accept": TEXTS}, {"wrong": WRONG}),
     )
 }
 

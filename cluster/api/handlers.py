@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 
-from cluster.api import eviction, negotiate, strict
+from cluster.api import eviction, negotiate, strict, tokenrequest
 from cluster.api.http import (
     PROTOBUF,
     actor_for,
@@ -264,6 +264,8 @@ def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResp
         return _bind(request, cluster, target)
     if target.subresource == "eviction":
         return eviction.evict(request, cluster, target)
+    if target.subresource == "token":
+        return tokenrequest.create_token(request, cluster, target)
     handler = {"GET": _get, "PUT": _put, "PATCH": _patch, "DELETE": _delete}.get(method)
     if handler is None or (method == "DELETE" and target.subresource):
         raise method_not_allowed(method)

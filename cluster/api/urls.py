@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import include, path, re_path
 
-from cluster.api import health, metrics, reviews, views
+from cluster.api import health, metrics, resource_metrics, reviews, views
 
 CLUSTER = r"^clusters/(?P<cluster>[-a-z0-9]+)/"
 
@@ -20,6 +20,7 @@ urlpatterns = [
     ),
     re_path(CLUSTER + r"(?P<endpoint>healthz|livez|readyz)(?:/(?P<check>[^/]+))?/?$", health.health),
     path("clusters/<slug:cluster>/metrics", metrics.metrics_view),
+    re_path(CLUSTER + r"apis/metrics\.k8s\.io/v1beta1/(?P<rest>.+)$", resource_metrics.resource_metrics),
     re_path(CLUSTER + r"api/v1/(?P<rest>.+)$", views.core),
     re_path(CLUSTER + r"apis/(?P<group>[^/]+)/(?P<version>v[^/]+)/(?P<rest>.+)$", views.grouped),
     path("clusters/<slug:cluster>/apply", views.apply),

@@ -56,22 +56,35 @@ class BuiltinObjects:
     They are served without being stored, so a new cluster's revision does not move: reads list
     them beside the stored ones, and a create of one answers AlreadyExists."""
 
-    keys: tuple[tuple[str, str], ...]  # (namespace, name) of each; namespace "" when cluster-scoped
+    keys: tuple[tuple[str, str], ...] = ()  # (namespace, name) of each; namespace "" when cluster-scoped
     build: Callable[[Any, str, str], dict]  # (cluster, namespace, name) -> the object
     # A write of one stores it first, and a stored one is then served (the `kubernetes` Service);
     # otherwise a write finds no object to change.
     stored_on_write: bool = False
     # Deleting one is refused with this error (name -> ApiError), as upstream's storage refuses it.
     refuse_delete: Callable[[str], Exception] | None = None
+    # One object of this name in every namespace (the `default` ServiceAccount, `kube-root-ca.crt`,
+    # which upstream's controllers keep in each): `namespaces(cluster)` lists the namespaces.
+    in_every_namespace: str = ""
+    namespaces: Callable[[Any], list[str]] | None = None
 
     def has(self, namespace: str, name: str) -> bool:
+        if self.in_every_namespace:
+            return bool(namespace) and name == self.in_every_namespace
         return (namespace, name) in self.keys
 
     def find(self, cluster, namespace: str, name: str) -> dict | None:
-        return self.build(cluster, namespace, name) if (namespace, name) in self.keys else None
+        if not self.has(namespace, name):
+            return None
+        if self.in_every_namespace and namespace not in self.namespaces(cluster):
+            return None
+        return self.build(cluster, namespace, name)
 
     def every(self, cluster) -> list[dict]:
-        return [self.build(cluster, namespace, name) for namespace, name in self.keys]
+        keys = self.keys
+        if self.in_every_namespace:
+            keys = tuple((namespace, self.in_every_namespace) for namespace in self.namespaces(cluster))
+        return [self.build(cluster, namespace, name) for namespace, name in keys]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,7 +99,8 @@ class KindInfo:
     categories: tuple[str, ...] = ()  # "all": listed by `kubectl get all`
     subresources: tuple[Subresource, ...] = ()
     verbs: tuple[str, ...] = ALL_VERBS
-    # How metadata.name is validated: "subdomain" (RFC 1123, most kinds) or "label" (Namespaces),
+    # How metadata.name is validated: "subdomain" (RFC 1123, most kinds), "label" (Namespaces) or
+    # "path" (a path segment: RBAC's kinds, whose names hold colons),
     # as the kind's strategy's ValidateObjectMeta is given.
     name_rule: str = "subdomain"
     # The kind's own fieldSelector labels besides metadata.name/namespace, as its upstream

@@ -27,6 +27,13 @@ def _is_map(errors: FieldErrors, path: str, value: object) -> bool:
     return False
 
 
+def path_segment_errors(name: str) -> list[str]:
+    """path.IsValidPathSegmentName: the names RBAC's kinds take (`system:basic-user`)."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
 def metadata(errors: FieldErrors, meta: object, namespaced: bool, name_check: str = "subdomain") -> None:
     if not _is_map(errors, "metadata", meta):
         return
@@ -37,6 +44,9 @@ def metadata(errors: FieldErrors, meta: object, namespaced: bool, name_check: st
         errors.invalid("metadata.name", name, "must be a string")
     elif name_check == "label":
         errors.dns_label("metadata.name", name)
+    elif name_check == "path":
+        for message in path_segment_errors(name):
+            errors.invalid("metadata.name", name, message)
     else:
         errors.dns_subdomain("metadata.name", name)
     namespace = meta.get("namespace")

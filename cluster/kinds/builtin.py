@@ -26,9 +26,11 @@ from cluster.kinds.core import (
     resourcequota,
     secret,
     service,
+    serviceaccount,
 )
 from cluster.kinds.discovery import endpointslice
 from cluster.kinds.policy import poddisruptionbudget
+from cluster.kinds.rbac import clusterrole, clusterrolebinding, role, rolebinding
 from cluster.kinds.scheduling import priorityclass
 from cluster.kinds.storage import csinode, storageclass
 
@@ -49,6 +51,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     lease.KIND,
     configmap.KIND,
     secret.KIND,
+    serviceaccount.KIND,
     resourcequota.KIND,
     limitrange.KIND,
     service.KIND,
@@ -59,6 +62,10 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     poddisruptionbudget.KIND,
     storageclass.KIND,
     csinode.KIND,
+    clusterrolebinding.KIND,
+    clusterrole.KIND,
+    rolebinding.KIND,
+    role.KIND,
 )
 
 

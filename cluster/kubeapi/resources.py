@@ -11,7 +11,16 @@ from cluster.apiserver.kinds import ALL_VERBS, KindInfo, Subresource, groups
 # A served resource is a registered kind.
 Resource = KindInfo
 
-__all__ = ["ALL_VERBS", "REVIEWS", "VERSION", "Resource", "Subresource", "discovery_groups", "groups"]
+__all__ = [
+    "ALL_VERBS",
+    "METRICS",
+    "REVIEWS",
+    "VERSION",
+    "Resource",
+    "Subresource",
+    "discovery_groups",
+    "groups",
+]
 
 VERSION = {
     "major": "1",
@@ -46,9 +55,26 @@ REVIEWS: tuple[Resource, ...] = tuple(
 )
 
 
+# The resource metrics API (metrics-server's APIService `v1beta1.metrics.k8s.io`, served from the
+# usage model by cluster/api/resource_metrics.py): get and list only; not registered kinds (nothing
+# is stored), not in OpenAPI (metrics-server's is not merged into the apiserver's v3 documents).
+METRICS: tuple[Resource, ...] = tuple(
+    Resource(
+        kind=kind,
+        plural=plural,
+        singular="",
+        group="metrics.k8s.io",
+        version="v1beta1",
+        namespaced=namespaced,
+        verbs=("get", "list"),
+    )
+    for kind, plural, namespaced in (("NodeMetrics", "nodes", False), ("PodMetrics", "pods", True))
+)
+
+
 def discovery_groups() -> dict[str, list[Resource]]:
-    """What discovery lists: the registered kinds' groups, then the reviews'."""
+    """What discovery lists: the registered kinds' groups, then the reviews', then the metrics API."""
     found = groups()
-    for review in REVIEWS:
-        found.setdefault(review.group, []).append(review)
+    for served in (*REVIEWS, *METRICS):
+        found.setdefault(served.group, []).append(served)
     return found

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dashboard.console import drain, generated, reads, rollout, shell, writes
+from dashboard.console import drain, generated, reads, rollout, shell, top, writes
 from dashboard.console.context import Context
 from dashboard.console.exec import exec_command
 from dashboard.console.parser import CommandLine
@@ -55,8 +55,19 @@ COMMANDS: dict[tuple[str, ...], Spec] = {
     ),
     ("ls",): Spec(shell.ls),
     ("cat",): Spec(shell.cat),
-    ("top", "node"): Spec(shell.top, _flags(*SELECTOR, "--no-headers")),
-    ("top", "pod"): Spec(shell.top, _flags(*SELECTOR, "-A", "--all-namespaces", "--no-headers")),
+    ("top", "node"): Spec(top.top_node, _flags(*SELECTOR, "--no-headers", "--sort-by")),
+    ("top", "pod"): Spec(
+        top.top_pod,
+        _flags(
+            *SELECTOR,
+            "-A",
+            "--all-namespaces",
+            "--no-headers",
+            "--sort-by",
+            "--containers",
+            "--field-selector",
+        ),
+    ),
     ("label",): Spec(writes.label, _flags("--overwrite")),
     ("cordon",): Spec(writes.cordon),
     ("uncordon",): Spec(writes.uncordon),

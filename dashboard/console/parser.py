@@ -51,6 +51,9 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "-c": ("container", True),
     "--container": ("container", True),
     "--no-headers": ("no_headers", False),
+    # kubectl top
+    "--sort-by": ("sort_by", True),
+    "--containers": ("containers", False),
     # kubectl delete, drain
     "--grace-period": ("grace_period", True),
     "--force": ("force", False),

@@ -34,7 +34,7 @@ COMMAND --help shows kubectl's help for it; Tab completes.
  set image  set image deploy/web nginx=nginx:1.16
  cordon     cordon node1 | uncordon node1 | drain node2 --ignore-daemonsets --force
  taint      taint nodes node1 dedicated=gpu:NoSchedule | taint nodes node1 dedicated:NoSchedule-
- top        top nodes | top pods   (they need the metrics API)
+ top        top nodes | top pods --containers | top pods -A --sort-by=cpu
  logs       logs <pod>
  exec       exec <pod> -- hostname | exec -it <pod> -- bash   (exit or Ctrl+D leaves the shell)
  explain-scheduling <pod>   open the scheduler panel for a pod

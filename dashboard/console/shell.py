@@ -7,7 +7,7 @@ from pathlib import Path
 
 from cluster.kubeapi.resources import VERSION, discovery_groups
 from dashboard.console.context import Context
-from dashboard.console.parser import CommandLine, UsageError, not_run
+from dashboard.console.parser import CommandLine, UsageError
 from dashboard.console.reads import HELP
 from dashboard.console.result import ConsoleResult
 from dashboard.console.workdir import Workdir
@@ -116,11 +116,3 @@ def tabwriter(rows: list[list[str]], padding: int = 3) -> str:
         "".join(cell.ljust(widths[i] + padding) for i, cell in enumerate(row[:-1])) + row[-1] + "\n"
         for row in rows
     )
-
-
-def top(ctx: Context, cmd: CommandLine) -> ConsoleResult:
-    """kubectl top asks discovery for the metrics API (metrics.k8s.io): without it, kubectl's own
-    answer; with it, the console says plainly that it does not print the figures itself."""
-    if "metrics.k8s.io" not in discovery_groups():
-        raise UsageError("error: Metrics API not available")
-    raise UsageError(not_run(cmd))

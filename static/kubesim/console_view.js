@@ -226,7 +226,7 @@ export class ConsoleView {
     if (w.name && obj.metadata.name !== w.name) return;
     if (change.action === "deleted") return;
     const flags = [w.wide ? "-o wide" : "", ns ? `-n ${ns}` : ""].join(" ");
-    request(`${BASE}/ui/console`, { method: "POST", body: { command: `get ${w.resource} ${obj.metadata.name} --no-headers ${flags}`, stdin: "" }, detail: "web console" })
+    request(`${BASE}/ui/console`, { method: "POST", body: { command: `get ${w.resource} ${obj.metadata.name} --no-headers ${flags}`, stdin: "", background: true }, detail: "web console" })
       .then((result) => {
         if (this.watch === w && result.ok && !result.data.exit_code) this.print(result.data.output, "out");
       });
@@ -234,7 +234,7 @@ export class ConsoleView {
 
   // The working directory's files, for Tab after -f and after cat.
   async refreshFiles() {
-    const result = await request(`${BASE}/ui/console`, { method: "POST", body: { command: "ls", stdin: "" }, detail: "web console" });
+    const result = await request(`${BASE}/ui/console`, { method: "POST", body: { command: "ls", stdin: "", background: true }, detail: "web console" });
     if (result.ok && typeof result.data === "object" && !result.data.exit_code) this.files = result.data.output.split("\n").filter(Boolean);
   }
 

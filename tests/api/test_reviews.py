@@ -139,7 +139,13 @@ def test_whoami(client, cluster):
 def test_rules_review(client, cluster):
     fixture = (FIXTURES / "selfsubjectrulesreview.bin").read_bytes()
     teacher = ask(client, SSRR, fixture).json()["status"]
-    assert teacher["resourceRules"] == [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]
+    # Every binding's rules, as upstream lists them: cluster-admin's, then system:basic-user's.
+    assert teacher["resourceRules"][0] == {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}
+    assert {
+        "verbs": ["create"],
+        "apiGroups": ["authentication.k8s.io"],
+        "resources": ["selfsubjectreviews"],
+    } in teacher["resourceRules"]
     anonymous = ask(Client(), SSRR, fixture).json()
     assert anonymous["spec"] == {"namespace": "default"}
     assert {"verbs": ["get", "list", "watch"], "apiGroups": ["*"], "resources": ["*"]} in anonymous["status"][
@@ -148,13 +154,20 @@ def test_rules_review(client, cluster):
     assert anonymous["status"]["incomplete"] is False
 
 
-def test_a_bad_token_is_401_and_impersonation_is_refused(client, cluster):
+def test_a_bad_token_is_401_and_impersonation_is_the_cluster_admins(client, cluster):
     body = (FIXTURES / "selfsubjectreview.bin").read_bytes()
     assert ask(Client(), SSR, body, Authorization="Bearer nope").status_code == 401
-    refused = ask(client, SSAR, body, **{"Impersonate-User": "bob"})
+    # The teacher (cluster-admin) may act as bob, who may only read.
+    as_bob = ask(client, SSR, body, **{"Impersonate-User": "bob"})
+    assert as_bob.status_code == 201
+    assert as_bob.json()["status"]["userInfo"] == {"username": "bob", "groups": ["system:authenticated"]}
+    # A student without the impersonate verb is refused in kube-apiserver's words.
+    student = Client()
+    student.force_login(User.objects.create_user("ana", password="pw"))
+    refused = ask(student, SSAR, body, **{"Impersonate-User": "bob"})
     assert refused.status_code == 403
     assert refused.json()["message"] == (
-        'users "bob" is forbidden: User "kubesim-presenter" cannot impersonate resource "users" '
+        'users "bob" is forbidden: User "ana" cannot impersonate resource "users" '
         'in API group "" at the cluster scope'
     )
 

@@ -29,14 +29,23 @@ def test_import_then_save_stores_the_lab(teacher):
     assert LabDefinition.objects.get(slug="imported-lab").source == source
 
 
-def test_importing_an_exported_lab_updates_it(teacher):
+def test_importing_a_file_with_an_existing_id_asks_and_never_overwrites(teacher):
     teacher.get("/labs/manage/")  # the bundled labs
+    bundled = LabDefinition.objects.get(slug="nodename")
     source = bundled_paths()[1].read_text().replace("minutes: ", "minutes: 1", 1)
     upload = SimpleUploadedFile("nodename.yaml", source.encode(), content_type="application/yaml")
     page = teacher.post("/labs/manage/import", {"file": upload}).content.decode()
-    assert 'action="/labs/manage/nodename/"' in page
-    assert teacher.post("/labs/manage/nodename/", {"source": source}).status_code == 302
-    assert LabDefinition.objects.get(slug="nodename").source == source
+    assert 'action="/labs/manage/new"' in page and "nothing is saved until you press Save" in page
+    # A bundled lab gets no new version from a file: only a new lab, under a free id.
+    assert 'name="save_as" value="version" disabled' in page and 'value="nodename-2"' in page
+    assert teacher.post("/labs/manage/new", {"source": source}).status_code == 400  # no choice: refused
+    saved = teacher.post("/labs/manage/new", {"source": source, "save_as": "version"})
+    assert saved.status_code == 400
+    saved = teacher.post("/labs/manage/new", {"source": source, "save_as": "new-lab", "new_id": "nodename-2"})
+    assert saved.status_code == 302 and saved.url == "/labs/manage/nodename-2/"
+    assert LabDefinition.objects.get(slug="nodename-2").source.startswith("id: nodename-2\n")
+    bundled.refresh_from_db()
+    assert bundled.source == bundled_paths()[1].read_text() and bundled.version == 1
 
 
 def test_the_admin_home_leads_to_the_labs(teacher):

@@ -20,6 +20,8 @@ TEACHER = ("teacher", "teacher-pw-123")
 def labs_server(tmp_path_factory) -> Iterator[dict]:
     data = tmp_path_factory.mktemp("labs")
     env = dict(os.environ, KUBESIM_SQLITE_PATH=str(data / "db.sqlite3"), KUBESIM_PACE_MS="0")
+    # The whole class joins from 127.0.0.1, as behind a school's NAT: joins count per browser.
+    env["KUBESIM_SHARED_ADDRESSES"] = "127.0.0.1/32"
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
     env["KUBESIM_STATIC_ROOT"] = str(data / "static")  # collected now (see tests/browser/conftest.py)

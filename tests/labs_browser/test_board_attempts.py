@@ -31,8 +31,13 @@ def _console(page, command: str) -> None:
     page.press("#console-input", "Enter")
 
 
+# The board's row cells, by the column they used to be in (name, status, step, attempts, time,
+# last failure).
+CELLS = {1: "c-name", 2: "c-status", 3: "c-step", 4: "c-attempts", 5: "c-time", 6: "c-failure"}
+
+
 def _cell(board, name: str, column: int) -> str:
-    return board.locator(f'#students tr[data-student="{name}"] td:nth-child({column})').text_content()
+    return board.locator(f'#students .lab-row[data-student="{name}"] .{CELLS[column]}').text_content()
 
 
 def test_the_board_counts_only_wrong_actions_and_shows_who_is_stuck(teacher_page, browser, labs_server):  # noqa: F811
@@ -44,19 +49,19 @@ def test_the_board_counts_only_wrong_actions_and_shows_who_is_stuck(teacher_page
     code = board.locator(".labs-join-code").text_content().strip()
 
     students = {name: _join(browser, base, code, name) for name in ("Right", "Wrong", "Idle")}
-    board.wait_for_selector('#students tr[data-student="Idle"]', timeout=TIMEOUT_MS)
+    board.wait_for_selector('#students .lab-row[data-student="Idle"]', timeout=TIMEOUT_MS)
     _console(students["Right"][1], "kubectl scale rc nginx --replicas=5")
     _console(students["Wrong"][1], "kubectl scale rc nginx --replicas=4")
 
     # Right passes step 1 once the two new pods run; the action never counted, at step 1 or 2.
     board.wait_for_function(
-        "() => document.querySelector('#students tr[data-student=\"Right\"] td:nth-child(3)')"
-        ".textContent.startsWith('2.')",
+        "() => document.querySelector('#students .lab-row[data-student=\"Right\"] .c-step')"
+        ".textContent.startsWith('2/')",
         timeout=TIMEOUT_MS,
     )
     # Wrong's scale is judged once the sandbox settled: one attempt, and the failure is shown.
     board.wait_for_function(
-        "() => document.querySelector('#students tr[data-student=\"Wrong\"] td:nth-child(4)')"
+        "() => document.querySelector('#students .lab-row[data-student=\"Wrong\"] .c-attempts')"
         ".textContent === '1'",
         timeout=TIMEOUT_MS,
     )
@@ -73,9 +78,9 @@ def test_the_board_counts_only_wrong_actions_and_shows_who_is_stuck(teacher_page
     # The teacher's rule for this class: stuck after one wrong attempt.
     board.fill("#stuck-attempts", "1")
     board.click("#stuck-form button[type=submit]")
-    board.wait_for_selector('#students tr[data-student="Wrong"].is-stuck', timeout=TIMEOUT_MS)
+    board.wait_for_selector('#students .lab-row[data-student="Wrong"].is-stuck', timeout=TIMEOUT_MS)
     assert _cell(board, "Wrong", 2) == "Stuck"
-    assert board.locator("#students tr.is-stuck").count() == 1
+    assert board.locator("#students .lab-row.is-stuck").count() == 1
     legend = board.locator("#status-legend").text_content()
     assert "Stuck 1" in legend and "Not started 1" in legend and "Working 1" in legend
     shot(board, "board-attempts-stuck-1600x1000")

@@ -114,7 +114,7 @@ def test_the_instructor_imports_edits_saves_and_runs_a_class(teacher_page, brows
     assert any("Labelled the wrong node?" in h and "kubectl label nodes node2 zz-" in h for h in hints)
     shot(student, "student-wrong-node-hint")
 
-    page.wait_for_selector("#students tr", timeout=TIMEOUT_MS)
+    page.wait_for_selector("#students .lab-row", timeout=TIMEOUT_MS)
     columns = page.locator("#histogram .lab-hist-col")
     assert columns.count() >= 2
     # Read in the page at one moment: the board redraws its histogram as the student's checks land,
@@ -131,7 +131,8 @@ def test_the_instructor_imports_edits_saves_and_runs_a_class(teacher_page, brows
     shot(page, "board")
     before = labs_server["log"].read_text()
     page.once("dialog", lambda dialog: dialog.accept())
-    page.locator("#students tr").first.locator("text=Reset").click()
+    page.locator("#students .lab-row").first.click()  # its details and actions open beside the list
+    page.locator("#student-detail").get_by_role("button", name="Reset").click()
     student.wait_for_function(
         "() => document.querySelector('#lab-body h2').textContent.startsWith('1.')", timeout=TIMEOUT_MS
     )

@@ -12,7 +12,8 @@ function banner(hint, label) {
 function failures(step) {
   if (!step.failures.length) return el("p", { class: "lab-waiting" }, t("Waiting for your change…", "等待你的操作…"));
   return el("ul", { class: "lab-failures" }, step.failures.map((f) =>
-    el("li", {}, el("span", {}, pick(f.message)), " ", el("span", { class: "lab-found" }, pick(f.found)))));
+    el("li", {}, el("span", {}, pick(f.message)), " ", el("span", { class: "lab-found" }, pick(f.found)),
+      f.hint ? el("div", { class: "lab-hint lab-failure-hint" }, el("strong", {}, t("Hint: ", "提示：")), pick(f.hint)) : null)));
 }
 
 function questions(step) {
