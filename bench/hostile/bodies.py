@@ -15,6 +15,7 @@ from cluster.apiserver import kinds
 from cluster.apiserver.typecheck import field_specs
 
 CONTAINER = {"name": "c", "image": "nginx:1.25"}
+RBAC = "rbac.authorization.k8s.io/v1"
 TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [CONTAINER]}}
 
 
@@ -90,7 +91,38 @@ def valid(kind: str, name: str) -> dict:
             },
         },
         "ControllerRevision": {"apiVersion": "apps/v1", "data": {"spec": {}}, "revision": 1},
+        "ServiceAccount": {"apiVersion": "v1", "imagePullSecrets": [{"name": "registry"}]},
+        "Role": {"apiVersion": RBAC, "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]},
+        "ClusterRole": {"apiVersion": RBAC, "rules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]},
+        "RoleBinding": {
+            "apiVersion": RBAC,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "x"},
+            "subjects": [{"kind": "ServiceAccount", "name": "default", "namespace": "default"}],
+        },
+        "ClusterRoleBinding": {
+            "apiVersion": RBAC,
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "Group", "name": "students", "apiGroup": "rbac.authorization.k8s.io"}],
+        },
         "StatefulSet": {"apiVersion": "apps/v1", "spec": {**apps, "serviceName": "x"}},
+        "HorizontalPodAutoscaler": {
+            "apiVersion": "autoscaling/v2",
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"},
+                "minReplicas": 1,
+                "maxReplicas": 3,
+                "metrics": [
+                    {
+                        "type": "Resource",
+                        "resource": {
+                            "name": "cpu",
+                            "target": {"type": "Utilization", "averageUtilization": 50},
+                        },
+                    }
+                ],
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}},
+            },
+        },
         "CronJob": {
             "apiVersion": "batch/v1",
             "spec": {

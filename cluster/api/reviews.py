@@ -13,7 +13,8 @@ from cluster.api.http import error_response, json_response, parse_object
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.errors import ApiError, Cause, invalid, method_not_allowed
 from cluster.apiserver.kinds import KindInfo
-from cluster.auth.access import caller_of, forbidden, get_cluster, permission, user_info
+from cluster.auth import rbac
+from cluster.auth.access import acting_caller, get_cluster, permission, user_info
 
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = "authentication.k8s.io"
@@ -52,8 +53,19 @@ def _access_review(request: HttpRequest, cluster, review: dict) -> dict:
         raise ApiError(400, "BadRequest", "spec attributes must be an object")
     verb = str(attributes.get("verb") or "")
     plural = str(attributes.get("resource") or "") if resource else ""
+    if resource and attributes.get("subresource"):
+        plural += f"/{attributes['subresource']}"
     group = str(attributes.get("group") or "") if resource else ""
-    allowed, reason = permission(caller_of(request), cluster, verb, plural, group)
+    allowed, reason = permission(
+        acting_caller(request),
+        cluster,
+        verb,
+        plural,
+        group,
+        namespace=str(attributes.get("namespace") or "") if resource else "",
+        name=str(attributes.get("name") or "") if resource else "",
+        path="" if resource else str(attributes.get("path") or ""),
+    )
     status: dict = {"allowed": allowed}
     if reason:
         status["reason"] = reason
@@ -62,10 +74,18 @@ def _access_review(request: HttpRequest, cluster, review: dict) -> dict:
 
 def _rules_review(request: HttpRequest, cluster, review: dict) -> dict:
     spec = review.get("spec") if isinstance(review.get("spec"), dict) else {}
-    caller = caller_of(request)
-    writes = permission(caller, cluster, "create", "pods")[0]
-    rules = ALL_RULES if writes else [*SELF_REVIEW_RULES, *READ_ONLY_RULES]
-    non_resource = [{"verbs": ["*"] if writes else ["get"], "nonResourceURLs": ["*"]}]
+    caller = acting_caller(request)
+    namespace = str(spec.get("namespace") or "")
+    granted, granted_urls = rbac.rules_for(cluster, caller.name, caller.groups, namespace)
+    if caller.service_account:  # RBAC alone
+        rules, non_resource = granted, granted_urls
+    else:
+        writes = permission(caller, cluster, "create", "pods", namespace=namespace)[0]
+        reads = permission(caller, cluster, "list", "pods", namespace=namespace)[0]
+        rules = ALL_RULES if writes else [*SELF_REVIEW_RULES, *(READ_ONLY_RULES if reads else [])]
+        rules += [rule for rule in granted if rule not in rules]
+        non_resource = [{"verbs": ["*"] if writes else ["get"], "nonResourceURLs": ["*"]}]
+        non_resource += [rule for rule in granted_urls if rule not in non_resource]
     return {
         "spec": spec,
         "status": {"resourceRules": rules, "nonResourceRules": non_resource, "incomplete": False},
@@ -76,7 +96,7 @@ def _self_review(request: HttpRequest, cluster, review: dict) -> dict:
     # kube-apiserver stamps this review (and only this one) with the time it answered.
     return {
         "metadata": {"creationTimestamp": now_rfc3339()},
-        "status": {"userInfo": user_info(caller_of(request))},
+        "status": {"userInfo": user_info(acting_caller(request))},
     }
 
 
@@ -87,23 +107,14 @@ REVIEWS = {
 }
 
 
-def _refuse_impersonation(request: HttpRequest) -> None:
-    """`--as`: KubeSim lets no one act as another user, so the review would answer for the wrong
-    user; refuse in kube-apiserver's words for a caller without the impersonate verb."""
-    user = request.headers.get("Impersonate-User")
-    groups = request.headers.get("Impersonate-Group")
-    if user or groups:
-        resource, name = ("users", user) if user else ("groups", groups)
-        raise forbidden(caller_of(request), "impersonate", resource, name=name or "")
-
-
 def _answer(request: HttpRequest, cluster_name: str, group: str, resource: str) -> HttpResponse:
     try:
         if request.method != "POST":
             raise method_not_allowed(request.method or "")
         # Asking changes nothing: whoever may see the cluster may ask (no write check, no CSRF).
-        cluster = get_cluster(request, cluster_name, verb="get", resource=resource, group=group)
-        _refuse_impersonation(request)
+        cluster = get_cluster(
+            request, cluster_name, verb="create", resource=resource, group=group, changes=False
+        )
         kind, answer = REVIEWS[(group, resource)]
         api_version = f"{group}/v1"
         review = parse_object(request, (api_version, kind))

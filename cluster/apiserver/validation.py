@@ -5,6 +5,8 @@ Each validator returns the causes; the service turns them into one 422 Invalid S
 
 from __future__ import annotations
 
+import re
+
 from cluster.apiserver.fielderrors import FieldErrors
 from k8s.quantity import QuantityError, parse_quantity
 
@@ -27,6 +29,13 @@ def _is_map(errors: FieldErrors, path: str, value: object) -> bool:
     return False
 
 
+def path_segment_errors(name: str) -> list[str]:
+    """path.IsValidPathSegmentName: the names RBAC's kinds take (`system:basic-user`)."""
+    if name in (".", ".."):
+        return [f"may not be '{name}'"]
+    return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
 def metadata(errors: FieldErrors, meta: object, namespaced: bool, name_check: str = "subdomain") -> None:
     if not _is_map(errors, "metadata", meta):
         return
@@ -37,6 +46,9 @@ def metadata(errors: FieldErrors, meta: object, namespaced: bool, name_check: st
         errors.invalid("metadata.name", name, "must be a string")
     elif name_check == "label":
         errors.dns_label("metadata.name", name)
+    elif name_check == "path":
+        for message in path_segment_errors(name):
+            errors.invalid("metadata.name", name, message)
     else:
         errors.dns_subdomain("metadata.name", name)
     namespace = meta.get("namespace")
@@ -132,6 +144,80 @@ def _ports(errors: FieldErrors, path: str, ports: object) -> None:
             errors.not_supported(f"{where}.protocol", port["protocol"], ("SCTP", "TCP", "UDP"))
 
 
+_PROBE_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+_PORT_NAME_CHARS = re.compile(r"[-a-z0-9]+")
+
+
+def _port_num_or_name(errors: FieldErrors, path: str, port: object) -> None:
+    """validatePortNumOrName."""
+    if isinstance(port, bool) or port is None:
+        errors.required(path) if port is None else errors.invalid(path, port, "must be an int or a string")
+    elif isinstance(port, int):
+        if not 1 <= port <= 65535:
+            errors.invalid(path, port, "must be between 1 and 65535, inclusive")
+    elif isinstance(port, str):
+        for problem in _port_name_problems(port):
+            errors.invalid(path, port, problem)
+
+
+def _port_name_problems(port: str) -> list[str]:
+    """IsValidPortName's messages (an IANA_SVC_NAME)."""
+    problems = []
+    if len(port) > 15:
+        problems.append("must be no more than 15 characters")
+    if not _PORT_NAME_CHARS.fullmatch(port):
+        problems.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if not any("a" <= c <= "z" for c in port):
+        problems.append("must contain at least one letter (a-z)")
+    if "--" in port:
+        problems.append("must not contain consecutive hyphens (--)")
+    if port and (port[0] == "-" or port[-1] == "-"):
+        problems.append("must not begin or end with a hyphen")
+    return problems
+
+
+def _probe(errors: FieldErrors, path: str, probe: object, only_one_success: bool) -> None:
+    """validateProbe and its handler (validateHandler), then `must be 1` for liveness/startup."""
+    if probe is None or not _is_map(errors, path, probe):
+        return
+    handlers = [h for h in _PROBE_HANDLERS if probe.get(h) is not None]
+    for extra in handlers[1:]:
+        errors.forbidden(f"{path}.{extra}", "may not specify more than 1 handler type")
+    if not handlers:
+        errors.required(path, "must specify a handler type")
+    action = probe.get(handlers[0]) if handlers else None
+    if handlers and _is_map(errors, f"{path}.{handlers[0]}", action):
+        where = f"{path}.{handlers[0]}"
+        if handlers[0] == "exec" and not action.get("command"):
+            errors.required(f"{where}.command")
+        if handlers[0] in ("httpGet", "tcpSocket", "grpc"):
+            _port_num_or_name(errors, f"{where}.port", action.get("port"))
+        if handlers[0] == "httpGet" and action.get("scheme") not in (None, "HTTP", "HTTPS"):
+            errors.not_supported(f"{where}.scheme", action["scheme"], ("HTTP", "HTTPS"))
+    for field in (
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+    ):
+        value = probe.get(field)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+            errors.invalid(f"{path}.{field}", value, "must be greater than or equal to 0")
+    grace = probe.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and grace <= 0:
+        errors.invalid(f"{path}.terminationGracePeriodSeconds", grace, "must be greater than 0")
+    success = probe.get("successThreshold")
+    if only_one_success and isinstance(success, int) and success != 1:
+        errors.invalid(f"{path}.successThreshold", success, "must be 1")
+
+
+def probes(errors: FieldErrors, path: str, c: dict) -> None:
+    _probe(errors, f"{path}.livenessProbe", c.get("livenessProbe"), True)
+    _probe(errors, f"{path}.readinessProbe", c.get("readinessProbe"), False)
+    _probe(errors, f"{path}.startupProbe", c.get("startupProbe"), True)
+
+
 def container(errors: FieldErrors, path: str, c: object, seen: set) -> None:
     if not _is_map(errors, path, c):
         return
@@ -156,6 +242,7 @@ def container(errors: FieldErrors, path: str, c: object, seen: set) -> None:
     if policy is not None and policy not in ("Always", "IfNotPresent", "Never"):
         errors.not_supported(f"{path}.imagePullPolicy", policy, ("Always", "IfNotPresent", "Never"))
     _ports(errors, f"{path}.ports", c.get("ports"))
+    probes(errors, path, c)
     resources = c.get("resources")
     if resources is not None and _is_map(errors, f"{path}.resources", resources):
         limits = resource_list(errors, f"{path}.resources.limits", resources.get("limits"))

@@ -31,17 +31,22 @@ from pathlib import Path
 
 from django.conf import settings
 
+from cluster.apiserver import reads
 from cluster.apiserver.admission.quota import policy
 from cluster.apiserver.errors import ApiError
-from cluster.auth import state
+from cluster.auth import impersonation, rbac, satokens, state
 from cluster.auth.clientaddr import client_address
 from cluster.auth.ratelimit import WRITES
+from cluster.auth.rbac import SERVICE_ACCOUNT_PREFIX, Attributes
+from cluster.auth.satokens import CLUSTER_CLAIM, TokenSubject, looks_like_jwt, unverified_claims
 from cluster.controlplane import activity, simtime
 from cluster.models import Cluster
 from database.joined import JoinedLookup
 from database.unique import unique_row
 
 ANONYMOUS = "system:anonymous"
+AUTHENTICATED = ("system:authenticated",)
+MASTERS = ("system:masters", "system:authenticated")
 READ_VERBS = frozenset({"get", "list", "watch"})
 PRESENTER_USERNAME = "kubesim-presenter"
 
@@ -59,13 +64,26 @@ class Caller:
     # The sandbox a sandbox token was checked against, as read then: the request that names it
     # needs no second read (a student's every kubectl call does).
     sandbox: Cluster | None = field(default=None, compare=False, repr=False)
+    groups: tuple[str, ...] = ("system:unauthenticated",)  # as kube-apiserver's authenticators name them
+    uid: str = ""
+    extra: dict = field(default_factory=dict, compare=False)
+    # A service account token's subject (cluster/auth/satokens.py): valid on its own cluster only.
+    account: TokenSubject | None = field(default=None, compare=False)
+    impersonated: bool = False  # the identity of Impersonate-* headers, not the credential's
 
     @property
     def anonymous(self) -> bool:
-        return self.user is None
+        return self.user is None and self.name == ANONYMOUS
+
+    @property
+    def service_account(self) -> bool:
+        """A ServiceAccount (by its token, or impersonated): RBAC alone decides what it may do."""
+        return self.name.startswith(SERVICE_ACCOUNT_PREFIX)
 
     def rate_key(self) -> object:
-        return ("user", getattr(self.user, "pk", None)) if self.user is not None else ("addr", self.client)
+        if self.user is not None:
+            return ("user", getattr(self.user, "pk", None))
+        return ("addr", self.client) if self.anonymous else ("name", self.name)
 
 
 # -- tokens ---------------------------------------------------------------------------------------
@@ -151,18 +169,57 @@ def _bearer(authorization: str) -> str | None:
     return token.strip()
 
 
+def _from_service_account_token(token: str, client: str) -> Caller:
+    named = unverified_claims(token).get(CLUSTER_CLAIM)
+    cluster = unique_row(Cluster.objects.filter(name=named)) if isinstance(named, str) and named else None
+    subject = satokens.verify(cluster, token, _lookup(cluster)) if cluster is not None else None
+    if subject is None:
+        return Caller(bad_token=True, client=client)
+    return Caller(
+        name=subject.username,
+        by_token=True,
+        client=client,
+        groups=subject.groups,
+        uid=subject.uid,
+        extra=subject.extra,
+        account=subject,
+    )
+
+
+def _lookup(cluster: Cluster):
+    def lookup(kind: str, namespace: str, name: str) -> dict | None:
+        try:
+            return reads.get(cluster, kind, namespace, name)
+        except ApiError:
+            return None
+
+    return lookup
+
+
 def _from_token(token: str, client: str) -> Caller:
+    if looks_like_jwt(token):
+        return _from_service_account_token(token, client)
     user, teacher, sandbox = _user_of_token(token) if token else (None, False, None)
     if user is None:
         return Caller(bad_token=True, client=client)
     name = user.get_username()
-    return Caller(user=user, name=name, teacher=teacher, by_token=True, client=client, sandbox=sandbox)
+    groups = MASTERS if teacher else AUTHENTICATED
+    return Caller(
+        user=user, name=name, teacher=teacher, by_token=True, client=client, sandbox=sandbox, groups=groups
+    )
 
 
 def _from_user(user, client: str) -> Caller:
     if user is None or not getattr(user, "is_authenticated", False):
         return Caller(client=client)
-    return Caller(user=user, name=user.get_username(), teacher=bool(user.is_staff), client=client)
+    teacher = bool(user.is_staff)
+    return Caller(
+        user=user,
+        name=user.get_username(),
+        teacher=teacher,
+        client=client,
+        groups=MASTERS if teacher else AUTHENTICATED,
+    )
 
 
 def caller_of(who) -> Caller:
@@ -187,6 +244,11 @@ def caller_of(who) -> Caller:
     return _from_user(who, "")
 
 
+def acting_caller(who) -> Caller:
+    """The identity an authorized request acts as (its impersonated user, if any)."""
+    return getattr(who, "_kubesim_acting", None) or caller_of(who)
+
+
 def _scope_caller(scope: dict) -> Caller:
     headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
     client = client_address(scope)
@@ -200,6 +262,10 @@ def _scope_caller(scope: dict) -> Caller:
 
 # -- authorization --------------------------------------------------------------------------------
 def may_see(caller: Caller, cluster: Cluster) -> bool:
+    """Whether the cluster exists for the caller (404 otherwise): a token of a ServiceAccount sees
+    its own cluster only, whatever RBAC then lets it do there."""
+    if caller.account is not None:
+        return caller.account.cluster == cluster.name
     if cluster.public or caller.teacher:
         return True
     return caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None)
@@ -231,31 +297,68 @@ SELF_REVIEWS = frozenset(
 )
 
 
-def permission(
-    caller: Caller, cluster: Cluster, verb: str, resource: str = "", group: str = ""
+# What only a cluster's admins hold through KubeSim's policy (the class's switch grants none of
+# it): acting as someone else, and granting rights, which would outlive the switch (a binding of
+# `edit` to system:unauthenticated, a token of a ServiceAccount the teacher bound to a role).
+ADMIN_VERBS = frozenset({"impersonate", "escalate", "bind"})
+RBAC_GROUP = "rbac.authorization.k8s.io"
+TOKEN_RESOURCE = "serviceaccounts/token"
+
+
+def _classroom_policy(
+    caller: Caller, cluster: Cluster, verb: str, resource: str, group: str
 ) -> tuple[bool, str]:
-    """The rule `authorize` enforces, as (allowed, why): what `kubectl auth can-i` reports."""
-    if caller.bad_token or not may_see(caller, cluster):
+    """KubeSim's own authorizer, asked before RBAC (as kube-apiserver asks its authorizers in turn):
+    the teacher and a sandbox's owner are its cluster-admins; everyone who may see a cluster may
+    read it; the teacher may let the class write to a public one."""
+    if caller.teacher:
+        return True, "KubeSim: the teacher may do everything"
+    if caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None):
+        return True, f'KubeSim: "{caller.name}" owns cluster "{cluster.name}"'
+    if not may_see(caller, cluster):
         return False, ""
     if verb in READ_VERBS:
         return True, f'KubeSim: everyone who may see cluster "{cluster.name}" may get, list and watch'
     if verb == "create" and (group, resource) in SELF_REVIEWS:
         return True, "KubeSim: everyone may ask what they may do"
-    if not may_write(caller, cluster):
+    grants = group == RBAC_GROUP or (group == "" and resource == TOKEN_RESOURCE)
+    if verb in ADMIN_VERBS or grants or not may_write(caller, cluster):
         return False, ""  # kube-apiserver's RBAC gives no reason for a denial; kubectl prints "no"
-    if caller.teacher:
-        return True, "KubeSim: the teacher may do everything"
-    if caller.user is not None and cluster.owner_id == getattr(caller.user, "pk", None):
-        return True, f'KubeSim: "{caller.name}" owns cluster "{cluster.name}"'
     return True, f'KubeSim: the teacher lets the class change cluster "{cluster.name}"'
+
+
+def permission(
+    caller: Caller,
+    cluster: Cluster,
+    verb: str,
+    resource: str = "",
+    group: str = "",
+    *,
+    namespace: str = "",
+    name: str = "",
+    path: str = "",
+) -> tuple[bool, str]:
+    """The rule `authorize` enforces, as (allowed, why): what `kubectl auth can-i` reports.
+    KubeSim's classroom policy first (not for ServiceAccounts), then RBAC (cluster/auth/rbac.py)."""
+    if caller.bad_token:
+        return False, ""
+    if not caller.service_account:
+        allowed, why = _classroom_policy(caller, cluster, verb, resource, group)
+        if allowed:
+            return allowed, why
+    attributes = Attributes.of(verb, resource, group, namespace, name, path)
+    return rbac.authorize(cluster, caller.name, caller.groups, attributes)
 
 
 def user_info(caller: Caller) -> dict:
     """The caller as kube-apiserver's authenticators name users (`kubectl auth whoami`)."""
-    if caller.anonymous:
-        return {"username": ANONYMOUS, "groups": ["system:unauthenticated"]}
-    groups = ["system:masters", "system:authenticated"] if caller.teacher else ["system:authenticated"]
-    return {"username": caller.name, "groups": groups}
+    info: dict = {"username": caller.name}
+    if caller.uid:
+        info["uid"] = caller.uid
+    info["groups"] = list(caller.groups)
+    if caller.extra:
+        info["extra"] = caller.extra
+    return info
 
 
 def not_found(name: str) -> ApiError:
@@ -331,8 +434,11 @@ def authorize(
     namespace: str = "",
     name: str = "",
     path: str = "",
+    changes: bool | None = None,
 ) -> Caller:
-    """Raise ApiError unless the caller may `verb` on `cluster`; returns the Caller.
+    """Raise ApiError unless the caller may `verb` on `cluster`; returns the Caller it acts as.
+    `changes` (default: the verb is not a read) says whether the request writes: a write without a
+    token is CSRF-checked, and writes are rate-limited.
 
     A non-read verb is also CSRF-checked (for a request without a token) and rate-limited.
     `path` names a non-resource endpoint (flow controls), worded as upstream words those.
@@ -342,14 +448,34 @@ def authorize(
         raise unauthorized()
     if not may_see(caller, cluster):
         raise not_found(cluster.name)
-    if verb in READ_VERBS:
-        return caller
-    if not permission(caller, cluster, verb, resource, group)[0]:
-        raise forbidden(caller, verb, resource, group, namespace, name, path)
+
+    def may_impersonate(resource: str, name: str, group: str, namespace: str) -> None:
+        allowed, _ = permission(
+            caller, cluster, "impersonate", resource, group, namespace=namespace, name=name
+        )
+        if not allowed:
+            raise forbidden(caller, "impersonate", resource, group, namespace, name)
+
+    acting = impersonation.acting_as(who, caller, may_impersonate)
+    if hasattr(who, "META"):
+        who._kubesim_acting = acting
+    if not resource and not path:
+        path = request_path(who, cluster.name)
+    if not permission(acting, cluster, verb, resource, group, namespace=namespace, name=name, path=path)[0]:
+        raise forbidden(acting, verb, resource, group, namespace, name, "" if resource else path)
+    if not (verb not in READ_VERBS if changes is None else changes):
+        return acting
     if hasattr(who, "META") and not caller.by_token:
         check_csrf(who)
     limit_rate(caller, cluster)
-    return caller
+    return acting
+
+
+def request_path(who, cluster_name: str) -> str:
+    """The path a non-resource request asks for, as at the API server's root (`/version`, `/api`)."""
+    path = who.path if hasattr(who, "META") else who.get("path", "") if isinstance(who, dict) else ""
+    prefix = f"/clusters/{cluster_name}"
+    return path[len(prefix) :] or "/" if path.startswith(prefix + "/") or path == prefix else path
 
 
 def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str = "", **where) -> Cluster:
@@ -370,7 +496,8 @@ def get_cluster(who, cluster_name: str, /, *, verb: str = "get", resource: str =
     authorize(who, cluster, verb, resource, **where)
     activity.requested(cluster.name)  # a parked control plane starts again (cluster/controlplane/activity.py)
     simtime.enter(cluster)  # the rest of the request reads the cluster's own time
-    if verb not in READ_VERBS and hasattr(who, "META"):
+    changes = where.get("changes")
+    if (verb not in READ_VERBS if changes is None else changes) and hasattr(who, "META"):
         # An HTTP write: its end is noted too (cluster/controlplane/middleware.py), once its writes committed.
         who.kubesim_writes_to = cluster.name
         activity.writing(cluster.name)

@@ -17,6 +17,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+from django.conf import settings
 
 from cluster.auth.state import replace_private, state_dir, write_private
 
@@ -124,3 +125,19 @@ def ensure(hosts: list[str]) -> TlsFiles:
     if current != names or not (directory / "apiserver.crt").exists():
         _make_serving(directory, names)
     return TlsFiles(directory / "ca.crt", directory / "apiserver.crt", directory / "apiserver.key")
+
+
+_ca_cache: dict[str, tuple[float, str]] = {}
+
+
+def root_ca_pem() -> str:
+    """The CA's certificate (PEM), what kube-root-ca.crt and a pod's ca.crt hold; read again only
+    when the file changes."""
+    path = state_dir() / "pki" / "ca.crt"
+    if not path.exists():
+        ensure(settings.ALLOWED_HOSTS)
+    mtime = path.stat().st_mtime
+    cached = _ca_cache.get(str(path))
+    if cached is None or cached[0] != mtime:
+        cached = _ca_cache[str(path)] = (mtime, path.read_text())
+    return cached[1]

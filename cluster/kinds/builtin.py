@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from cluster.apiserver.kinds import KindInfo, kind_info, register
 from cluster.kinds.apps import controllerrevision, daemonset, deployment, replicaset, statefulset
+from cluster.kinds.autoscaling import horizontalpodautoscaler
 from cluster.kinds.batch import cronjob, job
 from cluster.kinds.coordination import lease
 from cluster.kinds.core import (
@@ -26,9 +27,11 @@ from cluster.kinds.core import (
     resourcequota,
     secret,
     service,
+    serviceaccount,
 )
 from cluster.kinds.discovery import endpointslice
 from cluster.kinds.policy import poddisruptionbudget
+from cluster.kinds.rbac import clusterrole, clusterrolebinding, role, rolebinding
 from cluster.kinds.scheduling import priorityclass
 from cluster.kinds.storage import csinode, storageclass
 
@@ -41,6 +44,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     daemonset.KIND,
     statefulset.KIND,
     controllerrevision.KIND,
+    horizontalpodautoscaler.KIND,
     event.KIND,
     namespace.KIND,
     job.KIND,
@@ -49,6 +53,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     lease.KIND,
     configmap.KIND,
     secret.KIND,
+    serviceaccount.KIND,
     resourcequota.KIND,
     limitrange.KIND,
     service.KIND,
@@ -59,6 +64,10 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     poddisruptionbudget.KIND,
     storageclass.KIND,
     csinode.KIND,
+    clusterrolebinding.KIND,
+    clusterrole.KIND,
+    rolebinding.KIND,
+    role.KIND,
 )
 
 

@@ -410,6 +410,16 @@ _AGNHOST_IMAGES = _images(
     "alpine",
 )
 
+# The docs' TCP-probe example (Configure Liveness, Readiness and Startup Probes): an HTTP proxy
+# listening on 8080, built from scratch.
+_GOPROXY_IMAGES = _images(
+    "registry.k8s.io/goproxy",
+    Kind("none", entrypoint=("/goproxy",), ports=(8080,)),
+    {"0.1": "0.1"},
+    5.5,
+    "distroless",
+)
+
 # -- the cluster's own images: distroless, one program -------------------------------------------
 _PAUSE_IMAGES = _images(
     "registry.k8s.io/pause",
@@ -478,6 +488,7 @@ CATALOGUE: list[Image] = _unique(
         *_NODE_IMAGES,
         *_CURL_IMAGES,
         *_AGNHOST_IMAGES,
+        *_GOPROXY_IMAGES,
         *_PAUSE_IMAGES,
         *_SYSTEM_IMAGES,
     ]

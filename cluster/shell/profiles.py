@@ -437,6 +437,13 @@ def _agnhost(tag: str) -> Profile:
     return Profile("agnhost", version, ALPINE, {"agnhost": "/"}, (("PATH", DEFAULT_PATH),), "/", processes)
 
 
+def _goproxy(tag: str) -> Profile:
+    """A program from scratch: no shell, a proxy on 8080."""
+    processes = (Process(1, "root", "/goproxy"),)
+    base = Base("distroless", "", {}, "ash")
+    return Profile("goproxy", "0.1", base, {"goproxy": "/"}, (("PATH", DEFAULT_PATH),), "/", processes, 8080)
+
+
 _PLAIN_BASES = {"busybox": BUSYBOX, "alpine": ALPINE, "centos": CENTOS, "ubuntu": UBUNTU, "debian": DEBIAN}
 
 
@@ -462,6 +469,7 @@ _BUILDERS = {
     "memcached": _memcached,
     "curlimages/curl": _curl,
     "registry.k8s.io/e2e-test-images/agnhost": _agnhost,
+    "registry.k8s.io/goproxy": _goproxy,
 }
 
 

@@ -66,6 +66,15 @@ def test_the_class_may_write_switch_changes_the_answer(cluster):
     assert can_i(Client(), "create", "pods")["allowed"] is True
 
 
+def test_the_class_may_write_but_not_grant_rights_that_would_outlive_the_switch(cluster):
+    cluster.class_may_write = True
+    cluster.save()
+    anonymous = Client()
+    assert can_i(anonymous, "create", "rolebindings", "rbac.authorization.k8s.io") == {"allowed": False}
+    assert can_i(anonymous, "create", "serviceaccounts/token") == {"allowed": False}
+    assert can_i(anonymous, "list", "rolebindings", "rbac.authorization.k8s.io")["allowed"] is True
+
+
 def test_a_sandbox_owner_may_write_their_sandbox_and_others_do_not_see_it(db):
     owner = User.objects.create_user("ana", password="pw")
     Cluster.objects.create(name="demo", public=False, owner=owner)
@@ -139,7 +148,13 @@ def test_whoami(client, cluster):
 def test_rules_review(client, cluster):
     fixture = (FIXTURES / "selfsubjectrulesreview.bin").read_bytes()
     teacher = ask(client, SSRR, fixture).json()["status"]
-    assert teacher["resourceRules"] == [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]
+    # Every binding's rules, as upstream lists them: cluster-admin's, then system:basic-user's.
+    assert teacher["resourceRules"][0] == {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}
+    assert {
+        "verbs": ["create"],
+        "apiGroups": ["authentication.k8s.io"],
+        "resources": ["selfsubjectreviews"],
+    } in teacher["resourceRules"]
     anonymous = ask(Client(), SSRR, fixture).json()
     assert anonymous["spec"] == {"namespace": "default"}
     assert {"verbs": ["get", "list", "watch"], "apiGroups": ["*"], "resources": ["*"]} in anonymous["status"][
@@ -148,16 +163,30 @@ def test_rules_review(client, cluster):
     assert anonymous["status"]["incomplete"] is False
 
 
-def test_a_bad_token_is_401_and_impersonation_is_refused(client, cluster):
+def test_a_bad_token_is_401_and_impersonation_is_the_cluster_admins(client, cluster):
     body = (FIXTURES / "selfsubjectreview.bin").read_bytes()
     assert ask(Client(), SSR, body, Authorization="Bearer nope").status_code == 401
-    refused = ask(client, SSAR, body, **{"Impersonate-User": "bob"})
+    # The teacher (cluster-admin) may act as bob, who may only read.
+    as_bob = ask(client, SSR, body, **{"Impersonate-User": "bob"})
+    assert as_bob.status_code == 201
+    assert as_bob.json()["status"]["userInfo"] == {"username": "bob", "groups": ["system:authenticated"]}
+    # A student without the impersonate verb is refused in kube-apiserver's words.
+    student = Client()
+    student.force_login(User.objects.create_user("ana", password="pw"))
+    refused = ask(student, SSAR, body, **{"Impersonate-User": "bob"})
     assert refused.status_code == 403
     assert refused.json()["message"] == (
-        'users "bob" is forbidden: User "kubesim-presenter" cannot impersonate resource "users" '
+        'users "bob" is forbidden: User "ana" cannot impersonate resource "users" '
         'in API group "" at the cluster scope'
     )
 
 
 def test_reviews_are_create_only(client, cluster):
     assert client.get(SSAR).status_code == 405
+
+
+def test_a_group_without_a_user_to_impersonate_is_400(client, cluster):
+    body = (FIXTURES / "selfsubjectreview.bin").read_bytes()
+    refused = ask(client, SSR, body, **{"Impersonate-Group": "system:masters"})
+    assert refused.status_code == 400
+    assert refused.json()["message"] == "requested [{Group system:masters}] without impersonating a user"

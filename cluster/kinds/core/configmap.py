@@ -9,7 +9,9 @@ import re
 from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
-from cluster.apiserver.kinds import KindInfo
+from cluster.apiserver.kinds import BuiltinObjects, KindInfo
+from cluster.auth.tls import root_ca_pem
+from cluster.kinds.core import everynamespace
 from cluster.kubeapi.describe import events_of, object_head, with_events
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from k8s import clock
@@ -21,6 +23,9 @@ CONFIG_KEY_MSG = (
 )
 MAX_SIZE = 1024 * 1024  # the total of a ConfigMap's or Secret's values (etcd's request limit)
 IMMUTABLE = "field is immutable when `immutable` is set"
+# The CA bundle every namespace holds (upstream's root-ca-cert-publisher): the API server's CA,
+# what a pod's projected service account volume mounts as ca.crt.
+ROOT_CA = "kube-root-ca.crt"
 
 
 def config_key_errors(key: str) -> list[str]:
@@ -115,6 +120,25 @@ def describe(read, namespace: str, name: str) -> str:
     return describe_config_map(config_map, events_of(read, config_map), clock.now())
 
 
+def root_ca(cluster, namespace: str, name: str) -> dict:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            **everynamespace.metadata(cluster, "ConfigMap", namespace, name),
+            "annotations": {"kubernetes.io/description": _ROOT_CA_DESCRIPTION},
+        },
+        "data": {"ca.crt": root_ca_pem()},
+    }
+
+
+_ROOT_CA_DESCRIPTION = (
+    "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints "
+    "such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across "
+    "distributions of Kubernetes clusters."
+)
+
+
 KIND = KindInfo(
     kind="ConfigMap",
     plural="configmaps",
@@ -128,4 +152,10 @@ KIND = KindInfo(
     validate=validate,
     table=TABLE,
     describe=describe,
+    builtins=BuiltinObjects(
+        build=root_ca,
+        stored_on_write=True,
+        in_every_namespace=ROOT_CA,
+        namespaces=everynamespace.namespaces,
+    ),
 )

@@ -24,9 +24,27 @@ def image_pull_policy(image: str) -> str:
     return "Always" if tag in ("", "latest") else "IfNotPresent"
 
 
+PROBE_DEFAULTS = {"timeoutSeconds": 1, "periodSeconds": 10, "successThreshold": 1, "failureThreshold": 3}
+
+
+def _probe_defaults(probe: object) -> None:
+    """SetDefaults_Probe (a zero is unset) and SetDefaults_HTTPGetAction."""
+    if not isinstance(probe, dict):
+        return
+    for field, value in PROBE_DEFAULTS.items():
+        if not probe.get(field):
+            probe[field] = value
+    action = probe.get("httpGet")
+    if isinstance(action, dict):
+        action.setdefault("path", "/")
+        action.setdefault("scheme", "HTTP")
+
+
 def _container_defaults(container: dict) -> None:
     if not isinstance(container, dict):
         return
+    for kind in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _probe_defaults(container.get(kind))
     image = container.get("image")
     if isinstance(image, str) and image and "imagePullPolicy" not in container:
         container["imagePullPolicy"] = image_pull_policy(image)

@@ -24,6 +24,7 @@ KINDS = (
     "ResourceQuota",
     "Secret",
     "Service",
+    "ServiceAccount",
 )
 
 MESSAGES = {
@@ -1058,6 +1059,12 @@ MESSAGES = {
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "spec", "ServiceSpec", "o"),
         (3, "status", "ServiceStatus", "o"),
+    ),
+    "ServiceAccount": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "secrets", "ObjectReference", "ro"),
+        (3, "imagePullSecrets", "LocalObjectReference", "ro"),
+        (4, "automountServiceAccountToken", "bool", "*o"),
     ),
     "ServiceAccountTokenProjection": (
         (1, "audience", "string", "o"),
