@@ -185,6 +185,26 @@ class ContainerLayer(models.Model):
         ]
 
 
+class ContainerLogChunk(models.Model):
+    """A piece of a container's log, as the kubelet flushed it: lines of `<RFC 3339 time> <text>`.
+
+    Keyed by the runtime's container id (each run of a container has its own log, `--previous`
+    reads the last one); removed with the pod, and a log over its cap is rotated away
+    (cluster/kubelet/containerlogs.py, docs/containers.md).
+    """
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="container_logs")
+    pod_uid = models.CharField(max_length=36)
+    container_id = models.CharField(max_length=100)
+    text = models.TextField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["cluster", "container_id", "id"], name="containerlog_by_container"),
+            models.Index(fields=["cluster", "pod_uid"], name="containerlog_by_pod"),
+        ]
+
+
 class ExecSession(models.Model):
     """One `kubectl exec` into a pod: who, what, when, and how it ended (not one of the 13 steps)."""
 
@@ -231,3 +251,21 @@ class Termination(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "uid"], name="termination_unique_uid")]
+
+
+class ControlPlaneMember(models.Model):
+    """A `manage.py controlplane` process that is alive (the scale-out profile), so that the
+    processes share the clusters' leadership out (cluster/controlplane/share.py): not Kubernetes
+    state. Each process renews its own row every second with the database's clock, so processes on
+    several machines agree on who is alive without synchronized clocks."""
+
+    identity = models.CharField(max_length=200, unique=True)  # the Lease holder identity it writes
+    host = models.CharField(max_length=253)
+    pid = models.IntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    renewed_at = models.DateTimeField()
+    # What it leads now: cluster name -> that cluster's measured weight (1 + its work).
+    leads = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return self.identity

@@ -18,6 +18,7 @@ from cluster.controllers.job import JobController
 from cluster.controllers.nodelifecycle import NodeLifecycleController
 from cluster.controllers.persistentvolume import KINDS as VOLUME_KINDS
 from cluster.controllers.persistentvolume import PersistentVolumeController
+from cluster.controllers.podautoscaler.horizontal import HorizontalController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
@@ -28,6 +29,9 @@ from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
 
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
+# What the HPA controller reads besides pods and nodes: the autoscalers, and what the usage model
+# needs to send a load generator's requests to the pods behind a Service.
+AUTOSCALER_KINDS = ("HorizontalPodAutoscaler", "Service", "Endpoints")
 _ORDER = {
     "CronJob": 0,
     "Deployment": 0,
@@ -49,9 +53,17 @@ class ControllerManager:
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*self.workloads, "Pod", "Node", "PodDisruptionBudget", "ControllerRevision", *volumes),
+            (
+                *self.workloads,
+                "Pod",
+                "Node",
+                "PodDisruptionBudget",
+                "ControllerRevision",
+                *AUTOSCALER_KINDS,
+                *volumes,
+            ),
             "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs, "
-            "Pods, Nodes, PodDisruptionBudgets"
+            "Pods, Nodes, PodDisruptionBudgets, HorizontalPodAutoscalers, Services, Endpoints"
             + (
                 ", ControllerRevisions, PersistentVolumeClaims, PersistentVolumes and StorageClasses"
                 if volumes
@@ -75,6 +87,7 @@ class ControllerManager:
             "CronJob": CronJobController(self),
         }
         self.disruption = DisruptionController(self)
+        self.autoscaler = HorizontalController(self)
         self.volumes = PersistentVolumeController(self)
         self.taint_eviction = TaintEvictionController(self)
         self.node_lifecycle = NodeLifecycleController(self)
@@ -88,10 +101,12 @@ class ControllerManager:
         for delta in deltas:
             self.disruption.observe(delta.kind, *delta.key)
             self.volumes.observe(delta.kind)
+            self.autoscaler.observe(delta.kind, *delta.key, delta.type == "DELETED")
             self.taint_eviction.observe(delta.kind, delta.key, delta.obj, delta.old, delta.type == "DELETED")
             self.node_lifecycle.observe(delta.kind, delta.key[1])
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
+        budgets += await db(self.autoscaler.sync_all)() if self.autoscaler.due() else 0
         budgets += await db(self.volumes.sync_all)() if self.volumes.due() else 0
         budgets += await db(self.node_lifecycle.sync_all)() if self.node_lifecycle.due() else 0
         budgets += await db(self.taint_eviction.sync_all)() if self.taint_eviction.due() else 0
@@ -113,10 +128,11 @@ class ControllerManager:
 
     def next_wakeup(self) -> float | None:
         """Seconds until a budget's granted eviction times out (the disruption controller's
-        recheck), a NoExecute taint's tolerationSeconds run out (the taint manager) or an owner
-        asked to be synced again (a progress deadline)."""
+        recheck), a NoExecute taint's tolerationSeconds run out (the taint manager), an autoscaler's
+        next look or an owner asked to be synced again (a progress deadline)."""
         due = [
             self.disruption.next_wakeup(),
+            self.autoscaler.next_wakeup(),
             self.taint_eviction.next_wakeup(),
             self.node_lifecycle.next_wakeup(),
         ]
@@ -138,8 +154,8 @@ class ControllerManager:
                 self._mark(key, None)
 
     def _observe(self, delta: Delta) -> None:
-        if delta.kind in ("PodDisruptionBudget", *VOLUME_KINDS):
-            return  # the disruption and PV controllers' (observed above)
+        if delta.kind in ("PodDisruptionBudget", *AUTOSCALER_KINDS, *VOLUME_KINDS):
+            return  # the disruption, autoscaler and PV controllers' (observed above)
         if delta.kind == "ControllerRevision":  # its owner's history changed (a deletion by hand)
             ref = controller_ref(delta.obj)
             if ref is not None and ref.get("kind") in self.workloads:

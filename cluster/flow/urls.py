@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from cluster.flow import clockview, kubeletview, views
+from cluster.flow import clockview, kubeletview, schedulerconfig, views
 
 urlpatterns = [
     path("snapshot", views.snapshot_view, name="cluster-snapshot"),
@@ -17,5 +17,8 @@ urlpatterns = [
     path("kubelets", kubeletview.kubelets_view, name="cluster-kubelets"),
     path("kubelets/<str:node>", kubeletview.kubelet_view, name="cluster-kubelet"),
     path("traces/<str:trace>", views.trace_view, name="flow-trace"),
+    path("scheduling/config", schedulerconfig.config_view, name="scheduling-config"),
+    path("scheduling/config/preview", schedulerconfig.preview_view, name="scheduling-config-preview"),
+    path("scheduling/what-if", views.what_if_view, name="scheduling-what-if"),
     path("scheduling/<str:namespace>/<str:pod>", views.scheduling_view, name="scheduling-attempts"),
 ]

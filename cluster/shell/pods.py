@@ -87,7 +87,9 @@ def running_container_id(pod: dict, name: str) -> str | None:
 def context_for(
     cluster: Cluster, pod: dict, container_name: str, tty: bool, with_services: bool = True
 ) -> ContainerContext:
-    container = next(c for c in pod["spec"]["containers"] if c["name"] == container_name)
+    spec = pod["spec"]
+    every = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+    container = next(c for c in every if c["name"] == container_name)
     view = services.load(cluster) if with_services else None
     image = container.get("image", "")
     status = pod.get("status") or {}
