@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("cluster", "0013_execsession_holder"),
+        ("cluster", "0015_controlplanemember"),
     ]
 
     operations = [
