@@ -434,7 +434,9 @@ def _curl(tag: str) -> Profile:
 def _agnhost(tag: str) -> Profile:
     version = _version("registry.k8s.io/e2e-test-images/agnhost", tag, "2.53")
     processes = (Process(1, "root", "/agnhost"),)
-    return Profile("agnhost", version, ALPINE, {"agnhost": "/"}, (("PATH", DEFAULT_PATH),), "/", processes)
+    # Its Dockerfile adds the e2e tests' tools (curl, dig, nc, bash) to Alpine.
+    programs = {"agnhost": "/", "curl": "/usr/bin", "dig": "/usr/bin", "nc": "/usr/bin", "bash": "/bin"}
+    return Profile("agnhost", version, ALPINE, programs, (("PATH", DEFAULT_PATH),), "/", processes)
 
 
 def _goproxy(tag: str) -> Profile:
