@@ -440,10 +440,10 @@ def _agnhost(tag: str) -> Profile:
 
 
 def _goproxy(tag: str) -> Profile:
-    """A program from scratch: no shell, a proxy on 8080."""
+    """A program from scratch (so "distroless": no shell, no tools), a proxy on 8080."""
     processes = (Process(1, "root", "/goproxy"),)
     base = Base("distroless", "", {}, "ash")
-    return Profile("goproxy", "0.1", base, {"goproxy": "/"}, (("PATH", DEFAULT_PATH),), "/", processes, 8080)
+    return Profile("distroless", "0.1", base, {"goproxy": "/"}, (("PATH", DEFAULT_PATH),), "/", processes, 8080)
 
 
 _PLAIN_BASES = {"busybox": BUSYBOX, "alpine": ALPINE, "centos": CENTOS, "ubuntu": UBUNTU, "debian": DEBIAN}
