@@ -11,7 +11,14 @@ class ClusterConfig(AppConfig):
         # ResourceQuota as admission functions (upstream's order: ResourceQuota last); the flow's
         # write hook. Imported here: the app registry must be ready before models are imported.
         from cluster.apiserver import store
-        from cluster.apiserver.admission import limitranger, priority, quota, resourcequota, storageclass
+        from cluster.apiserver.admission import (
+            limitranger,
+            priority,
+            quota,
+            resourcequota,
+            serviceaccount,
+            storageclass,
+        )
         from cluster.flow import hooks
         from cluster.kinds import builtin
         from cluster.kinds.core import serviceips
@@ -20,6 +27,7 @@ class ClusterConfig(AppConfig):
         quota.install()
         serviceips.install()  # a Service's clusterIP and node ports, chosen inside its write
         priority.install()
+        serviceaccount.install()  # the pod's ServiceAccount, its token volume
         storageclass.install()  # DefaultStorageClass: a claim without a class gets the default
         limitranger.install()
         resourcequota.install()

@@ -182,6 +182,26 @@ class ContainerLayer(models.Model):
         ]
 
 
+class ContainerLogChunk(models.Model):
+    """A piece of a container's log, as the kubelet flushed it: lines of `<RFC 3339 time> <text>`.
+
+    Keyed by the runtime's container id (each run of a container has its own log, `--previous`
+    reads the last one); removed with the pod, and a log over its cap is rotated away
+    (cluster/kubelet/containerlogs.py, docs/containers.md).
+    """
+
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="container_logs")
+    pod_uid = models.CharField(max_length=36)
+    container_id = models.CharField(max_length=100)
+    text = models.TextField()
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["cluster", "container_id", "id"], name="containerlog_by_container"),
+            models.Index(fields=["cluster", "pod_uid"], name="containerlog_by_pod"),
+        ]
+
+
 class ExecSession(models.Model):
     """One `kubectl exec` into a pod: who, what, when, and how it ended (not one of the 13 steps)."""
 

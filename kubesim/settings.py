@@ -147,6 +147,12 @@ KUBESIM_SHELL_CPU_SECONDS = float(os.environ.get("KUBESIM_SHELL_CPU_SECONDS", "2
 KUBESIM_SHELL_MEMORY_BYTES = envint("KUBESIM_SHELL_MEMORY_BYTES", str(16 << 20))
 KUBESIM_SHELL_OUTPUT_BYTES = envint("KUBESIM_SHELL_OUTPUT_BYTES", str(16 << 20))
 KUBESIM_SHELL_STORAGE_BYTES = envint("KUBESIM_SHELL_STORAGE_BYTES", str(8 << 20))
+# A container's log is rotated past this many bytes (the kubelet's containerLogMaxSize is 10 MiB;
+# lower here, since every container's log is kept in the database: docs/containers.md).
+KUBESIM_CONTAINER_LOG_MAX_BYTES = envint("KUBESIM_CONTAINER_LOG_MAX_BYTES", str(1 << 20))
+# The share of one core that the containers' processes of a process may use together (the rest
+# wait their turn, as on a node whose CPU is all in use: docs/containers.md).
+KUBESIM_CONTAINER_CPU_SHARE = float(os.environ.get("KUBESIM_CONTAINER_CPU_SHARE", "0.1"))
 # Log entries each cluster keeps before compaction, etcd's history window (cluster/apiserver/store.py):
 # a watch from an older revision gets 410 Gone and relists.
 KUBESIM_EVENT_LOG_KEEP = envint("KUBESIM_EVENT_LOG_KEEP", "10000")

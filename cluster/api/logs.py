@@ -1,8 +1,13 @@
-"""pods/<name>/log: container logs as text/plain, from the simulated kubelet's runtime."""
+"""pods/<name>/log: a container's log as text/plain, read from what its kubelet stored.
+
+The query is kube-apiserver's PodLogOptions: container, previous, timestamps, tailLines,
+sinceSeconds, sinceTime, limitBytes, follow (docs/containers.md).
+"""
 
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
@@ -10,80 +15,102 @@ from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import Target, resolve
 from cluster.api.readers import reading
-from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request
-from cluster.kubelet.logs import read_log
+from cluster.kubelet import containerlogs
+from cluster.kubelet.logs import LogOptions, open_log, render, still_running
 from cluster.models import Cluster
 
 FOLLOW_POLL_SECONDS = 0.5
 
 
-def _container(pod: dict, wanted: str) -> str:
-    names = [c.get("name", "") for c in (pod.get("spec") or {}).get("containers") or []]
-    name = pod["metadata"]["name"]
-    if wanted:
-        if wanted not in names:
-            raise bad_request(f"container {wanted} is not valid for pod {name}")
-        return wanted
-    if len(names) != 1:
-        raise bad_request(
-            f"a container name must be specified for pod {name}, choose one of: [{' '.join(names)}]"
-        )
-    return names[0]
-
-
-def _read(cluster: Cluster, target: Target, request: HttpRequest, tail: int | None) -> str:
-    pod = api.get(cluster, "Pod", target.namespace, target.name)
-    container = _container(pod, request.GET.get("container", ""))
-    return read_log(cluster, target.namespace, target.name, container, tail, flag(request, "timestamps"))
-
-
-def _tail(request: HttpRequest) -> int | None:
-    text = request.GET.get("tailLines", "")
+def _integer(request: HttpRequest, name: str, minimum: int) -> int | None:
+    text = request.GET.get(name, "")
     if text == "":
         return None
     if not text.lstrip("-").isdigit():
-        raise bad_request(f'tailLines: Invalid value: "{text}": must be an integer')
-    return max(0, int(text))
+        raise bad_request(f'{name}: Invalid value: "{text}": must be an integer')
+    value = int(text)
+    if value < minimum:
+        words = "greater than or equal to 0" if minimum == 0 else "greater than 0"
+        raise bad_request(f"{name}: Invalid value: {value}: must be {words}")
+    return value
+
+
+def _since_time(request: HttpRequest) -> datetime | None:
+    text = request.GET.get("sinceTime", "")
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise bad_request(f'sinceTime: Invalid value: "{text}": must be an RFC 3339 time') from None
+
+
+def options_of(request: HttpRequest) -> LogOptions:
+    seconds = _integer(request, "sinceSeconds", 1)
+    since_time = _since_time(request)
+    if seconds is not None and since_time is not None:
+        raise bad_request("at most one of `sinceTime` or `sinceSeconds` may be specified")
+    return LogOptions(
+        container=request.GET.get("container", "") or None,
+        tail_lines=_integer(request, "tailLines", 0),
+        timestamps=flag(request, "timestamps"),
+        previous=flag(request, "previous"),
+        since_seconds=seconds,
+        since_time=since_time,
+        limit_bytes=_integer(request, "limitBytes", 1),
+    )
+
+
+def _read(cluster: Cluster, target: Target, options: LogOptions) -> tuple[dict, str, list[str]]:
+    pod, _container, container_id = open_log(cluster, target.namespace, target.name, options)
+    return pod, container_id, containerlogs.read_lines(cluster, container_id)
 
 
 def log_response(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
-    return HttpResponse(_read(cluster, target, request, _tail(request)), content_type="text/plain")
+    options = options_of(request)
+    _pod, _id, lines = _read(cluster, target, options)
+    return HttpResponse(render(lines, options), content_type="text/plain")
 
 
 def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str):
     target = resolve(group, version, rest)
     cluster = find_cluster(request, cluster_name, "get", target)
-    first = _read(cluster, target, request, _tail(request))
-    return cluster, target, first
+    options = options_of(request)
+    pod, container_id, lines = _read(cluster, target, options)
+    return cluster, target, options, pod, container_id, lines
 
 
-def _still_there(cluster: Cluster, target: Target, request: HttpRequest) -> str | None:
-    try:
-        return _read(cluster, target, request, None)
-    except ApiError:
-        return None
+def _lines_now(cluster: Cluster, container_id: str) -> list[str]:
+    return containerlogs.read_lines(cluster, container_id)
 
 
-async def _follow(cluster: Cluster, target: Target, request: HttpRequest, first: str):
-    """Stream what is there, then each new line as the container writes it, until the pod is gone."""
-    yield first.encode()
-    # Read-only, off the request's thread (whose connection was closed when the stream began).
-    read = reading(_still_there)
-    seen = await read(cluster, target, request)
-    while seen is not None:
-        await asyncio.sleep(FOLLOW_POLL_SECONDS)
-        text = await read(cluster, target, request)
-        if text is None:
+async def _follow(cluster: Cluster, target: Target, options: LogOptions, pod: dict, container_id: str, first):
+    """What is there, then each new line as the container prints it, until that run ends (or the
+    pod goes), as the kubelet's follow does."""
+    yield render(first, options).encode()
+    read = reading(_lines_now)
+    running = reading(still_running)
+    uid = pod["metadata"].get("uid", "")
+    seen = len(first)
+    every = LogOptions(timestamps=options.timestamps)
+    while True:
+        alive = await running(cluster, target.namespace, target.name, uid, container_id)
+        lines = await read(cluster, container_id)
+        if len(lines) < seen:
+            seen = 0  # rotated: the new file from its start
+        if len(lines) > seen:
+            yield render(lines[seen:], every).encode()
+            seen = len(lines)
+        if not alive:
             return
-        if text.startswith(seen) and len(text) > len(seen):
-            yield text[len(seen) :].encode()
-        seen = text
+        await asyncio.sleep(FOLLOW_POLL_SECONDS)
 
 
 def follow_response(request: HttpRequest, cluster: str, group: str, version: str, rest: str) -> HttpResponse:
     try:
-        found, target, first = _prepare(request, cluster, group, version, rest)
+        found, target, options, pod, container_id, first = _prepare(request, cluster, group, version, rest)
     except ApiError as err:
         return error_response(err)
-    return StreamingHttpResponse(_follow(found, target, request, first), content_type="text/plain")
+    stream = _follow(found, target, options, pod, container_id, first)
+    return StreamingHttpResponse(stream, content_type="text/plain")

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from cluster.apiserver import defaults, fieldvalidation, store, typecheck
 from cluster.apiserver.actor import Actor
+from cluster.apiserver.admission import serviceaccount
 from cluster.apiserver.errors import ApiError, bad_request
 from cluster.apiserver.patch import merge_patch
 from cluster.apiserver.reads import check_kind
@@ -53,7 +54,10 @@ def _three_way(existing: dict, manifest: dict, info_kind: str) -> dict:
     except json.JSONDecodeError:
         last = {}
     patch = merge_patch(_removals(last, manifest), desired)
-    return merge_patch(existing, patch)  # type: ignore[return-value]
+    merged = merge_patch(existing, patch)
+    if info_kind == "Pod":
+        serviceaccount.keep_token_volume(existing, merged)  # type: ignore[arg-type]
+    return merged  # type: ignore[return-value]
 
 
 def _removals(last: object, new: object) -> dict:

@@ -54,9 +54,10 @@ def acting_as(who, caller, check: Callable[[str, str, str, str], None]):
     }
     username = users[0] if users else ""
     if not username:
-        raise ApiError(
-            500, "InternalError", "Internal error occurred: impersonation requested without a username"
-        )
+        # kube-apiserver answers this with an internal error; kubectl never sends it (it refuses
+        # --as-group without --as). A 400 in the same words: bad input is never a 500 here.
+        asked = " ".join([*(f"{{Group {g}}}" for g in groups), *(f"{{UID {u}}}" for u in uids)])
+        raise ApiError(400, "BadRequest", f"requested [{asked}] without impersonating a user")
 
     if username.startswith(SERVICE_ACCOUNT_PREFIX) and username.count(":") == 3:
         namespace, name = username[len(SERVICE_ACCOUNT_PREFIX) :].split(":")

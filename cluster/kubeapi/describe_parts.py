@@ -258,8 +258,35 @@ def volumes(vols: list | None) -> list[str]:
                 f"    SecretName:\t{secret.get('secretName', '')}",
                 f"    Optional:\t{'true' if secret.get('optional') else 'false'}",
             ]
+        elif "projected" in v:
+            lines += _projected(v["projected"] or {})
         else:
             lines.append("  <unknown>")
+    return lines
+
+
+def _projected(projected: dict) -> list[str]:
+    """printProjectedVolumeSource: one line (or two) per source."""
+    lines = ["    Type:\tProjected (a volume that contains injected data from multiple sources)"]
+    for source in projected.get("sources") or []:
+        source = source if isinstance(source, dict) else {}
+        if isinstance(source.get("secret"), dict):
+            secret = source["secret"]
+            lines += [
+                f"    SecretName:\t{secret.get('name', '')}",
+                f"    Optional:\t{'true' if secret.get('optional') else 'false'}",
+            ]
+        elif isinstance(source.get("downwardAPI"), dict):
+            lines.append("    DownwardAPI:\ttrue")
+        elif isinstance(source.get("configMap"), dict):
+            config_map = source["configMap"]
+            lines += [
+                f"    ConfigMapName:\t{config_map.get('name', '')}",
+                f"    Optional:\t{'true' if config_map.get('optional') else 'false'}",
+            ]
+        elif isinstance(source.get("serviceAccountToken"), dict):
+            seconds = source["serviceAccountToken"].get("expirationSeconds")
+            lines.append(f"    TokenExpirationSeconds:\t{seconds if seconds is not None else 3600}")
     return lines
 
 

@@ -131,12 +131,61 @@ def check_volumes(pod: dict, lookup: Lookup) -> None:
                 raise ConfigError(message, volume)
 
 
-def container_files(pod: dict, container: dict, lookup: Lookup) -> VolumeFiles:
-    """The files of the container's configMap/secret volume mounts (what `cat` reads in exec)."""
+# A projected serviceAccountToken source → the token the kubelet asked the API server for.
+TokenFor = Callable[[dict], str]
+
+
+def _downward(pod: dict, field_ref: dict) -> str:
+    """A downwardAPI volume item's fieldRef (metadata.namespace, name, uid, labels, annotations)."""
+    meta, path = pod.get("metadata") or {}, str((field_ref or {}).get("fieldPath", ""))
+    if path in ("metadata.labels", "metadata.annotations"):
+        values = meta.get(path.split(".")[1]) or {}
+        return "\n".join(f'{key}="{value}"' for key, value in sorted(values.items()))
+    return str(meta.get(path.split(".", 1)[1], "")) if path.startswith("metadata.") else ""
+
+
+def projected_files(pod: dict, projected: dict, lookup: Lookup, token: TokenFor | None) -> dict[str, str]:
+    """The files of a projected volume, by path under its mount (the kube-api-access volume: token,
+    ca.crt, namespace)."""
+    namespace = pod["metadata"].get("namespace", "default")
+    files: dict[str, str] = {}
+    for source in projected.get("sources") or []:
+        source = source if isinstance(source, dict) else {}
+        for kind, key in (("ConfigMap", "configMap"), ("Secret", "secret")):
+            if isinstance(source.get(key), dict):
+                obj = lookup(kind, namespace, source[key].get("name", ""))
+                values = _values(kind, obj) if obj else {}
+                items = source[key].get("items") or [{"key": k, "path": k} for k in sorted(values)]
+                for item in items:
+                    if item.get("key") in values:
+                        files[item.get("path") or item["key"]] = values[item["key"]]
+        if isinstance(source.get("downwardAPI"), dict):
+            for item in source["downwardAPI"].get("items") or []:
+                if isinstance(item, dict) and item.get("path"):
+                    files[item["path"]] = _downward(pod, item.get("fieldRef") or {})
+        if isinstance(source.get("serviceAccountToken"), dict) and token is not None:
+            files[source["serviceAccountToken"].get("path") or "token"] = token(source["serviceAccountToken"])
+    return files
+
+
+def container_files(pod: dict, container: dict, lookup: Lookup, token: TokenFor | None = None) -> VolumeFiles:
+    """The files of the container's configMap, secret and projected volume mounts (what `cat`
+    reads in exec)."""
     namespace = pod["metadata"].get("namespace", "default")
     sources = _volume_sources(pod)
+    projected = {
+        v.get("name"): v["projected"]
+        for v in (pod.get("spec") or {}).get("volumes") or []
+        if isinstance(v, dict) and isinstance(v.get("projected"), dict)
+    }
     directories, files = [], {}
     for mount in container.get("volumeMounts") or []:
+        if mount.get("name") in projected:
+            root = mount.get("mountPath", "")
+            directories.append(root)
+            for path, value in projected_files(pod, projected[mount["name"]], lookup, token).items():
+                files[posixpath.join(root, path)] = value
+            continue
         found = sources.get(mount.get("name"))
         if found is None:
             continue

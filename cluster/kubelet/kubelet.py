@@ -24,11 +24,12 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
-from cluster.kubelet import commands, configwait, pulls, runtime
+from cluster.kubelet import configwait, pulls, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
+from cluster.kubelet.lifecycle import ContainerLifecycle, field_path
 from cluster.kubelet.nodes import NodeDuties
-from cluster.kubelet.podwrites import PodWrites
+from cluster.kubelet.podwrites import PodWrites, Together
 from cluster.kubelet.probes import ProbeDuties
 from cluster.kubelet.termination import FINAL_BATCH, PodTerminations
 from cluster.models import Cluster, FlowTrace
@@ -36,7 +37,7 @@ from k8s import clock
 from k8s.pods import changed_images
 
 
-class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
+class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, ContainerLifecycle):
     component = "kubelet"
 
     def __init__(self, cluster_name: str) -> None:
@@ -54,8 +55,11 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
         self.handled: set[str] = set()  # uids of pods a worker took over (a worker per pod, once)
         self._init_terminations()
         self._init_probes()
+        self._init_lifecycle()
         # Writes of the pod workers that reach them together, in one transaction.
         self.pod_writes = PodWrites()
+        # The containers' starts of the pod workers that reach them together, in one trip.
+        self.pod_starts = Together()
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -75,7 +79,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
         stopped = self.due_terminations()
         for start in range(0, len(stopped), FINAL_BATCH):
             await db(self.remove_stopped)(stopped[start : start + FINAL_BATCH])
-        return bool(deltas) or self.informer.behind or bool(stopped)
+        followed = await self.follow_processes()
+        return bool(deltas) or self.informer.behind or bool(stopped) or followed
 
     async def idle(self) -> None:
         """Wait for every running pod worker (used by run_until_idle)."""
@@ -100,6 +105,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
             if task is not None:
                 task.cancel()
             self.handled.discard(pod["metadata"].get("uid", ""))
+            self.detach_pod(key, pod["metadata"].get("uid", ""))
             self.retries.pop(key, None)
             self._forget_termination(key)
             self._free_ip(node, pod)
@@ -171,65 +177,11 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
             due = clock.monotonic() + configwait.CONFIG_RETRY_SECONDS
             self.retries[key] = (due, lambda: self._run_pod(key, None, attempt + 1))
             return
-        self._start_containers(pod, node)
+        run = self.new_pod_run(key, pod, node, host_ip, pod_ip, pulled)
+        await self.pod_starts.call(self.start_ready, pod, run, [])
         await gate.before_step(self.cluster_name, trace_id, 13)
-        await self._report_started(
-            key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts=0, step_12=step_12
-        )
-
-    async def _report_started(
-        self, key, pod, node, host_ip, pod_ip, pulled, trace_id, restarts: int, step_12: dict | None = None
-    ) -> None:
-        """Report the started containers; those whose command ends exit at once or after its
-        duration (commands.py), and then crash-loop, complete or fail as restartPolicy says."""
-        containers = pod["spec"].get("containers") or []
-        ends = {c["name"]: commands.outcome(c, pulled[c["name"]]) for c in containers}
-        now = {name: end.exit_code for name, end in ends.items() if end is not None and end.seconds <= 0}
-        later = [end.seconds for end in ends.values() if end is not None and end.seconds > 0]
-        if not now:
-            status = runtime.running_status(pod, host_ip, pod_ip, pulled)
-            await self.pod_writes.write(self._write_status, pod, status, trace_id, node, step_12)
-        else:
-            await self._exited(key, pod, node, host_ip, pod_ip, pulled, now, restarts, trace_id, step_12)
-        if later and not now:
-            # The containers run for their command's duration (the injectable clock's seconds).
-            codes = {name: end.exit_code for name, end in ends.items() if end is not None}
-            self.retries[key] = (
-                clock.monotonic() + max(later),
-                lambda: self._finished(key, host_ip, pod_ip, pulled, codes, restarts),
-            )
-
-    async def _finished(
-        self, key, host_ip: str, pod_ip: str, pulled: dict, codes: dict, restarts: int
-    ) -> None:
-        pod = self.informer.get("Pod", *key)
-        if pod is None or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-            return
-        node = pod["spec"]["nodeName"]
-        await self._exited(key, pod, node, host_ip, pod_ip, pulled, codes, restarts, None, None)
-
-    async def _exited(
-        self, key, pod, node, host_ip, pod_ip, pulled, codes, restarts, trace_id, step_12
-    ) -> None:
-        status = runtime.exited_status(pod, host_ip, pod_ip, pulled, codes, restarts)
+        status = self.started_status(pod, run)
         await self.pod_writes.write(self._write_status, pod, status, trace_id, node, step_12)
-        policy = pod["spec"].get("restartPolicy", "Always")
-        restarting = {name for name, code in codes.items() if runtime.restarts_after(policy, code)}
-        if not restarting:
-            return
-        self._crash_loop_events(pod, node, restarting)
-        self.retries[key] = (
-            clock.monotonic() + runtime.restart_delay(restarts),
-            lambda: self._restart(key, host_ip, pod_ip, pulled, restarts + 1),
-        )
-
-    async def _restart(self, key, host_ip: str, pod_ip: str, pulled: dict, restarts: int) -> None:
-        pod = self.informer.get("Pod", *key)
-        if pod is None:
-            return
-        node = pod["spec"]["nodeName"]
-        self._start_containers(pod, node)
-        await self._report_started(key, pod, node, host_ip, pod_ip, pulled, None, restarts)
 
     async def _upgrade(self, key: tuple[str, str], trace_id: str | None) -> None:
         """The notes' closing remark: a new image, so the kubelet pulls it and restarts the container."""
@@ -247,10 +199,15 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
         pulled = await self._pull_all(pod, node, host_ip, trace_id)
         if isinstance(pulled, pulls.PullFailure):
             return
-        self._start_containers(pod, node, changed)
         await gate.before_step(self.cluster_name, trace_id, 13)
         pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
-        status = runtime.restarted_status(pod, host_ip, pod_ip, pulled, changed)
+        run = self.pod_runs.get(key)
+        if run is None or run.uid != pod["metadata"].get("uid"):
+            self._start_containers(pod, node, changed)  # a pod this kubelet did not start
+            status = runtime.restarted_status(pod, host_ip, pod_ip, pulled, changed)
+        else:
+            await db(self.restart_changed)(pod, run, changed, pulled)
+            status = self.started_status(pod, run)
         await self.pod_writes.write(self._write_status, pod, status, trace_id, node)
 
     def _kill_changed(self, pod: dict, node: str, changed: set[str]) -> None:
@@ -268,7 +225,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
 
     def next_wakeup(self) -> float | None:
         """Seconds until the next image pull retry, container restart or pod removal is due."""
-        waits = [self.termination_wakeup(), self.probe_wakeup()]
+        waits = [self.termination_wakeup(), self.probe_wakeup(), self.lifecycle_wakeup()]
         if self.retries:
             waits.append(max(0.0, min(due for due, _ in self.retries.values()) - clock.monotonic()))
         waits = [wait for wait in waits if wait is not None]
@@ -290,7 +247,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
             pod = self.informer.get("Pod", *key)
             if pod is None:
                 return
-            wanted = {c["name"]: c.get("image") for c in pod["spec"].get("containers") or []}
+            every = [*(pod["spec"].get("initContainers") or []), *(pod["spec"].get("containers") or [])]
+            wanted = {c["name"]: c.get("image") for c in every}
             if wanted.get(failure.container) != failure.image:
                 await start_again()  # a new image is a new back-off key: pulled at once
                 return
@@ -305,7 +263,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
         """Pull every container's image; the images by container name, or why one could not be had."""
         found = {}
         settings = await gate.flow_settings(self.cluster_name)
-        for container in pod["spec"].get("containers") or []:
+        for container in [*(pod["spec"].get("initContainers") or []), *(pod["spec"].get("containers") or [])]:
             invalid = catalog.invalid_name(container.get("image", ""))
             if invalid is not None:
                 return await db(self._invalid_name)(pod, node, host_ip, container, invalid, trace_id)
@@ -339,7 +297,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
 
     def _all_present(self, pod: dict, node: str) -> bool:
         """Every container's image is on the node and none must be pulled anyway (Always)."""
-        for container in pod["spec"].get("containers") or []:
+        for container in [*(pod["spec"].get("initContainers") or []), *(pod["spec"].get("containers") or [])]:
             image = catalog.lookup(container.get("image", ""))
             if (
                 image is None
@@ -375,7 +333,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
             type_=type_,
             component="kubelet",
             host=node,
-            field_path=f"spec.containers{{{container['name']}}}" if field_path is None else field_path,
+            field_path=_field_path(pod, container) if field_path is None else field_path,
         )
 
     def _pulled(self, pod: dict, node: str, container: dict, image: catalog.Image, message: str) -> None:
@@ -421,14 +379,6 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
         status = runtime.waiting_status(pod, self._host_ip(node), "ImagePullBackOff", message)
         self._write_status(pod, status, None, node)
 
-    def _crash_loop_events(self, pod: dict, node: str, exiting: set[str]) -> None:
-        meta = pod["metadata"]
-        reference = f"{meta['name']}_{meta.get('namespace', 'default')}({meta.get('uid', '')})"
-        for container in pod["spec"].get("containers") or []:
-            if container["name"] in exiting:
-                message = f"Back-off restarting failed container {container['name']} in pod {reference}"
-                self._event(pod, node, "BackOff", message, container, "Warning")
-
     def _start_containers(self, pod: dict, node: str, only: set[str] | None = None) -> None:
         for container in pod["spec"].get("containers") or []:
             if only is not None and container["name"] not in only:
@@ -466,6 +416,10 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties):
             return  # deleted meanwhile
 
     # -- node leases (kube-node-lease), renewed every 10 s ------------------------------------------
+
+
+def _field_path(pod: dict, container: dict) -> str:
+    return field_path(pod, container["name"]) if container.get("name") else ""
 
 
 def _needs_start(pod: dict) -> bool:

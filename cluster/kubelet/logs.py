@@ -1,118 +1,133 @@
-"""Plausible container logs, as `kubectl logs` shows them, generated from the pod's real state.
+"""`kubectl logs`: a container's log as its kubelet serves it.
 
-The "containers" are simulated, so their output is derived from the image (nginx prints its
-entrypoint lines, redis its startup banner) and the container's start time.
+The API server picks the container (`container_name`, upstream's LogLocation: any container,
+init container or ephemeral container of the pod), the kubelet picks the run of it
+(`container_id_for`, upstream's validateContainerLogStatus: the running one, else the last
+terminated one; `--previous` the last terminated one) and reads its lines
+(`cluster/kubelet/containerlogs.py`), then `--since-time`/`--since`, `--tail` and `--limit-bytes`
+apply in that order, and `--timestamps` keeps each line's time.
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from cluster.apiserver import service as api
-from cluster.apiserver.errors import ApiError
-from cluster.kubelet import images as catalog
+from cluster.apiserver.errors import ApiError, bad_request
+from cluster.kubelet import containerlogs
+from cluster.kubelet.containerlogs import TIMESTAMP_LENGTH
 from cluster.models import Cluster
-
-_PROFILES = {
-    "nginx": [
-        "/docker-entrypoint.sh: /docker-entrypoint.d/ is not empty, will attempt to perform configuration",
-        "/docker-entrypoint.sh: Looking for shell scripts in /docker-entrypoint.d/",
-        "/docker-entrypoint.sh: Launching /docker-entrypoint.d/10-listen-on-ipv6-by-default.sh",
-        "10-listen-on-ipv6-by-default.sh: info: Getting the checksum of /etc/nginx/conf.d/default.conf",
-        "10-listen-on-ipv6-by-default.sh: info: Enabled listen on IPv6 in /etc/nginx/conf.d/default.conf",
-        "/docker-entrypoint.sh: Configuration complete; ready for start up",
-        '{ts} [notice] 1#1: using the "epoll" event method',
-        "{ts} [notice] 1#1: start worker processes",
-    ],
-    "httpd": [
-        "AH00558: httpd: Could not reliably determine the server's fully qualified domain name, using {ip}. "
-        "Set the 'ServerName' directive globally to suppress this message",
-        "[{ts}] [mpm_event:notice] [pid 1:tid 1] AH00489: Apache/2.4.62 (Unix) configured -- "
-        "resuming normal operations",
-        "[{ts}] [core:notice] [pid 1:tid 1] AH00094: Command line: 'httpd -D FOREGROUND'",
-    ],
-    "redis": [
-        "1:C {ts} * oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo",
-        "1:C {ts} * Redis version=7.2.5, bits=64, commit=00000000, modified=0, pid=1, just started",
-        "1:M {ts} * monotonic clock: POSIX clock_gettime",
-        "1:M {ts} * Running mode=standalone, port=6379.",
-        "1:M {ts} * Server initialized",
-        "1:M {ts} * Ready to accept connections tcp",
-    ],
-    "mysql": [
-        "{ts} 0 [System] [MY-010116] [Server] /usr/sbin/mysqld (mysqld 8.0.39) starting as process 1",
-        "{ts} 1 [System] [MY-013576] [InnoDB] InnoDB initialization has started.",
-        "{ts} 1 [System] [MY-013577] [InnoDB] InnoDB initialization has ended.",
-        "{ts} 0 [System] [MY-010931] [Server] /usr/sbin/mysqld: ready for connections. Version: '8.0.39'  "
-        "socket: '/var/run/mysqld/mysqld.sock'  port: 3306  MySQL Community Server - GPL.",
-    ],
-    "tomcat": [
-        "{ts} INFO [main] org.apache.catalina.startup.VersionLoggerListener.log Server version name:   "
-        "Apache Tomcat/9.0.93",
-        "{ts} INFO [main] org.apache.coyote.AbstractProtocol.start "
-        'Starting ProtocolHandler ["http-nio-8080"]',
-        "{ts} INFO [main] org.apache.catalina.startup.Catalina.start Server startup in [612] milliseconds",
-    ],
-}
+from k8s import clock
 
 
-def _started_at(pod: dict, container: str) -> datetime | None:
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") == container:
-            started = ((status.get("state") or {}).get("running") or {}).get("startedAt")
-            return datetime.fromisoformat(started.replace("Z", "+00:00")) if started else None
-    return None
+@dataclass(frozen=True, slots=True)
+class LogOptions:
+    container: str | None = None
+    tail_lines: int | None = None
+    timestamps: bool = False
+    previous: bool = False
+    since_seconds: int | None = None
+    since_time: datetime | None = None
+    limit_bytes: int | None = None
 
 
-def _waiting(pod: dict, container: str) -> dict | None:
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") == container:
-            return (status.get("state") or {}).get("waiting")
-    return None
+def _names(containers: list[dict]) -> list[str]:
+    return [c.get("name", "") for c in containers or []]
 
 
-def _container(pod: dict, container: str | None) -> str:
-    names = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+def container_name(pod: dict, wanted: str | None) -> str:
+    """The API server's choice of container (400 BadRequest with its words)."""
+    spec = pod.get("spec") or {}
     name = pod["metadata"]["name"]
-    if container is None:
-        if len(names) == 1:
-            return names[0]
-        raise ApiError(
-            400,
-            "BadRequest",
-            f"a container name must be specified for pod {name}, choose one of: [{' '.join(names)}]",
-        )
-    if container not in names:
-        raise ApiError(400, "BadRequest", f"container {container} is not valid for pod {name}")
-    return container
+    containers = _names(spec.get("containers"))
+    inits = _names(spec.get("initContainers"))
+    ephemeral = _names(spec.get("ephemeralContainers"))
+    if not wanted:
+        if len(containers) == 1:
+            return containers[0]
+        if not containers:
+            raise bad_request(f"a container name must be specified for pod {name}")
+        names = " ".join(containers)
+        message = f"a container name must be specified for pod {name}, choose one of: [{names}]"
+        if inits:
+            message += f" or one of the init containers: [{' '.join(inits)}]"
+        raise bad_request(message)
+    if wanted not in (*containers, *inits, *ephemeral):
+        raise bad_request(f"container {wanted} is not valid for pod {name}")
+    return wanted
 
 
-def _lines(pod: dict, container: str) -> list[tuple[datetime, str]]:
-    started = _started_at(pod, container)
-    if started is None:
-        waiting = _waiting(pod, container) or {}
-        reason = waiting.get("reason", "ContainerCreating")
-        # kubelet's validateContainerLogStatus words for the two pull failures.
-        detail = {
-            "ErrImagePull": "image can't be pulled",
-            "ImagePullBackOff": "trying and failing to pull image",
-        }.get(reason, reason)
-        raise ApiError(
-            400,
-            "BadRequest",
-            f'container "{container}" in pod "{pod["metadata"]["name"]}" is waiting to start: {detail}',
-        )
-    spec = next(c for c in pod["spec"]["containers"] if c["name"] == container)
-    image = catalog.lookup(spec.get("image", ""))
-    profile = _PROFILES.get(image.logs if image else "", [])
-    ip = (pod.get("status") or {}).get("podIP", "")
-    out = []
-    for index, template in enumerate(profile):
-        moment = started + timedelta(milliseconds=37 * index)
-        out.append((moment, template.format(ts=moment.strftime("%Y/%m/%d %H:%M:%S"), ip=ip)))
-    return out
+def _status_of(pod: dict, container: str) -> dict | None:
+    status = pod.get("status") or {}
+    for field in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        for entry in status.get(field) or []:
+            if entry.get("name") == container:
+                return entry
+    return None
+
+
+def container_id_for(pod: dict, container: str, previous: bool) -> str:
+    """The kubelet's validateContainerLogStatus: which run's log, or its error (400)."""
+    name = pod["metadata"]["name"]
+    status = _status_of(pod, container)
+    if status is None:
+        raise bad_request(f'container "{container}" in pod "{name}" is not available')
+    state = status.get("state") or {}
+    last = (status.get("lastState") or {}).get("terminated")
+    if previous:
+        if not last or not last.get("containerID"):
+            raise bad_request(f'previous terminated container "{container}" in pod "{name}" not found')
+        return last["containerID"]
+    if "running" in state:
+        return status.get("containerID", "")
+    if "terminated" in state:
+        found = state["terminated"].get("containerID") or (last or {}).get("containerID")
+        if not found:
+            raise bad_request(f'container "{container}" in pod "{name}" is terminated')
+        return found
+    if last is not None:
+        if not last.get("containerID"):
+            raise bad_request(f'container "{container}" in pod "{name}" is terminated')
+        return last["containerID"]
+    reason = (state.get("waiting") or {}).get("reason") or "ContainerCreating"
+    if reason == "ErrImagePull":
+        detail = "image can't be pulled"
+    elif reason == "ImagePullBackOff":
+        detail = "trying and failing to pull image"
+    else:
+        detail = reason
+    raise bad_request(f'container "{container}" in pod "{name}" is waiting to start: {detail}')
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%f") + "000Z"
+
+
+def render(lines: list[str], options: LogOptions) -> str:
+    """The stored lines after --since, --tail, --limit-bytes and --timestamps."""
+    since = None
+    if options.since_time is not None:
+        since = _stamp(options.since_time)
+    elif options.since_seconds is not None:
+        since = _stamp(clock.now() - timedelta(seconds=options.since_seconds))
+    if since is not None:
+        lines = [line for line in lines if line[:TIMESTAMP_LENGTH] >= since]
+    if options.tail_lines is not None:
+        lines = lines[-options.tail_lines :] if options.tail_lines > 0 else []
+    if not options.timestamps:
+        lines = [line[TIMESTAMP_LENGTH + 1 :] for line in lines]
+    text = "".join(lines)
+    if options.limit_bytes is not None:
+        text = text.encode()[: options.limit_bytes].decode("utf-8", "ignore")
+    return text
+
+
+def open_log(cluster: Cluster, namespace: str, name: str, options: LogOptions) -> tuple[dict, str, str]:
+    """(the pod, the container, the run's container id), or the ApiError kubectl prints."""
+    pod = api.get(cluster, "Pod", namespace, name)
+    container = container_name(pod, options.container)
+    return pod, container, container_id_for(pod, container, options.previous)
 
 
 def read_log(
@@ -122,32 +137,25 @@ def read_log(
     container: str | None = None,
     tail_lines: int | None = None,
     timestamps: bool = False,
+    **more,
 ) -> str:
-    """The text of GET …/pods/<name>/log; raises ApiError (404, or 400 while the container waits)."""
-    pod = api.get(cluster, "Pod", namespace, name)
-    lines = _lines(pod, _container(pod, container))
-    if tail_lines is not None:
-        lines = lines[-tail_lines:] if tail_lines > 0 else []
-    if timestamps:
-        return "".join(f"{moment.strftime('%Y-%m-%dT%H:%M:%S.%f')}000Z {text}\n" for moment, text in lines)
-    return "".join(f"{text}\n" for _, text in lines)
+    """The text of GET …/pods/<name>/log; raises ApiError (404, or 400 as the kubelet answers)."""
+    options = LogOptions(container, tail_lines, timestamps, **more)
+    _pod, _container, container_id = open_log(cluster, namespace, name, options)
+    return render(containerlogs.read_lines(cluster, container_id), options)
 
 
-async def follow_log(
-    cluster: Cluster, namespace: str, name: str, container: str | None = None, poll_seconds: float = 1.0
-) -> AsyncIterator[str]:
-    """`kubectl logs -f`: the log so far, then nothing more until the pod goes away (its uid changes)."""
-    from channels.db import database_sync_to_async
-
-    text = await database_sync_to_async(read_log)(cluster, namespace, name, container)
-    uid = (await database_sync_to_async(api.get)(cluster, "Pod", namespace, name))["metadata"].get("uid")
-    if text:
-        yield text
-    while True:
-        await asyncio.sleep(poll_seconds)
-        try:
-            pod = await database_sync_to_async(api.get)(cluster, "Pod", namespace, name)
-        except ApiError:
-            return
-        if pod["metadata"].get("uid") != uid:
-            return
+def still_running(cluster: Cluster, namespace: str, name: str, uid: str, container_id: str) -> bool:
+    """Is the followed run still the pod's running one? (`logs -f` ends when it exits.)"""
+    try:
+        pod = api.get(cluster, "Pod", namespace, name)
+    except ApiError:
+        return False
+    if pod["metadata"].get("uid") != uid:
+        return False
+    status = pod.get("status") or {}
+    for field in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        for entry in status.get(field) or []:
+            if entry.get("containerID") == container_id and "running" in (entry.get("state") or {}):
+                return True
+    return False

@@ -58,3 +58,43 @@ def _write_some(items: list[Write]) -> int:
     """Run the writes in order in one transaction; how many. It ends early (after one at least)
     when a request queues for the writer gate (writers.write_in_turns)."""
     return writers.write_in_turns(items, lambda item: item[0](*item[1]))
+
+
+class Together:
+    """Calls into the database thread that workers reach in the same turn of the event loop,
+    made in one trip (no transaction: each call is its own), in order."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[Write, asyncio.Future]] = []
+        self.task: asyncio.Task | None = None
+
+    async def call(self, call_one: Callable[..., None], *args) -> None:
+        future = asyncio.get_running_loop().create_future()
+        self.pending.append(((call_one, args), future))
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._flush())
+        await future
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)
+        while self.pending:
+            batch, self.pending = self.pending, []
+            outcomes = await db(_call_each)([call for call, _ in batch])
+            for (_, future), error in zip(batch, outcomes, strict=True):
+                if future.done():
+                    continue
+                if error is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(error)
+
+
+def _call_each(calls: list[Write]) -> list[Exception | None]:
+    outcomes: list[Exception | None] = []
+    for call_one, args in calls:
+        try:
+            call_one(*args)
+            outcomes.append(None)
+        except Exception as error:  # the worker that asked gets it
+            outcomes.append(error)
+    return outcomes

@@ -259,6 +259,8 @@ class ProbeDuties:
 
     def _write_restarted(self, pod: dict, name: str, code: int, images: dict) -> None:
         node = pod["spec"]["nodeName"]
+        if self.restart_killed(pod, name, code):  # its process ended; a new run starts (lifecycle.py)
+            return
         status = pod.get("status") or {}
         self._start_containers(pod, node, {name})
         restarted = runtime.restarted_status(

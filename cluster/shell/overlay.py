@@ -18,6 +18,8 @@ MAX_LAYERS_PER_CLUSTER = 500
 # A PersistentVolume's files are a layer too, keyed by this prefix and the volume's uid
 # (cluster/shell/volumes.py): kept while the volume exists.
 VOLUME_PREFIX = "pv:"
+# A pod's emptyDir volumes: `emptydir:<pod uid>/<volume name>`, kept while the pod exists.
+EMPTY_DIR_PREFIX = "emptydir:"
 
 
 @dataclass(slots=True)
@@ -70,9 +72,15 @@ def forget(cluster: Cluster, container_ids: list[str]) -> None:
 
 
 def container_ids(pod: dict) -> list[str]:
-    """The ids of the pod's containers, current and last terminated."""
+    """The layers the pod holds: its containers' (current and last terminated) and its emptyDir
+    volumes'."""
     status = pod.get("status") or {}
-    found = []
+    uid = (pod.get("metadata") or {}).get("uid") or ""
+    found = [
+        f"{EMPTY_DIR_PREFIX}{uid}/{volume.get('name')}"
+        for volume in (pod.get("spec") or {}).get("volumes") or []
+        if isinstance(volume, dict) and "emptyDir" in volume
+    ]
     for entry in [*(status.get("containerStatuses") or []), *(status.get("initContainerStatuses") or [])]:
         found.append(entry.get("containerID") or "")
         found.append(((entry.get("lastState") or {}).get("terminated") or {}).get("containerID") or "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
+from cluster.auth import satokens
 from cluster.kubelet import configsources
 from cluster.models import Cluster
 from cluster.shell import limits, services
@@ -32,6 +33,27 @@ def lookup_for(cluster: Cluster):
             return None
 
     return lookup
+
+
+def token_for(cluster: Cluster, pod: dict):
+    """What the kubelet asks the API server for a projected token: a TokenRequest bound to the pod,
+    for its ServiceAccount (an empty file when the ServiceAccount is gone)."""
+
+    def token(source: dict) -> str:
+        meta = pod["metadata"]
+        account = lookup_for(cluster)(
+            "ServiceAccount",
+            meta.get("namespace", "default"),
+            pod["spec"].get("serviceAccountName") or "default",
+        )
+        if account is None:
+            return ""
+        audiences = [source["audience"]] if source.get("audience") else list(satokens.API_AUDIENCES)
+        bound = {"kind": "Pod", "name": meta["name"], "uid": meta.get("uid", "")}
+        seconds = source.get("expirationSeconds") or 3600
+        return satokens.issue(cluster, account, audiences, int(seconds), bound)[0]
+
+    return token
 
 
 def spec_env(cluster: Cluster, pod: dict, container: dict) -> list[tuple[str, str]]:
@@ -65,7 +87,9 @@ def running_container_id(pod: dict, name: str) -> str | None:
 def context_for(
     cluster: Cluster, pod: dict, container_name: str, tty: bool, with_services: bool = True
 ) -> ContainerContext:
-    container = next(c for c in pod["spec"]["containers"] if c["name"] == container_name)
+    spec = pod["spec"]
+    every = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+    container = next(c for c in every if c["name"] == container_name)
     view = services.load(cluster) if with_services else None
     image = container.get("image", "")
     status = pod.get("status") or {}
@@ -82,7 +106,7 @@ def context_for(
         node=(pod.get("spec") or {}).get("nodeName", ""),
         started_at=((cstatus.get("state") or {}).get("running") or {}).get("startedAt", ""),
         spec_env=spec_env(cluster, pod, container),
-        volumes=configsources.container_files(pod, container, lookup_for(cluster)),
+        volumes=configsources.container_files(pod, container, lookup_for(cluster), token_for(cluster, pod)),
         persistent=persistent_mounts(pod, container, lookup_for(cluster)),
         command=[*(container.get("command") or []), *(container.get("args") or [])],
         tty=tty,

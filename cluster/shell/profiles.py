@@ -443,7 +443,8 @@ def _goproxy(tag: str) -> Profile:
     """A program from scratch (so "distroless": no shell, no tools), a proxy on 8080."""
     processes = (Process(1, "root", "/goproxy"),)
     base = Base("distroless", "", {}, "ash")
-    return Profile("distroless", "0.1", base, {"goproxy": "/"}, (("PATH", DEFAULT_PATH),), "/", processes, 8080)
+    env = (("PATH", DEFAULT_PATH),)
+    return Profile("distroless", "0.1", base, {"goproxy": "/"}, env, "/", processes, 8080)
 
 
 _PLAIN_BASES = {"busybox": BUSYBOX, "alpine": ALPINE, "centos": CENTOS, "ubuntu": UBUNTU, "debian": DEBIAN}

@@ -1,7 +1,9 @@
 """Persistent volumes inside a container: what a container writes under the mountPath of a
 PersistentVolumeClaim's volume is kept with the volume, not with the container, so the next pod
 that mounts the same PersistentVolume finds it (docs/storage.md). Each volume's files are one
-ContainerLayer row keyed `pv:<the volume's uid>`, paths relative to the volume's root."""
+ContainerLayer row keyed `pv:<the volume's uid>`, paths relative to the volume's root. An
+emptyDir volume is kept the same way, keyed `emptydir:<the pod's uid>/<the volume's name>`, for
+as long as its pod (docs/containers.md)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from cluster.shell import overlay
 from cluster.shell.overlay import Overlay
 
 KEY_PREFIX = overlay.VOLUME_PREFIX
+EMPTY_DIR_PREFIX = overlay.EMPTY_DIR_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,15 +25,28 @@ class Mount:
 
 
 def persistent_mounts(pod: dict, container: dict, lookup) -> tuple[Mount, ...]:
-    """The container's mounts of bound PersistentVolumeClaims (`lookup(kind, namespace, name)`)."""
+    """The container's mounts of bound PersistentVolumeClaims (`lookup(kind, namespace, name)`)
+    and of the pod's emptyDir volumes."""
     namespace = (pod.get("metadata") or {}).get("namespace", "default")
     claims = {
         volume.get("name"): (volume.get("persistentVolumeClaim") or {}).get("claimName")
         for volume in (pod.get("spec") or {}).get("volumes") or []
         if isinstance(volume, dict) and isinstance(volume.get("persistentVolumeClaim"), dict)
     }
+    # An emptyDir lives as long as its pod, shared by the pod's containers: a layer of its own.
+    uid = (pod.get("metadata") or {}).get("uid") or ""
+    empty = {
+        volume.get("name")
+        for volume in (pod.get("spec") or {}).get("volumes") or []
+        if isinstance(volume, dict) and "emptyDir" in volume
+    }
     mounts = []
     for mount in container.get("volumeMounts") or []:
+        if mount.get("name") in empty and mount.get("mountPath"):
+            path = "/" + posixpath.normpath(mount["mountPath"]).lstrip("/")
+            key = f"{EMPTY_DIR_PREFIX}{uid}/{mount['name']}"
+            mounts.append(Mount(path, key, (mount.get("subPath") or "").strip("/")))
+            continue
         claim_name = claims.get(mount.get("name"))
         if not claim_name or not mount.get("mountPath"):
             continue

@@ -45,7 +45,7 @@ GET = (
 COMMANDS: dict[tuple[str, ...], Spec] = {
     ("get",): Spec(reads.get, _flags(*GET)),
     ("describe",): Spec(reads.describe, _flags(*SELECTOR, "-A", "--all-namespaces")),
-    ("logs",): Spec(reads.logs, _flags("-c", "--container", "--tail")),
+    ("logs",): Spec(reads.logs, _flags("-c", "--container", "--tail", "-p", "--previous", "--timestamps")),
     ("exec",): Spec(exec_command, _flags("-c", "--container", "-i", "--stdin", "-t", "--tty", "-it", "-ti")),
     ("explain-scheduling",): Spec(reads.explain_scheduling),
     ("help",): Spec(reads.help_text),

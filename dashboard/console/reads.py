@@ -162,7 +162,15 @@ def logs(ctx: Context, cmd: CommandLine) -> ConsoleResult:
     if tail and not tail.lstrip("-").isdigit():
         raise UsageError(f'error: invalid argument "{tail}" for "--tail" flag')
     lines = int(tail) if tail else None
-    text = read_log(cluster, cmd.namespace, target, cmd.flag("container") or None, lines)
+    text = read_log(
+        cluster,
+        cmd.namespace,
+        target,
+        cmd.flag("container") or None,
+        lines,
+        bool(cmd.flags.get("timestamps")),
+        previous=bool(cmd.flags.get("previous")),
+    )
     return ConsoleResult(text if text.endswith("\n") or not text else text + "\n")
 
 

@@ -66,6 +66,15 @@ def test_the_class_may_write_switch_changes_the_answer(cluster):
     assert can_i(Client(), "create", "pods")["allowed"] is True
 
 
+def test_the_class_may_write_but_not_grant_rights_that_would_outlive_the_switch(cluster):
+    cluster.class_may_write = True
+    cluster.save()
+    anonymous = Client()
+    assert can_i(anonymous, "create", "rolebindings", "rbac.authorization.k8s.io") == {"allowed": False}
+    assert can_i(anonymous, "create", "serviceaccounts/token") == {"allowed": False}
+    assert can_i(anonymous, "list", "rolebindings", "rbac.authorization.k8s.io")["allowed"] is True
+
+
 def test_a_sandbox_owner_may_write_their_sandbox_and_others_do_not_see_it(db):
     owner = User.objects.create_user("ana", password="pw")
     Cluster.objects.create(name="demo", public=False, owner=owner)
@@ -174,3 +183,10 @@ def test_a_bad_token_is_401_and_impersonation_is_the_cluster_admins(client, clus
 
 def test_reviews_are_create_only(client, cluster):
     assert client.get(SSAR).status_code == 405
+
+
+def test_a_group_without_a_user_to_impersonate_is_400(client, cluster):
+    body = (FIXTURES / "selfsubjectreview.bin").read_bytes()
+    refused = ask(client, SSR, body, **{"Impersonate-Group": "system:masters"})
+    assert refused.status_code == 400
+    assert refused.json()["message"] == "requested [{Group system:masters}] without impersonating a user"

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 
 import pytest
 
+from cluster.kinds.core.pod import describe_pod
 from tests.kubectl.conftest import Kubectl
+from tests.support.waiting import without_ages
 
 pytestmark = pytest.mark.kubectl
 
@@ -155,3 +158,34 @@ def test_the_bootstrap_roles(kubectl):
     wide = kubectl.ok("get", "rolebinding", "robot-reads", "-o", "wide")
     assert wide.split("\n")[0].split() == ["NAME", "ROLE", "AGE", "USERS", "GROUPS", "SERVICEACCOUNTS"]
     assert "Role/pod-reader" in wide and "default/robot" in wide
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {name: token-client}
+spec:
+  serviceAccountName: robot
+  containers:
+  - name: main
+    image: nginx:1.25
+"""
+MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+
+def test_a_pod_has_the_token_file_and_describe_shows_its_volume_as_kubectl(kubectl, robot):
+    kubectl.ok("apply", "-f", "-", stdin=POD)
+    for _ in range(150):
+        pod = json.loads(kubectl.ok("get", "pod", "token-client", "-o", "json"))
+        statuses = pod.get("status", {}).get("containerStatuses") or []
+        if statuses and "running" in (statuses[0].get("state") or {}):
+            break
+        time.sleep(0.2)
+    assert kubectl.ok("exec", "token-client", "--", "ls", MOUNT).split() == ["ca.crt", "namespace", "token"]
+    token = kubectl.ok("exec", "token-client", "--", "cat", f"{MOUNT}/token")
+    claims = _claims(token)
+    assert claims["sub"] == ROBOT and claims["kubernetes.io"]["pod"]["name"] == "token-client"
+    described = kubectl.ok("describe", "pod", "token-client")
+    assert "Projected (a volume that contains injected data from multiple sources)" in described
+    volumes = described[described.index("Volumes:") : described.index("QoS Class:")]
+    ours = describe_pod(pod, [])
+    assert without_ages(volumes) == without_ages(ours[ours.index("Volumes:") : ours.index("QoS Class:")])

@@ -103,12 +103,14 @@ def _go_string(rule: dict) -> str:
 
 
 def _resource_group(rule: dict) -> str:
-    """CombineResourceGroup: `pods`, `deployments.apps`."""
-    parts = []
-    for resource in rule.get("resources") or []:
-        for group in rule.get("apiGroups") or []:
-            parts.append(f"{resource}.{group}" if group else resource)
-    return " ".join(parts)
+    """CombineResourceGroup: `pods`, `deployments.apps`, `deployments.apps/scale` (each row holds
+    one resource and one group once compacted)."""
+    resources, groups = rule.get("resources") or [], rule.get("apiGroups") or []
+    if not resources:
+        return ""
+    resource, _, subresource = resources[0].partition("/")
+    combined = f"{resource}.{groups[0]}" if groups and groups[0] else resource
+    return f"{combined}/{subresource}" if subresource else combined
 
 
 def describe_role(role: dict) -> str:

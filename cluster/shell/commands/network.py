@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from urllib.parse import urlsplit
 
-from cluster.shell import agnhost, dns, web
+from cluster.shell import agnhost, apicall, dns, web
 from cluster.shell.context import KUBERNETES_SERVICE_IP
 from cluster.shell.filesystem import FileSystem, FsError
 
@@ -24,7 +24,25 @@ class Unreachable(Exception):
         self.kind, self.host, self.port = kind, host, port
 
 
-def _target(sh, url: str):
+def _api_server(sh, headers: dict[str, str]):
+    """kube-apiserver behind the `kubernetes` Service: with a bearer token, the cluster's own API
+    (cluster/shell/apicall.py); without one, what it answers an anonymous caller."""
+    authorization = headers.get("authorization", "")
+    if not authorization:
+        return web.api_server
+    agent = headers.get("user-agent", "curl/8.5.0")
+    return lambda path, method: apicall.call(sh.ctx.cluster, path, method, authorization, agent)
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    found = {}
+    for value in values:
+        name, _, text = value.partition(":")
+        found[name.strip().lower()] = text.strip()
+    return found
+
+
+def _target(sh, url: str, headers: dict[str, str] | None = None):
     """(respond(path, method) -> Response, path, tls) of the server a URL reaches; raises Unreachable.
     The host goes through the pod's DNS (cluster/shell/dns.py) like any name in the pod."""
     if "://" not in url:
@@ -41,7 +59,7 @@ def _target(sh, url: str):
     if address == KUBERNETES_SERVICE_IP:
         if port != 443:
             raise Unreachable("refused", host, port)
-        return web.api_server, path, True
+        return _api_server(sh, headers or {}), path, True
     if ctx.services is not None and ctx.services.by_ip(address) is not None:
         # A ClusterIP: kube-proxy sends the connection to a ready endpoint at its target port.
         route = ctx.services.route(address, port)
@@ -81,8 +99,13 @@ def _target(sh, url: str):
 def curl(sh, argv, io) -> int:
     args = iter(argv[1:])
     url, output, head, include, silent, insecure = "", None, False, False, False, False
+    headers: list[str] = []
     for arg in args:
-        if arg in ("-o", "--output"):
+        if arg in ("-H", "--header"):
+            headers.append(next(args, ""))
+        elif arg in ("-A", "--user-agent"):
+            headers.append(f"User-Agent: {next(args, '')}")
+        elif arg in ("-o", "--output"):
             output = next(args, None)
         elif arg in ("-k", "--insecure"):
             insecure = True
@@ -94,7 +117,7 @@ def curl(sh, argv, io) -> int:
             include = True
         elif arg in ("-s", "--silent", "-sS", "-S"):
             silent = True
-        elif arg in ("-m", "--max-time", "-H", "-X", "-d"):
+        elif arg in ("-m", "--max-time", "-X", "-d"):
             next(args, None)
         elif arg.startswith("-"):
             insecure = insecure or "k" in arg[1:]
@@ -107,7 +130,7 @@ def curl(sh, argv, io) -> int:
         io.write_err("curl: try 'curl --help' or 'curl --manual' for more information\n")
         return 2
     try:
-        respond, path, tls = _target(sh, url)
+        respond, path, tls = _target(sh, url, _headers(headers))
     except Unreachable as exc:
         if exc.kind == "resolve":
             io.write_err(f"curl: (6) Could not resolve host: {exc.host}\n")
@@ -155,8 +178,13 @@ def _progress(size: int) -> str:
 def wget(sh, argv, io) -> int:
     args = iter(argv[1:])
     url, output, quiet = "", None, False
+    headers = ["User-Agent: Wget"]
     for arg in args:
-        if arg in ("-O",):
+        if arg == "--header":
+            headers.append(next(args, ""))
+        elif arg.startswith("--header="):
+            headers.append(arg[len("--header=") :])
+        elif arg in ("-O",):
             output = next(args, None)
         elif arg.startswith("-O"):
             output = arg[2:]
@@ -177,7 +205,7 @@ def wget(sh, argv, io) -> int:
     parts = urlsplit(url if "://" in url else "http://" + url)
     host = parts.hostname or ""
     try:
-        respond, path, _tls = _target(sh, url)
+        respond, path, _tls = _target(sh, url, _headers(headers))
     except Unreachable as exc:
         if exc.kind == "resolve":
             io.write_err(f"wget: bad address '{exc.host}'\n")
@@ -200,7 +228,7 @@ def wget(sh, argv, io) -> int:
     if output == "-":
         io.write_out(response.body)
         return 0
-    name = output or posixpath.basename(path.rstrip("/")) or "index.html"
+    name = output or posixpath.basename(path.split("?")[0].rstrip("/")) or "index.html"
     try:
         sh.fs.write(sh.fs.resolve(sh.cwd, name), response.body)
     except FsError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from cluster.shell import resumable
 from cluster.shell.profiles import Process
 
 KERNEL = "5.15.0-122-generic"
@@ -129,13 +130,29 @@ def printenv(sh, argv, io) -> int:
     return status
 
 
-def sleep(sh, argv, io) -> int:
+_SLEEP_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def sleep_seconds(word: str) -> float | None:
+    """busybox and coreutils sleep's argument: 2, 0.5, 3s, 2m, 1h, 1d, inf; None for nonsense."""
+    if word.lower() in ("inf", "infinity"):
+        return float("inf")
+    unit = word[-1:] if word[-1:] in "smhd" else ""
     try:
-        seconds = float(argv[1].rstrip("s")) if len(argv) > 1 else 0
+        number = float(word[: len(word) - len(unit)])
     except ValueError:
+        return None
+    return number * _SLEEP_UNITS[unit] if number == number else None  # not NaN
+
+
+def sleep(sh, argv, io) -> int:
+    seconds = sleep_seconds(argv[1]) if len(argv) > 1 else 0.0
+    if seconds is None:
         io.write_err(f"sleep: invalid time interval '{argv[1]}'\n")
         return 1
-    sh.budget.sleep(min(max(seconds, 0), MAX_SLEEP_SECONDS))  # wakes when the process is killed
+    if resumable.current() is None:  # an exec holds its caller: a bounded sleep
+        seconds = min(seconds, MAX_SLEEP_SECONDS)
+    sh.budget.sleep(max(seconds, 0.0))  # wakes when the process is killed
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from cluster.shell import resumable
 from cluster.shell.commands.builtins import _echo
 from cluster.shell.filesystem import FsError
 from cluster.shell.regex import PatternError, compile_pattern
@@ -83,6 +84,8 @@ def tail(sh, argv, io) -> int:
     if text is None:
         return 1
     io.write_out("".join(text.splitlines(keepends=True)[-count:] if count else []))
+    if "-f" in argv[1:] and files and resumable.current() is not None:
+        resumable.pause(resumable.FOREVER)  # follows a file nobody else appends to: waits for good
     return 0
 
 
