@@ -248,3 +248,21 @@ class Termination(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "uid"], name="termination_unique_uid")]
+
+
+class ControlPlaneMember(models.Model):
+    """A `manage.py controlplane` process that is alive (the scale-out profile), so that the
+    processes share the clusters' leadership out (cluster/controlplane/share.py): not Kubernetes
+    state. Each process renews its own row every second with the database's clock, so processes on
+    several machines agree on who is alive without synchronized clocks."""
+
+    identity = models.CharField(max_length=200, unique=True)  # the Lease holder identity it writes
+    host = models.CharField(max_length=253)
+    pid = models.IntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    renewed_at = models.DateTimeField()
+    # What it leads now: cluster name -> that cluster's measured weight (1 + its work).
+    leads = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return self.identity

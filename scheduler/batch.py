@@ -22,7 +22,6 @@ from cluster.client.informer import db
 from cluster.flow import gate
 from database.sqlite import memo
 from scheduler import attempt_rows
-from scheduler.engine import default_profile, schedule
 from scheduler.engine.queueing_hints import ADD, POD, ClusterEvent
 from scheduler.queue import QueuedPod, SchedulingQueue
 
@@ -46,7 +45,6 @@ def take(queue: SchedulingQueue, first: QueuedPod) -> list[QueuedPod]:
 
 
 async def schedule_all(scheduler, entries: list[QueuedPod]) -> None:
-    scheduler.profile = scheduler.profile or default_profile()
     pending = entries
     while pending:
         decided = await decide(scheduler, pending)
@@ -79,7 +77,7 @@ def _decide(
     decided = []
     for entry in entries:
         nominated = [(info, node) for key, (info, node) in scheduler.nominated.items() if key != entry.key]
-        decision = schedule(entry.pod, scheduler.snapshot, scheduler.profile, nominated=nominated, pdbs=pdbs)
+        decision = scheduler.schedule_pod(entry.pod, nominated=nominated, pdbs=pdbs)
         if decision.selected is None:
             decided.append((entry, decision, None))
             if stop_at_unplaced:

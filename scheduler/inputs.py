@@ -11,9 +11,11 @@ from pathlib import Path
 from k8s.labels import label_key_error, label_value_error
 from k8s.quantity import QuantityError, parse_quantity
 from k8s.yamldocs import Document, YamlError, format_path, load_documents
-from scheduler.engine.config import ConfigError, profile_from_config
+from scheduler.configuration import error_path
+from scheduler.engine.config import ConfigError, SchedulerConfig, default_config
+from scheduler.engine.config import load_config as load_scheduler_config
 from scheduler.engine.preemption import PodDisruptionBudget
-from scheduler.engine.profile import Profile
+from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME, Profile
 from scheduler.priority_classes import PriorityClasses, PriorityError
 
 MAX_FILE_BYTES = 20 * 1024 * 1024
@@ -192,17 +194,35 @@ def load_pod(path: Path, classes: PriorityClasses | None = None) -> dict:
     return pod
 
 
-def load_profile(path: Path | None) -> Profile:
+def load_config(path: Path | None) -> SchedulerConfig:
+    """Every profile of the configuration file (None: the defaults)."""
     if path is None:
-        return profile_from_config(None)
+        return default_config()
     documents = _read(path)
     if len(documents) != 1:
         raise InputError(path, f"expected one KubeSchedulerConfiguration, found {len(documents)} documents")
     try:
-        return profile_from_config(documents[0].data)  # type: ignore[arg-type]
+        return load_scheduler_config(documents[0].data)  # type: ignore[arg-type]
     except ConfigError as err:
-        field = str(err).split(":", 1)[0]
-        parts = tuple(
-            int(p) if p.isdigit() else p for p in field.replace("[", ".").replace("]", "").split(".")
-        )
-        raise InputError(path, str(err), documents[0], documents[0].line_of(parts)) from None
+        line = documents[0].line_of(error_path(str(err)))
+        raise InputError(path, str(err), documents[0], line) from None
+
+
+def load_profile(path: Path | None, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Profile:
+    """The profile of the configuration file that runs `scheduler_name` (the only one, if one)."""
+    config = load_config(path)
+    profile = config.profile_for(scheduler_name)
+    if profile is None and len(config.profiles) == 1:
+        profile = next(iter(config.profiles.values()))
+    if profile is None:
+        raise InputError(path, f"profiles: no profile has schedulerName {scheduler_name!r}")  # type: ignore[arg-type]
+    return profile
+
+
+def load_what_if(path: Path) -> dict:
+    """A what-if question: `nodes` (overrides), `profile` (a profiles[] entry), `schedulerName`,
+    `pod` (an edited copy of the pod), as the endpoint's body."""
+    documents = _read(path)
+    if len(documents) != 1 or not isinstance(documents[0].data, dict):
+        raise InputError(path, "expected one mapping with nodes, profile, schedulerName or pod")
+    return documents[0].data

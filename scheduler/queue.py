@@ -29,12 +29,13 @@ MAX_UNSCHEDULABLE_SECONDS = 300.0
 ACTIVE, BACKOFF, UNSCHEDULABLE = "activeQ", "backoffQ", "unschedulablePods"
 
 
-def backoff_duration(attempts: int) -> float:
-    """calculateBackoffDuration: the initial backoff doubled for each attempt after the first."""
-    duration = INITIAL_BACKOFF
+def backoff_duration(attempts: int, initial: float = INITIAL_BACKOFF, maximum: float = MAX_BACKOFF) -> float:
+    """calculateBackoffDuration: the initial backoff doubled for each attempt after the first, at
+    most `maximum` (podInitialBackoffSeconds and podMaxBackoffSeconds of the configuration)."""
+    duration = initial
     for _ in range(1, attempts):
-        if duration > MAX_BACKOFF - duration:
-            return MAX_BACKOFF
+        if duration > maximum - duration:
+            return maximum
         duration += duration
     return duration
 
@@ -47,6 +48,7 @@ class QueuedPod:
     last_message: str = ""
     queue: str = ACTIVE
     backoff_until: float = 0.0
+    backoff_seconds: float = 0.0  # the backoff of its latest attempt
     unschedulable_since: float = 0.0
     rejectors: frozenset[str] = frozenset()
     woken_by: dict | None = None  # what moved it out of unschedulablePods last
@@ -79,6 +81,9 @@ class SchedulingQueue:
     unschedulable: set[tuple[str, str]] = field(default_factory=set)
     backoff: set[tuple[str, str]] = field(default_factory=set)
     _order: itertools.count = field(default_factory=itertools.count)
+    # The configuration's podInitialBackoffSeconds and podMaxBackoffSeconds (1 and 10 by default).
+    initial_backoff: float = INITIAL_BACKOFF
+    max_backoff: float = MAX_BACKOFF
 
     def add(self, pod: dict, trace_id: str | None, now: float | None = None) -> None:
         """A new pending pod, or a newer copy of one already queued (kept in its place, unless the
@@ -174,7 +179,8 @@ class SchedulingQueue:
         now = clock.monotonic() if now is None else now
         entry.attempts += 1
         entry.last_message = message
-        entry.backoff_until = now + backoff_duration(entry.attempts)
+        entry.backoff_seconds = backoff_duration(entry.attempts, self.initial_backoff, self.max_backoff)
+        entry.backoff_until = now + entry.backoff_seconds
         entry.unschedulable_since = now
         entry.rejectors = rejectors
         entry.woken_by = None
@@ -274,7 +280,7 @@ def describe_entry(entry: QueuedPod, now: float | None = None) -> dict:
         "queue": entry.queue or "inFlight",
         "gated": entry.gated,
         "attempts": entry.attempts,
-        "backoffSeconds": backoff_duration(entry.attempts) if entry.attempts else 0.0,
+        "backoffSeconds": entry.backoff_seconds if entry.attempts else 0.0,
         "backoffLeftSeconds": round(left, 1),
         "rejectors": sorted(entry.rejectors),
         "retryWhen": retry_when(entry.rejectors),

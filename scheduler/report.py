@@ -23,7 +23,8 @@ def _label(name: str, legacy: list[str]) -> str:
 
 def render(result: dict, lang: str = "en") -> str:
     nodes = list(result["nodes"])
-    lines = [f"Pod {result['pod']}", ""]
+    profile = result.get("profile") or "default-scheduler"
+    lines = [f"Pod {result['pod']} — profile {profile}", ""]
     lines += _filter_section(result, nodes, lang)
     lines += _score_section(result, nodes, lang)
     if result.get("nominatedFirst"):
@@ -39,7 +40,7 @@ def render(result: dict, lang: str = "en") -> str:
         lines.append(f"Nominated node: {result['nominatedNode']} (status.nominatedNodeName)")
     if result["message"]:
         lines += ["", "Events (as kubectl describe pod shows them):"]
-        lines.append(f"  Warning  FailedScheduling  default-scheduler  {result['message']}")
+        lines.append(f"  Warning  FailedScheduling  {profile}  {result['message']}")
     return "\n".join(lines) + "\n"
 
 
@@ -110,11 +111,28 @@ def _score_section(result: dict, nodes: list[str], lang: str) -> list[str]:
             lines.append(
                 f"    {node} {plugin['name']}: {result['nodes'][node]['scores'][plugin['name']]['why'][lang]}"
             )
+    lines += _not_scored(result, lang)
     tie = result["tie"]
     if tie["mattered"]:
         lines += ["", f"  Tie at the top between {', '.join(tie['nodes'])}: {tie['why'][lang]}"]
     lines.append("")
     return lines
+
+
+NOT_SCORED = {
+    "en": "not scored: percentageOfNodesToScore — the search stopped after {count} feasible node(s) "
+    "({percentage}% of the nodes)",
+    "zh": "未打分：percentageOfNodesToScore —— 找到 {count} 个可行节点"
+    "（节点总数的 {percentage}%）后即停止搜索",
+}
+
+
+def _not_scored(result: dict, lang: str) -> list[str]:
+    skipped = result.get("notScored") or []
+    if not skipped:
+        return []
+    text = NOT_SCORED[lang].format(**result["nodesToFind"])
+    return ["", f"  {', '.join(skipped)}: {text}"]
 
 
 def preemption_section(preemption: dict, lang: str = "en") -> list[str]:

@@ -22,10 +22,11 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.models import Cluster, FlowTrace
-from scheduler import attempt_rows, batch, explanations, texts, together, volume_binding
+from scheduler import attempt_rows, batch, configuration, explanations, texts, together, volume_binding
 from scheduler.batch import INLINE_MAX_NODES
-from scheduler.engine import Snapshot, default_profile, schedule
+from scheduler.engine import Snapshot, schedule
 from scheduler.engine.compact import to_compact
+from scheduler.engine.config import default_config
 from scheduler.engine.podinfo import PodInfo
 from scheduler.engine.preemption import PodDisruptionBudget
 from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
@@ -45,13 +46,20 @@ PDB_KIND = "PodDisruptionBudget"  # policy/v1: watched when the registry serves 
 
 
 _PLURALS = {"StorageClass": "StorageClasses"}
+CONFIG_EVENT_REASON = "InvalidConfiguration"
+RECONFIGURED_WHY = {
+    "en": "The scheduler's configuration (ConfigMap kube-system/kube-scheduler) changed, so it is "
+    "tried again under the new profiles.",
+    "zh": "调度器的配置（ConfigMap kube-system/kube-scheduler）已更改，因此按新的调度配置重新尝试。",
+}
 
 
 def _watched_kinds() -> tuple[str, ...]:
     """Pods and Nodes, the spreading owners, and the kinds the registry serves of those the volume
     plugins and preemption read."""
     optional = (PDB_KIND, *STORAGE_KINDS)
-    return ("Node", "Pod", *SPREADING_OWNER_KINDS, *(kind for kind in optional if kind_info(kind)))
+    watched = ("Node", "Pod", *SPREADING_OWNER_KINDS, *(kind for kind in optional if kind_info(kind)))
+    return (*watched, "ConfigMap")  # kube-system/kube-scheduler: the configuration
 
 
 _SAMPLE_NODE = {
@@ -73,7 +81,14 @@ def _is_terminal(pod: dict) -> bool:
     return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
-PREEMPTION_CONDITION_MESSAGE = f"{DEFAULT_SCHEDULER_NAME}: preempting to accommodate a higher priority pod"
+def preemption_condition_message(profile: str = DEFAULT_SCHEDULER_NAME) -> str:
+    """The DisruptionTarget condition's message names the preempting profile's scheduler."""
+    return f"{profile}: preempting to accommodate a higher priority pod"
+
+
+def _scheduler_name(pod: dict) -> str:
+    """The profile (and Event source) that schedules `pod`."""
+    return (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
 
 
 def _nominated_node_of(pod: dict) -> str:
@@ -101,7 +116,13 @@ class Scheduler:
         self.queue = SchedulingQueue()
         # Pending pods nominated to a node (status.nominatedNodeName): upstream's PodNominator.
         self.nominated: dict[tuple[str, str], tuple[PodInfo, str]] = {}
-        self.profile = None  # built on first use: plugins load once per scheduler
+        # The profiles of kube-system/kube-scheduler's config.yaml (the last valid one), by name.
+        self.config = default_config()
+        # Pending pods for a schedulerName no profile runs: not ours, untouched (no events) until
+        # a configuration gains that profile.
+        self.unowned: dict[tuple[str, str], tuple[dict, str | None]] = {}
+        # Where the search for feasible nodes starts (upstream's nextStartNodeIndex).
+        self.next_start_index = 0
         # Attempts of the current pass not written yet: with the binding, or when the queue is
         # drained. Their explanations are built later (scheduler/explanations.py).
         self.unsaved: list[tuple[SchedulingAttempt, object]] = []
@@ -113,8 +134,7 @@ class Scheduler:
         """Pay the first cycle's one-off costs (loading every plugin, the first use of each code
         path) at start-up, not with the first pod a student creates: one cycle of a sample pod on
         a sample node, thrown away."""
-        self.profile = self.profile or default_profile()
-        await asyncio.to_thread(_rehearse, self.profile)
+        await asyncio.to_thread(_rehearse, next(iter(self.config.profiles.values())))
 
     async def step(self) -> bool:
         deltas = [] if self.informer.up_to_date() else await db(self._sync)()
@@ -164,7 +184,56 @@ class Scheduler:
         return self.informer.sync()
 
     # -- the snapshot and the queue follow the watch ------------------------------------------
+    def profile_for(self, pod: dict):
+        """The profile that schedules `pod` (queued pods always have one: see _reconfigure)."""
+        return self.config.profile_for(_scheduler_name(pod))
+
+    def schedule_pod(self, pod: dict, **kwargs):
+        """One cycle of `pod` under its profile, from the search's round-robin start."""
+        decision = schedule(
+            pod, self.snapshot, self.profile_for(pod), start_index=self.next_start_index, **kwargs
+        )
+        if decision.node_names:
+            self.next_start_index = (self.next_start_index + decision.processed) % len(decision.node_names)
+        return decision
+
+    def _reconfigure(self, delta: Delta) -> None:
+        """A new config.yaml takes effect at once; one that does not validate is refused with a
+        Warning Event on the ConfigMap, and the last valid configuration stays."""
+        reading = configuration.read(None if delta.type == "DELETED" else delta.obj)
+        if reading.config is None:
+            if self.cluster is not None:
+                event_recorder.record(
+                    self.cluster,
+                    delta.obj,
+                    CONFIG_EVENT_REASON,
+                    configuration.refused_message(reading.error or ""),
+                    self._actor(None),
+                    type_="Warning",
+                    component=DEFAULT_SCHEDULER_NAME,
+                )
+            return
+        self.config = reading.config
+        self.queue.initial_backoff = float(reading.config.pod_initial_backoff_seconds)
+        self.queue.max_backoff = float(reading.config.pod_max_backoff_seconds)
+        for key, entry in list(self.queue.entries.items()):
+            if self.profile_for(entry.pod) is None:  # its profile is gone: no longer ours
+                self.queue.remove(key)
+                self.unowned[key] = (entry.pod, entry.trace_id)
+        for key, (pod, trace_id) in list(self.unowned.items()):
+            if self.profile_for(pod) is not None:
+                del self.unowned[key]
+                self.queue.add(pod, trace_id)
+        # Plugins or weights may have changed: every waiting pod is tried again under the new
+        # profiles, as a restarted kube-scheduler would try every pending pod.
+        for key in list(self.queue.unschedulable):
+            self.queue.activate(key, {"plugin": "", "event": "configuration", "why": RECONFIGURED_WHY})
+
     def _observe(self, delta: Delta) -> None:
+        if delta.kind == "ConfigMap":
+            if configuration.is_config_map(delta.obj):
+                self._reconfigure(delta)
+            return
         if delta.kind in STORAGE_KINDS:
             if delta.type == "DELETED":
                 self.snapshot.storage.remove(delta.kind, delta.obj)
@@ -196,6 +265,7 @@ class Scheduler:
         key, pod = delta.key, delta.obj
         node = (pod.get("spec") or {}).get("nodeName")
         if delta.type == "DELETED" or (node and _is_terminal(pod)):
+            self.unowned.pop(key, None)
             self.queue.remove(key)
             self.nominated.pop(key, None)
             if key in self.bound:
@@ -204,6 +274,7 @@ class Scheduler:
             self.queue.on_event(ClusterEvent(POD, DELETE, pod, None))
             return
         if node:
+            self.unowned.pop(key, None)
             self.queue.remove(key)
             self.nominated.pop(key, None)
             known = self.bound.get(key)
@@ -211,9 +282,9 @@ class Scheduler:
             events = [ClusterEvent(POD, ADD, None, pod)] if known is None else pod_events(known.pod, pod)
             for event in events:
                 self.queue.on_event(event)
-        elif (
-            (pod.get("spec") or {}).get("schedulerName") or DEFAULT_SCHEDULER_NAME
-        ) == DEFAULT_SCHEDULER_NAME:
+        elif self.profile_for(pod) is None:
+            self.unowned[key] = (pod, delta.trace_id)  # another scheduler's: no event, no attempt
+        else:
             self.queue.add(pod, delta.trace_id)
             nominated = _nominated_node_of(pod)
             if nominated:
@@ -253,14 +324,11 @@ class Scheduler:
         # CPU-bound and pure: for a big cluster off the event loop so websockets stay responsive
         # (nothing else touches this snapshot while the cycle runs); a classroom's few nodes take
         # less time than the trip to a thread and back.
-        self.profile = self.profile or default_profile()
         pdbs = list(self.pdbs.values())
         if len(self.snapshot) <= INLINE_MAX_NODES:
-            decision = schedule(pod, self.snapshot, self.profile, nominated=nominated, pdbs=pdbs)
+            decision = self.schedule_pod(pod, nominated=nominated, pdbs=pdbs)
         else:
-            decision = await asyncio.to_thread(
-                schedule, pod, self.snapshot, self.profile, nominated=nominated, pdbs=pdbs
-            )
+            decision = await asyncio.to_thread(self.schedule_pod, pod, nominated=nominated, pdbs=pdbs)
         revision = self.informer.revision or 0
         if decision.selected is None:
             await self.failed_cycle(entry, decision, revision)
@@ -364,7 +432,7 @@ class Scheduler:
         )
         self.unsaved.append((attempt, decision))
         outcome = "scheduled" if result == SchedulingAttempt.SCHEDULED else "unschedulable"
-        labels = {"profile": DEFAULT_SCHEDULER_NAME, "result": outcome}
+        labels = {"profile": decision.profile, "result": outcome}
         counters.add(self.cluster_name, counters.SCHEDULE_ATTEMPTS, labels)
         if decision.preemption is not None:  # PostFilter ran (DefaultPreemption counts each run)
             counters.add(self.cluster_name, counters.PREEMPTION_ATTEMPTS, {})
@@ -409,7 +477,7 @@ class Scheduler:
             return False  # deleted, or bound by someone else meanwhile
         message = _assigned(entry.pod, node)
         event_recorder.record(
-            self.cluster, pod, "Scheduled", message, actor, component=DEFAULT_SCHEDULER_NAME
+            self.cluster, pod, "Scheduled", message, actor, component=_scheduler_name(entry.pod)
         )
         return True
 
@@ -431,7 +499,7 @@ class Scheduler:
             message,
             actor,
             type_="Warning",
-            component=DEFAULT_SCHEDULER_NAME,
+            component=decision.profile,
         )
         preemption = decision.preemption
         nomination: str | bool | None = False  # False: leave status.nominatedNodeName as it is
@@ -463,7 +531,7 @@ class Scheduler:
             # Not under the preemptor's trace: the victim's condition, its deletion (and a
             # controller's replacement of it) belong to the victim's own story; written under the
             # preemptor's, the replacement's steps joined its trace, which then never completed.
-            self._mark_disruption_target(current, self._actor(None))
+            self._mark_disruption_target(current, self._actor(None), _scheduler_name(preemptor))
             try:
                 deleting = self._preempting_actor(preemptor, node)
                 api.delete(self.cluster, "Pod", victim.namespace, victim.name, deleting)
@@ -475,7 +543,7 @@ class Scheduler:
                 "Preempted",
                 f"Preempted by pod {uid} on node {node}",
                 actor,
-                component=DEFAULT_SCHEDULER_NAME,
+                component=_scheduler_name(preemptor),
                 related=preemptor,
                 action="Preempting",
             )
@@ -501,7 +569,7 @@ class Scheduler:
         actor.reason = texts.preempted_by(preemptor, node)
         return actor
 
-    def _mark_disruption_target(self, pod: dict, actor: Actor) -> None:
+    def _mark_disruption_target(self, pod: dict, actor: Actor, profile: str) -> None:
         conditions = [
             c
             for c in (pod.get("status") or {}).get("conditions") or []
@@ -514,7 +582,7 @@ class Scheduler:
                 "lastProbeTime": None,
                 "lastTransitionTime": now_rfc3339(),
                 "reason": "PreemptionByScheduler",
-                "message": PREEMPTION_CONDITION_MESSAGE,
+                "message": preemption_condition_message(profile),
             }
         )
         meta = pod["metadata"]

@@ -29,11 +29,15 @@ def picked(pod: dict, decision) -> tuple[str, str]:
         rest = len(scored) - NAMED_NODES
         scored_en = f"; highest scores: {scores} ({rest} more in the Scheduler panel)"
         scored_zh = f"；得分最高：{scores}（其余 {rest} 个见调度器面板）"
+    # A profile other than the default is named: its plugins and weights made this pick.
+    profile = getattr(decision, "profile", "default-scheduler")
+    by_en = "" if profile == "default-scheduler" else f" Profile {profile} decides."
+    by_zh = "" if profile == "default-scheduler" else f"由调度配置 {profile} 决策。"
     return (
-        f"The Scheduler's watch delivers {ref(pod)} (spec.nodeName empty). Predicates: {len(fit)} of {total} "
-        f"nodes fit ({fit_en}){scored_en}. It picks {decision.selected}.",
-        f"Scheduler 监听到 {ref(pod)}（spec.nodeName 为空）。预选：{total} 个节点中 {len(fit)} 个满足条件"
-        f"（{fit_zh}）{scored_zh}。选中 {decision.selected}。",
+        f"The Scheduler's watch delivers {ref(pod)} (spec.nodeName empty).{by_en} Predicates: {len(fit)} of "
+        f"{total} nodes fit ({fit_en}){scored_en}. It picks {decision.selected}.",
+        f"Scheduler 监听到 {ref(pod)}（spec.nodeName 为空）。{by_zh}预选：{total} 个节点中 {len(fit)} "
+        f"个满足条件（{fit_zh}）{scored_zh}。选中 {decision.selected}。",
     )
 
 

@@ -14,7 +14,6 @@ from django.db import transaction
 from cluster.client.informer import db
 from cluster.flow import gate, podevent
 from scheduler.batch import _forget, decide
-from scheduler.engine import default_profile
 from scheduler.engine.queueing_hints import ADD, POD, ClusterEvent
 from scheduler.queue import QueuedPod
 
@@ -31,7 +30,6 @@ async def schedule_together(scheduler, first: QueuedPod) -> None:
     # it, Next could not have (the page says so).
     if any(not entry.attempts for entry in group):
         await gate.before_step(name, trace_id, 9)
-    scheduler.profile = scheduler.profile or default_profile()
     pdbs = list(scheduler.pdbs.values())
     decided = await decide(scheduler, group, pdbs=pdbs, stop_at_unplaced=False)
     revision = scheduler.informer.revision or 0

@@ -307,3 +307,45 @@ def test_a_cluster_file_may_hold_claims_volumes_and_classes():
         "VolumeBinding",
         ["node(s) didn't find available persistent volumes to bind"],
     )
+
+
+def test_what_if_explains_the_edited_copy_beside_the_real_decision(tmp_path):
+    question = tmp_path / "what-if.yaml"
+    question.write_text("nodes:\n  node2:\n    labels: {kubernetes.io/hostname: node2, lc: fuheinan}\n")
+    done = explain(
+        "--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(FIXTURES / "pod-nodeselector.yaml"),
+        "--what-if", str(question), "--output", "json",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["real"]["selected"] is None and answer["whatIf"]["selected"] == "node2"
+    assert answer["changes"]["selected"] == [None, "node2"]
+    assert answer["changes"]["nodes"]["node2"]["feasible"] == [False, True]
+    assert "node1" not in answer["changes"]["nodes"]
+
+
+def test_what_if_a_profile_packs_and_the_text_says_what_changed(tmp_path):
+    question = tmp_path / "what-if.yaml"
+    question.write_text(
+        "profile:\n  pluginConfig:\n    - name: NodeResourcesFit\n"
+        "      args: {scoringStrategy: {type: MostAllocated}}\n"
+    )
+    done = explain(
+        "--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(FIXTURES / "pod-web.yaml"),
+        "--what-if", str(question),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "=== Real ===" in done.stdout and "=== What if ===" in done.stdout
+    assert "  selected node: node2 → node1" in done.stdout
+
+
+def test_a_bad_what_if_is_a_located_error(tmp_path):
+    question = tmp_path / "what-if.yaml"
+    question.write_text("nodes:\n  node9: {labels: {}}\n")
+    done = explain(
+        "--cluster", str(FIXTURES / "cluster.yaml"), "--pod", str(FIXTURES / "pod-web.yaml"),
+        "--what-if", str(question),
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert 'what-if request is invalid: nodes.node9: Not found: "node9"' in done.stderr
+    assert "Traceback" not in done.stderr

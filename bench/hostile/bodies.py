@@ -105,6 +105,24 @@ def valid(kind: str, name: str) -> dict:
             "subjects": [{"kind": "Group", "name": "students", "apiGroup": "rbac.authorization.k8s.io"}],
         },
         "StatefulSet": {"apiVersion": "apps/v1", "spec": {**apps, "serviceName": "x"}},
+        "HorizontalPodAutoscaler": {
+            "apiVersion": "autoscaling/v2",
+            "spec": {
+                "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "x"},
+                "minReplicas": 1,
+                "maxReplicas": 3,
+                "metrics": [
+                    {
+                        "type": "Resource",
+                        "resource": {
+                            "name": "cpu",
+                            "target": {"type": "Utilization", "averageUtilization": 50},
+                        },
+                    }
+                ],
+                "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}},
+            },
+        },
         "CronJob": {
             "apiVersion": "batch/v1",
             "spec": {

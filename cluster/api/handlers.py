@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 
@@ -137,6 +139,7 @@ def _body_for(request: HttpRequest, target: Target) -> tuple[dict, list[str]]:
     duplicates: list[str] = []
     obj = parse_object(request, (target.info.api_version, target.info.kind), duplicates)
     check_body(target.info, obj)  # wrong JSON types answer 400 before anything reads them
+    obj = target.info.to_stored(obj)  # a body of another version than the stored one
     warnings = strict.check(request, target.info.kind, target.info.version, obj, duplicates=duplicates)
     obj.setdefault("kind", target.info.kind)
     obj.setdefault("apiVersion", target.info.api_version)
@@ -200,6 +203,11 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))
     warnings = strict.check(request, kind, target.info.version, body, patch=True)
     sub = target.subresource or None
+    if target.info.stored_version:  # a patch of another version applies to the object in that version
+        current = target.info.from_stored(api.get(cluster, kind, ns, name))
+        patched = target.info.to_stored(apply_patch(current, body, content_type, kind))
+        check_patched(target.info, name, patched)
+        return _respond(_write(request, api.update, cluster, patched, actor, sub, True), warnings)
     result = _write(request, api.patch, cluster, kind, ns, name, body, content_type, actor, sub)
     return _respond(result, warnings)
 
@@ -245,6 +253,18 @@ def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespons
 
 
 def dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
+    response = _dispatch(request, cluster, target)
+    if target.info.stored_version and response.get("Content-Type") == "application/json":
+        data = json.loads(response.content)
+        if data.get("kind") in (target.info.kind, f"{target.info.kind}List"):
+            converted = json_response(target.info.from_stored(data), response.status_code)
+            if response.has_header("Warning"):
+                converted["Warning"] = response["Warning"]
+            return converted
+    return response
+
+
+def _dispatch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     method = request.method or "GET"
     if target.subresource and method not in target.info.subresource(target.subresource).methods:
         raise method_not_allowed(method)

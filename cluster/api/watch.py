@@ -145,6 +145,7 @@ def _poll(watch: Watch, last: int) -> tuple[list[tuple[str, dict]], int, bool]:
 
 def _line(watch: Watch, kind: str, obj: dict) -> bytes:
     if kind in ("ADDED", "MODIFIED", "DELETED"):
+        obj = watch.info.from_stored(obj)  # a watch of another version than the stored one
         obj = negotiate.watch_object(watch.accept, watch.params, watch.info.kind, obj)
     return (json.dumps({"type": kind, "object": obj}, separators=(",", ":")) + "\n").encode()
 

@@ -13,7 +13,7 @@ each with its hooks (defaults, validation, table, describe) in its own module
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -47,6 +47,17 @@ def scale_subresource() -> Subresource:
 
 # `describe` value of a kind whose describe output is its stored YAML, as the console shows it.
 YAML_ONLY = "yaml-only"
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    """Another version a kind is served in besides the stored one (autoscaling/v1 of the v2
+    HorizontalPodAutoscalers), as kube-apiserver converts between a group's versions: a body sent
+    in it is converted to the stored version before anything reads it, an answer back after."""
+
+    version: str
+    to_stored: Callable[[dict], dict]
+    from_stored: Callable[[dict], dict]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,6 +142,10 @@ class KindInfo:
     # What the strategy's PrepareForCreate adds beyond defaults, once, on create only (a Pod's
     # SchedulingGated condition); None for most kinds.
     prepare_for_create: Callable[[dict], None] | None = None
+    # Other versions it is served in, after `version` (the stored and preferred one) in discovery.
+    conversions: tuple[Conversion, ...] = ()
+    # Set on the view of the kind in one of its other versions (`in_version`): the stored version.
+    stored_version: str = ""
 
     @property
     def api_version(self) -> str:
@@ -157,6 +172,42 @@ class KindInfo:
         """Every name kubectl resolves to this kind: plural, singular, short names, kind, plural.group."""
         qualified = (f"{self.plural}.{self.group}", f"{self.singular}.{self.group}") if self.group else ()
         return (self.plural, self.singular, *self.short_names, self.kind.lower(), *qualified)
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """Every version it is served in, the stored one first."""
+        return (self.stored_version or self.version, *(c.version for c in self.conversions))
+
+    def in_version(self, version: str) -> KindInfo | None:
+        """The kind as served in `version` (itself for the stored one); None if not served in it."""
+        if version == self.version:
+            return self
+        if not any(c.version == version for c in self.conversions):
+            return None
+        subresources = tuple(
+            replace(s, version=version) if s.group == self.group else s for s in self.subresources
+        )
+        return replace(self, version=version, stored_version=self.version, subresources=subresources)
+
+    def to_stored(self, obj: dict) -> dict:
+        """A body in this view's version as the stored version's (unchanged for the stored one)."""
+        conversion = next((c for c in self.conversions if c.version == self.version), None)
+        return conversion.to_stored(obj) if self.stored_version and conversion else obj
+
+    def from_stored(self, obj: dict) -> dict:
+        """A stored object (or a List of them) in this view's version."""
+        conversion = next((c for c in self.conversions if c.version == self.version), None)
+        if not self.stored_version or conversion is None or not isinstance(obj, dict):
+            return obj
+        if obj.get("kind") == f"{self.kind}List":
+            return {
+                **obj,
+                "apiVersion": self.api_version,
+                "items": [conversion.from_stored(i) for i in obj.get("items") or []],
+            }
+        if obj.get("kind") == self.kind:
+            return conversion.from_stored(obj)
+        return obj
 
     def subresource(self, name: str) -> Subresource | None:
         return next((s for s in self.subresources if s.name == name), None)
@@ -213,8 +264,9 @@ def kind_info(kind: str) -> KindInfo | None:
 
 
 def by_resource(group: str, version: str, plural: str) -> KindInfo | None:
+    """The kind served at /apis/<group>/<version>/<plural>, as that version (`in_version`)."""
     info = BY_RESOURCE.get((group, plural))
-    return info if info and info.version == version else None
+    return info.in_version(version) if info else None
 
 
 def by_name(name: str) -> KindInfo | None:
@@ -223,6 +275,20 @@ def by_name(name: str) -> KindInfo | None:
         return KINDS[name]
     lowered = name.lower()
     return next((info for info in KINDS.values() if lowered in info.names), None)
+
+
+def group_versions(group: str) -> tuple[str, ...]:
+    """The versions a group is served in, the preferred (stored) first."""
+    found: dict[str, None] = {}
+    for info in KINDS.values():
+        if info.group == group:
+            found.update(dict.fromkeys(info.versions))
+    return tuple(found)
+
+
+def kinds_in(group: str, version: str) -> list[KindInfo]:
+    """The group's kinds served in `version`, each as that version."""
+    return [v for info in KINDS.values() if info.group == group and (v := info.in_version(version))]
 
 
 def groups() -> dict[str, list[KindInfo]]:

@@ -22,18 +22,8 @@ from cluster.models import ApiObject, Cluster
 def create(cluster: Cluster, obj: dict, actor: Actor, typed: bool = False) -> dict:
     """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken.
     `typed`: the caller's decoder has checked the body's JSON types already (one check per write)."""
-    info = check_kind(obj)
-    if not typed:
-        typecheck.check_body(info, obj)
-    body = store.clone(obj)
-    body["apiVersion"] = info.api_version
-    chain.mutate(cluster, info.kind, body)
-    defaults.on_create(body, info.namespaced)
-    chain.mutate_defaulted(cluster, info.kind, body)
-    causes = validate(info, body)
+    info, body = admitted(cluster, obj, typed)
     name = body["metadata"].get("name") or ""
-    if causes:
-        raise invalid(info, name, causes)
     namespace = body["metadata"].get("namespace", "")
     with transaction.atomic():
         if namespace and not namespace_exists(cluster, namespace):
@@ -45,6 +35,23 @@ def create(cluster: Cluster, obj: dict, actor: Actor, typed: bool = False) -> di
         store.write(locked, "create", info.kind, body, None, actor)
     cluster.revision = locked.revision
     return body  # ours alone: the stored row was serialized from it and is not kept
+
+
+def admitted(cluster: Cluster, obj: dict, typed: bool = False) -> tuple[KindInfo, dict]:
+    """A new object as create would store it (mutating admission, defaults, validation), written
+    nowhere: create's first half, and what a what-if question asks about. 422 with field paths."""
+    info = check_kind(obj)
+    if not typed:
+        typecheck.check_body(info, obj)
+    body = store.clone(obj)
+    body["apiVersion"] = info.api_version
+    chain.mutate(cluster, info.kind, body)
+    defaults.on_create(body, info.namespaced)
+    chain.mutate_defaulted(cluster, info.kind, body)
+    causes = validate(info, body)
+    if causes:
+        raise invalid(info, body["metadata"].get("name") or "", causes)
+    return info, body
 
 
 def locked_row(cluster: Cluster, info: KindInfo, namespace: str, name: str) -> tuple[Cluster, ApiObject]:

@@ -17,6 +17,7 @@ from cluster.controllers.disruption import DisruptionController
 from cluster.controllers.job import JobController
 from cluster.controllers.persistentvolume import KINDS as VOLUME_KINDS
 from cluster.controllers.persistentvolume import PersistentVolumeController
+from cluster.controllers.podautoscaler.horizontal import HorizontalController
 from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
@@ -26,6 +27,9 @@ from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
 
 OwnerKey = tuple[str, str, str]  # kind, namespace, name
+# What the HPA controller reads besides pods and nodes: the autoscalers, and what the usage model
+# needs to send a load generator's requests to the pods behind a Service.
+AUTOSCALER_KINDS = ("HorizontalPodAutoscaler", "Service", "Endpoints")
 _ORDER = {
     "CronJob": 0,
     "Deployment": 0,
@@ -47,9 +51,17 @@ class ControllerManager:
         self.informer = Informer(
             cluster_name,
             self.component,
-            (*self.workloads, "Pod", "Node", "PodDisruptionBudget", "ControllerRevision", *volumes),
+            (
+                *self.workloads,
+                "Pod",
+                "Node",
+                "PodDisruptionBudget",
+                "ControllerRevision",
+                *AUTOSCALER_KINDS,
+                *volumes,
+            ),
             "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs, "
-            "Pods, Nodes, PodDisruptionBudgets"
+            "Pods, Nodes, PodDisruptionBudgets, HorizontalPodAutoscalers, Services, Endpoints"
             + (
                 ", ControllerRevisions, PersistentVolumeClaims, PersistentVolumes and StorageClasses"
                 if volumes
@@ -73,6 +85,7 @@ class ControllerManager:
             "CronJob": CronJobController(self),
         }
         self.disruption = DisruptionController(self)
+        self.autoscaler = HorizontalController(self)
         self.volumes = PersistentVolumeController(self)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
@@ -84,8 +97,10 @@ class ControllerManager:
         for delta in deltas:
             self.disruption.observe(delta.kind, *delta.key)
             self.volumes.observe(delta.kind)
+            self.autoscaler.observe(delta.kind, *delta.key, delta.type == "DELETED")
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
+        budgets += await db(self.autoscaler.sync_all)() if self.autoscaler.due() else 0
         budgets += await db(self.volumes.sync_all)() if self.volumes.due() else 0
         self._fire_timers()
         if not self.dirty:
@@ -106,7 +121,7 @@ class ControllerManager:
     def next_wakeup(self) -> float | None:
         """Seconds until a budget's granted eviction times out (the disruption controller's
         recheck) or an owner asked to be synced again (a progress deadline)."""
-        due = [self.disruption.next_wakeup()]
+        due = [self.disruption.next_wakeup(), self.autoscaler.next_wakeup()]
         if self.timers:
             due.append(max(0.0, min(self.timers.values()) - clock.monotonic()))
         return min((d for d in due if d is not None), default=None)
@@ -125,8 +140,8 @@ class ControllerManager:
                 self._mark(key, None)
 
     def _observe(self, delta: Delta) -> None:
-        if delta.kind in ("PodDisruptionBudget", *VOLUME_KINDS):
-            return  # the disruption and PV controllers' (observed above)
+        if delta.kind in ("PodDisruptionBudget", *AUTOSCALER_KINDS, *VOLUME_KINDS):
+            return  # the disruption, autoscaler and PV controllers' (observed above)
         if delta.kind == "ControllerRevision":  # its owner's history changed (a deletion by hand)
             ref = controller_ref(delta.obj)
             if ref is not None and ref.get("kind") in self.workloads:

@@ -23,8 +23,9 @@ import time
 
 from django.db import transaction
 
+from cluster.apiserver import fence
 from cluster.broadcast import nudge
-from cluster.client import event_recorder, leader
+from cluster.client import event_recorder, leader, workmeter
 from cluster.client.informer import db, reset_connection
 from cluster.controllers.endpoints import EndpointsController
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
@@ -32,6 +33,7 @@ from cluster.controllers.manager import ControllerManager
 from cluster.controllers.resourcequota import ResourceQuotaController
 from cluster.controlplane import activity, simtime
 from cluster.controlplane.lull import lull
+from cluster.controlplane.share import Share
 from cluster.flow import gate
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
@@ -57,8 +59,11 @@ STOP_EXPLAIN_SECONDS = 5.0
 
 
 class ControlPlane:
-    def __init__(self, cluster_name: str, embedded: bool = False) -> None:
+    def __init__(self, cluster_name: str, embedded: bool = False, leader: str | None = None) -> None:
         self.cluster_name = cluster_name
+        # The Lease holder identity whose leadership fences this control plane's writes.
+        self.leader = leader
+        self.work = workmeter.Meter()  # its database calls' CPU time (share.py weighs it)
         # Embedded: every write is made in this process, so its nudge cannot be lost: the loops
         # wait for nudges (and their own timers) only, and the heartbeats pause while idle.
         self.embedded = embedded
@@ -102,7 +107,8 @@ class ControlPlane:
     def start(self) -> None:
         """Start the long-running loops as tasks of the running event loop, each reading the
         cluster's own time (cluster/controlplane/simtime.py)."""
-        with clock.shifted(simtime.shift_of(self.cluster_name)):
+        shifted = clock.shifted(simtime.shift_of(self.cluster_name))
+        with shifted, fence.leading(self.leader), workmeter.counting(self.work):
             for component in self.components:
                 self.tasks.append(
                     asyncio.create_task(
@@ -370,6 +376,11 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
         return
     campaigns: dict[str, asyncio.Task] = {}
     logger.warning("control plane candidate %s", me)
+    share = Share(me, work_of=_work_of)
+    sharing = asyncio.create_task(share.run(), name="control-plane share")
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):  # who else is alive, before the first campaign
+            await share.ready.wait()
     try:
         while True:
             try:
@@ -381,16 +392,19 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
                 logger.exception("could not list the clusters")
                 await db(reset_connection)()
                 names = list(campaigns)
+            share.clusters = names
             for gone in set(campaigns) - set(names):
                 campaigns.pop(gone).cancel()  # its cluster was deleted
             for name in names:
                 if name not in campaigns or campaigns[name].done():
-                    campaigns[name] = asyncio.create_task(_campaign(name, me), name=f"lease/{name}")
+                    campaigns[name] = asyncio.create_task(_campaign(name, me, share), name=f"lease/{name}")
             await asyncio.sleep(interval)
     finally:
         for task in campaigns.values():
             task.cancel()
         await asyncio.gather(*campaigns.values(), return_exceptions=True)
+        sharing.cancel()  # after the campaigns released their leases: its row goes last
+        await asyncio.gather(sharing, return_exceptions=True)
 
 
 class Embedded:
@@ -510,16 +524,21 @@ class Embedded:
 _starting: set[asyncio.Task] = set()
 
 
-async def _campaign(cluster_name: str, me: str) -> None:
+async def _campaign(cluster_name: str, me: str, share: Share | None = None) -> None:
     async def started() -> None:
         await stop(cluster_name)
-        plane = _running[cluster_name] = ControlPlane(cluster_name)
+        plane = _running[cluster_name] = ControlPlane(cluster_name, leader=me)
         plane.start()
 
     async def stopped() -> None:
         await stop(cluster_name)
 
-    await leader.campaign(leader.Elector(cluster_name, me), started, stopped)
+    await leader.campaign(leader.Elector(cluster_name, me), started, stopped, share)
+
+
+def _work_of(cluster_name: str) -> float | None:
+    plane = _running.get(cluster_name)
+    return plane.work.seconds if plane is not None else None
 
 
 async def stop(cluster_name: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from cluster.flow import clockview, views
+from cluster.flow import clockview, schedulerconfig, views
 
 urlpatterns = [
     path("snapshot", views.snapshot_view, name="cluster-snapshot"),
@@ -15,5 +15,8 @@ urlpatterns = [
     path("flow/step_mode", views.step_mode_view, name="flow-step-mode"),
     path("clock", clockview.clock_view, name="cluster-clock"),
     path("traces/<str:trace>", views.trace_view, name="flow-trace"),
+    path("scheduling/config", schedulerconfig.config_view, name="scheduling-config"),
+    path("scheduling/config/preview", schedulerconfig.preview_view, name="scheduling-config-preview"),
+    path("scheduling/what-if", views.what_if_view, name="scheduling-what-if"),
     path("scheduling/<str:namespace>/<str:pod>", views.scheduling_view, name="scheduling-attempts"),
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from cluster.apiserver.kinds import KindInfo, kind_info, register
 from cluster.kinds.apps import controllerrevision, daemonset, deployment, replicaset, statefulset
+from cluster.kinds.autoscaling import horizontalpodautoscaler
 from cluster.kinds.batch import cronjob, job
 from cluster.kinds.coordination import lease
 from cluster.kinds.core import (
@@ -43,6 +44,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     daemonset.KIND,
     statefulset.KIND,
     controllerrevision.KIND,
+    horizontalpodautoscaler.KIND,
     event.KIND,
     namespace.KIND,
     job.KIND,

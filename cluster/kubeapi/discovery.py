@@ -49,17 +49,27 @@ def _aggregated_resource(r: Resource) -> dict:
     return doc
 
 
+def _versions(group: str) -> list[str]:
+    """The group's versions, the preferred first (a kind served in several lists them all)."""
+    return list(dict.fromkeys(v for r in discovery_groups()[group] for v in r.versions))
+
+
+def _served(group: str, version: str) -> list[Resource]:
+    """The group's resources served in `version`, each as that version, by name."""
+    found = (r.in_version(version) for r in discovery_groups().get(group, []))
+    return sorted((r for r in found if r is not None), key=lambda r: r.plural)
+
+
 def _aggregated_group(group: str, media_type: str) -> dict:
-    resources = sorted(discovery_groups()[group], key=lambda r: r.plural)
-    version = resources[0].version
     return {
         "metadata": {"name": group, "creationTimestamp": None},
         "versions": [
             {
                 "version": version,
-                "resources": [_aggregated_resource(r) for r in resources],
+                "resources": [_aggregated_resource(r) for r in _served(group, version)],
                 "freshness": "Current",
             }
+            for version in _versions(group)
         ],
     }
 
@@ -86,9 +96,8 @@ def api_versions() -> dict:
 
 
 def _group_entry(group: str) -> dict:
-    gv = f"{group}/{discovery_groups()[group][0].version}"
-    version = {"groupVersion": gv, "version": discovery_groups()[group][0].version}
-    return {"name": group, "versions": [version], "preferredVersion": version}
+    versions = [{"groupVersion": f"{group}/{v}", "version": v} for v in _versions(group)]
+    return {"name": group, "versions": versions, "preferredVersion": versions[0]}
 
 
 def api_group_list() -> dict:
@@ -131,11 +140,11 @@ def _legacy_resources(r: Resource) -> list[dict]:
 
 def api_resource_list(group: str, version: str) -> dict | None:
     """`/api/v1` or `/apis/<group>/<version>`: APIResourceList, or None when not served."""
-    resources = discovery_groups().get(group)
-    if not resources or resources[0].version != version:
+    resources = _served(group, version)
+    if not resources:
         return None
     items = []
-    for r in sorted(resources, key=lambda r: r.plural):
+    for r in resources:
         items.extend(_legacy_resources(r))
     return {
         "kind": "APIResourceList",

@@ -18,7 +18,7 @@ import hashlib
 import json
 from functools import cache
 
-from cluster.apiserver.kinds import generation, kind_info
+from cluster.apiserver.kinds import generation, group_versions, kind_info, kinds_in
 from cluster.kubeapi import schema_types
 from cluster.kubeapi.resources import Resource, groups
 
@@ -170,8 +170,8 @@ def _document(gv_path: str, registry_generation: int) -> dict | None:
         group, version = parts[1], parts[2]
     else:
         return None
-    resources = groups().get(group)
-    if not resources or resources[0].version != version:
+    resources = kinds_in(group, version)
+    if not resources:
         return None
     paths: dict = {}
     for r in resources:
@@ -185,7 +185,7 @@ def _document(gv_path: str, registry_generation: int) -> dict | None:
 
 
 def _gv_paths() -> list[str]:
-    return [f"apis/{g}/{rs[0].version}" if g else f"api/{rs[0].version}" for g, rs in groups().items()]
+    return [f"apis/{g}/{v}" if g else f"api/{v}" for g in groups() for v in group_versions(g)]
 
 
 def document_hash(gv_path: str) -> str:

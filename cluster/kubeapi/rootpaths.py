@@ -15,7 +15,7 @@ def root_paths() -> dict:
         if not group:
             continue
         paths.add(f"/apis/{group}")
-        paths.update(f"/apis/{group}/{resource.version}" for resource in resources)
+        paths.update(f"/apis/{group}/{version}" for resource in resources for version in resource.versions)
     for endpoint, checks in CHECKS.items():
         paths.add(f"/{endpoint}")
         paths.update(f"/{endpoint}/{name}" for name in checks)

@@ -23,6 +23,7 @@ PACKAGES: dict[str, tuple[str, str, str, str]] = {
     "k8s.io.api.core.v1": ("api", "core/v1", "core_v1", "v1"),
     "k8s.io.api.apps.v1": ("api", "apps/v1", "apps_v1", "apps/v1"),
     "k8s.io.api.autoscaling.v1": ("api", "autoscaling/v1", "autoscaling_v1", "autoscaling/v1"),
+    "k8s.io.api.autoscaling.v2": ("api", "autoscaling/v2", "autoscaling_v2", "autoscaling/v2"),
     "k8s.io.api.policy.v1": ("api", "policy/v1", "policy_v1", "policy/v1"),
     "k8s.io.api.authorization.v1": ("api", "authorization/v1", "authorization_v1", "authorization.k8s.io/v1"),
     "k8s.io.api.authentication.v1": (
@@ -64,7 +65,8 @@ ROOTS: dict[str, tuple[str, ...]] = {
         "ServiceAccount",
     ),
     "k8s.io.api.apps.v1": ("Deployment", "ReplicaSet", "DaemonSet", "StatefulSet", "ControllerRevision"),
-    "k8s.io.api.autoscaling.v1": ("Scale",),
+    "k8s.io.api.autoscaling.v1": ("Scale", "HorizontalPodAutoscaler"),
+    "k8s.io.api.autoscaling.v2": ("HorizontalPodAutoscaler",),
     "k8s.io.api.policy.v1": ("Eviction", "PodDisruptionBudget"),
     "k8s.io.api.authorization.v1": ("SelfSubjectAccessReview", "SelfSubjectRulesReview"),
     "k8s.io.api.authentication.v1": ("SelfSubjectReview", "TokenRequest"),

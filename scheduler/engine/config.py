@@ -38,7 +38,13 @@ _ARGS_SCHEMAS: dict[str, dict] = {
     "NodeAffinity": {"addedAffinity": None},
     "InterPodAffinity": {"hardPodAffinityWeight": None, "ignorePreferredTermsOfExistingPods": None},
     "PodTopologySpread": {"defaultConstraints": None, "defaultingType": None},
+    "DefaultPreemption": {"minCandidateNodesPercentage": None, "minCandidateNodesAbsolute": None},
 }
+
+
+# Upstream's plugins KubeSim has no class for, named in configurations: the queue's sort, the
+# binder and the scheduling gates always run; DefaultPreemption is the profile's post_filter.
+FRAMEWORK_PLUGINS = ("PrioritySort", "DefaultBinder", "SchedulingGates", "DefaultPreemption")
 
 
 class ConfigError(ValueError):
@@ -83,7 +89,7 @@ def _plugin_set(value: object, path: str) -> PluginSet:
             where = f"{path}.{key}[{index}]"
             _check_fields(plugin, {"name", "weight"}, where)
             name = plugin.get("name")
-            if name != "*" and name not in PLUGINS:
+            if name != "*" and name not in PLUGINS and name not in FRAMEWORK_PLUGINS:
                 raise ConfigError(f"{where}.name: unknown plugin {name!r}; known: {', '.join(PLUGINS)}")
             weight = plugin.get("weight") or 0
             if not isinstance(weight, int) or weight < 0 or weight > 100:
@@ -126,32 +132,95 @@ def _point_order(
     return overrides + [(n, w) for n, w in candidates if n not in override_names]
 
 
-def profile_from_config(config: dict | None, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Profile:
-    """Build the profile named `scheduler_name` (the first profile when there is only one)."""
+@dataclass(slots=True)
+class SchedulerConfig:
+    """Every profile of one KubeSchedulerConfiguration, by schedulerName in the file's order."""
+
+    profiles: dict[str, Profile]
+    pod_initial_backoff_seconds: int = 1
+    pod_max_backoff_seconds: int = 10
+
+    def profile_for(self, scheduler_name: str) -> Profile | None:
+        """The profile that runs `scheduler_name`; None: no profile does, the pod is not ours."""
+        return self.profiles.get(scheduler_name)
+
+
+def default_config() -> SchedulerConfig:
+    return SchedulerConfig({DEFAULT_SCHEDULER_NAME: Profile.build(DEFAULT_PLUGINS)})
+
+
+def load_config(config: dict | None) -> SchedulerConfig:
+    """Validate a whole configuration and build each of its profiles (upstream's defaulting: no
+    profile is one default-scheduler profile; a profile without schedulerName is default-scheduler)."""
     if not config:
-        return Profile.build(DEFAULT_PLUGINS)
+        return default_config()
     _check_fields(config, _TOP_FIELDS, "")
     if config.get("apiVersion") not in (None, API_VERSION):
         raise ConfigError(f"apiVersion: must be {API_VERSION!r}, got {config.get('apiVersion')!r}")
     if config.get("kind") not in (None, "KubeSchedulerConfiguration"):
         raise ConfigError(f"kind: must be 'KubeSchedulerConfiguration', got {config.get('kind')!r}")
+    percentage = _percentage(config.get("percentageOfNodesToScore"), "percentageOfNodesToScore")
     profiles = config.get("profiles") or [{}]
     if not isinstance(profiles, list):
         raise ConfigError("profiles: must be a list")
-    chosen = None
+    initial, maximum = _backoffs(config)
+    built: dict[str, Profile] = {}
     for index, spec in enumerate(profiles):
-        profile = _build_profile(spec, f"profiles[{index}]")
-        if chosen is None and (profile.scheduler_name == scheduler_name or len(profiles) == 1):
-            chosen = profile
-    if chosen is None:
-        raise ConfigError(f"profiles: no profile has schedulerName {scheduler_name!r}")
-    return chosen
+        profile = _build_profile(spec, f"profiles[{index}]", percentage)
+        if profile.scheduler_name in built:
+            raise ConfigError(f'profiles[{index}].schedulerName: Duplicate value: "{profile.scheduler_name}"')
+        built[profile.scheduler_name] = profile
+    return SchedulerConfig(built, initial, maximum)
 
 
-def _build_profile(value: object, path: str) -> Profile:
+def _backoffs(config: dict) -> tuple[int, int]:
+    """podInitialBackoffSeconds (default 1, > 0) and podMaxBackoffSeconds (default 10, at least
+    the initial), validated as ValidateKubeSchedulerConfiguration does."""
+    initial = config.get("podInitialBackoffSeconds", 1)
+    maximum = config.get("podMaxBackoffSeconds", 10)
+    for name, value in (("podInitialBackoffSeconds", initial), ("podMaxBackoffSeconds", maximum)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name}: Invalid value: {value!r}: must be an integer")
+    if initial <= 0:
+        raise ConfigError(f"podInitialBackoffSeconds: Invalid value: {initial}: must be greater than 0")
+    if maximum < initial:
+        raise ConfigError(
+            f"podMaxBackoffSeconds: Invalid value: {maximum}: must be greater than or equal to "
+            "PodInitialBackoffSeconds"
+        )
+    return initial, maximum
+
+
+def profile_from_config(config: dict | None, scheduler_name: str = DEFAULT_SCHEDULER_NAME) -> Profile:
+    """Build the profile named `scheduler_name` (the first profile when there is only one)."""
+    profiles = load_config(config).profiles
+    if scheduler_name in profiles:
+        return profiles[scheduler_name]
+    if len(profiles) == 1:
+        return next(iter(profiles.values()))
+    raise ConfigError(f"profiles: no profile has schedulerName {scheduler_name!r}")
+
+
+def _percentage(value: object, path: str) -> int | None:
+    """validatePercentageOfNodesToScore: unset (None) or an integer in [0, 100]; 0 is adaptive."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100:
+        raise ConfigError(f"{path}: Invalid value: {value}: not in valid range [0-100]")
+    return value
+
+
+def build_profile(value: object, path: str, percentage: int | None = None) -> Profile:
+    """One `profiles[]` entry on its own (the what-if's profile override), its errors under `path`."""
+    return _build_profile(value, path, percentage)
+
+
+def _build_profile(value: object, path: str, percentage: int | None = None) -> Profile:
     spec = _check_fields(value, _PROFILE_FIELDS, path)
     plugins = _check_fields(spec.get("plugins") or {}, _EXTENSION_POINTS, f"{path}.plugins")
     points = {point: _plugin_set(item, f"{path}.plugins.{point}") for point, item in plugins.items()}
+    post_filter = _preemption_enabled(points)
+    points = {point: _without_framework(item) for point, item in points.items()}
     multipoint = _merge(DEFAULT_PLUGINS, points.get("multiPoint") or PluginSet([], set()))
     filters = _point_order(multipoint, points.get("filter"), "is_filter")
     scores = _point_order(multipoint, points.get("score"), "is_score")
@@ -162,10 +231,49 @@ def _build_profile(value: object, path: str) -> Profile:
             instances[name] = plugin_class(name)(args.get(name, (None, None))[1])
         except ValueError as err:  # a plugin rejected its args; it names the field inside them
             raise ConfigError(f"{args[name][0]}.{err}") from None
+    own = _percentage(spec.get("percentageOfNodesToScore"), f"{path}.percentageOfNodesToScore")
+    preemption = args.get("DefaultPreemption")
     return Profile(
         scheduler_name=spec.get("schedulerName") or DEFAULT_SCHEDULER_NAME,
         filters=[instances[name] for name, _ in filters],
         scorers=[(instances[name], weight or 1) for name, weight in scores],
+        post_filter=post_filter,
+        preemption_args=_preemption_args(*preemption) if preemption else {},
+        percentage_of_nodes_to_score=percentage if own is None else own,
+    )
+
+
+def _preemption_enabled(points: dict[str, PluginSet]) -> bool:
+    for point in ("multiPoint", "postFilter"):
+        disabled = points[point].disabled if point in points else set()
+        if "DefaultPreemption" in disabled or "*" in disabled:
+            enabled = points[point].enabled if point in points else []
+            if not any(name == "DefaultPreemption" for name, _ in enabled):
+                return False
+    return True
+
+
+def _preemption_args(path: str, args: dict) -> dict[str, int]:
+    """ValidateDefaultPreemptionArgs, as the keyword arguments of preempt()."""
+    percentage = args.get("minCandidateNodesPercentage", 10)
+    absolute = args.get("minCandidateNodesAbsolute", 100)
+    if not isinstance(percentage, int) or not 0 <= percentage <= 100:
+        raise ConfigError(
+            f"{path}.minCandidateNodesPercentage: Invalid value: {percentage}: not in valid range [0, 100]"
+        )
+    if not isinstance(absolute, int) or absolute < 0:
+        raise ConfigError(
+            f"{path}.minCandidateNodesAbsolute: Invalid value: {absolute}: not in valid range [0, inf)"
+        )
+    if percentage == 0 and absolute == 0:
+        raise ConfigError(f"{path}: Invalid value: 0: numbers must not both be zero")
+    return {"min_candidate_nodes_percentage": percentage, "min_candidate_nodes_absolute": absolute}
+
+
+def _without_framework(plugins: PluginSet) -> PluginSet:
+    return PluginSet(
+        [(n, w) for n, w in plugins.enabled if n not in FRAMEWORK_PLUGINS],
+        plugins.disabled - set(FRAMEWORK_PLUGINS),
     )
 
 
@@ -178,7 +286,7 @@ def _plugin_args(configs: object, path: str) -> dict[str, tuple[str, dict]]:
         where = f"{path}[{index}]"
         _check_fields(entry, {"name", "args"}, where)
         name = entry.get("name")
-        if name not in PLUGINS:
+        if name not in PLUGINS and name != "DefaultPreemption":
             raise ConfigError(f"{where}.name: unknown plugin {name!r}")
         raw = dict(entry.get("args") or {})
         raw.pop("apiVersion", None)

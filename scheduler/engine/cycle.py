@@ -45,12 +45,15 @@ def schedule(
     seed: int | None = None,
     nominated: Sequence[tuple[dict | PodInfo, str]] = (),
     pdbs: Sequence[PodDisruptionBudget] = (),
+    start_index: int = 0,
 ) -> Decision:
     """Explain where `pod` goes. `score_all_nodes` scores every node, as upstream's plugin tests do.
 
     `nominated` are other pending pods with the node each is nominated to: those of equal or
     higher priority count on their node while filtering (upstream's addNominatedPods). `pdbs`
-    are the PodDisruptionBudgets preemption respects.
+    are the PodDisruptionBudgets preemption respects. `start_index` is the node the search for
+    feasible nodes starts at (upstream's nextStartNodeIndex); the decision's `processed` says how
+    many nodes the search went through, for the next cycle's start.
     """
     profile = profile or default_profile()
     pod_info = pod if isinstance(pod, PodInfo) else PodInfo.of(pod)
@@ -61,16 +64,21 @@ def schedule(
         filters=profile.filters,
         scorers=profile.scorers,
         tie_break=tie_break,
+        profile=profile.scheduler_name,
     )
     state = CycleState(snapshot.nodes_version)
     counted = _add_nominated(decision, pod_info, snapshot, nominated) if nominated else ()
     try:
         _run_filters(decision, state, pod_info, snapshot)
+        if decision.error is None and not score_all_nodes:
+            _limit_feasible(decision, profile, len(nodes), start_index)
         if decision.error is None and not decision.feasible and profile.post_filter:
             statuses = decision.first_failure
             # Deterministic by default; --tie-break random also draws upstream's random offset.
             rng = random.Random(seed) if tie_break == "random" else None
-            decision.preemption = preempt(profile, pod_info, snapshot, statuses, pdbs, rng=rng)
+            decision.preemption = preempt(
+                profile, pod_info, snapshot, statuses, pdbs, rng=rng, **profile.preemption_args
+            )
     finally:
         for info in counted:
             snapshot.remove_pod(info)
@@ -93,6 +101,44 @@ def schedule(
     else:
         decision.message = _failure_message(decision, len(nodes))
     return decision
+
+
+# numFeasibleNodesToFind's constants (pkg/scheduler/schedule_one.go).
+MIN_FEASIBLE_NODES_TO_FIND = 100
+MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
+
+
+def nodes_to_find(percentage: int | None, num_all_nodes: int) -> tuple[int, int]:
+    """(how many feasible nodes the search stops at, the percentage applied): upstream's
+    numFeasibleNodesToFind. Below 100 nodes every node is searched; 0 or unset is adaptive."""
+    if num_all_nodes < MIN_FEASIBLE_NODES_TO_FIND:
+        return num_all_nodes, 100
+    if not percentage:
+        percentage = max(50 - num_all_nodes // 125, MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND)
+    return max(num_all_nodes * percentage // 100, MIN_FEASIBLE_NODES_TO_FIND), percentage
+
+
+def _limit_feasible(decision: Decision, profile: Profile, num_nodes: int, start: int) -> None:
+    """findNodesThatPassFilters stops once it has found enough feasible nodes, searching from
+    `start` round the node list. Teaching mode evaluated every node anyway; the feasible nodes past
+    the stop are kept as `not_scored` (shown, not hidden) and take no part in scoring."""
+    wanted, percentage = nodes_to_find(profile.percentage_of_nodes_to_score, num_nodes)
+    decision.nodes_to_find, decision.percentage = wanted, percentage
+    decision.processed = len(decision.node_names)
+    if len(decision.feasible) <= wanted or not decision.node_names:
+        return
+    feasible = set(decision.feasible)
+    names = decision.node_names
+    found: set[str] = set()
+    for offset in range(len(names)):
+        name = names[(start + offset) % len(names)]
+        if name in feasible:
+            found.add(name)
+            if len(found) == wanted:
+                decision.processed = offset + 1
+                break
+    decision.not_scored = tuple(name for name in decision.feasible if name not in found)
+    decision.feasible = [name for name in decision.feasible if name in found]
 
 
 def _nominated_node(pod: PodInfo) -> str:

@@ -62,6 +62,12 @@ class Decision:
     # (pod, node) of the nominated pods counted in the filters; a tuple, not a list: kept decisions
     # pile up and the garbage collector scans every list they hold.
     nominated_pods: tuple[tuple[str, str], ...] = ()
+    profile: str = "default-scheduler"  # the schedulerName of the profile that decided
+    # Feasible nodes the search stopped before (percentageOfNodesToScore): shown, never scored.
+    not_scored: tuple[str, ...] = ()
+    nodes_to_find: int | None = None  # numFeasibleNodesToFind for this cycle
+    percentage: int = 100  # the percentageOfNodesToScore that applied
+    processed: int = 0  # nodes the search went through (the next cycle starts after them)
     _first_failure: dict[str, Status] | None = field(default=None, repr=False)
     _totals: dict[str, int] | None = field(default=None, repr=False)
 
@@ -180,10 +186,13 @@ class Decision:
         """Everything of to_json() but the per-node explanations (the compact form shares it)."""
         return {
             "pod": self.pod.key,
+            "profile": self.profile,
             "selected": self.selected,
             "message": self.message,
             "error": self.error,
             "feasibleNodes": list(self.feasible),
+            "notScored": list(self.not_scored),
+            "nodesToFind": {"count": self.nodes_to_find, "percentage": self.percentage},
             "filterPlugins": [plugin.name for plugin in self.filters],
             "scorePlugins": [
                 {"name": plugin.name, "weight": weight, "legacy": legacy_names(plugin, "score")}

@@ -35,6 +35,9 @@ class Profile:
     filters: list[Plugin] = field(default_factory=list)
     scorers: list[tuple[Plugin, int]] = field(default_factory=list)
     post_filter: bool = True  # DefaultPreemption, upstream's only in-tree PostFilter
+    preemption_args: dict[str, int] = field(default_factory=dict)  # preempt()'s keyword arguments
+    # None: the configuration's global value, itself unset (adaptive); see cycle.nodes_to_find.
+    percentage_of_nodes_to_score: int | None = None
 
     @classmethod
     def build(

@@ -5,6 +5,7 @@ import { $, BOOT, t, toast } from "./dom.js";
 import { Store } from "./store.js";
 import { Live } from "./live.js";
 import { ClusterView } from "./cluster_view.js";
+import { watchNodeUsage } from "./node_usage.js";
 import { FlowView } from "./flow_view.js";
 import { SchedulerView } from "./scheduler_view.js";
 import { YamlView } from "./yaml_view.js";
@@ -72,6 +73,7 @@ const clusterView = new ClusterView(store, {
   },
 });
 const flow = new FlowView(store, live, clusterView, { openScheduler });
+watchNodeUsage(store, () => clusterView.refreshUsage());
 new ServicesView(store, { onService: (ns, name) => inspectObject("Service", ns, name) });
 new YamlView(store);
 new ConsoleView(store, { openScheduler });

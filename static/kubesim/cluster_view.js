@@ -302,7 +302,16 @@ export class ClusterView {
     );
   }
 
-  // What the card's bars show: [label, used, allocatable, text] for CPU, memory and pods.
+  // The metrics API's figures arrived: every card's bars again (node_usage.js).
+  refreshUsage() {
+    for (const [name, card] of this.cards) {
+      const node = this.store.nodes.get(name);
+      if (node) card.bars.show(this.usage(node, this.store.podsOn(name)));
+    }
+  }
+
+  // What the card's bars show: [label, requested, allocatable, text, in use, its text] for CPU,
+  // memory and pods (in use: the metrics API's, for CPU and memory, once it has answered).
   usage(node, pods) {
     const alloc = (node.status || {}).allocatable || (node.status || {}).capacity || {};
     let cpu = 0;
@@ -319,10 +328,11 @@ export class ClusterView {
     const cpuAlloc = parseQuantity(alloc.cpu);
     const memAlloc = parseQuantity(alloc.memory);
     const podAlloc = parseQuantity(alloc.pods);
+    const used = this.store.nodeUsage.get(node.metadata.name);
     return [
-      [t("cpu"), cpu, cpuAlloc, `${formatCpu(cpu)} / ${formatCpu(cpuAlloc)}`],
-      [t("memory"), memory, memAlloc, `${formatBytes(memory)} / ${formatBytes(memAlloc)}`],
-      [t("pods"), count, podAlloc, `${count} / ${podAlloc}`],
+      [t("cpu"), cpu, cpuAlloc, `${formatCpu(cpu)} / ${formatCpu(cpuAlloc)}`, used ? used.cpu : null, used ? formatCpu(used.cpu) : ""],
+      [t("memory"), memory, memAlloc, `${formatBytes(memory)} / ${formatBytes(memAlloc)}`, used ? used.memory : null, used ? formatBytes(used.memory) : ""],
+      [t("pods"), count, podAlloc, `${count} / ${podAlloc}`, null, ""],
     ];
   }
 
@@ -509,22 +519,37 @@ class Bars {
   }
 
   show(usage) {
-    usage.forEach(([label, used, total, text], i) => {
+    usage.forEach(([label, used, total, text, inUse, inUseText], i) => {
       let row = this.rows[i];
       if (!row) {
         row = {
           label: h("span", { class: "bar-label" }),
           meter: h("span", { role: "meter", "aria-valuemin": "0" }),
           fill: h("span", { class: "bar-fill" }),
+          use: h("span", { class: "bar-use", hidden: true }),
           text: h("span", { class: "bar-text" }),
+          requested: h("span", { class: "bar-requested" }),
+          inUse: h("span", { class: "bar-in-use", hidden: true }),
           shown: [],
         };
-        row.meter.append(row.fill);
+        row.meter.append(row.fill, row.use);
+        row.text.append(row.requested, row.inUse);
         this.el.append(h("div", { class: "bar-row" }, row.label, row.meter, row.text));
         this.rows.push(row);
       }
-      if (row.shown[0] === label && row.shown[1] === used && row.shown[2] === total && row.shown[3] === text) return;
-      row.shown = [label, used, total, text];
+      const shown = [label, used, total, text, inUse, inUseText];
+      if (shown.every((value, k) => row.shown[k] === value)) return;
+      row.shown = shown;
+      // In use (the metrics API) as a dark line over what the pods request: the HPA lesson's two
+      // numbers side by side, usage above requests when a load runs unthrottled.
+      const known = inUse !== null && inUse !== undefined;
+      row.use.hidden = !known;
+      row.inUse.hidden = !known;
+      if (known) {
+        row.use.style.width = `${((total > 0 ? Math.min(1, inUse / total) : 0) * 100).toFixed(1)}%`;
+        row.inUse.textContent = ` · ${t("in_use")} ${inUseText}`;
+      }
+      row.meter.title = known ? t("usage_title", { requested: text, used: inUseText }) : "";
       const ratio = total > 0 ? Math.min(1, used / total) : 0;
       const level = ratio > 0.9 ? "bar-hot" : ratio > 0.7 ? "bar-warm" : "";
       row.label.textContent = label;
@@ -533,7 +558,7 @@ class Bars {
       row.meter.setAttribute("aria-valuemax", String(total));
       row.meter.setAttribute("aria-valuenow", String(used));
       row.fill.style.width = `${(ratio * 100).toFixed(1)}%`;
-      row.text.textContent = text;
+      row.requested.textContent = text;
     });
   }
 }

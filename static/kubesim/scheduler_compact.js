@@ -55,6 +55,7 @@ function nodeItem(d, node, decided, scored) {
   let verdict;
   if (!result.feasible) verdict = t("sched_fails", { n: fails.length });
   else if (scored.includes(node)) verdict = t("sched_scored", { total: result.total });
+  else if ((d.notScored || []).includes(node)) verdict = t("sched_not_scored_pct");
   else verdict = t("sched_passes");
   const item = h("li", { class: `compact-node ${result.feasible ? "is-feasible" : "is-filtered"}${winner ? " is-winner" : ""}`, "data-node": node },
     h("div", { class: "compact-head" },

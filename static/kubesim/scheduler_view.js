@@ -3,6 +3,8 @@
 
 import { $, BASE, age, clear, h, naturalKey, pick, podKey, request, t } from "./dom.js";
 import { byNode, viewSwitch } from "./scheduler_compact.js";
+import { WhatIfDialog } from "./what_if.js";
+import { SettingsDialog } from "./scheduler_settings.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
 const SCORE_COLOURS = 7;
@@ -45,6 +47,10 @@ export class SchedulerView {
       this.attempt = Number(event.target.value);
       this.renderAttempt();
     });
+    this.whatIf = new WhatIfDialog(store);
+    this.settings = new SettingsDialog();
+    $("sched-whatif").addEventListener("click", () => { if (this.pod) this.whatIf.open(this.pod, this.attempts); });
+    $("sched-settings").addEventListener("click", () => this.settings.open());
     this.show("");
     store.subscribe((change) => {
       const moved = (p) => (p && p.spec ? p.spec.nodeName || "" : "");
@@ -98,6 +104,7 @@ export class SchedulerView {
     this.pod = key;
     if (this.pickerDirty) this.renderPicker();
     $("sched-pod").value = key;
+    $("sched-whatif").disabled = !key;
     const body = $("sched-body");
     if (!key) {
       clear(body).append(h("p", { class: "muted empty-hint", text: t("sched_hint") }));
@@ -198,11 +205,12 @@ export class SchedulerView {
 
   summary(d, attempt) {
     const box = h("div", { class: `sched-summary ${d.selected ? "is-ok" : "is-fail"}` });
-    box.append(h("div", { class: "sched-verdict", text: d.selected ? `✓ ${t("scheduled_to", { node: d.selected })}` : `✗ ${t("unschedulable")}` }));
+    box.append(h("div", { class: "sched-verdict", text: d.selected ? `✓ ${t("scheduled_to", { node: d.selected })}` : `✗ ${t("unschedulable")}` }),
+      h("div", { class: "sched-profile", text: `${t("whatif_profile")}: ${d.profile || "default-scheduler"}` }));
     if (d.message) {
       const when = attempt.when;
       const rows = [["Type", "Reason", "Age", "From", "Message"], ["----", "------", "----", "----", "-------"],
-        ["Warning", "FailedScheduling", when ? age(when) : "0s", "default-scheduler", d.message]];
+        ["Warning", "FailedScheduling", when ? age(when) : "0s", d.profile || "default-scheduler", d.message]];
       const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i].length)) + 2);
       // kubectl's text, character for character, laid out as a grid whose Message column wraps
       // (the hidden newlines keep the text as kubectl prints it, for copy and for readers).

@@ -159,6 +159,7 @@ export class Store {
     this.pods = new Map();
     this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
     this.podRequests = new Map(); // "ns/name" -> {cpu: millicores, memory: bytes}, as kube-scheduler sums them
+    this.nodeUsage = new Map(); // node -> {cpu: cores, memory: bytes} in use, from the metrics API (node_usage.js)
     this.byNode = new Map(); // node name ("" for none) -> Set of pod keys
     this.scheduling = new Map();
     this.workloads = new Map(); // "Kind/ns/name" -> object

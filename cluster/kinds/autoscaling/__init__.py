@@ -1,0 +1,1 @@
+"""autoscaling: HorizontalPodAutoscaler (v2, and v1 served by conversion)."""
