@@ -32,6 +32,9 @@ class Cluster(models.Model):
     # How many seconds this cluster's clock runs ahead of real time: a teacher's jump to the next
     # CronJob schedule moves it (cluster/controlplane/clock.py).
     clock_offset = models.FloatField(default=0.0)
+    # The kubelets the teacher stopped (a node failure, which kubectl cannot cause): node name ->
+    # when it stopped posting, on the cluster's clock (cluster/kubelet/power.py).
+    stopped_kubelets = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -248,3 +251,21 @@ class Termination(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["cluster", "uid"], name="termination_unique_uid")]
+
+
+class ControlPlaneMember(models.Model):
+    """A `manage.py controlplane` process that is alive (the scale-out profile), so that the
+    processes share the clusters' leadership out (cluster/controlplane/share.py): not Kubernetes
+    state. Each process renews its own row every second with the database's clock, so processes on
+    several machines agree on who is alive without synchronized clocks."""
+
+    identity = models.CharField(max_length=200, unique=True)  # the Lease holder identity it writes
+    host = models.CharField(max_length=253)
+    pid = models.IntegerField()
+    started_at = models.DateTimeField(auto_now_add=True)
+    renewed_at = models.DateTimeField()
+    # What it leads now: cluster name -> that cluster's measured weight (1 + its work).
+    leads = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return self.identity

@@ -58,6 +58,11 @@ def ui_strings() -> dict[str, str]:
         "no_images": _("No images pulled yet"),
         "cordoned": _("Cordoned"),
         "not_ready": _("NotReady"),
+        "kubelet_stopped": _("kubelet stopped"),
+        "kubelet_stopped_since": _(
+            "Its kubelet posts nothing since %(time)s: NotReady 50 s later (node-monitor-grace-period), "
+            "its pods evicted 300 s after that (their default tolerations)."
+        ),
         "control_plane": _("control plane"),
         "no_pods_here": _("No pods on this node"),
         "waiting_scheduler": _("Waiting for the scheduler"),
@@ -77,6 +82,15 @@ def ui_strings() -> dict[str, str]:
         "scale": _("Scale…"),
         "clock_jump": _("Run the next schedule now (jump the clock)"),
         "clock_jumped": _("The cluster's clock jumped %(seconds)s s: %(name)s runs now."),
+        "kubelet_stop": _("Stop the kubelet (node failure)"),
+        "kubelet_start": _("Start the kubelet"),
+        "kubelet_stopped_toast": _(
+            "The kubelet on %(node)s stopped. The node goes NotReady after 50 s without a heartbeat; "
+            "its pods are evicted 300 s later."
+        ),
+        "kubelet_started_toast": _("The kubelet on %(node)s started: the node posts Ready again."),
+        "clock_forward": _("Move the clock forward %(minutes)s min"),
+        "clock_moved": _("The cluster's clock moved %(seconds)s s forward."),
         "delete": _("Delete"),
         "inspect": _("Describe / Events / Logs"),
         "explain": _("Why here? (scheduler)"),

@@ -107,6 +107,7 @@ def page_context(request: HttpRequest, cluster: Cluster) -> dict:
         "strings": ui_strings(),
         "kinds": page_kinds(),
         "clock_offset": cluster.clock_offset,  # the cluster's clock runs this far ahead (docs/workloads.md)
+        "stopped_kubelets": cluster.stopped_kubelets or {},  # the teacher's node failures
         "access": {
             "user": caller.name,
             "teacher": caller.teacher,

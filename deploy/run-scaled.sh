@@ -1,7 +1,7 @@
 #!/bin/sh
 # The scale-out profile on one machine (`make run-scaled`): PostgreSQL + Redis, SERVERS Daphne
 # processes on PORT, PORT+1, ... (`serve --no-control-plane`) and CONTROLPLANES leader-elected
-# `manage.py controlplane` processes (one leads, the others stand by). Put a reverse proxy in front
+# `manage.py controlplane` processes (each leads a fair share of the clusters). Put a reverse proxy in front
 # (deploy/nginx-kubesim.conf) so the browser sees one origin. Ctrl-C stops everything; the control
 # planes hand their leases back first.
 set -eu
@@ -80,5 +80,5 @@ while [ "$i" -lt "$CONTROLPLANES" ]; do
     pids="$pids $!"
     i=$((i + 1))
 done
-echo "run-scaled: $SERVERS Daphne processes on ports $PORT..$((PORT + SERVERS - 1)), $CONTROLPLANES control planes (one leads)."
+echo "run-scaled: $SERVERS Daphne processes on ports $PORT..$((PORT + SERVERS - 1)), $CONTROLPLANES control planes (sharing the clusters out)."
 wait

@@ -11,11 +11,14 @@ from datetime import datetime
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
+from cluster.api import componentlogs
 from cluster.api.clusters import find_cluster
 from cluster.api.http import error_response, flag
 from cluster.api.paths import Target, resolve
 from cluster.api.readers import reading
+from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request
+from cluster.kinds.core import kubesystem
 from cluster.kubelet import containerlogs
 from cluster.kubelet.logs import LogOptions, open_log, render, still_running
 from cluster.models import Cluster
@@ -69,6 +72,10 @@ def _read(cluster: Cluster, target: Target, options: LogOptions) -> tuple[dict, 
 
 def log_response(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     options = options_of(request)
+    pod = api.get(cluster, "Pod", target.namespace, target.name)
+    if kubesystem.served("Pod", pod):  # no kubelet of KubeSim runs it: its component's own lines
+        text = componentlogs.log_text(cluster, pod, options.tail_lines, options.timestamps)
+        return HttpResponse(text, content_type="text/plain")
     _pod, _id, lines = _read(cluster, target, options)
     return HttpResponse(render(lines, options), content_type="text/plain")
 

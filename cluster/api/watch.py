@@ -102,6 +102,7 @@ def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, 
             target.namespace or None,
             request.GET.get("labelSelector", ""),
             selector,
+            served=True,
         )
         if not start:
             initial, start = current, revision

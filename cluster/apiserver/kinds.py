@@ -74,6 +74,9 @@ class BuiltinObjects:
     stored_on_write: bool = False
     # Deleting one is refused with this error (name -> ApiError), as upstream's storage refuses it.
     refuse_delete: Callable[[str], Exception] | None = None
+    # Listed only to the API's clients (kubectl, the console: `served=True`), not to the cluster's
+    # own readers (informers, the page's snapshot, lab checks, a reset): kube-system's objects.
+    clients_only: tuple[tuple[str, str], ...] = ()  # of `keys`
     # One object of this name in every namespace (the `default` ServiceAccount, `kube-root-ca.crt`,
     # which upstream's controllers keep in each): `namespaces(cluster)` lists the namespaces.
     in_every_namespace: str = ""
@@ -91,11 +94,13 @@ class BuiltinObjects:
             return None
         return self.build(cluster, namespace, name)
 
-    def every(self, cluster) -> list[dict]:
-        keys = self.keys
+    def every_key(self, cluster) -> tuple[tuple[str, str], ...]:
         if self.in_every_namespace:
-            keys = tuple((namespace, self.in_every_namespace) for namespace in self.namespaces(cluster))
-        return [self.build(cluster, namespace, name) for namespace, name in keys]
+            return tuple((namespace, self.in_every_namespace) for namespace in self.namespaces(cluster))
+        return self.keys
+
+    def every(self, cluster) -> list[dict]:
+        return [self.build(cluster, namespace, name) for namespace, name in self.every_key(cluster)]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

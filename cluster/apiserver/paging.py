@@ -114,7 +114,7 @@ def list_page(
         items = _at(cluster, kind, namespace, label_selector, field_selector, revision)
         items = [i for i in items if _key(i, namespace) > start]
     else:
-        items, revision = list_objects(cluster, kind, namespace, label_selector, field_selector)
+        items, revision = list_objects(cluster, kind, namespace, label_selector, field_selector, served=True)
     if not limit and not token:
         return Page(items, revision)
     items.sort(key=lambda i: _key(i, namespace))  # etcd's order: the key as a string

@@ -48,6 +48,7 @@ def list_objects(
     namespace: str | None = None,
     label_selector: str = "",
     field_selector: str = "",
+    served: bool = False,
 ) -> tuple[list[dict], int]:
     """Items (by namespace, name) and the revision they are consistent with.
 
@@ -55,7 +56,7 @@ def list_objects(
     watch from the returned revision replays nothing the items already show (rarely, under a storm
     of writes, it may: an event whose revision is ≤ the item's resourceVersion is old news).
     """
-    fetch, complete = _listing(cluster, kind, namespace, label_selector, field_selector)
+    fetch, complete = _listing(cluster, kind, namespace, label_selector, field_selector, served)
     for _attempt in range(3):
         before = _revision(cluster)
         bodies = fetch()
@@ -69,12 +70,12 @@ def list_items(
 ) -> list[dict]:
     """`list_objects`' items alone, read with one statement, for readers that need no revision to
     watch from (lab checks: each statement is one more wait for the GIL under a class)."""
-    fetch, complete = _listing(cluster, kind, namespace, label_selector, "")
+    fetch, complete = _listing(cluster, kind, namespace, label_selector, "", False)
     return complete(fetch())
 
 
 def _listing(
-    cluster: Cluster, kind: str, namespace: str | None, label_selector: str, field_selector: str
+    cluster: Cluster, kind: str, namespace: str | None, label_selector: str, field_selector: str, served: bool
 ) -> tuple[Callable[[], list[dict]], Callable[[list[dict]], list[dict]]]:
     """What reads the stored bodies (a fresh query each call), and what turns them into the listed
     items (the selectors the query could not apply, the built-in objects every cluster has)."""
@@ -107,7 +108,7 @@ def _listing(
 
     def complete(bodies: list[dict]) -> list[dict]:
         items = [b for b in bodies if labels_match(label_rest, b) and fields_match(field_rest, b)]
-        return _with_builtins(cluster, info, namespace, labels, fields, items)
+        return _with_builtins(cluster, info, namespace, labels, fields, items, served)
 
     return fetch, complete
 
@@ -119,19 +120,22 @@ def _with_builtins(
     labels: list[LabelRequirement],
     fields: list[FieldRequirement],
     items: list[dict],
+    served: bool = False,
 ) -> list[dict]:
-    """The listed items and the kind's built-in objects that are not stored, in key order."""
+    """The listed items and the kind's built-in objects that are not stored, in key order (those
+    shown to the API's clients only when `served`)."""
     if info.builtins is None:
         return items
     stored = {(b["metadata"].get("namespace", ""), b["metadata"]["name"]) for b in items}
-    extra = [
-        b
-        for b in info.builtins.every(cluster)
-        if (b["metadata"].get("namespace", ""), b["metadata"]["name"]) not in stored
-        and (not (namespace and info.namespaced) or b["metadata"]["namespace"] == namespace)
-        and labels_match(labels, b)
-        and fields_match(fields, b)
-    ]
+    keys = [
+        key
+        for key in info.builtins.every_key(cluster)
+        if key not in stored
+        and (not (namespace and info.namespaced) or key[0] == namespace)
+        and (served or key not in info.builtins.clients_only)
+    ]  # a namespace's list builds only its own (kube-system's pods are not built for default's)
+    built = (info.builtins.build(cluster, *key) for key in keys)
+    extra = [b for b in built if labels_match(labels, b) and fields_match(fields, b)]
     return sorted(items + extra, key=lambda b: (b["metadata"].get("namespace", ""), b["metadata"]["name"]))
 
 

@@ -13,7 +13,7 @@ from functools import partial
 from django.conf import settings
 from django.db import transaction
 
-from cluster.apiserver import rows
+from cluster.apiserver import fence, rows
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import Gone
@@ -38,6 +38,7 @@ def lock(cluster: Cluster) -> Cluster:
     """
     locked = copy.copy(cluster)
     locked.revision, locked.compacted_revision, locked.quota = rows.lock_row(cluster.pk)
+    fence.check(cluster.pk, cluster.name)
     return locked
 
 

@@ -57,6 +57,7 @@ class Hub:
         self.prev_revision = 0
         self.settings: tuple[int, bool] | None = None
         self.class_may_write = False
+        self.stopped_kubelets: dict = {}  # the teacher's node failures, as last sent
         self.leader: tuple[str, int] | None = None  # (holder, transitions) last sent
         self.news = -1  # broadcast.other_news() at the last read of steps and settings
         self.stale = True  # read everything on the next pump
@@ -94,6 +95,7 @@ class Hub:
         self.step_id = latest.first() or 0
         self.settings = (self.cluster.pace_ms, self.cluster.step_mode)
         self.class_may_write = self.cluster.class_may_write
+        self.stopped_kubelets = self.cluster.stopped_kubelets or {}
         self.exec_seq = execsessions.latest_seq(self.cluster)
         self.gates = _gates(self.cluster)
         current = leader.current(self.cluster)
@@ -210,9 +212,9 @@ class Hub:
         for seq, session in execsessions.changed_since(self.cluster, self.exec_seq):
             self.exec_seq = seq
             out.append(Message(json.dumps({"type": "exec.session", "session": session})))
-        pace_ms, step_mode, class_may_write = (
+        pace_ms, step_mode, class_may_write, stopped_kubelets = (
             Cluster.objects.filter(pk=self.cluster.pk)
-            .values_list("pace_ms", "step_mode", "class_may_write")
+            .values_list("pace_ms", "step_mode", "class_may_write", "stopped_kubelets")
             .get()
         )
         if (pace_ms, step_mode) != self.settings:
@@ -225,6 +227,10 @@ class Hub:
             # The teacher's "Class may write": every page's banner, controls and rights follow it.
             self.class_may_write = class_may_write
             out.append(Message(json.dumps({"type": "access", "class_may_write": class_may_write})))
+        if (stopped_kubelets or {}) != self.stopped_kubelets:
+            # The teacher stopped or started a kubelet: every page's node cards say so.
+            self.stopped_kubelets = stopped_kubelets or {}
+            out.append(Message(json.dumps({"type": "kubelets", "stopped": self.stopped_kubelets})))
         return out
 
     def _read_gates(self) -> list[Message]:

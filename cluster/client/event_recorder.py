@@ -55,8 +55,9 @@ def involved(obj: dict, field_path: str = "") -> dict:
     }
     if field_path:
         ref["fieldPath"] = field_path
-    if not ref["namespace"]:
-        del ref["namespace"]
+    for empty in ("namespace", "uid", "resourceVersion"):  # Go's omitempty (a reference by name alone)
+        if not ref[empty]:
+            del ref[empty]
     return ref
 
 
@@ -105,7 +106,7 @@ def record(
     if event_correlator.spam_filtered(cluster.name, body):
         return
     combined = event_correlator.aggregate(cluster.name, body)
-    key = (cluster.name, *combined) if combined else (cluster.name, ref["uid"], reason, message)
+    key = (cluster.name, *combined) if combined else (cluster.name, ref.get("uid", ""), reason, message)
     _queues.setdefault(cluster.name, deque()).append(_Queued(cluster, key, body, actor))
     QUEUED.fire(cluster.name)
 

@@ -19,6 +19,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver import store
 from cluster.apiserver.errors import Gone
 from cluster.broadcast import nudge
+from cluster.client import workmeter
 from cluster.controlplane import turns
 from cluster.flow import watches
 from cluster.models import ApiObject, Cluster
@@ -166,7 +167,7 @@ def db(function):
     (`reset_connection`), so a broken connection is replaced on the next call. It starts once no
     request of this process is in its thread (at most 50 ms later).
     """
-    call = sync_to_async(function, thread_sensitive=True)
+    call = sync_to_async(workmeter.metered(function), thread_sensitive=True)
 
     async def after_requests(*args, **kwargs):
         await turns.after_requests()  # a student's request goes first (cluster/controlplane/turns.py)

@@ -19,29 +19,42 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import socket
 import uuid
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
 
+from cluster.apiserver import fence
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
 from cluster.client import event_recorder
-from cluster.client.informer import db
+from cluster.client.informer import db, reset_connection
 from cluster.models import ApiObject, Cluster
 from k8s import clock
 
 logger = logging.getLogger(__name__)
 
-NAMESPACE = "kube-system"
-NAME = "kubesim-controlplane"
+NAMESPACE = fence.LEASE_NAMESPACE
+NAME = fence.LEASE_NAME
 LEASE_DURATION_SECONDS = 4
 RENEW_PERIOD = 1.0  # the leader renews this often (upstream's retryPeriod)
 RENEW_DEADLINE = 3.0  # ... and gives up leading when no renewal succeeded for this long
 RETRY_PERIOD = 0.5  # a standby looks at the lease this often
 ACTOR = Actor("controller-manager", "leader election")
+
+# Lease attempts (and the processes' member rows, cluster/controlplane/share.py) run on a thread and
+# connection of their own, not the database thread every control plane of the process queues on:
+# a process busy leading many clusters still renews in time, and takes a dead one's within 5 s.
+_ELECTIONS = ThreadPoolExecutor(max_workers=1, thread_name_prefix="leader-election")
+
+
+async def in_election_thread(function: Callable, *args):
+    return await asyncio.get_running_loop().run_in_executor(_ELECTIONS, functools.partial(function, *args))
 
 
 def identity() -> str:
@@ -74,6 +87,7 @@ def claim(cluster_name: str, me: str) -> None:
         if error.code != 404:
             raise
         elector._create()
+        elector.announce()
         return
     spec = lease.get("spec") or {}
     if spec.get("holderIdentity") == me:
@@ -88,6 +102,7 @@ def claim(cluster_name: str, me: str) -> None:
     }
     api.update(elector.cluster, lease, ACTOR)
     elector._became_leader(lease)
+    elector.announce()
 
 
 def micro_time() -> str:
@@ -131,13 +146,17 @@ class Elector:
         self.observed: tuple | None = None  # (holder, renewTime, transitions) last seen
         self.observed_at = 0.0  # monotonic time it was seen to change
         self.renewed_at: float | None = None  # monotonic time of our last successful write
+        self.won: dict | None = None  # the lease we took, until `announce` recorded it
 
     @property
     def leading(self) -> bool:
         return self.renewed_at is not None and clock.monotonic() - self.renewed_at < RENEW_DEADLINE
 
-    def try_acquire_or_renew(self) -> bool:
-        """One attempt (client-go's tryAcquireOrRenew); True when we hold the lease now."""
+    def try_acquire_or_renew(self, may_take: Callable[[float], bool] | None = None) -> bool:
+        """One attempt (client-go's tryAcquireOrRenew); True when we hold the lease now.
+
+        may_take(seconds it has been expired or released): whether this process wants the lease
+        when nobody holds it (cluster/controlplane/share.py: its fair share); by default it does."""
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
         try:
@@ -145,6 +164,8 @@ class Elector:
         except ApiError as error:
             if error.code != 404:
                 raise
+            if may_take is not None and not may_take(0.0):
+                return False
             return self._create()
         spec = lease.get("spec") or {}
         holder = spec.get("holderIdentity") or ""
@@ -156,8 +177,12 @@ class Elector:
         if holder and holder != self.identity and now < self.observed_at + duration:
             self.renewed_at = None  # held by another, not expired: if we led, we do no more
             return False
-        stamp = micro_time()
         ours = holder == self.identity
+        expired_for = now - (self.observed_at + duration)  # a released lease: 1 s after its release
+        if not ours and may_take is not None and not may_take(max(0.0, expired_for)):
+            self.renewed_at = None
+            return False
+        stamp = micro_time()
         lease["spec"] = {
             "holderIdentity": self.identity,
             "leaseDurationSeconds": LEASE_DURATION_SECONDS,
@@ -205,7 +230,14 @@ class Elector:
         self.observed = seen
 
     def _became_leader(self, lease: dict) -> None:
-        # client-go records this Event on the lock object: reason LeaderElection.
+        self.won = lease
+
+    def announce(self) -> None:
+        """The LeaderElection Event of a lease we took (client-go records it on the lock object),
+        queued from the database thread, where the components' Events are queued."""
+        lease, self.won = self.won, None
+        if lease is None:
+            return
         message = f"{self.identity} became leader"
         event_recorder.record(
             self.cluster, lease, "LeaderElection", message, ACTOR, component="kubesim-controlplane"
@@ -233,31 +265,68 @@ class Elector:
         self.renewed_at = None
 
 
+class Sharing(Protocol):
+    """How the processes share the leases out (cluster/controlplane/share.py)."""
+
+    def may_take(self, cluster_name: str, expired_for: float) -> bool: ...
+    def settled(self, cluster_name: str, leading: bool) -> None: ...
+    def hands_over(self, cluster_name: str) -> bool: ...
+    def handed_over(self, cluster_name: str) -> None: ...
+
+
 async def campaign(
     elector: Elector,
     started: Callable[[], Awaitable[None]],
     stopped: Callable[[], Awaitable[None]],
+    share: Sharing | None = None,
 ) -> None:
-    """Run for leader forever: `started` when we win, `stopped` when we lose (or are cancelled)."""
+    """Run for leader forever: `started` when we win, `stopped` when we lose (or are cancelled).
+
+    With `share`, take a free or expired lease only when it says so, and hand a held one over
+    (stop the components first, then release the lease) when it asks."""
+    name = elector.cluster_name
+    attempt = elector.try_acquire_or_renew
+    if share is not None:
+
+        def attempt():
+            return elector.try_acquire_or_renew(lambda expired_for: share.may_take(name, expired_for))
+
     leading = False
     try:
         while True:
+            if leading and share is not None and share.hands_over(name):
+                leading = False
+                logger.warning("%s hands the lease of %s over", elector.identity, name)
+                try:
+                    await stopped()
+                finally:
+                    with contextlib.suppress(Exception):
+                        await in_election_thread(elector.release)
+                    share.handed_over(name)
             try:
-                await db(elector.try_acquire_or_renew)()
+                await in_election_thread(attempt)
             except Exception:
-                logger.exception("leader election of %s failed an attempt", elector.cluster_name)
+                logger.exception("leader election of %s failed an attempt", name)
+                with contextlib.suppress(Exception):
+                    await in_election_thread(reset_connection)
+            if share is not None:
+                share.settled(name, elector.leading)
             if elector.leading and not leading:
                 leading = True
-                logger.warning("%s leads the control plane of %s", elector.identity, elector.cluster_name)
+                logger.warning("%s leads the control plane of %s", elector.identity, name)
                 await started()
+                with contextlib.suppress(Exception):
+                    await db(elector.announce)()
             elif leading and not elector.leading:
                 leading = False
-                logger.warning("%s lost the lease of %s", elector.identity, elector.cluster_name)
+                logger.warning("%s lost the lease of %s", elector.identity, name)
                 await stopped()
             await asyncio.sleep(RENEW_PERIOD if leading else RETRY_PERIOD)
     finally:
+        if share is not None:
+            share.settled(name, False)
         if leading:
             with contextlib.suppress(Exception):
                 await stopped()
             with contextlib.suppress(Exception):
-                await db(elector.release)()
+                await in_election_thread(elector.release)

@@ -15,6 +15,7 @@ from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment.controller import DeploymentController
 from cluster.controllers.disruption import DisruptionController
 from cluster.controllers.job import JobController
+from cluster.controllers.nodelifecycle import NodeLifecycleController
 from cluster.controllers.persistentvolume import KINDS as VOLUME_KINDS
 from cluster.controllers.persistentvolume import PersistentVolumeController
 from cluster.controllers.podautoscaler.horizontal import HorizontalController
@@ -22,6 +23,7 @@ from cluster.controllers.pods import controller_ref, is_active, labels_of
 from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.controllers.statefulset import StatefulSetController
+from cluster.controllers.tainteviction import TaintEvictionController
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
@@ -87,6 +89,8 @@ class ControllerManager:
         self.disruption = DisruptionController(self)
         self.autoscaler = HorizontalController(self)
         self.volumes = PersistentVolumeController(self)
+        self.taint_eviction = TaintEvictionController(self)
+        self.node_lifecycle = NodeLifecycleController(self)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
         return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
@@ -98,10 +102,14 @@ class ControllerManager:
             self.disruption.observe(delta.kind, *delta.key)
             self.volumes.observe(delta.kind)
             self.autoscaler.observe(delta.kind, *delta.key, delta.type == "DELETED")
+            self.taint_eviction.observe(delta.kind, delta.key, delta.obj, delta.old, delta.type == "DELETED")
+            self.node_lifecycle.observe(delta.kind, delta.key[1])
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
         budgets += await db(self.autoscaler.sync_all)() if self.autoscaler.due() else 0
         budgets += await db(self.volumes.sync_all)() if self.volumes.due() else 0
+        budgets += await db(self.node_lifecycle.sync_all)() if self.node_lifecycle.due() else 0
+        budgets += await db(self.taint_eviction.sync_all)() if self.taint_eviction.due() else 0
         self._fire_timers()
         if not self.dirty:
             return bool(deltas) or self.informer.behind or bool(budgets)
@@ -120,8 +128,14 @@ class ControllerManager:
 
     def next_wakeup(self) -> float | None:
         """Seconds until a budget's granted eviction times out (the disruption controller's
-        recheck) or an owner asked to be synced again (a progress deadline)."""
-        due = [self.disruption.next_wakeup(), self.autoscaler.next_wakeup()]
+        recheck), a NoExecute taint's tolerationSeconds run out (the taint manager), an autoscaler's
+        next look or an owner asked to be synced again (a progress deadline)."""
+        due = [
+            self.disruption.next_wakeup(),
+            self.autoscaler.next_wakeup(),
+            self.taint_eviction.next_wakeup(),
+            self.node_lifecycle.next_wakeup(),
+        ]
         if self.timers:
             due.append(max(0.0, min(self.timers.values()) - clock.monotonic()))
         return min((d for d in due if d is not None), default=None)

@@ -170,3 +170,25 @@ def cron_job_no_pod(created: list[str]) -> tuple[str, str]:
         "their own.",
         "现在没有 Pod：CronJob 在调度时间创建 Job，每个 Job 的 Pod 有自己的流程。",
     )
+
+
+def _taint(taint: dict) -> str:
+    value = taint.get("value") or ""
+    return f"{taint.get('key', '')}{'=' + value if value else ''}:{taint.get('effect', '')}"
+
+
+def taint_evicted(node: str, taint: dict, seconds: int | None) -> tuple[str, str]:
+    """Why the taint manager deletes a pod (its trace's ending): the NoExecute taint it does not
+    tolerate, or tolerated only for tolerationSeconds."""
+    shown = _taint(taint)
+    if seconds is None:
+        return (
+            f"evicted by the taint manager: node {node} has the taint {shown}, "
+            "which the pod does not tolerate",
+            f"被污点管理器驱逐：节点 {node} 有污点 {shown}，而该 Pod 不容忍它",
+        )
+    return (
+        f"evicted by the taint manager: node {node} has the taint {shown}, which the pod tolerates for "
+        f"{seconds}s only (tolerationSeconds)",
+        f"被污点管理器驱逐：节点 {node} 有污点 {shown}，该 Pod 只容忍它 {seconds} 秒（tolerationSeconds）",
+    )

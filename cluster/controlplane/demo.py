@@ -11,6 +11,7 @@ from cluster.apiserver.clear import clear
 from cluster.auth.classwrite import set_class_may_write
 from cluster.flow import gate
 from cluster.kubelet import images as catalog
+from cluster.kubelet import power
 from cluster.models import Cluster
 
 CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane"
@@ -92,7 +93,9 @@ def reset_demo(cluster: Cluster, actor: Actor) -> None:
     server (the flow, the page and every watch see it): the class's objects go, nodes added in
     class go, master, node1 and node2 get back their labels, taints, schedulability and cached
     images (or are registered again); the pace, step mode and the class's write access go back
-    to how a class begins."""
+    to how a class begins, and a kubelet the teacher stopped runs again."""
+    for node in list(power.stopped(cluster.name)) or list(cluster.stopped_kubelets or {}):
+        power.set_running(cluster, node, True)
     clear(cluster, actor, keep=frozenset({"Node"}))
     course = {body["metadata"]["name"]: body for body in course_nodes()}
     for node in api.list_objects(cluster, "Node")[0]:

@@ -23,8 +23,9 @@ import time
 
 from django.db import transaction
 
+from cluster.apiserver import fence
 from cluster.broadcast import nudge
-from cluster.client import event_recorder, leader
+from cluster.client import event_recorder, leader, workmeter
 from cluster.client.informer import db, reset_connection
 from cluster.controllers.endpoints import EndpointsController
 from cluster.controllers.garbage_collector import SWEEP_SECONDS, GarbageCollector
@@ -32,7 +33,9 @@ from cluster.controllers.manager import ControllerManager
 from cluster.controllers.resourcequota import ResourceQuotaController
 from cluster.controlplane import activity, simtime
 from cluster.controlplane.lull import lull
+from cluster.controlplane.share import Share
 from cluster.flow import gate
+from cluster.kubelet import power
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from database.sqlite import writers
@@ -57,8 +60,11 @@ STOP_EXPLAIN_SECONDS = 5.0
 
 
 class ControlPlane:
-    def __init__(self, cluster_name: str, embedded: bool = False) -> None:
+    def __init__(self, cluster_name: str, embedded: bool = False, leader: str | None = None) -> None:
         self.cluster_name = cluster_name
+        # The Lease holder identity whose leadership fences this control plane's writes.
+        self.leader = leader
+        self.work = workmeter.Meter()  # its database calls' CPU time (share.py weighs it)
         # Embedded: every write is made in this process, so its nudge cannot be lost: the loops
         # wait for nudges (and their own timers) only, and the heartbeats pause while idle.
         self.embedded = embedded
@@ -102,7 +108,8 @@ class ControlPlane:
     def start(self) -> None:
         """Start the long-running loops as tasks of the running event loop, each reading the
         cluster's own time (cluster/controlplane/simtime.py)."""
-        with clock.shifted(simtime.shift_of(self.cluster_name)):
+        shifted = clock.shifted(simtime.shift_of(self.cluster_name))
+        with shifted, fence.leading(self.leader), workmeter.counting(self.work):
             for component in self.components:
                 self.tasks.append(
                     asyncio.create_task(
@@ -370,27 +377,38 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
         return
     campaigns: dict[str, asyncio.Task] = {}
     logger.warning("control plane candidate %s", me)
+    share = Share(me, work_of=_work_of)
+    sharing = asyncio.create_task(share.run(), name="control-plane share")
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(10):  # who else is alive, before the first campaign
+            await share.ready.wait()
     try:
         while True:
             try:
-                rows = await db(lambda: list(Cluster.objects.values_list("name", "clock_offset")))()
-                for name, offset in rows:
+                rows = await db(
+                    lambda: list(Cluster.objects.values_list("name", "clock_offset", "stopped_kubelets"))
+                )()
+                for name, offset, stopped_kubelets in rows:
                     simtime.observe(name, offset)
-                names = _managed([name for name, _ in rows])
+                    power.observe(name, stopped_kubelets)
+                names = _managed([name for name, _, _ in rows])
             except Exception:
                 logger.exception("could not list the clusters")
                 await db(reset_connection)()
                 names = list(campaigns)
+            share.clusters = names
             for gone in set(campaigns) - set(names):
                 campaigns.pop(gone).cancel()  # its cluster was deleted
             for name in names:
                 if name not in campaigns or campaigns[name].done():
-                    campaigns[name] = asyncio.create_task(_campaign(name, me), name=f"lease/{name}")
+                    campaigns[name] = asyncio.create_task(_campaign(name, me, share), name=f"lease/{name}")
             await asyncio.sleep(interval)
     finally:
         for task in campaigns.values():
             task.cancel()
         await asyncio.gather(*campaigns.values(), return_exceptions=True)
+        sharing.cancel()  # after the campaigns released their leases: its row goes last
+        await asyncio.gather(sharing, return_exceptions=True)
 
 
 class Embedded:
@@ -433,14 +451,19 @@ class Embedded:
 
     async def _scan(self) -> None:
         try:
-            rows = await db(lambda: list(Cluster.objects.values_list("name", "revision", "clock_offset")))()
+            rows = await db(
+                lambda: list(
+                    Cluster.objects.values_list("name", "revision", "clock_offset", "stopped_kubelets")
+                )
+            )()
         except Exception:
             logger.exception("could not list the clusters")
             await db(reset_connection)()
             return
-        for name, _, offset in rows:
+        for name, _, offset, stopped_kubelets in rows:
             simtime.observe(name, offset)
-        seen = {name: revision for name, revision, _ in rows if not name.startswith(DRIVEN_ELSEWHERE)}
+            power.observe(name, stopped_kubelets)
+        seen = {name: revision for name, revision, _, _ in rows if not name.startswith(DRIVEN_ELSEWHERE)}
         for gone in set(self.known) - set(seen):
             del self.known[gone]
             self.parked.discard(gone)
@@ -510,16 +533,21 @@ class Embedded:
 _starting: set[asyncio.Task] = set()
 
 
-async def _campaign(cluster_name: str, me: str) -> None:
+async def _campaign(cluster_name: str, me: str, share: Share | None = None) -> None:
     async def started() -> None:
         await stop(cluster_name)
-        plane = _running[cluster_name] = ControlPlane(cluster_name)
+        plane = _running[cluster_name] = ControlPlane(cluster_name, leader=me)
         plane.start()
 
     async def stopped() -> None:
         await stop(cluster_name)
 
-    await leader.campaign(leader.Elector(cluster_name, me), started, stopped)
+    await leader.campaign(leader.Elector(cluster_name, me), started, stopped, share)
+
+
+def _work_of(cluster_name: str) -> float | None:
+    plane = _running.get(cluster_name)
+    return plane.work.seconds if plane is not None else None
 
 
 async def stop(cluster_name: str) -> None:
@@ -533,3 +561,4 @@ def forget(cluster_name: str) -> None:
     _running.pop(cluster_name, None)
     _driven_rows.pop(cluster_name, None)
     simtime.forget(cluster_name)
+    power.forget(cluster_name)

@@ -144,6 +144,7 @@ def state_of(cluster: Cluster, fresh: Cluster, step_id: int, view: str) -> dict:
         "pace_ms": fresh.pace_ms,
         "step_mode": fresh.step_mode,
         "class_may_write": fresh.class_may_write,
+        "stopped_kubelets": fresh.stopped_kubelets or {},  # the teacher's node failures
         "view": view,
         "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.

@@ -24,7 +24,7 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
-from cluster.kubelet import configwait, pulls, runtime
+from cluster.kubelet import configwait, power, pulls, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.lifecycle import ContainerLifecycle, field_path
@@ -58,6 +58,10 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
         self._init_lifecycle()
         # Writes of the pod workers that reach them together, in one transaction.
         self.pod_writes = PodWrites()
+        # The teacher's node failure (cluster/kubelet/power.py): the nodes whose kubelet is stopped,
+        # as this manager last acted on it, and the pods whose changes wait for it to start again.
+        self.down: set[str] = set()
+        self.held: set[tuple[str, str]] = set()
         # The containers' starts of the pod workers that reach them together, in one trip.
         self.pod_starts = Together()
 
@@ -70,6 +74,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
         deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
             self._observe(delta)
+        started = await self._power_changes()
         for node in sorted(self.to_register):
             await db(self._register)(node)
         self.to_register.clear()
@@ -80,7 +85,56 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
         for start in range(0, len(stopped), FINAL_BATCH):
             await db(self.remove_stopped)(stopped[start : start + FINAL_BATCH])
         followed = await self.follow_processes()
-        return bool(deltas) or self.informer.behind or bool(stopped) or followed
+        return bool(deltas) or self.informer.behind or bool(stopped) or followed or started
+
+    # -- the teacher's node failure ----------------------------------------------------------------
+    async def _power_changes(self) -> bool:
+        """A kubelet stopped lets go of its node's pod work (held until it starts again); one started
+        again registers its node (Ready), renews its Lease and takes up the held pods."""
+        now_down = set(power.stopped(self.cluster_name))
+        if now_down == self.down:
+            return False
+        for node in sorted(now_down - self.down):
+            self._let_go(node)
+        back = sorted(self.down - now_down)
+        self.down = now_down
+        for node in back:
+            await db(self._start_kubelet)(node)
+            for key in sorted(k for k in self.held if self._pod_node(k) == node):
+                self.held.discard(key)
+                pod = self.informer.get("Pod", *key)
+                if pod is not None:
+                    self._observe(Delta("MODIFIED", "Pod", pod, pod, 0, None))
+        return bool(back)
+
+    def _pod_node(self, key: tuple[str, str]) -> str:
+        return ((self.informer.get("Pod", *key) or {}).get("spec") or {}).get("nodeName") or ""
+
+    def _let_go(self, node: str) -> None:
+        """Pod work of the node in flight stops: a start not finished, a retry, a termination."""
+        for key in [
+            k for k in (*self.workers, *self.retries, *self.terminations) if self._pod_node(k) == node
+        ]:
+            task = self.workers.pop(key, None)
+            if task is not None:
+                task.cancel()
+            self.retries.pop(key, None)
+            self.terminations.pop(key, None)
+            pod = self.informer.get("Pod", *key) or {}
+            self.handled.discard(pod.get("metadata", {}).get("uid", ""))
+            self.held.add(key)
+
+    def _start_kubelet(self, node: str) -> None:
+        ref = {"kind": "Node", "metadata": {"name": node, "uid": node}}  # the kubelet's nodeRef
+        actor = self._actor(None, node)
+        event_recorder.record(
+            self.cluster, ref, "Starting", "Starting kubelet.", actor, component="kubelet", host=node
+        )
+        with transaction.atomic():
+            self._register(node)
+            self.renew_lease(node)
+        message = f"Node {node} status is now: NodeReady"
+        event_recorder.record(self.cluster, ref, "NodeReady", message, actor, component="kubelet", host=node)
 
     async def idle(self) -> None:
         """Wait for every running pod worker (used by run_until_idle)."""
@@ -111,6 +165,9 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
             self._free_ip(node, pod)
             return
         if not node:
+            return
+        if node in self.down or power.is_stopped(self.cluster_name, node):
+            self.held.add(key)  # nobody on the node acts on it until its kubelet starts again
             return
         if pod["metadata"].get("deletionTimestamp"):
             self._terminate(key, pod)  # graceful deletion: stop the containers, then remove the pod

@@ -6,14 +6,15 @@ import copy
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
-from cluster.kubelet import runtime
+from cluster.kubelet import power, runtime
 from k8s import clock
 
 LEASE_SECONDS = 40
 
 
 class NodeDuties:
-    """Mixed into KubeletManager: needs `informer`, `cluster`, `node_index`, `ips` and `_actor`."""
+    """Mixed into KubeletManager: needs `informer`, `cluster`, `cluster_name`, `node_index`, `ips`
+    and `_actor`."""
 
     def _node(self, name: str) -> dict | None:
         return self.informer.get("Node", "", name)
@@ -26,7 +27,7 @@ class NodeDuties:
 
     def _register(self, name: str) -> None:
         node = self._node(name)
-        if node is None:
+        if node is None or power.is_stopped(self.cluster_name, name):
             return
         body = copy.deepcopy(node)
         body["status"] = runtime.node_status(node, self.node_index.get(name, 0))
@@ -60,6 +61,8 @@ class NodeDuties:
         self._register(node)
 
     def renew_lease(self, node: str) -> None:
+        if power.is_stopped(self.cluster_name, node):
+            return  # a stopped kubelet posts nothing
         actor = self._actor(None, node)
         now = clock.now().strftime("%Y-%m-%dT%H:%M:%S.%fZ")  # a MicroTime
         try:

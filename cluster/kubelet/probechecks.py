@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from cluster.shell import web
+from cluster.shell import agnhost, web
 from cluster.shell.filesystem import FileSystem
 from cluster.shell.profiles import profile_for
 from cluster.shell.session import run_exec
@@ -62,6 +62,17 @@ def resolve_port(port: object, container: dict) -> int | None:
     return None
 
 
+def agnhost_server(container: dict) -> tuple[str, int] | None:
+    argv = [*(container.get("command") or []), *(container.get("args") or [])]
+    return agnhost.server_of(profile_for(container.get("image", "")).family, argv)
+
+
+def server_port(container: dict) -> int:
+    """The port the container's server listens on: its agnhost subcommand's, or its image's."""
+    served = agnhost_server(container)
+    return served[1] if served is not None else profile_for(container.get("image", "")).port
+
+
 def listener(pod: dict, port: int) -> dict | None:
     """The running container of the pod that has a server on `port`, if any."""
     running = {
@@ -70,9 +81,16 @@ def listener(pod: dict, port: int) -> dict | None:
         if (s.get("state") or {}).get("running")
     }
     for container in (pod.get("spec") or {}).get("containers") or []:
-        if container.get("name") in running and profile_for(container.get("image", "")).port == port:
+        if container.get("name") in running and server_port(container) == port:
             return container
     return None
+
+
+def _started_at(pod: dict, name: str) -> str:
+    for entry in (pod.get("status") or {}).get("containerStatuses") or []:
+        if entry.get("name") == name:
+            return ((entry.get("state") or {}).get("running") or {}).get("startedAt", "")
+    return ""
 
 
 def _refused(host: str, port: int) -> str:
@@ -114,6 +132,14 @@ def http_get(cluster, pod: dict, container: dict, action: dict, context_for) -> 
     server = listener(pod, port) if host == pod_ip else None
     if server is None:
         return Outcome(False, f'Get "{url}": {_refused(host, port)}')
+    served = agnhost_server(server)
+    if served is not None:
+        response = agnhost.serve(
+            served[0], path, pod["metadata"]["name"][:63], _started_at(pod, server["name"])
+        )
+        if 200 <= response.status < 400:
+            return Outcome(True, "")
+        return Outcome(False, f"HTTP probe failed with statuscode: {response.status}")
     profile = profile_for(server.get("image", ""))
     if not web.speaks_http(profile):
         return Outcome(False, f'Get "{url}": {_NOT_HTTP.get(profile.family, "EOF")}')

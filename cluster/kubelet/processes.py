@@ -15,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
+import logging
 import posixpath
 import time
 from dataclasses import dataclass, field
 
+import greenlet
 from django.conf import settings
 
 from cluster.kubelet import serverlogs
@@ -33,6 +35,8 @@ from cluster.shell.interpreter import ExitShell
 from cluster.shell.session import STDOUT, _run_program, runtime_not_found
 from cluster.shell.streams import NoInput
 from k8s import clock
+
+logger = logging.getLogger(__name__)
 
 # Work per trip to the database thread (other components' database calls wait meanwhile).
 TRIP_SECONDS = 0.02
@@ -173,7 +177,12 @@ class ProcessTable:
                 run = self.runs.get(container_id)
                 if run is None or run.process is None:
                     continue
-                wait = run.process.resume()
+                try:
+                    wait = run.process.resume()
+                except greenlet.error:  # resumed off its thread: it cannot go on (it ends, 137)
+                    logger.exception("container %s could not be resumed", container_id)
+                    run.process.exit_code = 137
+                    wait = None
                 if wait is None:
                     self._ended(run)
                 elif wait.wake_at is not None:

@@ -434,14 +434,17 @@ def _curl(tag: str) -> Profile:
 def _agnhost(tag: str) -> Profile:
     version = _version("registry.k8s.io/e2e-test-images/agnhost", tag, "2.53")
     processes = (Process(1, "root", "/agnhost"),)
-    return Profile("agnhost", version, ALPINE, {"agnhost": "/"}, (("PATH", DEFAULT_PATH),), "/", processes)
+    # Its Dockerfile adds the e2e tests' tools (curl, dig, nc, bash) to Alpine.
+    programs = {"agnhost": "/", "curl": "/usr/bin", "dig": "/usr/bin", "nc": "/usr/bin", "bash": "/bin"}
+    return Profile("agnhost", version, ALPINE, programs, (("PATH", DEFAULT_PATH),), "/", processes)
 
 
 def _goproxy(tag: str) -> Profile:
-    """A program from scratch: no shell, a proxy on 8080."""
+    """A program from scratch (so "distroless": no shell, no tools), a proxy on 8080."""
     processes = (Process(1, "root", "/goproxy"),)
     base = Base("distroless", "", {}, "ash")
-    return Profile("goproxy", "0.1", base, {"goproxy": "/"}, (("PATH", DEFAULT_PATH),), "/", processes, 8080)
+    env = (("PATH", DEFAULT_PATH),)
+    return Profile("distroless", "0.1", base, {"goproxy": "/"}, env, "/", processes, 8080)
 
 
 _PLAIN_BASES = {"busybox": BUSYBOX, "alpine": ALPINE, "centos": CENTOS, "ubuntu": UBUNTU, "debian": DEBIAN}

@@ -20,6 +20,7 @@ holds) and ends with 137.
 from __future__ import annotations
 
 import contextvars
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ import greenlet
 
 from cluster.shell.limits import Budget, BudgetExceeded
 from k8s import clock
+
+logger = logging.getLogger(__name__)
 
 # The longest a process runs before it gives the thread back (the GIL with it).
 SLICE_SECONDS = 0.002
@@ -137,6 +140,9 @@ class Process:
         except BudgetExceeded as exceeded:  # OOM (or the server stopping)
             self.oom_killed = not exceeded.message.startswith("the server")
             return 137
+        except Exception:  # a fault of the simulation: this container fails, the kubelet goes on
+            logger.exception("a container's process failed")
+            return 1
 
     @property
     def done(self) -> bool:

@@ -47,7 +47,7 @@ class Client:
         return api.get(self.cluster, kind, namespace, name)
 
     def list(self, kind: str, namespace: str | None = None, **selectors) -> list[dict]:
-        return api.list_objects(self.cluster, kind, namespace=namespace, **selectors)[0]
+        return api.list_objects(self.cluster, kind, namespace=namespace, served=True, **selectors)[0]
 
     # -- writes ----------------------------------------------------------------------------------
     def create(self, body: dict, dry: bool = False, duplicates: list | None = None) -> dict:

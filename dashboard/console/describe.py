@@ -25,7 +25,7 @@ class ClusterReader:
             return None
 
     def list(self, kind: str, namespace: str | None, field_selector: str = "") -> list[dict]:
-        return api.list_objects(self.cluster, kind, namespace, field_selector=field_selector)[0]
+        return api.list_objects(self.cluster, kind, namespace, field_selector=field_selector, served=True)[0]
 
 
 def describe_object(cluster: Cluster, kind: str, namespace: str, name: str) -> str:

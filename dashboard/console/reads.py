@@ -66,6 +66,7 @@ def _objects(cluster: Cluster, cmd: CommandLine, res: Resource, name: str | None
         namespace=namespace,
         label_selector=cmd.flag("selector"),
         field_selector=cmd.flag("field_selector"),
+        served=True,  # what kubectl lists
     )
     return items
 

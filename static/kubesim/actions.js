@@ -150,6 +150,28 @@ export async function jumpToNextRun(w) {
   toast(t("clock_jumped", { seconds: Math.round(result.data.jumpedSeconds), name: w.metadata.name }));
 }
 
+// The teacher's node failure (POST …/kubelets/<node>): kubectl cannot stop a kubelet.
+export async function setKubelet(name, running) {
+  const result = await request(`${BASE}/kubelets/${encodeURIComponent(name)}`, { method: "POST", body: { running } });
+  if (!result.ok) {
+    toast(failure(result), "error");
+    return;
+  }
+  toast(t(running ? "kubelet_started_toast" : "kubelet_stopped_toast", { node: name }));
+}
+
+// The teacher's jump of the cluster's clock (POST …/clock): a node's 50 s grace period and its
+// pods' 300 s tolerations need not be waited for.
+export async function moveClock(seconds) {
+  const result = await request(`${BASE}/clock`, { method: "POST", body: { seconds } });
+  if (!result.ok) {
+    toast(failure(result), "error");
+    return;
+  }
+  setClockOffset(result.data.clockOffset);
+  toast(t("clock_moved", { seconds: Math.round(result.data.jumpedSeconds || seconds) }));
+}
+
 export async function addNode(existing) {
   let n = existing.size;
   while (existing.has(`node${n}`)) n += 1;

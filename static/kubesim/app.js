@@ -12,7 +12,7 @@ import { YamlView } from "./yaml_view.js";
 import { ConsoleView } from "./console_view.js";
 import { InspectView } from "./inspect_view.js";
 import { ServicesView } from "./services_view.js";
-import { addNode, deleteObject, jumpToNextRun, nodeActions, openMenu, scaleWorkload } from "./actions.js";
+import { addNode, deleteObject, jumpToNextRun, moveClock, nodeActions, openMenu, scaleWorkload, setKubelet } from "./actions.js";
 import { wireAccess } from "./access.js";
 
 const store = new Store();
@@ -55,9 +55,18 @@ const clusterView = new ClusterView(store, {
     ]);
   },
   onNodeMenu(node, anchor) {
-    openMenu(anchor, `node/${node.metadata.name}`, [
-      { label: t("inspect"), run: () => inspectObject("Node", "", node.metadata.name) },
+    const name = node.metadata.name;
+    const stopped = name in (store.stoppedKubelets || {});
+    // The teacher's node failure, and the clock that makes its 50 s and 300 s pass.
+    const failure = BOOT.access.teacher ? [
+      stopped ? { label: t("kubelet_start"), run: () => setKubelet(name, true) }
+        : { label: t("kubelet_stop"), danger: true, run: () => setKubelet(name, false) },
+      ...(stopped ? [1, 5].map((minutes) => ({ label: t("clock_forward", { minutes }), run: () => moveClock(minutes * 60) })) : []),
+    ] : [];
+    openMenu(anchor, `node/${name}`, [
+      { label: t("inspect"), run: () => inspectObject("Node", "", name) },
       ...nodeActions(node),
+      ...failure,
     ]);
   },
   onWorkload(w, anchor) {

@@ -93,6 +93,8 @@ export class ClusterView {
       } else {
         this.dirtyWorkloads = true;
       }
+    } else if (change.type === "kubelets") {
+      for (const name of this.store.nodes.keys()) this.dirtyNodes.add(name);
     } else if (change.type === "exec") {
       const pod = this.store.pods.get(`${change.session.namespace}/${change.session.pod}`);
       const node = pod && pod.spec && pod.spec.nodeName;
@@ -244,6 +246,9 @@ export class ClusterView {
     this.seenNodes.add(name);
     if (spec.unschedulable) classes.push("is-cordoned");
     if (notReady) classes.push("is-notready");
+    // The teacher stopped this node's kubelet (node failure): it posts nothing from then on.
+    const stoppedSince = (this.store.stoppedKubelets || {})[name];
+    if (stoppedSince) classes.push("is-kubelet-stopped");
     const bars = new Bars();
     bars.show(this.usage(node, pods));
     const podBox = this.fillPods(h("div", { class: "pods" }), pods);
@@ -265,6 +270,11 @@ export class ClusterView {
           onclick: (event) => this.hooks.onNodeMenu(node, event.currentTarget),
         }, icon("more")),
       ),
+      // A row of its own: the name and the NotReady badge stay readable beside it.
+      stoppedSince ? h("div", {
+        class: "node-alert",
+        title: t("kubelet_stopped_since", { time: new Date(stoppedSince).toLocaleTimeString() }),
+      }, icon("no-entry"), ` ${t("kubelet_stopped")}`) : null,
       this.labelChips(labels),
       this.taintChips(spec.taints || []),
       bars.el,

@@ -122,6 +122,7 @@ export class Live {
     else if (msg.type === "flow.settings") this.store.applySettings(msg);
     else if (msg.type === "flow.gate") this.store.applyGate(msg);
     else if (msg.type === "access") this.store.applyAccess(msg);
+    else if (msg.type === "kubelets") this.store.applyKubelets(msg);
     else if (msg.type === "exec.session") this.store.applyExecSession(msg);
   }
 
@@ -143,7 +144,7 @@ export class Live {
       this.setState("live");
     } finally {
       this.resyncing = false;
-      const newer = this.buffer.splice(0).filter((m) => m.type.startsWith("flow.") || m.type === "exec.session" || m.type === "access" || m.revision > this.store.revision);
+      const newer = this.buffer.splice(0).filter((m) => m.type.startsWith("flow.") || m.type === "exec.session" || m.type === "access" || m.type === "kubelets" || m.revision > this.store.revision);
       for (const msg of newer) this.apply(msg);
       this.showRevision();
     }

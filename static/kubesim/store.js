@@ -170,6 +170,7 @@ export class Store {
     this.paceMs = 600;
     this.stepMode = false;
     this.classMayWrite = Boolean(BOOT.access && BOOT.access.class_may_write); // the teacher's switch
+    this.stoppedKubelets = BOOT.stopped_kubelets || {}; // the teacher's node failures: node → since
     this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
     this.execSessions = new Map(); // id -> kubectl exec session (open, or closed recently)
     this.listeners = new Set();
@@ -200,6 +201,7 @@ export class Store {
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
     if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
     if (snap.class_may_write !== undefined) this.classMayWrite = snap.class_may_write;
+    if (snap.stopped_kubelets !== undefined) this.stoppedKubelets = snap.stopped_kubelets || {};
     if (snap.leader !== undefined) this.leader = snap.leader;
     this.execSessions = new Map((snap.exec_sessions || []).map((s) => [s.id, s]));
     this.emit({ type: "snapshot" });
@@ -261,6 +263,12 @@ export class Store {
   }
 
   // The teacher switched "Class may write": every page's banner, controls and rights follow.
+  // The teacher stopped or started a node's kubelet (node → when it stopped).
+  applyKubelets(msg) {
+    this.stoppedKubelets = msg.stopped || {};
+    this.emit({ type: "kubelets" });
+  }
+
   applyAccess(msg) {
     this.classMayWrite = Boolean(msg.class_may_write);
     this.emit({ type: "access" });

@@ -7,6 +7,7 @@ import pytest
 
 from cluster.apiserver import service as api
 from cluster.controlplane.demo import create_demo
+from cluster.kinds.core import kubesystem
 from dashboard.console import run_command
 from dashboard.console.parser import UsageError
 from dashboard.console.rollout import _daemonset_status, _deployment_status
@@ -88,4 +89,8 @@ def test_a_drain_waits_only_in_a_free_slot_else_it_changes_nothing(db):
         for _ in taken:
             _slots.release()
     drained = run_command(demo, "drain node1 --ignore-daemonsets --force")
-    assert drained.output == "node/node1 cordoned\nnode/node1 drained\n"
+    # kubeadm's kube-system runs kube-flannel-ds and kube-proxy on node1: kubectl's warning.
+    daemons = f"kube-system/{kubesystem.FLANNEL_PODS['node1']}, kube-system/{kubesystem.PROXY_PODS['node1']}"
+    assert drained.output == (
+        f"node/node1 cordoned\nWarning: ignoring DaemonSet-managed Pods: {daemons}\nnode/node1 drained\n"
+    )

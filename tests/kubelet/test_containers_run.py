@@ -206,3 +206,19 @@ def test_a_busy_loop_is_throttled_and_ends_with_its_pod(demo):
     assert run.process.cpu_seconds == after
     with pytest.raises(ApiError):
         read_log(demo, "default", "spin")
+
+
+def test_a_fault_of_the_simulation_fails_only_its_container(demo, monkeypatch):
+    from cluster.shell import commands
+
+    def broken(sh, argv, io):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setitem(commands.PROGRAMS, "hostname", broken)
+    drive()
+    api.create(demo, pod("faulty", "hostname", restart="Never"), KUBECTL)
+    api.create(demo, pod("fine", "echo", "ok", restart="Never"), KUBECTL)
+    drive()
+    terminated = status(demo, "faulty")["containerStatuses"][0]["state"]["terminated"]
+    assert (terminated["exitCode"], terminated["reason"]) == (1, "Error")
+    assert read_log(demo, "default", "fine") == "ok\n"

@@ -239,3 +239,28 @@ def test_the_docs_tcp_example_passes(demo):
     drive()
     assert _status(demo, "goproxy")["containerStatuses"][0]["ready"] is True
     assert _messages(demo, "goproxy", "Unhealthy") == []
+
+
+def test_the_docs_http_liveness_example_restarts_after_ten_seconds(demo, fake_clock):
+    drive()
+    probe = {"httpGet": {"path": "/healthz", "port": 8080}, "initialDelaySeconds": 3, "periodSeconds": 3}
+    pod = _pod("liveness", "registry.k8s.io/e2e-test-images/agnhost:2.40", livenessProbe=probe)
+    pod["spec"]["containers"][0]["args"] = ["liveness"]
+    api.create(demo, pod, KUBECTL)
+    drive()
+    for _ in range(3):  # runs at 3, 6, 9 s: healthy
+        fake_clock.advance(3)
+        drive()
+    assert _messages(demo, "liveness", "Unhealthy") == []
+    for _ in range(3):  # 12, 15, 18 s: 500, three times
+        fake_clock.advance(3)
+        drive()
+    assert _messages(demo, "liveness", "Unhealthy") == [
+        ("Liveness probe failed: HTTP probe failed with statuscode: 500", 3)
+    ]
+    assert _messages(demo, "liveness", "Killing") == [
+        ("Container web failed liveness probe, will be restarted", 1)
+    ]
+    fake_clock.advance(1)
+    drive()
+    assert _status(demo, "liveness")["containerStatuses"][0]["restartCount"] == 1

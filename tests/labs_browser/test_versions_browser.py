@@ -62,12 +62,15 @@ def test_editing_a_lab_mid_class_keeps_the_students_version_and_progress(teacher
     banner = page.locator("#version-banner").text_content()
     assert "newer version (2)" in banner and "Step b" in banner and "Alice" in banner
     assert page.locator('#students .lab-row[data-student="Alice"] .c-step').text_content() == "2/3"
+    assert page.locator(".labs-board-title h1").text_content() == "Versions"  # the class's version
     shot(page, "board-newer-version")
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#version-move")
     page.wait_for_selector("#version-moved", timeout=TIMEOUT_MS)
     assert "Moved 1 student(s) to version 2" in page.locator("#version-banner").text_content()
     assert "Removed steps" in page.locator("#version-banner").text_content()
+    title = "() => document.querySelector('.labs-board-title h1').textContent === 'Versions 2'"
+    page.wait_for_function(title, timeout=TIMEOUT_MS)
     shot(page, "board-moved-version")
 
     # Her step a stays passed; b is gone; she is on c, the new version's second step.
@@ -82,3 +85,8 @@ def test_editing_a_lab_mid_class_keeps_the_students_version_and_progress(teacher
     shot(page, "editor-version-2-zh")
     page.click(".lang-switch button[value=en]")
     context.close()
+    # The server is shared with the other labs browser tests, which count the published labs.
+    page.goto(f"{base}/labs/manage/")
+    row = page.locator("tr", has=page.locator("code", has_text=re.compile("^versions-ui$")))
+    row.locator("text=Unpublish").click()
+    page.wait_for_url(f"{base}/labs/manage/", timeout=TIMEOUT_MS)

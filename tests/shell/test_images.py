@@ -164,3 +164,15 @@ def test_names_resolve_through_the_cluster_dns():
     )
     lost = run(["ping", "-c", "1", "kubernetes.default"], ctx=ctx)  # a ClusterIP is virtual
     assert lost[0] == 1 and "1 packets transmitted, 0 packets received, 100% packet loss" in lost[1]
+
+
+def test_agnhost_serves_what_its_arguments_say():
+    from cluster.shell import agnhost
+
+    assert agnhost.server_of("agnhost", ["liveness"]) == ("liveness", 8080)
+    assert agnhost.server_of("agnhost", ["/agnhost", "netexec", "--http-port=8081"]) == ("netexec", 8081)
+    assert agnhost.server_of("agnhost", ["serve-hostname"]) == ("serve-hostname", 9376)
+    assert agnhost.server_of("agnhost", ["pause"]) is None and agnhost.server_of("nginx", ["netexec"]) is None
+    ctx = context("registry.k8s.io/e2e-test-images/agnhost:2.40", command=["netexec"])
+    assert run(["curl", "-s", "localhost:8080/hostname"], ctx=ctx)[1] == "web"
+    assert run(["curl", "-s", "localhost:8080/echo?msg=hi"], ctx=ctx)[1] == "hi"

@@ -22,6 +22,13 @@ starting the pods):
 - the server's CPU from the first write to the last step passed (far steadier than latencies);
 then, once every student has left (no sockets, no requests), the server's CPU and the database's
 writes over an idle window, after the sandboxes had `--park-after` seconds to park.
+
+`--scaled --servers M --controlplanes N` runs the same lesson against the scale-out profile
+(bench/scaled.py): a throwaway database on `--postgres`, the Redis database `--redis` (flushed
+before and after), M `serve --no-control-plane` and N `controlplane` processes; student i joins,
+writes and listens through server i mod M, and the CPU, memory and idle figures add up every
+process (the control planes elect and share the sandboxes out: nothing parks there; "database
+changed" compares the revisions and flow steps).
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from bench import scaled
 from bench.server import cpu_seconds, free_port
 from bench.stampedhttp import Connection, Response
 from bench.stats import percentile, yardstick
@@ -121,9 +129,7 @@ class Server:
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
             "KUBESIM_SQLITE_PATH": str(database),
-            "SECRET_KEY": settings.SECRET_KEY,  # the bench derives the students' tokens
-            "KUBESIM_JOIN_ATTEMPTS_PER_MINUTE": "100000",  # the whole class joins from 127.0.0.1
-            "KUBESIM_PARK_AFTER_SECONDS": str(park_after),
+            **server_env(park_after),
         }
         manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
         self.process = subprocess.Popen(
@@ -143,6 +149,22 @@ class Server:
         raise CommandError("the server did not start")
 
     @property
+    def ports(self) -> list[int]:
+        return [self.port]
+
+    def cpu_seconds(self) -> float:
+        return cpu_seconds(self.process.pid)
+
+    def rss_mib(self) -> float:
+        return _rss_mib(self.process.pid)
+
+    def pods_not_running(self) -> int:
+        return _pods_not_running(self.env["KUBESIM_SQLITE_PATH"])
+
+    def db_writes(self) -> tuple[int, int, tuple]:
+        return _db_writes(self.env["KUBESIM_SQLITE_PATH"])
+
+    @property
     def saved_log(self) -> Path:
         """Where the server's output is kept after the bench (its folder is removed)."""
         return Path(tempfile.gettempdir()) / "bench-class-serve.log"
@@ -157,6 +179,43 @@ class Server:
                 self.process.wait()
         self.log.close()
         shutil.copy(self.log.name, self.saved_log)
+
+
+def server_env(park_after: float) -> dict[str, str]:
+    """What the bench's servers need on top of the environment: the students' tokens derive from
+    this process's secret key, and the whole class joins from 127.0.0.1."""
+    return {
+        "SECRET_KEY": settings.SECRET_KEY,
+        "KUBESIM_JOIN_ATTEMPTS_PER_MINUTE": "100000",
+        "KUBESIM_CLASS_JOINS_PER_MINUTE": "100000",
+        "KUBESIM_MAX_STUDENTS": "100000",
+        "KUBESIM_PARK_AFTER_SECONDS": str(park_after),
+    }
+
+
+class ScaledServer(scaled.Deployment):
+    """The scale-out profile (`--scaled`): the same questions as `Server` asks of the one process,
+    asked of every process and of PostgreSQL."""
+
+    def __init__(
+        self, database_url: str, redis_url: str, servers: int, controlplanes: int, park_after: float
+    ):
+        super().__init__(database_url, redis_url, servers, controlplanes, server_env(park_after))
+
+    def rss_mib(self) -> float:
+        return sum(_rss_mib(pid) for pid in self.pids)
+
+    def pods_not_running(self) -> int:
+        return self.query("SELECT COUNT(*) FROM cluster_apiobject WHERE kind = 'Pod' AND phase != 'Running'")[
+            0
+        ]
+
+    def db_writes(self) -> tuple[int, int, tuple]:
+        revisions, steps = self.query(
+            "SELECT (SELECT COALESCE(SUM(revision), 0) FROM cluster_cluster), "
+            "(SELECT COALESCE(MAX(id), 0) FROM cluster_flowstep)"
+        )
+        return int(revisions), int(steps), (int(revisions), int(steps))
 
 
 class Student:
@@ -260,6 +319,30 @@ class Command(BaseCommand):
             help="seconds over which idle CPU and writes are measured",
         )
         parser.add_argument(
+            "--scaled",
+            action="store_true",
+            help="run the lesson against the scale-out profile (PostgreSQL, Redis, --servers Daphne "
+            "processes, --controlplanes control-plane processes) instead of the embedded default; "
+            "students are spread over the servers",
+        )
+        parser.add_argument("--servers", type=int, default=2, help="with --scaled: Daphne processes")
+        parser.add_argument(
+            "--controlplanes", type=int, default=2, help="with --scaled: control-plane processes"
+        )
+        parser.add_argument(
+            "--postgres",
+            default="postgres://postgres@127.0.0.1:5432/postgres",
+            help="with --scaled: the PostgreSQL server (a throwaway database is created there and dropped)",
+        )
+        parser.add_argument(
+            "--database-name", default=None, help="with --scaled: the throwaway database's name"
+        )
+        parser.add_argument(
+            "--redis",
+            default="redis://127.0.0.1:6379/9",
+            help="with --scaled: the Redis database (flushed before and after)",
+        )
+        parser.add_argument(
             "--idle-after",
             type=float,
             default=None,
@@ -272,6 +355,9 @@ class Command(BaseCommand):
         idle_after = options["idle_after"] if options["idle_after"] is not None else park_after + 10
         self.every = options["every"]
         self.seed = options["seed"]
+        if options["scaled"]:
+            self._scaled(students, nodes, warmup, park_after, idle_after, options)
+            return
         folder = Path(tempfile.mkdtemp(prefix="kubesim-bench-class-"))
         database = folder / "db.sqlite3"
         try:
@@ -289,6 +375,31 @@ class Command(BaseCommand):
                     server.stop()
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+    def _scaled(self, students, nodes, warmup, park_after, idle_after, options) -> None:
+        if options["servers"] < 1 or options["controlplanes"] < 1:
+            raise CommandError("--servers and --controlplanes must be at least 1")
+        redis = options["redis"]
+        scaled.flush_redis(redis)
+        url = scaled.create_database(options["postgres"], options["database_name"] or scaled.throwaway_name())
+        try:
+            with scaled.postgres(url):
+                call_command("migrate", verbosity=0, interactive=False)
+                code = self._session(nodes)
+                speed = yardstick()
+                self.stdout.write(
+                    f"scaled: {options['servers']} servers, {options['controlplanes']} control planes, "
+                    f"PostgreSQL + Redis; load average before: {_load()}; "
+                    f"machine speed {speed:.1f} k loops/CPU-s"
+                )
+                server = ScaledServer(url, redis, options["servers"], options["controlplanes"], park_after)
+                try:
+                    self._run(server, code, students, nodes, warmup, idle_after, options["idle_window"])
+                finally:
+                    server.stop()
+        finally:
+            scaled.drop_database(url)
+            scaled.flush_redis(redis)
 
     def _session(self, nodes: int) -> str:
         from labs.catalog import save_definition
@@ -308,7 +419,7 @@ class Command(BaseCommand):
         from labs.models import Student as StudentRow
 
         pool = ThreadPoolExecutor(max_workers=students + 4, thread_name_prefix="student")
-        people = [Student(server.port) for _ in range(students)]
+        people = [Student(server.ports[i % len(server.ports)]) for i in range(students)]
         started = time.perf_counter()
         list(pool.map(lambda pair: pair[1].join(code, f"student {pair[0]}"), enumerate(people)))
         self.stdout.write(
@@ -338,7 +449,7 @@ class Command(BaseCommand):
 
         loop = asyncio.get_running_loop()
         self.socket_retries = 0
-        sockets = await asyncio.gather(*(self._lab_socket(wsclient, server.port, p.token) for p in people))
+        sockets = await asyncio.gather(*(self._lab_socket(wsclient, p.port, p.token) for p in people))
         without = sum(1 for sock in sockets if sock is None)
         if self.socket_retries:
             self.stdout.write(
@@ -352,7 +463,7 @@ class Command(BaseCommand):
             else "each student writes once the last check result came, after 0.2-1 s"
         )
         result = {"writes": [], "writes_seen": [], "labels": [], "rc": [], "running": [], "failed": 0}
-        cpu, began = cpu_seconds(server.process.pid), time.perf_counter()
+        cpu, began = server.cpu_seconds(), time.perf_counter()
         try:
             await asyncio.gather(
                 *(
@@ -361,7 +472,7 @@ class Command(BaseCommand):
                 )
             )
             # The server's work for the whole lesson (every pod Running): steadier than latencies.
-            result["cpu"] = cpu_seconds(server.process.pid) - cpu
+            result["cpu"] = server.cpu_seconds() - cpu
             result["seconds"] = time.perf_counter() - began
         finally:
             for sock in sockets:
@@ -460,23 +571,23 @@ class Command(BaseCommand):
         self, server: Server, students: int, left: float, idle_after: float, window: float
     ) -> None:
         # The sandboxes first finish their work (every pod Running), then have idle_after seconds.
-        path, deadline = server.env["KUBESIM_SQLITE_PATH"], time.perf_counter() + SETTLE_SECONDS
-        while _pods_not_running(path) and time.perf_counter() < deadline:
+        deadline = time.perf_counter() + SETTLE_SECONDS
+        while server.pods_not_running() and time.perf_counter() < deadline:
             time.sleep(2.0)
-        left_over = _pods_not_running(path)
+        left_over = server.pods_not_running()
         self.stdout.write(
             f"every sandbox's pods Running {time.perf_counter() - left:.0f} s after the last student's "
             f"step" + (f" (not yet: {left_over} pods)" if left_over else "")
         )
         time.sleep(idle_after)
-        before = _db_writes(server.env["KUBESIM_SQLITE_PATH"])
-        cpu = cpu_seconds(server.process.pid)
+        before = server.db_writes()
+        cpu = server.cpu_seconds()
         begin = time.perf_counter()
         time.sleep(window)
         elapsed = time.perf_counter() - begin
-        cpu = cpu_seconds(server.process.pid) - cpu
-        after = _db_writes(server.env["KUBESIM_SQLITE_PATH"])
-        rss = _rss_mib(server.process.pid)
+        cpu = server.cpu_seconds() - cpu
+        after = server.db_writes()
+        rss = server.rss_mib()
         self.stdout.write(
             f"{students} idle sandboxes (+ the demo), {elapsed:.0f} s window starting {idle_after:.0f} s "
             f"after that: server CPU {cpu / elapsed * 100:.2f}% of one core, "

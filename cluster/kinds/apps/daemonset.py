@@ -8,6 +8,7 @@ from datetime import datetime
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
 from cluster.kinds.apps.validation import validate_workload
+from cluster.kinds.core import kubesystem
 from cluster.kinds.core.podspec import ensure_template, validate_restart_policy
 from cluster.kubeapi.describe import events_of, owned, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
@@ -132,4 +133,5 @@ KIND = KindInfo(
     validate=validate,
     table=TABLE,
     describe=describe,
+    builtins=kubesystem.builtin_objects("DaemonSet", "daemonsets"),
 )

@@ -10,6 +10,7 @@ from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, scale_subresource, status_subresource
 from cluster.controllers.deployment import util
 from cluster.kinds.apps.validation import validate_workload
+from cluster.kinds.core import kubesystem
 from cluster.kinds.core.podspec import template_defaults
 from cluster.kubeapi.describe import events_of, go_time, owned, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
@@ -154,4 +155,5 @@ KIND = KindInfo(
     validate=validate,
     table=TABLE,
     describe=describe,
+    builtins=kubesystem.builtin_objects("Deployment", "deployments"),
 )

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from cluster.apiserver.kinds import KindInfo, scale_subresource, status_subresource
 from cluster.kinds.apps.validation import validate_workload
-from cluster.kinds.core import replicationcontroller
+from cluster.kinds.core import kubesystem, replicationcontroller
 from cluster.kinds.core.podspec import template_defaults
 from cluster.kubeapi.describe import events_of, owned, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
@@ -72,4 +72,5 @@ KIND = KindInfo(
     validate=validate_workload,
     table=TABLE,
     describe=describe,
+    builtins=kubesystem.builtin_objects("ReplicaSet", "replicasets"),
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 
 from cluster.apiserver.kinds import BuiltinObjects
+from cluster.kinds.core import kubesystem
 from cluster.kinds.core.serviceips import kubernetes_ip
 
 NAMESPACE, NAME = "default", "kubernetes"
@@ -90,9 +91,16 @@ def builtins(cluster, kind: str) -> list[dict]:
 
 
 def builtin_objects(kind: str) -> BuiltinObjects:
-    """The registry hook of Service, Endpoints and EndpointSlice: the `kubernetes` one, stored by
-    its first write."""
+    """The registry hook of Service, Endpoints and EndpointSlice: the `kubernetes` one and
+    kube-system's `kube-dns` (cluster/kinds/core/kubesystem.py), each stored by its first write."""
     build = _BUILDERS[kind]
+    dns_keys, build_dns = kubesystem.objects(kind)
+
+    def builder(cluster, namespace: str, name: str) -> dict:
+        if (namespace, name) == (NAMESPACE, NAME):
+            return build(cluster)
+        return build_dns(cluster, namespace, name)
+
     return BuiltinObjects(
-        keys=((NAMESPACE, NAME),), build=lambda cluster, namespace, name: build(cluster), stored_on_write=True
+        keys=((NAMESPACE, NAME), *dns_keys), build=builder, stored_on_write=True, clients_only=dns_keys
     )

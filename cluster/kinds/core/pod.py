@@ -8,6 +8,7 @@ from datetime import datetime
 from cluster.apiserver.defaults import now_rfc3339
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, Subresource, status_subresource
+from cluster.kinds.core import kubesystem
 from cluster.kinds.core.podspec import pod_spec_defaults, qos_class, validate_pod_spec
 from cluster.kubeapi.describe import events_of, rfc_time, with_events
 from cluster.kubeapi.describe_parts import (
@@ -285,5 +286,6 @@ KIND = KindInfo(
     validate=validate,
     table=TABLE,
     describe=describe,
+    builtins=kubesystem.builtin_objects("Pod", "pods"),
     prepare_for_create=prepare_for_create,
 )

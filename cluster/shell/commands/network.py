@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from urllib.parse import urlsplit
 
-from cluster.shell import apicall, dns, web
+from cluster.shell import agnhost, apicall, dns, web
 from cluster.shell.context import KUBERNETES_SERVICE_IP
 from cluster.shell.filesystem import FileSystem, FsError
 
@@ -50,7 +50,7 @@ def _target(sh, url: str, headers: dict[str, str] | None = None):
     parts = urlsplit(url)
     host = parts.hostname or ""
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    path = parts.path or "/"
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     ctx = sh.ctx
     found = dns.resolve(ctx, "localhost" if host == "::1" else host)
     if found is None:
@@ -59,7 +59,7 @@ def _target(sh, url: str, headers: dict[str, str] | None = None):
     if address == KUBERNETES_SERVICE_IP:
         if port != 443:
             raise Unreachable("refused", host, port)
-        return _api_server(sh, headers or {}), path + (f"?{parts.query}" if parts.query else ""), True
+        return _api_server(sh, headers or {}), path, True
     if ctx.services is not None and ctx.services.by_ip(address) is not None:
         # A ClusterIP: kube-proxy sends the connection to a ready endpoint at its target port.
         route = ctx.services.route(address, port)
@@ -67,14 +67,25 @@ def _target(sh, url: str, headers: dict[str, str] | None = None):
             raise Unreachable(route, host, port)
         address, port = route
     if address in ("127.0.0.1", ctx.pod_ip):
-        containers = [(ctx.profile, sh.fs)]
+        containers = [(ctx, sh.fs)]
     else:
         peers = ctx.find_pod_by_ip(address) if ctx.find_pod_by_ip else []
         if not peers:
             raise Unreachable("timeout", host, port)
-        containers = [(peer.profile, FileSystem(peer)) for peer in peers]
-    for profile, fs in containers:
+        containers = [(peer, None) for peer in peers]
+    for peer, fs in containers:
+        served = agnhost.server_of(peer.profile.family, peer.command)
+        if served is not None and served[1] == port:
+            return (
+                lambda path, method, sub=served[0], peer=peer: agnhost.serve(
+                    sub, path, peer.hostname, peer.started_at
+                ),
+                path,
+                False,
+            )
+        profile = peer.profile
         if profile.port == port and port and web.speaks_http(profile):
+            fs = fs or FileSystem(peer)
             return (
                 (lambda path, method, profile=profile, fs=fs: web.serve(profile, fs, path, method)),
                 path,

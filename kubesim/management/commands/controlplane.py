@@ -2,9 +2,10 @@
 
 For deployments where Daphne serves with `serve --no-control-plane`; the components reach the
 cluster only through the database (the API server's functions and the event log), so they can
-live in this separate process. Run two or more: each campaigns for every cluster's Lease
-(kube-system/kubesim-controlplane); the holder runs that cluster's components, the others stand by
-and take over within seconds when it dies. SIGTERM or Ctrl-C hands the leases back at once.
+live in this separate process. Run two or more, on one machine or several sharing PostgreSQL and
+Redis: each campaigns for every cluster's Lease (kube-system/kubesim-controlplane) and leads a fair
+share of them (cluster/controlplane/share.py); the holder runs that cluster's components, the
+others take over within seconds when it dies. SIGTERM or Ctrl-C hands the leases back at once.
 """
 
 from __future__ import annotations

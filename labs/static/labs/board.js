@@ -182,6 +182,8 @@ function versionBanner() {
 
 function draw() {
   if (!board) return;
+  // The class's version of the lab (its title may differ from the newest version's).
+  document.querySelector(".labs-board-title h1").textContent = pick(board.lab.title);
   versionBanner();
   histogram();
   legend();
@@ -191,7 +193,7 @@ function draw() {
   const filtered = students.length !== board.students.length;
   document.getElementById("board-shown").textContent = filtered
     ? t(`Showing ${students.length} of ${board.students.length}`, `显示 ${students.length} / ${board.students.length} 人`)
-    : t(`${board.students.length} students`, `${board.students.length} 名学生`);
+    : t(board.students.length === 1 ? "1 student" : `${board.students.length} students`, `${board.students.length} 名学生`);
   document.getElementById("board-clear").hidden = !filtered;
   drawDetail();
 }
