@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 
+from cluster.apiserver.errors import NO_SUCH_RESOURCE_STATUS
 from cluster.auth.addressing import cluster_named_by
 from cluster.kubeapi.rootpaths import root_paths
 
@@ -38,17 +39,7 @@ def on_api_listener(scope: dict) -> bool:
 
 
 def not_found_status() -> bytes:
-    status = {
-        "kind": "Status",
-        "apiVersion": "v1",
-        "metadata": {},
-        "status": "Failure",
-        "message": "the server could not find the requested resource",
-        "reason": "NotFound",
-        "details": {},
-        "code": 404,
-    }
-    return json.dumps(status).encode()
+    return json.dumps(NO_SUCH_RESOURCE_STATUS).encode()
 
 
 def _authorization(scope: dict) -> str:

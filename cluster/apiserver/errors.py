@@ -109,5 +109,18 @@ def method_not_allowed(verb: str) -> ApiError:
     )
 
 
+# kube-apiserver's answer to a path it does not serve, in its own field order.
+NO_SUCH_RESOURCE_STATUS = {
+    "kind": "Status",
+    "apiVersion": "v1",
+    "metadata": {},
+    "status": "Failure",
+    "message": "the server could not find the requested resource",
+    "reason": "NotFound",
+    "details": {},
+    "code": 404,
+}
+
+
 def no_such_resource() -> ApiError:
     return ApiError(404, "NotFound", "the server could not find the requested resource", {})

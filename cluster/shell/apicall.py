@@ -13,18 +13,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.test import RequestFactory
 from django.urls import Resolver404, resolve
 
+from cluster.apiserver.errors import NO_SUCH_RESOURCE_STATUS
 from cluster.shell.web import Response, _http_date
-
-_NOT_FOUND = {
-    "kind": "Status",
-    "apiVersion": "v1",
-    "metadata": {},
-    "status": "Failure",
-    "message": "the server could not find the requested resource",
-    "reason": "NotFound",
-    "details": {},
-    "code": 404,
-}
 
 
 def _pretty(body: bytes, content_type: str) -> str:
@@ -52,7 +42,7 @@ def call(cluster: str, path: str, method: str, authorization: str, agent: str) -
     try:
         match = resolve(url)
     except Resolver404:
-        status, body, kind = 404, json.dumps(_NOT_FOUND, indent=2) + "\n", "application/json"
+        status, body, kind = 404, json.dumps(NO_SUCH_RESOURCE_STATUS, indent=2) + "\n", "application/json"
     else:
         answer = match.func(request, *match.args, **match.kwargs)
         kind = answer.get("Content-Type", "application/json")

@@ -4,14 +4,11 @@ API, docs/metrics.md), in English and Simplified Chinese at projector sizes; a l
 
 from __future__ import annotations
 
-import json
-import urllib.request
-
 import pytest
 
 from tests.browser.conftest import SCREENSHOTS, manage_live, sign_in_as_teacher
 from tests.browser.helpers import TIMEOUT_MS
-from tests.support.auth import teacher_headers
+from tests.support.clock import jump_clock
 
 pytestmark = pytest.mark.browser
 CLUSTER = "usage"
@@ -58,13 +55,7 @@ def loaded(live_server_url):
 
 
 def jump(base_url: str, seconds: int) -> None:
-    request = urllib.request.Request(
-        f"{base_url}/clusters/{CLUSTER}/clock",
-        data=json.dumps({"seconds": seconds}).encode(),
-        headers={**teacher_headers(), "Content-Type": "application/json"},
-        method="POST",
-    )
-    urllib.request.urlopen(request, timeout=10).close()
+    jump_clock(base_url, CLUSTER, {"seconds": seconds})
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

@@ -186,3 +186,10 @@ def anonymous_kubectl(kubesim: LiveServer) -> Kubectl:
     home = kubesim.tmp / "home-anonymous"
     home.mkdir(exist_ok=True)
     return Kubectl(_kubectl_binary(), f"{kubesim.http}/clusters/demo", home)
+
+
+def own_demo(kubesim: LiveServer, kubectl: Kubectl, name: str) -> Kubectl:
+    """A demo cluster of the test's own (one whose clock it may move) and the teacher's kubectl for it."""
+    kubesim.shell(f"from cluster.controlplane.demo import create_demo\ncreate_demo({name!r}, pace_ms=0)\n")
+    config = kubesim.kubeconfig(name, f"{name}-teacher")
+    return Kubectl(kubectl.binary, f"{kubesim.http}/clusters/{name}", kubectl.home, config)

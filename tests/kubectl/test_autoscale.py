@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.request
 
 import pytest
 
 from cluster.kinds.autoscaling.hpa_describe import describe_lines
 from cluster.kubeapi.describe import with_events
 from k8s import clock
-from tests.kubectl.conftest import Kubectl
-from tests.support.auth import teacher_headers
+from tests.kubectl.conftest import Kubectl, own_demo
+from tests.support.clock import jump_clock
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
@@ -25,19 +24,11 @@ LOAD = "while true; do wget -q -O- http://web; done"
 
 @pytest.fixture(scope="module")
 def scaled(kubesim, kubectl) -> Kubectl:
-    kubesim.shell(f"from cluster.controlplane.demo import create_demo\ncreate_demo({CLUSTER!r}, pace_ms=0)\n")
-    config = kubesim.kubeconfig(CLUSTER, f"{CLUSTER}-teacher")
-    return Kubectl(kubectl.binary, f"{kubesim.http}/clusters/{CLUSTER}", kubectl.home, config)
+    return own_demo(kubesim, kubectl, CLUSTER)
 
 
 def jump(kubesim, seconds: int) -> None:
-    request = urllib.request.Request(
-        f"{kubesim.http}/clusters/{CLUSTER}/clock",
-        data=json.dumps({"seconds": seconds}).encode(),
-        headers={**teacher_headers(), "Content-Type": "application/json"},
-        method="POST",
-    )
-    urllib.request.urlopen(request, timeout=10).close()
+    jump_clock(kubesim.http, CLUSTER, {"seconds": seconds})
 
 
 def replicas(kubectl: Kubectl) -> int:

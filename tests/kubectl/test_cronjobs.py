@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-import urllib.request
 
 import pytest
 
 from cluster.kinds.batch.cronjob import describe_cron_job
 from cluster.kubeapi.describe import involves, with_events
 from k8s import clock
-from tests.kubectl.conftest import Kubectl
-from tests.support.auth import teacher_headers
+from tests.kubectl.conftest import Kubectl, own_demo
+from tests.support.clock import jump_clock
 from tests.support.waiting import wait_for, without_ages
 
 pytestmark = pytest.mark.kubectl
@@ -23,9 +22,7 @@ CLUSTER = "clocked"  # a cluster of its own: the jump moves its clock, not the s
 
 @pytest.fixture(scope="module")
 def clocked(kubesim, kubectl) -> Kubectl:
-    kubesim.shell(f"from cluster.controlplane.demo import create_demo\ncreate_demo({CLUSTER!r}, pace_ms=0)\n")
-    config = kubesim.kubeconfig(CLUSTER, f"{CLUSTER}-teacher")
-    return Kubectl(kubectl.binary, f"{kubesim.http}/clusters/{CLUSTER}", kubectl.home, config)
+    return own_demo(kubesim, kubectl, CLUSTER)
 
 
 def jobs(kubectl) -> list[dict]:
@@ -33,14 +30,7 @@ def jobs(kubectl) -> list[dict]:
 
 
 def jump(kubesim, body: dict) -> dict:
-    request = urllib.request.Request(
-        f"{kubesim.http}/clusters/{CLUSTER}/clock",
-        data=json.dumps(body).encode(),
-        headers={**teacher_headers(), "Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        return json.loads(answer.read())
+    return jump_clock(kubesim.http, CLUSTER, body)
 
 
 def test_create_cronjob_and_a_job_from_it(clocked, kubesim):
