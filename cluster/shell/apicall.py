@@ -6,15 +6,13 @@ kubectl's requests. The answer is pretty-printed, as kube-apiserver answers curl
 from __future__ import annotations
 
 import json
-import uuid
-from http import HTTPStatus
 
 from django.contrib.auth.models import AnonymousUser
 from django.test import RequestFactory
 from django.urls import Resolver404, resolve
 
 from cluster.apiserver.errors import NO_SUCH_RESOURCE_STATUS
-from cluster.shell.web import Response, _http_date
+from cluster.shell.web import Response, api_response
 
 
 def _pretty(body: bytes, content_type: str) -> str:
@@ -52,12 +50,4 @@ def call(cluster: str, path: str, method: str, authorization: str, agent: str) -
             body = ""
         else:
             body = _pretty(answer.content, kind)
-    headers = [
-        ("Audit-Id", str(uuid.uuid4())),
-        ("Cache-Control", "no-cache, private"),
-        ("Content-Type", kind),
-        ("Date", _http_date()),
-        ("Content-Length", str(len(body.encode()))),
-    ]
-    reason = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else ""
-    return Response(status, reason, headers, "" if method == "HEAD" else body)
+    return api_response(method, status, body, kind)

@@ -8,6 +8,7 @@ import posixpath
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from http import HTTPStatus
 
 from cluster.shell.filesystem import FileSystem, FsError
 from cluster.shell.profiles import Profile
@@ -117,6 +118,11 @@ def api_server(path: str, method: str = "GET") -> Response:
             "code": 403,
         }
         status, body, kind = 403, json.dumps(forbidden, indent=2) + "\n", "application/json"
+    return api_response(method, status, body, kind)
+
+
+def api_response(method: str, status: int, body: str, kind: str) -> Response:
+    """An answer of kube-apiserver as curl and wget see it: its headers, and no body for HEAD."""
     headers = [
         ("Audit-Id", str(uuid.uuid4())),
         ("Cache-Control", "no-cache, private"),
@@ -124,5 +130,5 @@ def api_server(path: str, method: str = "GET") -> Response:
         ("Date", _http_date()),
         ("Content-Length", str(len(body.encode()))),
     ]
-    reason = "OK" if status == 200 else "Forbidden"
+    reason = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else ""
     return Response(status, reason, headers, "" if method == "HEAD" else body)
