@@ -15,8 +15,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from cluster.apiserver import service as api
-from cluster.apiserver.errors import ApiError, bad_request
-from cluster.auth.access import caller_of
+from cluster.apiserver.errors import bad_request
 from cluster.controllers.cronjob import (
     NEXT_SCHEDULE_DELTA,
     next_schedule_time_duration,
@@ -24,7 +23,7 @@ from cluster.controllers.cronjob import (
     timestamp,
 )
 from cluster.controlplane import simtime
-from cluster.flow.views import _body, _cluster, refusals
+from cluster.flow.views import _body, _cluster, _teachers, refusals
 from cluster.models import Cluster
 from k8s import clock, cron
 
@@ -72,16 +71,11 @@ def _state(cluster: Cluster, **extra) -> JsonResponse:
 def clock_view(request: HttpRequest, cluster: str) -> JsonResponse:
     if request.method == "GET":
         return _state(_cluster(request, cluster))
-    found = _cluster(request, cluster, edit=True)
-    caller = caller_of(request)
-    if not caller.teacher:
-        error = ApiError(
-            403,
-            "Forbidden",
-            f'clock is forbidden: User "{caller.name}" cannot move the clock of cluster "{found.name}": '
-            "only the teacher may",
-        )
-        return JsonResponse(error.status(), status=403)
+    found = _teachers(
+        request,
+        cluster,
+        lambda user, name: f'clock is forbidden: User "{user}" cannot move the clock of cluster "{name}"',
+    )
     body = _body(request)
     try:
         seconds, target = _jump_of(found, body)

@@ -12,8 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request
-from cluster.auth.access import caller_of
-from cluster.flow.views import _body, _cluster, refusals
+from cluster.flow.views import _body, _cluster, _teachers, refusals
 from cluster.kubelet import power
 
 
@@ -30,16 +29,14 @@ def kubelets_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @require_http_methods(["POST"])
 @refusals
 def kubelet_view(request: HttpRequest, cluster: str, node: str) -> JsonResponse:
-    found = _cluster(request, cluster, edit=True)
-    caller = caller_of(request)
-    if not caller.teacher:
-        error = ApiError(
-            403,
-            "Forbidden",
-            f'kubelets is forbidden: User "{caller.name}" cannot stop or start the kubelet of node "{node}" '
-            f'in cluster "{found.name}": only the teacher may',
-        )
-        return JsonResponse(error.status(), status=403)
+    found = _teachers(
+        request,
+        cluster,
+        lambda user, name: (
+            f'kubelets is forbidden: User "{user}" cannot stop or start the kubelet of node "{node}" '
+            f'in cluster "{name}"'
+        ),
+    )
     running = _body(request).get("running")
     if not isinstance(running, bool):
         error = bad_request('give "running": true (start the kubelet) or false (stop it)')

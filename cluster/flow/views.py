@@ -42,6 +42,18 @@ def _cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
         raise Refused(err) from None
 
 
+def _teachers(request: HttpRequest, name: str, refusal) -> Cluster:
+    """A control of the simulation only the teacher may use (the clock, a node's kubelet): the
+    cluster, or Refused with kube-apiserver's 403 words; `refusal(user, cluster)` says what was
+    refused."""
+    found = _cluster(request, name, edit=True)
+    caller = caller_of(request)
+    if not caller.teacher:
+        message = f"{refusal(caller.name, found.name)}: only the teacher may"
+        raise Refused(ApiError(403, "Forbidden", message))
+    return found
+
+
 def refusals(view):
     """Answer a Refused as JSON: 404 and 403 with kube-apiserver's message, 429 with Retry-After."""
 
