@@ -8,9 +8,11 @@ import time
 
 import pytest
 
+from tests.kubectl.conftest import Kubectl, own_demo
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
+CLUSTER = "profiled"  # a cluster of its own: which node is fuller must not depend on other tests
 
 CONFIG = """
 apiVersion: v1
@@ -59,7 +61,13 @@ def node_of(kubectl, name: str) -> str:
     return kubectl.ok("get", "pod", name, "-o", "jsonpath={.spec.nodeName}")
 
 
-def test_a_most_allocated_profile_packs_while_the_default_spreads(kubectl):
+@pytest.fixture(scope="module")
+def profiled(kubesim, kubectl) -> Kubectl:
+    return own_demo(kubesim, kubectl, CLUSTER)
+
+
+def test_a_most_allocated_profile_packs_while_the_default_spreads(profiled):
+    kubectl = profiled
     names = ("sp-fill", "sp-packed", "sp-spread")
     try:
         kubectl.ok("apply", "-f", "-", stdin=CONFIG)
@@ -77,7 +85,8 @@ def test_a_most_allocated_profile_packs_while_the_default_spreads(kubectl):
         kubectl.run("delete", "configmap", "kube-scheduler", "-n", "kube-system")
 
 
-def test_a_pod_for_a_scheduler_nobody_runs_stays_pending_with_no_events(kubectl):
+def test_a_pod_for_a_scheduler_nobody_runs_stays_pending_with_no_events(profiled):
+    kubectl = profiled
     try:
         kubectl.ok("apply", "-f", "-", stdin=pod("sp-orphan", "100m", "my-scheduler"))
         time.sleep(3)  # what a scheduler would have done by now, none does

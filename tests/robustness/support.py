@@ -35,6 +35,8 @@ def orphans(client: Client) -> list[str]:
     found = []
     for obj in objects:
         refs = [ref for ref in obj["metadata"].get("ownerReferences") or [] if ref.get("controller")]
-        if refs and refs[0]["uid"] not in uids:
+        # Only owners of the kinds read here: kube-system's mirror pods name their Node, its
+        # DaemonSets' pods their DaemonSet.
+        if refs and refs[0].get("kind") in kinds and refs[0]["uid"] not in uids:
             found.append(f"{obj['kind']} {obj['metadata']['name']}")
     return found
