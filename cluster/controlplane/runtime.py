@@ -65,6 +65,7 @@ class ControlPlane:
         # The Lease holder identity whose leadership fences this control plane's writes.
         self.leader = leader
         self.work = workmeter.Meter()  # its database calls' CPU time (share.py weighs it)
+        self.row: int | None = None  # a driven plane's Cluster row (run_until_idle)
         # Embedded: every write is made in this process, so its nudge cannot be lost: the loops
         # wait for nudges (and their own timers) only, and the heartbeats pause while idle.
         self.embedded = embedded
@@ -338,9 +339,6 @@ def _flush_due(component) -> float | None:
 _running: dict[str, ControlPlane] = {}
 
 
-_driven_rows: dict[str, int | None] = {}  # the Cluster row each driven plane was made for
-
-
 def _row_of(cluster_name: str) -> int | None:
     return Cluster.objects.filter(name=cluster_name).values_list("pk", flat=True).first()
 
@@ -353,9 +351,9 @@ async def run_until_idle(cluster_name: str) -> ControlPlane:
     started plane is the supervisor's to replace.)"""
     row = await db(_row_of)(cluster_name)
     plane = _running.get(cluster_name)
-    if plane is None or (not plane.tasks and _driven_rows.get(cluster_name, row) != row):
+    if plane is None or (not plane.tasks and plane.row not in (None, row)):
         plane = _running[cluster_name] = ControlPlane(cluster_name)
-    _driven_rows[cluster_name] = row
+    plane.row = row
     with clock.shifted(simtime.shift_of(cluster_name)):
         await plane.run_until_idle()
     return plane
@@ -559,6 +557,5 @@ async def stop(cluster_name: str) -> None:
 def forget(cluster_name: str) -> None:
     """Drop a driven (not started) control plane, e.g. between tests."""
     _running.pop(cluster_name, None)
-    _driven_rows.pop(cluster_name, None)
     simtime.forget(cluster_name)
     power.forget(cluster_name)
