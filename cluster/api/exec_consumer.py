@@ -130,7 +130,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
 
         def write(channel: int, text: str) -> None:
             if (channel == STDOUT and options.stdout) or (channel == STDERR and options.stderr):
-                post(bytes([channel]) + text.encode())
+                post(bytes([channel]) + text.encode("utf-8", "surrogateescape"))
 
         code: int | None = None
         try:

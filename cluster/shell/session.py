@@ -49,7 +49,8 @@ def _streams(ctx: ContainerContext, stdin: InputStream, write: Write) -> IO:
     if ctx.tty:  # one stream, terminal newlines
         return IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
     return IO(
-        lambda: stdin.read_all().decode("utf-8", "replace"),
+        # bytes that are not UTF-8 travel as surrogate escapes (tar's archives come back exact)
+        lambda: stdin.read_all().decode("utf-8", "surrogateescape"),
         lambda text: write(STDOUT, text),
         lambda text: write(STDERR, text),
     )
