@@ -81,7 +81,7 @@ def node_files(node: str, host_ip: str) -> dict[str, str]:
 
 def mounted(host_path: str, mount_path: str, node: str, host_ip: str) -> tuple[list[str], dict[str, str]]:
     """(directories, files) a hostPath volume of `host_path` shows at `mount_path`."""
-    base = posixpath.normpath("/" + (host_path or "/"))
+    base = posixpath.normpath("/" + (host_path or "").strip("/"))
     prefix = "" if base == "/" else base
     directories, files = [mount_path], {}
     for path, content in node_files(node, host_ip).items():

@@ -172,3 +172,74 @@ def test_cp_from_busybox_and_a_missing_file(kubectl, tmp_path: Path):
     assert missing.returncode == 1
     assert "tar: /nope: No such file or directory" in missing.stdout + missing.stderr
     assert not os.path.exists(tmp_path / "x")
+
+
+def test_debug_opens_a_shell_in_an_ephemeral_container_beside_the_target(kubectl):
+    pexpect = pytest.importorskip("pexpect")
+    kubectl.ok("run", "debugged", "--image=nginx:1.25")
+    _wait(lambda: _running(kubectl, "debugged"), what="debugged running")
+    command, env = kubectl._command(("debug", "debugged", "-it", "--image=busybox:1.36", "--target=debugged"))
+    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=30)
+    try:
+        child.expect_exact('Targeting container "debugged".')
+        child.expect(r"Defaulting debug container name to (debugger-[a-z0-9]{5})\.")
+        name = child.match.group(1)
+        child.expect_exact("If you don't see a command prompt, try pressing enter.")
+        child.send("\r")
+        child.expect_exact("/ # ")
+        child.sendline("hostname; wget -qO- localhost | grep title")  # the pod's network: nginx
+        child.expect_exact("debugged\r\n<title>Welcome to nginx!</title>\r\n/ # ")
+        child.sendline("exit")
+        child.expect_exact(
+            "Session ended, the ephemeral container will not be restarted but may be reattached using "
+            f"'kubectl attach debugged -c {name} -i -t' if it is still running"
+        )
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    pod = json.loads(kubectl.ok("get", "pod", "debugged", "-o", "json"))
+    assert pod["spec"]["ephemeralContainers"][0]["targetContainerName"] == "debugged"
+    _wait(
+        lambda: (
+            "terminated"
+            in json.loads(kubectl.ok("get", "pod", "debugged", "-o", "json"))["status"][
+                "ephemeralContainerStatuses"
+            ][0]["state"]
+        ),
+        what="the debugger to end",
+    )
+    status = json.loads(kubectl.ok("get", "pod", "debugged", "-o", "json"))["status"]
+    assert status["ephemeralContainerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
+    assert [s["name"] for s in status["containerStatuses"]] == ["debugged"]
+    assert kubectl.ok("get", "pod", "debugged", "--no-headers").split()[1:3] == ["1/1", "Running"]
+    assert "/ # exit" in kubectl.ok("logs", "debugged", "-c", name)
+
+
+def test_debug_node_runs_a_host_pod_with_the_nodes_root_at_host(kubectl):
+    out = kubectl.ok(
+        "debug", "node/node1", "--image=busybox:1.36", "--", "sh", "-c",
+        "hostname; cat /host/etc/hostname; grep PRETTY /host/etc/os-release",
+    )  # fmt: skip
+    assert out.startswith("Creating debugging pod node-debugger-node1-")
+    name = out.split()[3]
+    _wait(
+        lambda: (
+            json.loads(kubectl.ok("get", "pod", name, "-o", "json"))["status"].get("phase") == "Succeeded"
+        ),
+        what="the node debugger to end",
+    )
+    assert kubectl.ok("logs", name) == 'node1\nnode1\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\n'
+    pod = json.loads(kubectl.ok("get", "pod", name, "-o", "json"))
+    assert pod["spec"]["hostNetwork"] and pod["spec"]["hostPID"]
+    assert pod["status"]["podIP"] == pod["status"]["hostIP"]
+
+
+def test_debug_refused_ephemeral_fields_print_kube_apiservers_words(kubectl, tmp_path: Path):
+    kubectl.ok("run", "debug-bad", "--image=nginx:1.25")
+    _wait(lambda: _running(kubectl, "debug-bad"), what="debug-bad running")
+    result = kubectl.run("debug", "debug-bad", "--image=busybox:1.36", "--target=nope", "--", "true")
+    assert result.returncode == 1
+    assert result.stderr.strip().endswith(
+        'Pod "debug-bad" is invalid: spec.ephemeralContainers[0].targetContainerName: Not found: "nope"'
+    )
