@@ -110,7 +110,8 @@ def test_attach_it_reaches_a_running_shell_and_says_how_to_come_back(kubectl):
         child.expect_exact("attached to console\r\n/ # ")
         child.sendline("exit")
         child.expect_exact(
-            "Session ended, resume using 'kubectl attach console -c main -i -t' command when the pod is running"
+            "Session ended, resume using 'kubectl attach console -c main -i -t' command "
+            "when the pod is running"
         )
         child.expect(pexpect.EOF)
     finally:
