@@ -117,7 +117,11 @@ def test_attach_it_reaches_a_running_shell_and_says_how_to_come_back(kubectl):
     finally:
         child.close()
     assert child.exitstatus == 0
-    assert "attached to console" in kubectl.ok("logs", "console")
+    # `exit` ended the container's main process: it restarts (restartPolicy Always), the run is --previous
+    _wait(
+        lambda: "attached to console" in kubectl.run("logs", "console", "--previous").stdout,
+        what="--previous",
+    )
 
 
 def test_attach_i_feeds_a_shell_reading_stdin_without_a_terminal(kubectl):
