@@ -119,3 +119,20 @@ def test_an_ephemeral_container_runs_beside_the_pod_and_is_reported_apart(demo):
     assert got["phase"] == "Running"
     drive_until(lambda: read_log(demo, "default", "target", container="debugger") == "debugging\n")
     assert read_log(demo, "default", "target", container="debugger") == "debugging\n"
+
+
+def test_an_ephemeral_container_of_an_unknown_image_waits_with_the_registrys_words(demo):
+    drive()
+    api.create(demo, pod("target2", "sleep", "3600"), KUBECTL)
+    drive()
+    patch = {"spec": {"ephemeralContainers": [{"name": "dbg", "image": "busybox:no-such-tag"}]}}
+    api.patch(
+        demo, "Pod", "default", "target2", patch, "application/strategic-merge-patch+json", KUBECTL,
+        "ephemeralcontainers",
+    )  # fmt: skip
+    drive()
+    got = status(demo, "target2")
+    waiting = got["ephemeralContainerStatuses"][0]["state"]["waiting"]
+    assert waiting["reason"] == "ErrImagePull"
+    assert "manifest unknown" in waiting["message"] or "not found" in waiting["message"]
+    assert got["phase"] == "Running" and "running" in got["containerStatuses"][0]["state"]
