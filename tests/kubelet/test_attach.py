@@ -136,3 +136,20 @@ def test_an_ephemeral_container_of_an_unknown_image_waits_with_the_registrys_wor
     assert waiting["reason"] == "ErrImagePull"
     assert "manifest unknown" in waiting["message"] or "not found" in waiting["message"]
     assert got["phase"] == "Running" and "running" in got["containerStatuses"][0]["state"]
+
+
+def test_a_read_loop_takes_each_typed_line_as_it_comes(demo):
+    drive()
+    api.create(
+        demo, pod("reader", "sh", "-c", "while read line; do echo got $line; done", stdin=True), KUBECTL
+    )
+    drive()
+    point = _point(demo, "reader")
+    client = Client()
+    point.attach(client)
+    point.feed(b"one\n")
+    drive()
+    assert client.text == "got one\n"
+    point.feed(b"two\n")
+    drive()
+    assert client.text == "got one\ngot two\n"
