@@ -70,7 +70,10 @@ class Point:
             self._reading = True
             return None
 
-    def output(self, channel: int, data: bytes) -> None:
+    def output(self, channel: int, text: str) -> None:
+        if not self._listeners and self._early is None:
+            return  # nobody attached and nothing to keep: a looping container pays nothing here
+        data = text.encode("utf-8", "surrogateescape")
         with self._lock:
             listeners = list(self._listeners)
             if self._early is not None and self._early_size + len(data) <= EARLY_BYTES:

@@ -108,7 +108,7 @@ class ProcessTable:
 
         def write(channel: int, text: str) -> None:
             self.logs.append(pod_uid, run.container_id, text)
-            run.streams.output(channel, text.encode("utf-8", "surrogateescape"))
+            run.streams.output(channel, text)
 
         def main() -> int:
             fs = FileSystem(ctx)
