@@ -40,10 +40,10 @@ class ApiError(Exception):
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
-            "code": self.code,
         }
         if self.details is not None:  # kube-apiserver prints `"details": {}` when it has none
             status["details"] = self.details
+        status["code"] = self.code  # after details, in metav1.Status's field order
         return status
 
 
