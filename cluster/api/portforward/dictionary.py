@@ -5,7 +5,7 @@ dictionary's Adler-32, and zlib refuses every header block the client sends."""
 
 from __future__ import annotations
 
-_WORDS = (
+_NAMES = (
     "options head post put delete trace accept accept-charset accept-encoding accept-language "
     "accept-ranges age allow authorization cache-control connection content-base content-encoding "
     "content-language content-length content-location content-md5 content-range content-type date "
@@ -13,7 +13,9 @@ _WORDS = (
     "if-unmodified-since last-modified location max-forwards pragma proxy-authenticate "
     "proxy-authorization range referer retry-after server te trailer transfer-encoding upgrade "
     "user-agent vary via warning www-authenticate method get status"
-).split() + ["200 OK", "version", "HTTP/1.1", "url", "public", "set-cookie", "keep-alive", "origin"]
+)
+_LAST = ["200 OK", "version", "HTTP/1.1", "url", "public", "set-cookie", "keep-alive", "origin"]
+_WORDS = [*_NAMES.split(), *_LAST]
 
 _TAIL = (
     "100101201202205206300302303304305306307402405406407408409410411412413414415416417502504505"
@@ -25,6 +27,6 @@ _TAIL = (
     "gzip,deflate,sdchcharset=utf-8charset=iso-8859-1,utf-,*,enq=0."
 )
 
-HEADER_DICTIONARY = (
-    b"".join(len(word).to_bytes(4, "big") + word.encode("ascii") for word in _WORDS) + _TAIL.encode("ascii")
-)
+HEADER_DICTIONARY = b"".join(
+    len(word).to_bytes(4, "big") + word.encode("ascii") for word in _WORDS
+) + _TAIL.encode("ascii")

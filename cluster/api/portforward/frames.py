@@ -52,7 +52,9 @@ class HeaderCodec:
 
     def __init__(self) -> None:
         self._inflate = zlib.decompressobj(zdict=HEADER_DICTIONARY)
-        self._deflate = zlib.compressobj(zlib.Z_BEST_COMPRESSION, zlib.DEFLATED, 15, 8, zlib.Z_DEFAULT_STRATEGY, HEADER_DICTIONARY)
+        self._deflate = zlib.compressobj(
+            zlib.Z_BEST_COMPRESSION, zlib.DEFLATED, 15, 8, zlib.Z_DEFAULT_STRATEGY, HEADER_DICTIONARY
+        )
 
     def decode(self, block: bytes) -> dict[str, str]:
         try:

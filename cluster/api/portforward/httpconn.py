@@ -112,9 +112,8 @@ class HttpConnection:
         agent = headers.get("user-agent", "-") or "-"
         forwarded = headers.get("x-forwarded-for", "-") or "-"
         if self.server.family == "nginx":
-            self.server.log(
-                f'{self.peer} - - [{local}] "{request_line}" {response.status} {size} "{referer}" "{agent}" "{forwarded}"'
-            )
+            quoted = f'"{referer}" "{agent}" "{forwarded}"'
+            self.server.log(f'{self.peer} - - [{local}] "{request_line}" {response.status} {size} {quoted}')
         elif self.server.family == "httpd":
             self.server.log(f'{self.peer} - - [{local}] "{request_line}" {response.status} {size or "-"}')
 

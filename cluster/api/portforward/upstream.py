@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cluster.api.portforward.target import current
 from cluster.kubelet.containerlogs import timestamp
 from cluster.kubelet.probechecks import agnhost_server, listener
 from cluster.models import Cluster, ContainerLogChunk
@@ -64,9 +65,21 @@ class Server:
     profile: Profile | None = None
 
 
+def gone(pod: dict, port: int) -> str:
+    """The kubelet's error once the pod's sandbox is gone (containerd's words)."""
+    sandbox = sandbox_id(pod)
+    return (
+        f"error forwarding port {port} to pod {sandbox}, uid : "
+        f'failed to find sandbox "{sandbox}" in store: not found'
+    )
+
+
 def open_port(cluster: Cluster, pod: dict, port: int) -> Server | str:
-    """The server listening on `port` in the pod, or the error message when none does."""
-    container = listener(pod, port) if port > 0 else None
+    """The server listening on `port` in the pod as it is now, or the error message when none does."""
+    first, pod = pod, current(cluster, pod)
+    if pod is None:
+        return gone(first, port)
+    container = listener(pod, port)
     if container is None:
         return refused(pod, port)
     name = container["name"]
