@@ -152,8 +152,11 @@ def test_a_closed_port_prints_the_kubelets_error_and_kubectl_loses_the_connectio
     words = (
         r'"Unhandled Error" err="an error occurred forwarding 21853 -> 81: error forwarding port 81 to pod '
         + sandbox
-        + r', uid : failed to execute portforward in network namespace \\"/var/run/netns/cni-[-0-9a-f]{36}\\": '
-        + r"failed to connect to localhost:81 inside namespace \\\"" + sandbox + r'\\", '
+        + r", uid : failed to execute portforward in network namespace "
+        + r'\\"/var/run/netns/cni-[-0-9a-f]{36}\\": '
+        + r"failed to connect to localhost:81 inside namespace \\\""
+        + sandbox
+        + r'\\", '
         + re.escape(
             "IPv4: dial tcp4 127.0.0.1:81: connect: connection refused "
             'IPv6 dial tcp6 [::1]:81: connect: connection refused "'
