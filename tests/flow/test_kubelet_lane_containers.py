@@ -75,9 +75,9 @@ def test_results_read_the_reported_status():
         " init: check ✗ exit 1, wait waiting (PodInitializing)"
         " · web: startup ✓, readiness ✓, liveness (restarts 2)."
     )
-    assert (
-        zh
-        == " Init 容器：check ✗ 退出码 1，wait 等待中（PodInitializing） · web：启动探针 ✓，就绪探针 ✓，存活探针（重启 2 次）。"
+    assert zh == (
+        " Init 容器：check ✗ 退出码 1，wait 等待中（PodInitializing）"
+        " · web：启动探针 ✓，就绪探针 ✓，存活探针（重启 2 次）。"
     )
     pod["status"]["containerStatuses"][0].update(ready=False, started=False, restartCount=0)
     assert podcontainers.results(pod)[0].endswith("web: startup pending, readiness pending, liveness.")
