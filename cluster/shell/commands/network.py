@@ -66,6 +66,12 @@ def _target(sh, url: str, headers: dict[str, str] | None = None):
         if isinstance(route, str):
             raise Unreachable(route, host, port)
         address, port = route
+    elif ctx.services is not None and address in ctx.services.nodes:
+        # A node's address: kube-proxy there forwards a Service's nodePort to a ready endpoint.
+        route = ctx.services.node_port_route(address, port)
+        if isinstance(route, str):
+            raise Unreachable(route, host, port)
+        address, port = route
     if address in ("127.0.0.1", ctx.pod_ip):
         containers = [(ctx, sh.fs)]
     else:
