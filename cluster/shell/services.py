@@ -107,11 +107,11 @@ class ServiceView:
             return "refused"
         return random.choice(backends)
 
-    def node_port_route(self, node_ip: str, port: int) -> tuple[str, int] | str:
+    def node_port_route(self, node_ip: str, port: int) -> tuple[str, int] | str | None:
         """Where kube-proxy on the node with this InternalIP sends a connection to its port: a
-        ready endpoint of the Service with that nodePort; "refused" when no Service has it or
-        the Service has no ready endpoint (kube-proxy's REJECT); "timeout" when
-        `externalTrafficPolicy: Local` and none of them runs on this node (kube-proxy drops it)."""
+        ready endpoint of the Service with that nodePort; "refused" when the Service has no ready
+        endpoint (kube-proxy's REJECT); "timeout" when `externalTrafficPolicy: Local` and none of
+        them runs on this node (kube-proxy drops it); None when no Service has that nodePort."""
         node = self.nodes.get(node_ip, "")
         for service in self.services:
             spec = service.get("spec") or {}
@@ -130,7 +130,7 @@ class ServiceView:
                 if not backends:
                     return "timeout"
             return random.choice(backends)
-        return "refused"
+        return None
 
 
 def _internal_ips(nodes: list[dict]) -> dict[str, str]:
