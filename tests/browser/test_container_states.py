@@ -116,7 +116,10 @@ def test_cards_show_init_and_probe_states_and_inspect_follows_a_log(page, browse
     page.check("#logs-previous")
     wait_log(page, "t.includes(arg)", NO_PREVIOUS)
     assert page.locator("#logs-follow").is_checked() is False
-    assert page.problems.errors == []
+    # The log's 400s are answers shown to the reader (a container waiting to start, no previous
+    # run); Chromium reports each failed response all the same, and nothing else may be there.
+    answered = "Failed to load resource: the server responded with a status of 400 (Bad Request)"
+    assert [e for e in page.problems.errors if answered not in e] == []
     shoot(browser, page.base_url)
 
 
