@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.kubectl.conftest import own_demo
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
@@ -14,10 +15,16 @@ NS = "nodeport-lab"
 
 
 @pytest.fixture(scope="module")
-def lab(kubectl):
-    kubectl.ok("create", "namespace", NS)
+def demo_kubectl(kubesim, kubectl):
+    """A demo cluster of its own: its nodes are the demo's, each with its InternalIP."""
+    return own_demo(kubesim, kubectl, "nodeports")
+
+
+@pytest.fixture(scope="module")
+def lab(demo_kubectl):
+    demo_kubectl.ok("create", "namespace", NS)
     yield NS
-    kubectl.run("delete", "namespace", NS, "--wait=false")
+    demo_kubectl.run("delete", "namespace", NS, "--wait=false")
 
 
 def _internal_ips(kubectl) -> dict[str, str]:
@@ -30,7 +37,8 @@ def _internal_ips(kubectl) -> dict[str, str]:
     }
 
 
-def test_a_node_port_answers_on_every_nodes_address(kubectl, lab):
+def test_a_node_port_answers_on_every_nodes_address(demo_kubectl, lab):
+    kubectl = demo_kubectl
     kubectl.ok("create", "deployment", "web", "--image=nginx:1.27", "-n", lab)
     exposed = kubectl.ok("expose", "deployment", "web", "--type=NodePort", "--port=80", "-n", lab)
     assert exposed == "service/web exposed\n"
