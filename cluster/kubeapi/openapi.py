@@ -6,10 +6,10 @@ kubectl validates with `--validate=strict` by default. Before sending a manifest
 `fieldValidation=Strict`. So each document lists our paths with that parameter, and the server
 answers unknown fields with the real API server's strict decoding error (`strict_decode`).
 
-The PATCH operations deliberately do not advertise `application/strategic-merge-patch+json` in
-their request bodies: `kubectl apply` would then compute its three-way patch from these schemas,
-which only list the fields students write. Without it, kubectl uses the patch metadata compiled
-into it from the real Go types, which is exactly right.
+The schemas are upstream's v1.33 definitions (`cluster.openapi.definitions`, docs/openapi.md), in
+v3's words, so `kubectl explain` prints upstream's descriptions and type names. The PATCH
+operations do not advertise `application/strategic-merge-patch+json` in their request bodies:
+kubectl then uses the patch metadata compiled into it from the same Go types.
 """
 
 from __future__ import annotations
