@@ -104,8 +104,12 @@ def unsupported_media_type(content_type: str) -> ApiError:
 
 
 def method_not_allowed(verb: str) -> ApiError:
+    """NewGenericServerResponse(405): its details are there, empty (`"details": {}`)."""
     return ApiError(
-        405, "MethodNotAllowed", f"the server does not allow this method on the requested resource ({verb})"
+        405,
+        "MethodNotAllowed",
+        f"the server does not allow this method on the requested resource ({verb})",
+        {},
     )
 
 
