@@ -29,6 +29,18 @@ const ENDING = 14;
 // A caption names this many pods of a step at most, then "+N more".
 const NAMED_PODS = 6;
 
+const DELETIONS = new Set(["delete", "evict", "preempt"]);
+// The stories one action can cause several of at once (flow_view.js currentTrace).
+const CASCADE = new Set([...DELETIONS, "replace"]);
+// Walks remembered (a story shown again goes on from where it stopped).
+const MAX_WALKS = 60;
+
+// A trace named in a link: "evict Pod default/nginx-abc", "ReplicationController default/nginx".
+function traceLabel(trace) {
+  const what = `${trace.kind || ""} ${trace.namespace ? `${trace.namespace}/` : ""}${trace.name || ""}`.trim();
+  return DELETIONS.has(trace.verb) ? `${trace.verb} ${what}` : what;
+}
+
 function isFinished(trace) {
   return Boolean(trace && trace.finished_at);
 }
@@ -58,6 +70,8 @@ export class FlowView {
     this.selected = ""; // "" follows
     this.pod = null; // {trace, key}: the pod the user clicked, followed alone
     this.walk = null; // {key, shown, at}: the step number captioned now, and since when
+    this.walks = new Map(); // key -> its walk: a story shown again goes on from where it stopped
+    this.told = ""; // the trace followed now (follow mode)
     this.replay = null; // {trace, steps, index, timer, playing}
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
     // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
@@ -150,13 +164,81 @@ export class FlowView {
   }
 
   // The picked trace, else the newest one: a trace that steps elsewhere meanwhile shows as a count
-  // beside its step, it does not take the view over.
+  // beside its step, it does not take the view over. One exception keeps one story at a time when
+  // one action causes several (kubectl drain's evictions, their replacements, a preemption's
+  // victims): such a story waits until the one being told is told to its end (or waits for the
+  // cluster), then they are told in order, and a story that went on meanwhile (the preemptor
+  // bound once its victim is gone) is told on from where it stopped.
   currentTrace() {
     const traces = this.store.traces;
     if (this.selected) return traces.get(this.selected) || null;
     let newest = null;
     for (const trace of traces.values()) newest = trace;
-    return newest;
+    const told = this.told ? traces.get(this.told) : null;
+    let shown = newest;
+    if (told && newest && told !== newest && CASCADE.has(newest.verb) && !this.toldToEnd(told)) shown = told;
+    else if (told && newest && this.toldToEnd(told)) shown = this.nextStory(told) || newest;
+    this.told = shown ? shown.id : "";
+    return shown;
+  }
+
+  // After `told`: the oldest story of a cascade not told yet, else one that went on since it
+  // waited for the cluster.
+  nextStory(told) {
+    let after = false;
+    let resumed = null;
+    const causes = new Set();
+    for (const trace of this.store.traces.values()) for (const id of trace.causes || []) causes.add(id);
+    for (const trace of this.store.traces.values()) {
+      if (trace === told) {
+        after = true;
+        continue;
+      }
+      if (!trace.seenLive || this.toldToEnd(trace)) continue;
+      const walked = this.walks.has(`${trace.id}|`);
+      if (after && !walked && CASCADE.has(trace.verb)) return trace;
+      if (walked && !resumed && (CASCADE.has(trace.verb) || causes.has(trace.id))) resumed = trace;
+    }
+    return resumed;
+  }
+
+  // The walk of `trace` reached its ending, or the trace waits for the cluster to change there.
+  toldToEnd(trace) {
+    const walk = this.walks.get(`${trace.id}|`);
+    if (!walk) return false;
+    if (walk.shown === ENDING) return true;
+    const last = trace.steps[trace.steps.length - 1];
+    return Boolean(last && last.waiting && walk.shown >= last.step);
+  }
+
+  // The stories this trace follows from and leads to (FlowTrace.causes): an eviction and its
+  // replacement, a preemptor and its victims' deletions. Each a link that shows that story.
+  links(trace) {
+    if (!trace) return [];
+    const traces = this.store.traces;
+    const found = [];
+    for (const id of trace.causes || []) {
+      const key = trace.verb === "preempt" ? "link_preempted_by" : trace.verb === "replace" ? "link_replaces" : "link_follows";
+      found.push([id, key]);
+    }
+    for (const other of traces.values()) {
+      if (!(other.causes || []).includes(trace.id)) continue;
+      found.push([other.id, other.verb === "preempt" ? "link_victim" : other.verb === "replace" ? "link_replacement" : "link_led_to"]);
+    }
+    return found.map(([id, key]) => {
+      const other = traces.get(id);
+      if (!other) return h("span", { class: "caption-link is-gone", text: t(key, { what: t("link_gone") }) });
+      return h("button", { type: "button", class: "linkish caption-link", "data-trace": id, text: `${t(key, { what: traceLabel(other) })} ↗`,
+        onclick: () => this.show(id) });
+    });
+  }
+
+  // Show another trace's story (a link in the caption): as picking it in the trace picker.
+  show(id) {
+    this.selected = id;
+    this.pod = null;
+    this.stopReplay(false);
+    this.schedule();
   }
 
   // The story of `trace` the view tells: its own steps and its pods' (or the one pod clicked),
@@ -198,11 +280,16 @@ export class FlowView {
     const target = stages.length ? stages[stages.length - 1] : 0;
     const now = performance.now();
     if (!this.walk || this.walk.key !== key) {
-      // A story that began while the page watched is told from its start; one the page met
-      // midway (opened late, picked, a pod clicked) from where it is.
-      const start = trace.seenLive && !this.walked?.has(key) ? stages[0] || 0 : target;
-      this.walk = { key, shown: start, at: now };
-      this.walked = (this.walked || new Set()).add(key);
+      // A story that began while the page watched is told from its start, and a story shown
+      // again goes on from where it stopped; one the page met midway (opened late, picked, a pod
+      // clicked) is told from where it is.
+      const kept = this.walks.get(key);
+      if (kept) kept.at = now;
+      else {
+        this.walks.set(key, { key, shown: trace.seenLive ? stages[0] || 0 : target, at: now });
+        while (this.walks.size > MAX_WALKS) this.walks.delete(this.walks.keys().next().value);
+      }
+      this.walk = this.walks.get(key);
     }
     const walk = this.walk;
     const hold = !this.store.stepMode && this.store.paceMs === 0 ? 0 : HOLD_MS;
@@ -350,7 +437,9 @@ export class FlowView {
     this.renderEndpointsLane(trace);
     const others = story ? this.others(story, shown) : new Map();
     // Redraw (and so re-animate) only when what is shown changes, not on every node heartbeat.
+    const links = this.links(trace);
     const signature = [trace ? trace.id : "", story ? story.pod : "", shown, group.map((step) => step.id ?? step.seq).join(","),
+      links.map((link) => `${link.dataset.trace || ""}:${link.textContent}`).join(","),
       this.replay ? this.replay.index : -1, this.store.stepMode, finished, parked, waits, this.diagram.nodesKey,
       [...others].join(","), story ? story.stages.length : 0].join("|");
     if (signature === this.shown) return;
@@ -361,7 +450,7 @@ export class FlowView {
     if (moved) this.shownAt = now;
     if (brisk) this.holdBrisk();
     this.renderDiagram(past, group, brisk || !moved);
-    this.renderCaption(trace, story, group, { parked, waits });
+    this.renderCaption(trace, story, group, { parked, waits, links });
     this.renderList(story, shown, others);
   }
 
@@ -453,7 +542,7 @@ export class FlowView {
     }
   }
 
-  renderCaption(trace, story, group, { parked, waits }) {
+  renderCaption(trace, story, group, { parked, waits, links = [] }) {
     const box = clear($("flow-caption"));
     if (!trace || !group.length) {
       box.append(h("p", { class: "caption-empty", text: t("no_trace") }));
@@ -484,6 +573,8 @@ export class FlowView {
       // On the meta line: the caption keeps its height.
       box.querySelector(".caption-meta").append(" · ", h("button", { type: "button", class: "linkish caption-explain", text: t("why_node"), onclick: () => this.hooks.openScheduler(key) }));
     }
+    // On the meta line too: the stories this one follows from and leads to.
+    for (const link of links) box.querySelector(".caption-meta").append(" · ", link);
     if (story && story.pod && !this.replay) {
       box.append(h("div", { class: "caption-follow" },
         h("span", { text: t("following_pod", { name: this.pod.name }) }),
