@@ -43,7 +43,6 @@ def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None
             return trace
     if verb == "terminate":
         terminations.remember(cluster, row, actor)
-        return _current_trace(row)
     if actor.client in USER_CLIENTS:
         if _starts_trace(kind, event, verb):
             return _start(cluster, verb, row, event, actor)
