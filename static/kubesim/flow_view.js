@@ -176,7 +176,9 @@ export class FlowView {
     for (const trace of traces.values()) newest = trace;
     const told = this.told ? traces.get(this.told) : null;
     let shown = newest;
-    if (told && newest && told !== newest && CASCADE.has(newest.verb) && !this.toldToEnd(told)) shown = told;
+    if (told && newest && told !== newest && told.seenLive && CASCADE.has(newest.verb) && !this.toldToEnd(told)) {
+      shown = told;
+    }
     else if (told && newest && this.toldToEnd(told)) shown = this.nextStory(told) || newest;
     this.told = shown ? shown.id : "";
     return shown;
