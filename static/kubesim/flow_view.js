@@ -30,10 +30,6 @@ const ENDING = 14;
 const NAMED_PODS = 6;
 
 const DELETIONS = new Set(["delete", "evict", "preempt"]);
-// The stories one action can cause several of at once (flow_view.js currentTrace).
-const CASCADE = new Set([...DELETIONS, "replace"]);
-// Walks remembered (a story shown again goes on from where it stopped).
-const MAX_WALKS = 60;
 
 // A trace named in a link: "evict Pod default/nginx-abc", "ReplicationController default/nginx".
 function traceLabel(trace) {
@@ -70,8 +66,6 @@ export class FlowView {
     this.selected = ""; // "" follows
     this.pod = null; // {trace, key}: the pod the user clicked, followed alone
     this.walk = null; // {key, shown, at}: the step number captioned now, and since when
-    this.walks = new Map(); // key -> its walk: a story shown again goes on from where it stopped
-    this.told = ""; // the trace followed now (follow mode)
     this.replay = null; // {trace, steps, index, timer, playing}
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
     // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
@@ -164,53 +158,13 @@ export class FlowView {
   }
 
   // The picked trace, else the newest one: a trace that steps elsewhere meanwhile shows as a count
-  // beside its step, it does not take the view over. One exception keeps one story at a time when
-  // one action causes several (kubectl drain's evictions, their replacements, a preemption's
-  // victims): such a story waits until the one being told is told to its end (or waits for the
-  // cluster), then they are told in order, and a story that went on meanwhile (the preemptor
-  // bound once its victim is gone) is told on from where it stopped.
+  // beside its step, it does not take the view over.
   currentTrace() {
     const traces = this.store.traces;
     if (this.selected) return traces.get(this.selected) || null;
     let newest = null;
     for (const trace of traces.values()) newest = trace;
-    const told = this.told ? traces.get(this.told) : null;
-    let shown = newest;
-    if (told && newest && told !== newest && told.seenLive && CASCADE.has(newest.verb) && !this.toldToEnd(told)) {
-      shown = told;
-    }
-    else if (told && newest && this.toldToEnd(told)) shown = this.nextStory(told) || newest;
-    this.told = shown ? shown.id : "";
-    return shown;
-  }
-
-  // After `told`: the oldest story of a cascade not told yet, else one that went on since it
-  // waited for the cluster.
-  nextStory(told) {
-    let after = false;
-    let resumed = null;
-    const causes = new Set();
-    for (const trace of this.store.traces.values()) for (const id of trace.causes || []) causes.add(id);
-    for (const trace of this.store.traces.values()) {
-      if (trace === told) {
-        after = true;
-        continue;
-      }
-      if (!trace.seenLive || this.toldToEnd(trace)) continue;
-      const walked = this.walks.has(`${trace.id}|`);
-      if (after && !walked && CASCADE.has(trace.verb)) return trace;
-      if (walked && !resumed && (CASCADE.has(trace.verb) || causes.has(trace.id))) resumed = trace;
-    }
-    return resumed;
-  }
-
-  // The walk of `trace` reached its ending, or the trace waits for the cluster to change there.
-  toldToEnd(trace) {
-    const walk = this.walks.get(`${trace.id}|`);
-    if (!walk) return false;
-    if (walk.shown === ENDING) return true;
-    const last = trace.steps[trace.steps.length - 1];
-    return Boolean(last && last.waiting && walk.shown >= last.step);
+    return newest;
   }
 
   // The stories this trace follows from and leads to (FlowTrace.causes): an eviction and its
@@ -282,16 +236,11 @@ export class FlowView {
     const target = stages.length ? stages[stages.length - 1] : 0;
     const now = performance.now();
     if (!this.walk || this.walk.key !== key) {
-      // A story that began while the page watched is told from its start, and a story shown
-      // again goes on from where it stopped; one the page met midway (opened late, picked, a pod
-      // clicked) is told from where it is.
-      const kept = this.walks.get(key);
-      if (kept) kept.at = now;
-      else {
-        this.walks.set(key, { key, shown: trace.seenLive ? stages[0] || 0 : target, at: now });
-        while (this.walks.size > MAX_WALKS) this.walks.delete(this.walks.keys().next().value);
-      }
-      this.walk = this.walks.get(key);
+      // A story that began while the page watched is told from its start; one the page met
+      // midway (opened late, picked, a pod clicked) from where it is.
+      const start = trace.seenLive && !this.walked?.has(key) ? stages[0] || 0 : target;
+      this.walk = { key, shown: start, at: now };
+      this.walked = (this.walked || new Set()).add(key);
     }
     const walk = this.walk;
     const hold = !this.store.stepMode && this.store.paceMs === 0 ? 0 : HOLD_MS;
