@@ -6,9 +6,12 @@ the pods it creates land through the API server, which records steps 7 and 8.
 
 from __future__ import annotations
 
+import time
+
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import kind_info, workload_kinds
 from cluster.broadcast import nudge
+from cluster.client import counters
 from cluster.client.informer import Delta, Informer, db
 from cluster.controllers.cronjob import CronJobController
 from cluster.controllers.daemonset import DaemonSetController
@@ -24,6 +27,7 @@ from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.controllers.statefulset import StatefulSetController
 from cluster.controllers.tainteviction import TaintEvictionController
+from cluster.flow import replacements
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
@@ -32,6 +36,7 @@ OwnerKey = tuple[str, str, str]  # kind, namespace, name
 # What the HPA controller reads besides pods and nodes: the autoscalers, and what the usage model
 # needs to send a load generator's requests to the pods behind a Service.
 AUTOSCALER_KINDS = ("HorizontalPodAutoscaler", "Service", "Endpoints")
+STORIES_KEPT = 1000  # deletion -> replacement stories remembered (then read again)
 _ORDER = {
     "CronJob": 0,
     "Deployment": 0,
@@ -40,6 +45,16 @@ _ORDER = {
     "DaemonSet": 1,
     "StatefulSet": 1,
     "Job": 1,
+}
+# Each controller's workqueue, by the name upstream's controller gives it (its `workqueue_*` series).
+QUEUE_NAMES = {
+    "ReplicationController": "replicationmanager",
+    "ReplicaSet": "replicaset",
+    "Deployment": "deployment",
+    "DaemonSet": "daemonset",
+    "StatefulSet": "statefulset",
+    "Job": "job",
+    "CronJob": "cronjob",
 }
 
 
@@ -76,7 +91,9 @@ class ControllerManager:
         self.pods_by_owner: dict[str, dict[tuple[str, str], dict]] = {}
         self.orphans: dict[tuple[str, str], dict] = {}  # active pods no controller owns
         self.stepped: set[str] = set()  # traces whose steps 5 and 6 are recorded
+        self.stories: dict[str, str] = {}  # a pod's deletion trace -> its replacement's trace
         self.timers: dict[OwnerKey, float] = {}  # owner -> clock.monotonic() when it syncs again
+        self.added: dict[OwnerKey, float] = {}  # owner -> time.perf_counter() when it was queued
         self.controllers = {
             "ReplicationController": ReplicationManager(self),
             "ReplicaSet": ReplicaSetController(self),
@@ -91,6 +108,10 @@ class ControllerManager:
         self.volumes = PersistentVolumeController(self)
         self.taint_eviction = TaintEvictionController(self)
         self.node_lifecycle = NodeLifecycleController(self)
+        for queue in QUEUE_NAMES.values():  # upstream's series exist from the queue's construction
+            for name in (counters.QUEUE_ADDS, counters.QUEUE_RETRIES):
+                counters.add(cluster_name, name, {"name": queue}, 0)
+            counters.set_gauge(cluster_name, counters.QUEUE_DEPTH, {"name": queue}, 0)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
         return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
@@ -116,10 +137,48 @@ class ControllerManager:
         dirty, self.dirty = self.dirty, {}
         # Owners before what they own: a Deployment's scale-down reaches its ReplicaSet first.
         for (kind, namespace, name), trace_id in sorted(dirty.items(), key=lambda item: _ORDER[item[0][0]]):
+            queue = self._take((kind, namespace, name), dirty)
             obj = self.informer.get(kind, namespace, name)
-            if obj is not None:
-                await self.controllers[kind].sync(obj, trace_id)
+            counters.start_work(self.cluster_name, queue)
+            try:
+                if obj is not None:
+                    if trace_id is not None and trace_id not in self.stepped:
+                        trace_id = await self._story(trace_id, obj)
+                    await self.controllers[kind].sync(obj, trace_id)
+            finally:
+                worked = counters.finish_work(self.cluster_name, queue)
+                counters.observe(self.cluster_name, counters.QUEUE_WORK_DURATION, {"name": queue}, worked)
         return True
+
+    def _take(self, key: OwnerKey, taken: dict[OwnerKey, str | None]) -> str:
+        """The queue's Get for one owner: how long it waited, and the depth it leaves (what is
+        still to sync of this pass, plus what was queued since)."""
+        queue = QUEUE_NAMES[key[0]]
+        added = self.added.pop(key, None)
+        if added is not None:
+            waited = time.perf_counter() - added
+            counters.observe(self.cluster_name, counters.QUEUE_DURATION, {"name": queue}, waited)
+        taken.pop(key, None)
+        depth = sum(1 for k in (*taken, *self.dirty) if k[0] == key[0])
+        counters.set_gauge(self.cluster_name, counters.QUEUE_DEPTH, {"name": queue}, depth)
+        return queue
+
+    async def _story(self, trace_id: str, owner: dict) -> str:
+        """The deletion of one of the owner's pods: its replacement is a story of its own."""
+        known = self.stories.get(trace_id)
+        if known is not None:
+            return known
+        terminating = [
+            pod["metadata"]["name"]
+            for pod in self.owned_pods(owner)
+            if pod["metadata"].get("deletionTimestamp")
+        ]
+        story = await db(replacements.story_for)(self.cluster, trace_id, owner, terminating)
+        if story != trace_id:
+            if len(self.stories) >= STORIES_KEPT:
+                self.stories.clear()
+            self.stories[trace_id] = story
+        return story
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -196,7 +255,14 @@ class ControllerManager:
         self._mark((kind, namespace, name), trace_id)
 
     def _mark(self, key: OwnerKey, trace_id: str | None) -> None:
-        if trace_id is not None or key not in self.dirty:
+        if key not in self.dirty:  # the workqueue counts an add once until the item is taken
+            queue = QUEUE_NAMES[key[0]]
+            counters.add(self.cluster_name, counters.QUEUE_ADDS, {"name": queue})
+            self.added.setdefault(key, time.perf_counter())
+            self.dirty[key] = trace_id
+            depth = sum(1 for k in self.dirty if k[0] == key[0])
+            counters.set_gauge(self.cluster_name, counters.QUEUE_DEPTH, {"name": queue}, depth)
+        elif trace_id is not None:
             self.dirty[key] = trace_id
 
     def _index_pod(self, delta: Delta) -> None:
@@ -244,12 +310,12 @@ class ControllerManager:
         self.informer.store[obj["kind"]][key] = obj
 
     def needs_steps(self, trace_id: str | None, kind: str, namespace: str, name: str) -> bool:
-        """Steps 5–6 belong to the controller of the trace's own object (or of a user-deleted pod)."""
+        """Steps 5–6 belong to the controller of the trace's own object (a pod's replacement has a
+        trace of its owner: _story)."""
         if trace_id is None or trace_id in self.stepped:
             return False
         trace = FlowTrace.objects.filter(pk=trace_id).values("kind", "namespace", "name", "verb").first()
         if trace is None or FlowStep.objects.filter(trace_id=trace_id, step=5).exists():
             self.stepped.add(trace_id)
             return False
-        own = (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)
-        return own or (trace["kind"] == "Pod" and trace["verb"] in ("delete", "evict", "preempt"))
+        return (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)
