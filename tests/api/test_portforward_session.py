@@ -120,7 +120,12 @@ def test_keep_alive_serves_pipelined_requests_and_connection_close_ends_the_stre
     text = _payload(found, 3).decode()
     assert text.count("HTTP/1.1 ") == 2 and "Connection: close" in text.split("HTTP/1.1 404")[1]
     assert [(f.stream_id, f.fin) for f in found if f.fin] == [(1, True), (3, True)]
-    assert [line.split('"')[1] for line in log] == ["GET / HTTP/1.1", "GET /nope HTTP/1.1"]
+    access = [line.split('"')[1] for line in log if " - - [" in line]
+    assert access == ["GET / HTTP/1.1", "GET /nope HTTP/1.1"]
+    assert log[1].endswith(
+        '[error] 29#29: *2 open() "/usr/share/nginx/html/nope" failed (2: No such file or directory), '
+        'client: 127.0.0.1, server: localhost, request: "GET /nope HTTP/1.1", host: "x"'
+    )
 
 
 def test_a_malformed_request_gets_400_and_the_connection_closes():

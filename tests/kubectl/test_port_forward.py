@@ -122,6 +122,7 @@ def test_pod_port_80_serves_nginxs_welcome_page_on_127_0_0_1_and_nginx_logs_the_
     )
     assert len(access.findall(log)) == 2, log
     assert '"GET /nope HTTP/1.1" 404 ' in log
+    assert 'open() "/usr/share/nginx/html/nope" failed (2: No such file or directory)' in log
 
 
 def test_svc_and_deploy_forms_reach_a_pod_behind_them(kubectl, web):

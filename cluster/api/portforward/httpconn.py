@@ -112,10 +112,23 @@ class HttpConnection:
         agent = headers.get("user-agent", "-") or "-"
         forwarded = headers.get("x-forwarded-for", "-") or "-"
         if self.server.family == "nginx":
+            if response.status == 404:  # the error log (stderr) first, as nginx writes it
+                self.server.log(_nginx_not_found(request_line, headers, self.peer, self.served))
             quoted = f'"{referer}" "{agent}" "{forwarded}"'
             self.server.log(f'{self.peer} - - [{local}] "{request_line}" {response.status} {size} {quoted}')
         elif self.server.family == "httpd":
             self.server.log(f'{self.peer} - - [{local}] "{request_line}" {response.status} {size or "-"}')
+
+
+def _nginx_not_found(request_line: str, headers: dict[str, str], peer: str, number: int) -> str:
+    """nginx's error log line for a file that is not there (worker 29, connection *N)."""
+    path = request_line.split(" ")[1].split("?", 1)[0]
+    when = clock.now().astimezone(UTC).strftime("%Y/%m/%d %H:%M:%S")
+    return (
+        f'{when} [error] 29#29: *{number} open() "/usr/share/nginx/html{path}" failed '
+        f'(2: No such file or directory), client: {peer}, server: localhost, request: "{request_line}", '
+        f'host: "{headers.get("host", "")}"'
+    )
 
 
 def _time_local(moment: datetime) -> str:
