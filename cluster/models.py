@@ -277,7 +277,9 @@ class PredictionRound(models.Model):
     trace records step 9, with the decision as its answer (cluster/flow/prediction.py). One per
     cluster: arming a new round replaces the old one and its guesses."""
 
-    cluster = models.OneToOneField(Cluster, on_delete=models.CASCADE, related_name="prediction")
+    # A ForeignKey, the old round deleted once the new one exists: ids only grow (SQLite reuses
+    # the highest rowid when it is deleted), so a page tells a new round from the old one.
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="prediction_rounds")
     armed_at = models.DateTimeField()
     armed_by = models.CharField(max_length=200)
     ask_plugin = models.BooleanField(default=False)  # also ask "which plugin decides?"

@@ -55,7 +55,6 @@ def arm(cluster: Cluster, by: str, ask_plugin: bool) -> PredictionRound:
     if not nodes:
         raise ApiError(409, "Conflict", "no node is schedulable: uncordon one before asking the class")
     with transaction.atomic():
-        PredictionRound.objects.filter(cluster=cluster).delete()  # a new round replaces the old
         row = PredictionRound.objects.create(
             cluster=cluster,
             armed_at=timezone.now(),
@@ -64,6 +63,7 @@ def arm(cluster: Cluster, by: str, ask_plugin: bool) -> PredictionRound:
             nodes=nodes,
             plugins=PLUGINS if ask_plugin else [],
         )
+        PredictionRound.objects.filter(cluster=cluster).exclude(pk=row.pk).delete()  # it replaces the old
     _changed(cluster)
     return row
 
@@ -144,7 +144,7 @@ def mine(row: PredictionRound | None, voter: str) -> dict | None:
 def settle(cluster: Cluster) -> PredictionRound | None:
     """The cluster's round, closed first if its step 9 is recorded, its answer explained when the
     decision's explanation is there."""
-    row = PredictionRound.objects.filter(cluster_id=cluster.pk).first()
+    row = PredictionRound.objects.filter(cluster_id=cluster.pk).order_by("-pk").first()
     if row is None or row.cancelled:
         return row
     changed = False
