@@ -58,8 +58,9 @@ def ui_strings() -> dict[str, str]:
         "predict_picked": _("The scheduler picked %(node)s for %(pod)s"),
         "predict_none": _("No node fits %(pod)s"),
         "predict_by_score": _(
-            "Decided by %(plugins)s: %(winner)s scored %(a)s there, %(runner)s %(b)s (weighted)."
+            "Decided by %(plugins)s: it gave %(winner)s %(a)s and %(runner)s %(b)s (weighted)."
         ),
+        "predict_closing": _("Guesses are closed: watch step 9."),
         "predict_by_tie": _(
             "A tie: %(nodes)s all scored %(total)s, and kube-scheduler picked one at random."
         ),

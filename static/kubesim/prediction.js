@@ -7,6 +7,11 @@
 
 import { $, BASE, BOOT, clear, h, pick, request, t, toast } from "./dom.js";
 
+// A page that watched the round open reveals the answer when its flow panel captions step 9 of
+// the deciding trace (the answer must not run ahead of the story), or this long after the close
+// at the latest (the panel may be following another trace).
+const REVEAL_AFTER_MS = 6000;
+
 function plural(list) {
   return list.join(", ");
 }
@@ -40,6 +45,16 @@ export class PredictionView {
     this.mineOf = null; // the round id `mine` belongs to
     this.hidden = null; // the round id this page hid after its reveal
     this.sending = false;
+    this.sawOpen = null; // the round id this page saw open
+    this.closedAt = new Map(); // round id -> when this page learnt it closed
+    this.captioned = new Map(); // trace id -> the highest step the flow panel captioned
+    document.addEventListener("kubesim:flow-shown", (event) => {
+      const { trace, step } = event.detail;
+      if (step <= (this.captioned.get(trace) || 0)) return;
+      this.captioned.set(trace, step);
+      const round = this.round;
+      if (round && round.state === "closed" && round.answer && round.answer.trace === trace) this.render();
+    });
     store.subscribe((change) => {
       if (change.type === "prediction" || change.type === "snapshot") this.update();
     });
@@ -66,6 +81,8 @@ export class PredictionView {
       this.fetchMine(round.id);
     }
     if (round && round.state === "cancelled" && this.shown === round.id) toast(t("predict_cancelled"));
+    if (round && round.state === "open") this.sawOpen = round.id;
+    if (round && round.state === "closed" && !this.closedAt.has(round.id)) this.closedAt.set(round.id, performance.now());
     this.render();
     this.showTeacher();
   }
@@ -93,16 +110,28 @@ export class PredictionView {
     this.shown = visible ? round.id : null;
     document.body.classList.toggle("has-prediction", visible);
     if (!visible) return;
-    box.dataset.state = round.state;
+    const waiting = round.state === "closed" && !this.mayReveal(round);
+    box.dataset.state = waiting ? "deciding" : round.state;
     clear(box);
-    if (round.state === "open") box.append(...this.question(round));
+    if (round.state === "open" || waiting) box.append(...this.question(round, waiting));
     else box.append(...this.reveal(round));
   }
 
-  question(round) {
+  // Closed: shown at once on a page that never saw it open; else once step 9 is on screen.
+  mayReveal(round) {
+    if (this.sawOpen !== round.id) return true;
+    if ((this.captioned.get(round.answer.trace) || 0) >= 9) return true;
+    const left = this.closedAt.get(round.id) + REVEAL_AFTER_MS - performance.now();
+    if (left <= 0) return true;
+    clearTimeout(this.revealTimer);
+    this.revealTimer = setTimeout(() => this.render(), left + 20);
+    return false;
+  }
+
+  question(round, closed = false) {
     const mine = this.mine || {};
     const buttons = round.nodes.map((node) => h("button", {
-      type: "button", class: `predict-node${mine.node === node ? " is-mine" : ""}`, "data-node": node,
+      type: "button", class: `predict-node${mine.node === node ? " is-mine" : ""}`, "data-node": node, disabled: closed,
       "aria-pressed": String(mine.node === node), text: node,
       onclick: () => this.vote(node, this.pluginChoice()),
     }));
@@ -112,18 +141,18 @@ export class PredictionView {
       h("div", { class: "predict-nodes", role: "group", "aria-label": t("predict_question") }, buttons),
     ];
     if (round.ask_plugin) {
-      const select = h("select", { id: "predict-plugin", "aria-label": t("predict_plugin_question"),
+      const select = h("select", { id: "predict-plugin", "aria-label": t("predict_plugin_question"), disabled: closed,
         onchange: () => mine.node && this.vote(mine.node, select.value) },
       h("option", { value: "", text: t("predict_plugin_any") }),
       ...round.plugins.map((p) => h("option", { value: p, text: p })));
       select.value = mine.plugin || "";
       parts.push(h("label", { class: "predict-plugin" }, h("span", { text: t("predict_plugin_question") }), select));
     }
-    const status = mine.node ? t("predict_yours", { node: mine.node + (mine.plugin ? ` · ${mine.plugin}` : "") })
+    const status = closed ? t("predict_closing") : mine.node ? t("predict_yours", { node: mine.node + (mine.plugin ? ` · ${mine.plugin}` : "") })
       : t(BOOT.access.teacher ? "predict_teacher_next" : "predict_pick");
     parts.push(h("span", { class: "predict-status", text: status }),
       h("span", { class: "predict-votes", "data-votes": round.votes, text: t("predict_votes", { n: round.votes }) }));
-    if (BOOT.access.teacher) parts.push(h("button", { type: "button", class: "btn btn-small btn-ghost", id: "predict-cancel", text: t("predict_cancel"), onclick: () => this.cancel() }));
+    if (BOOT.access.teacher && !closed) parts.push(h("button", { type: "button", class: "btn btn-small btn-ghost", id: "predict-cancel", text: t("predict_cancel"), onclick: () => this.cancel() }));
     return [h("div", { class: "predict-row" }, parts)];
   }
 
