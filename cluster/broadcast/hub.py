@@ -235,10 +235,10 @@ class Hub:
             out.append(Message(json.dumps({"type": "kubelets", "stopped": self.stopped_kubelets})))
         # The teacher's prediction round: armed, a guess, closed at its step 9 (settled here, the
         # first reader after that step), explained, cancelled.
-        key, state = prediction.current(self.cluster)
-        if key != self.prediction:
-            self.prediction = key
-            payload = {"type": "prediction", "round": state}
+        row = prediction.settle(self.cluster)
+        if prediction.key_of(row) != self.prediction:  # the round's JSON (a few counts) only then
+            self.prediction = prediction.key_of(row)
+            payload = {"type": "prediction", "round": prediction.round_json(row)}
             out.append(Message(json.dumps(payload, ensure_ascii=False, separators=(",", ":"))))
         return out
 
