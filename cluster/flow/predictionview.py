@@ -39,18 +39,22 @@ def _body(request: HttpRequest) -> dict:
     return data
 
 
-def _voter(request: HttpRequest) -> str:
-    """A student (any named caller) votes as themself; an anonymous viewer as their browser session."""
+def _voter(request: HttpRequest, create: bool = True) -> str | None:
+    """A student (any named caller) votes as themself; an anonymous viewer as their browser
+    session (made for the first guess: a page that only reads gets none)."""
     caller = caller_of(request)
     if not caller.anonymous:
         return f"user:{caller.name}"[:100]
     if not request.session.session_key:
+        if not create:
+            return None
         request.session.save()  # the cookie goes back with this answer
     return "session:" + hashlib.sha256(request.session.session_key.encode()).hexdigest()[:40]
 
 
 def _state(request: HttpRequest, row) -> dict:
-    return {"round": prediction.round_json(row), "mine": prediction.mine(row, _voter(request))}
+    voter = _voter(request, create=False)
+    return {"round": prediction.round_json(row), "mine": prediction.mine(row, voter) if voter else None}
 
 
 @csrf_exempt  # checked below, for callers without a token
