@@ -20,7 +20,7 @@ function plural(list) {
 function decidedBy(answer) {
   const d = answer.deciding;
   if (!d) return t("predict_by_pending");
-  if (d.kind === "score") {
+  if (d.kind === "score" && d.plugins.length) {
     const plugin = d.plugins[0];
     const scores = d.scores[plugin];
     return t("predict_by_score", {
