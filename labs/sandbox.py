@@ -21,11 +21,12 @@ from cluster.apiserver.clear import clear as delete_all
 from cluster.auth.ratelimit import WRITES
 from cluster.models import Cluster
 from labs import resume
+from labs.catalog import start_position
 from labs.labmodel import Lab
 from labs.models import ClassSession, StepProgress, Student
 
 SETUP = api.Actor(client="api", detail="lab starting state")
-MAX_NAME = 40
+MAX_NAME = 80
 
 
 class JoinError(ValueError):
@@ -75,7 +76,11 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
             user.set_unusable_password()
             user.save(update_fields=["password"])
             student = Student.objects.create(
-                session=session, display_name=display_name, user=user, lab_version=session.lab_version
+                session=session,
+                display_name=display_name,
+                user=user,
+                lab_version=session.lab_version,
+                lab_position=start_position(session) if session.plan else 0,
             )
     except IntegrityError:
         raise JoinError(NAME_TAKEN) from None
@@ -103,6 +108,9 @@ def reset(student: Student, lab: Lab) -> None:
     student.current_step = 0
     student.action_mark = ""
     student.pushed_hint = {}
+    if cluster.pace_ms != lab.pace_ms:  # a course's next lab may have its own pace
+        Cluster.objects.filter(pk=cluster.pk).update(pace_ms=lab.pace_ms)
+        cluster.pace_ms = lab.pace_ms
     student.save(update_fields=["current_step", "action_mark", "pushed_hint"])
     # A check running while the sandbox was cleared may have created it again already.
     StepProgress.objects.get_or_create(student=student, step_id=lab.steps[0].id, defaults={"index": 0})
