@@ -59,9 +59,11 @@ def new_sandbox(lab: Lab, owner, name: str) -> Cluster:
 
 def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
     """A new student in `session` with their own sandbox. Raises JoinError with a clear reason."""
-    display_name = " ".join(display_name.split())[:MAX_NAME]
+    display_name = " ".join(display_name.split())
     if not display_name:
         raise JoinError(_("Please enter a display name."))
+    if len(display_name) > MAX_NAME:  # refused, not cut: the board shows the name as typed
+        raise JoinError(_("A display name has at most %(n)d characters.") % {"n": MAX_NAME})
     if not session.is_open:
         raise JoinError(_("This class session is closed."))
     if session.students.count() >= settings.KUBESIM_MAX_STUDENTS:

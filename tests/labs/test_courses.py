@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.test import Client
 
 from labs.models import ClassSession, Course, LabDefinition, LabRecord, StepProgress
 from labs.selftest import forget
@@ -13,6 +14,8 @@ from tests.labs.conftest import join
 from tests.labs.test_versions import _console, lab_text
 
 pytestmark = pytest.mark.django_db(transaction=True)
+
+REORDERED = {"title_zh": "两个实验", "pace": "student", "labs": ["second-lab", "first-lab"]}
 
 
 def _lab(teacher, lab_id: str, *steps: str, title: str) -> None:
@@ -75,7 +78,7 @@ def test_editing_a_course_makes_a_version_and_a_running_class_keeps_its_plan(tea
     alice = join(session, "Alice")
     edited = teacher.post(
         "/labs/manage/courses/two-labs/",
-        {"title_en": "Two labs", "title_zh": "两个实验", "pace": "student", "labs": ["second-lab", "first-lab"]},
+        {**REORDERED, "title_en": "Two labs"},
     )
     assert edited.status_code == 302
     course.refresh_from_db()
@@ -87,7 +90,7 @@ def test_editing_a_course_makes_a_version_and_a_running_class_keeps_its_plan(tea
     # Only the title changed: no new version.
     teacher.post(
         "/labs/manage/courses/two-labs/",
-        {"title_en": "Two labs!", "title_zh": "两个实验", "pace": "student", "labs": ["second-lab", "first-lab"]},
+        {**REORDERED, "title_en": "Two labs!"},
     )
     course.refresh_from_db()
     assert (course.version, course.title_en) == (2, "Two labs!")
@@ -136,13 +139,15 @@ def test_at_the_students_pace_one_goes_on_while_another_stays_and_earlier_steps_
 
     board = teacher.get(f"/labs/manage/sessions/{session.code}/board.json").json()
     rows = {row["name"]: row for row in board["students"]}
-    assert (rows["Alice"]["lab"], rows["Alice"]["step"], rows["Bob"]["lab"], rows["Bob"]["step"]) == (1, 0, 0, 0)
-    assert [b["en"] for b in board["buckets"]] == ["L1 · 1. Step a", "L1 · 2. Step b", "L1 · Done"] + [
-        "L2 · 1. Step c",
-        "L2 · Done",
-    ]
+    assert [(rows[n]["lab"], rows[n]["step"]) for n in ("Alice", "Bob")] == [(1, 0), (0, 0)]
+    buckets = ["L1 · 1. Step a", "L1 · 2. Step b", "L1 · Done", "L2 · 1. Step c", "L2 · Done"]
+    assert [b["en"] for b in board["buckets"]] == buckets
     assert board["histogram"] == [1, 0, 0, 1, 0]
     assert board["course"]["labs"][1]["students"] == 1 and board["course"]["pace"] == "student"
+    exported = teacher.get(f"/labs/manage/sessions/{session.code}/progress.json").json()
+    ann = next(s for s in exported["students"] if s["name"] == "Alice")
+    assert (ann["lab"], ann["lab_position"], ann["earlier_labs"][0]["lab"]) == ("second-lab", 1, "first-lab")
+    assert [s["id"] for s in ann["earlier_labs"][0]["steps"]] == ["a", "b"]
     # Bob's page still reads his lab 1; he cannot read Alice's.
     assert bob.get("/lab/state").json()["lab"]["id"] == "first-lab"
     assert bob.get("/lab/review/1/0").status_code == 404
@@ -181,3 +186,27 @@ def test_at_the_teachers_pace_the_next_lab_opens_for_everyone_on_the_teachers_ac
     assert carol.get("/lab/state").json()["lab"]["id"] == "second-lab"
     for client in (alice, bob, carol):
         forget(client.student.sandbox)
+
+
+def test_whoami_names_the_student_as_they_joined_beside_a_stable_username(teacher):
+    session = _open(teacher, _course(teacher, "student"))
+    long_name = "Zhang Wei-Ming from the second row, by the window (group B)"
+    assert len(long_name) > 40
+    student = join(session, long_name)
+    assert student.student.display_name == long_name  # whole, not cut at 40
+    body = json.dumps({"kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1"})
+    url = f"/clusters/{student.student.sandbox.name}/apis/authentication.k8s.io/v1/selfsubjectreviews"
+    info = student.post(url, body, "application/json").json()["status"]["userInfo"]
+    assert info["username"] == student.student.user.username and info["username"].startswith("student-")
+    assert info["extra"] == {"kubesim.io/display-name": [long_name]}
+    teacher_info = teacher.post(url, body, "application/json").json()["status"]["userInfo"]
+    assert "extra" not in teacher_info
+    forget(student.student.sandbox)
+
+
+def test_a_display_name_over_80_characters_is_refused_not_cut(teacher):
+    session = _open(teacher, _course(teacher, "student"))
+    refused = Client().post("/join/", {"code": session.code, "name": "x" * 81})
+    assert refused.status_code == 400
+    assert "A display name has at most 80 characters." in refused.content.decode()
+    assert not session.students.exists()
