@@ -230,11 +230,10 @@ def open_next(session: ClassSession) -> dict:
         raise CourseError(_("This class has one lab."))
     if session.labs_open >= len(session.plan):
         raise CourseError(_("Every lab of the course is open already."))
-    with transaction.atomic():
-        opened = ClassSession.objects.select_for_update().get(pk=session.pk)
-        if opened.labs_open != session.labs_open:
-            raise CourseError(_("Someone opened the next lab just now."))
-        ClassSession.objects.filter(pk=session.pk).update(labs_open=session.labs_open + 1)
+    # Compare and set: two clicks (or two teachers) open one lab, not two.
+    opened = ClassSession.objects.filter(pk=session.pk, labs_open=session.labs_open)
+    if not opened.update(labs_open=session.labs_open + 1):
+        raise CourseError(_("Someone opened the next lab just now."))
     session.labs_open += 1
     position = session.labs_open - 1
     students = list(

@@ -81,13 +81,16 @@ def _wait_cell(board, name: str, text: str) -> None:
     board.wait_for_function(f"() => {cell} && {cell}.textContent === {text!r}", timeout=TIMEOUT_MS)
 
 
-def _shots(page, name: str, zh_too: bool = True) -> None:
-    """The page at the three sizes, in English and (switching the page's language) Chinese."""
+def _shots(page, name: str, zh_too: bool = True, prepare=None) -> None:
+    """The page at the three sizes, in English and (switching the page's language) Chinese;
+    `prepare` puts the page back as it was after the switch reloads it."""
     languages = [("en", "")] + ([("zh-hans", "-zh")] if zh_too else [])
     for language, suffix in languages:
         if page.locator(f'html[lang="{language}"]').count() == 0:
             page.click(f".lang-switch button[value={language}]")
             page.wait_for_selector(f'html[lang="{language}"]', timeout=TIMEOUT_MS)
+            if prepare:
+                prepare()
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})
             page.wait_for_timeout(300)
@@ -112,7 +115,7 @@ def test_a_course_at_the_students_pace_and_at_the_teachers(teacher_page, browser
     page.click("#course-save")
     page.wait_for_selector("#course-errors", timeout=TIMEOUT_MS)
     errors = page.locator("#course-errors").text_content()
-    assert "3 problems: nothing was saved." in errors and "at least two labs" in errors
+    assert "4 problems: nothing was saved." in errors and "at least two labs" in errors
     assert "both languages" in errors and "lowercase letters" in errors
     assert page.locator("#course-labs li").count() == 1  # the labs chosen are kept
     _shots(page, "course-form-errors", zh_too=False)
@@ -148,14 +151,18 @@ def test_a_course_at_the_students_pace_and_at_the_teachers(teacher_page, browser
     _shots(page, "course-board-own-pace")
 
     # Ann, in lab 2, re-reads step 1 of lab 1: its instructions and her result.
-    ann.click('#lab-course li[data-lab="0"] summary')
-    ann.click('#lab-course li[data-lab="0"] .lab-step-link >> text=Step a')
-    ann.wait_for_selector("#lab-review:not([hidden])", timeout=TIMEOUT_MS)
+    def reread() -> None:
+        ann.click('#lab-course li[data-lab="0"] summary')
+        ann.click('#lab-course li[data-lab="0"] .lab-step-link >> nth=0')
+        ann.wait_for_selector("#lab-review:not([hidden])", timeout=TIMEOUT_MS)
+
+    reread()
     review = ann.locator("#lab-review").text_content()
     assert "Label node1 a=1." in review and "Passed ✓" in review and "Course lab one" in review
     assert "label nodes node1 a=1" in review  # her console commands of that lab
     assert ann.locator("#lab-body").is_hidden()
-    _shots(ann, "course-student-review")
+    _shots(ann, "course-student-review", prepare=reread)
+    reread()
     ann.click("#lab-review-close")
     assert ann.locator("#lab-body h2").text_content().startswith("1. Step c")
     # Ben re-reads the step he passed in the lab he is on.
@@ -197,6 +204,8 @@ def test_a_course_at_the_students_pace_and_at_the_teachers(teacher_page, browser
 
     page.goto(f"{base}/labs/manage/")
     _shots(page, "course-manage")
+    page.goto(f"{base}/labs/manage/courses/own-pace/")
+    _shots(page, "course-form")
     # The server is shared with the other labs browser tests, which count the published labs.
     for lab_id in LABS:
         _publish(page, base, lab_id, "Unpublish")
