@@ -16,12 +16,16 @@ from tests.labs_browser.test_instructor_browser import TIMEOUT_MS, shot, teacher
 pytestmark = pytest.mark.browser
 
 SIZES = [(1280, 720), (1600, 1000), (1920, 1080)]
-LABS = {"course-one": (("a", "b"), "Course lab one"), "course-two": (("c",), "Course lab two")}
+LABS = {
+    "course-one": (("a", "b"), "Course lab one", "课程实验一"),
+    "course-two": (("c",), "Course lab two", "课程实验二"),
+}
 
 
-def _new_lab(page, base: str, lab_id: str, steps, title: str) -> None:
+def _new_lab(page, base: str, lab_id: str, steps, title: str, title_zh: str) -> None:
     page.goto(f"{base}/labs/manage/new")
-    page.fill("#lab-source", lab_text(*steps, title=title).replace("id: versions", f"id: {lab_id}"))
+    text = lab_text(*steps, title=title).replace("id: versions", f"id: {lab_id}")
+    page.fill("#lab-source", text.replace("zh: 版本", f"zh: {title_zh}"))
     page.click(".labs-editor button.labs-primary")
     page.wait_for_url(f"{base}/labs/manage/{lab_id}/", timeout=TIMEOUT_MS)
 
@@ -102,8 +106,8 @@ def _shots(page, name: str, zh_too: bool = True, prepare=None) -> None:
 
 def test_a_course_at_the_students_pace_and_at_the_teachers(teacher_page, browser, labs_server):  # noqa: F811
     page, base = teacher_page, teacher_page.base
-    for lab_id, (steps, title) in LABS.items():
-        _new_lab(page, base, lab_id, steps, title)
+    for lab_id, (steps, title, title_zh) in LABS.items():
+        _new_lab(page, base, lab_id, steps, title, title_zh)
         _publish(page, base, lab_id, "Publish")
 
     # A refused form: every problem named at its field, nothing stored, the input kept.
@@ -160,6 +164,7 @@ def test_a_course_at_the_students_pace_and_at_the_teachers(teacher_page, browser
     review = ann.locator("#lab-review").text_content()
     assert "Label node1 a=1." in review and "Passed ✓" in review and "Course lab one" in review
     assert "label nodes node1 a=1" in review  # her console commands of that lab
+    assert "null" not in review and "undefined" not in review
     assert ann.locator("#lab-body").is_hidden()
     _shots(ann, "course-student-review", prepare=reread)
     reread()

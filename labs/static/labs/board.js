@@ -204,13 +204,14 @@ function courseLine() {
   const pace = c.pace === "student"
     ? el("span", { class: "lab-found", id: "course-pace" }, t("Students go on at their own pace.", "学生按自己的进度进入下一个实验。"))
     : el("span", { class: "lab-found", id: "course-pace" }, t(`${c.open} of ${c.labs.length} labs open.`, `已打开 ${c.open} / ${c.labs.length} 个实验。`));
-  courseBar.replaceChildren(labs, pace, next || "");
+  courseBar.replaceChildren(...[labs, pace, next].filter(Boolean));
 }
 
 function draw() {
   if (!board) return;
   // The class's version of the lab (its title may differ from the newest version's); a course's title.
   document.querySelector(".labs-board-title h1").textContent = pick(board.course ? board.course.title : board.lab.title);
+  root.classList.toggle("is-course", Boolean(board.course));
   courseLine();
   versionBanner();
   histogram();

@@ -58,7 +58,7 @@ function showReview(step) {
   const commands = step.commands && step.commands.length ? el("details", { class: "lab-review-commands" },
     el("summary", {}, t(`Your console commands in this lab (${step.commands.length})`, `你在这个实验中的控制台命令（${step.commands.length}）`)),
     step.commands.map((c) => el("div", {}, el("pre", { class: "lab-review-command" }, `$ ${c.command}`), c.output ? el("pre", {}, c.output) : null))) : null;
-  reviewBox.replaceChildren(
+  reviewBox.replaceChildren(...[
     el("div", { class: "lab-review-head" }, el("span", { class: "lab-found" }, pick(step.lab.title)),
       el("button", { type: "button", id: "lab-review-close", onclick: () => { reviewBox.hidden = true; body.hidden = false; } },
         t("Back to my current step", "回到当前步骤"))),
@@ -70,7 +70,7 @@ function showReview(step) {
     said,
     ...step.hints.map((h, i) => el("div", { class: "lab-hint" }, el("strong", {}, t(`Hint ${i + 1}: `, `提示 ${i + 1}：`)), el("span", { html: h[LANG] }))),
     solution({ solution: step.solution, solution_after: 0 }),
-    commands);
+    commands].filter(Boolean)); // replaceChildren would print a null as "null"
   reviewBox.hidden = false;
   body.hidden = true;
 }
