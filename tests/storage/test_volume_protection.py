@@ -21,14 +21,18 @@ def gone(cluster, kind: str, name: str, namespace: str | None = "default") -> bo
     return False
 
 
-def test_admission_adds_the_protection_finalizers(demo):
+def test_admission_adds_the_protection_finalizers(demo):  # noqa: F811
     created = api.create(demo, claim("c", class_name="standard"), KUBECTL)
     assert created["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
     volume = {
         "apiVersion": "v1",
         "kind": "PersistentVolume",
         "metadata": {"name": "v", "finalizers": ["example.com/mine"]},
-        "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/d"}},
+        "spec": {
+            "capacity": {"storage": "1Gi"},
+            "accessModes": ["ReadWriteOnce"],
+            "hostPath": {"path": "/d"},
+        },
     }
     assert api.create(demo, volume, KUBECTL)["metadata"]["finalizers"] == [
         "example.com/mine",
@@ -36,7 +40,7 @@ def test_admission_adds_the_protection_finalizers(demo):
     ]
 
 
-def test_a_claim_in_use_stays_terminating_until_its_pod_is_gone_then_its_volume_goes(demo, fake_clock):
+def test_a_claim_in_use_stays_terminating_until_its_pod_is_gone_then_its_volume_goes(demo, fake_clock):  # noqa: F811
     api.create(demo, claim("data", class_name="standard"), KUBECTL)
     api.create(demo, pod("web", "data"), KUBECTL)
     drive_until(lambda: api.get(demo, "Pod", "default", "web")["spec"].get("nodeName"))
@@ -59,7 +63,7 @@ def test_a_claim_in_use_stays_terminating_until_its_pod_is_gone_then_its_volume_
     assert gone(demo, "PersistentVolume", volume, None)  # the class's Delete policy, then pv-protection
 
 
-def test_a_bound_volume_being_deleted_stays_until_its_claim_is_gone(demo):
+def test_a_bound_volume_being_deleted_stays_until_its_claim_is_gone(demo):  # noqa: F811
     volume = {
         "apiVersion": "v1",
         "kind": "PersistentVolume",
