@@ -123,14 +123,15 @@ def check_room(cluster: Cluster | None = None, holder: str = "") -> None:
     if holder and open_count(holder=holder) >= settings.KUBESIM_EXEC_MAX_SESSIONS_PER_USER:
         limit = settings.KUBESIM_EXEC_MAX_SESSIONS_PER_USER
         raise ApiError(
-            429, "TooManyRequests", f"you have {limit} exec sessions open; close one and try again"
+            429, "TooManyRequests", f"you have {limit} exec sessions open; close one and try again", {}
         )
     if cluster is not None and open_count(cluster=cluster) >= settings.KUBESIM_EXEC_MAX_SESSIONS_PER_CLUSTER:
         raise ApiError(
-            429, "TooManyRequests", "too many exec sessions are open in this cluster; try again later"
+            429, "TooManyRequests", "too many exec sessions are open in this cluster; try again later", {}
         )
     if open_count() >= settings.KUBESIM_EXEC_MAX_SESSIONS:
-        raise ApiError(429, "TooManyRequests", "too many exec sessions are open; try again later")
+        # details as NewTooManyRequests has them, without a Retry-After (kubectl would retry)
+        raise ApiError(429, "TooManyRequests", "too many exec sessions are open; try again later", {})
 
 
 def open_count(cluster: Cluster | None = None, holder: str = "") -> int:

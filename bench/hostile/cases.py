@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from bench.hostile.bodies import KINDS, dotted, put, valid, wrong_bodies
 from bench.hostile.client import APPLY, JSON, JSON_PATCH, MERGE, STRATEGIC, Answer, Client
+from cluster.apiserver.kinds import kind_info
 
 
 @dataclass
@@ -37,16 +38,21 @@ def _pods(client: Client, label: str = "app=x") -> list[dict]:
 
 
 def orphans(client: Client) -> int:
-    """Objects whose controller ownerReference names an object that does not exist."""
+    """Workloads and pods whose controller ownerReference names an object that does not exist
+    (the owner looked up in its own kind: kube-system's pods belong to DaemonSets and Nodes)."""
     kinds = ("ReplicationController", "ReplicaSet", "Deployment", "Pod")
     objects = [obj for kind in kinds for obj in client.items(kind)]
-    uids = {obj["metadata"]["uid"] for obj in objects}
-    return sum(
-        1
-        for obj in objects
-        for ref in (obj["metadata"].get("ownerReferences") or [])[:1]
-        if ref.get("controller") and ref.get("uid") not in uids
-    )
+    owners: dict[str, set[str]] = {}
+    missing = 0
+    for obj in objects:
+        ref = next((r for r in obj["metadata"].get("ownerReferences") or [] if r.get("controller")), None)
+        if ref is None:
+            continue
+        kind = ref.get("kind", "")
+        if kind not in owners:
+            owners[kind] = {o["metadata"]["uid"] for o in client.items(kind)} if kind_info(kind) else set()
+        missing += ref.get("uid") not in owners[kind]
+    return missing
 
 
 def _wait_for_no_pods(client: Client, seconds: float) -> int:

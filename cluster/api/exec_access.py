@@ -13,8 +13,8 @@ from cluster.auth import access
 from cluster.models import Cluster
 
 
-def _where(namespace: str, name: str) -> dict:
-    return {"verb": "create", "resource": "pods/exec", "namespace": namespace, "name": name}
+def _where(namespace: str, name: str, resource: str = "pods/exec") -> dict:
+    return {"verb": "create", "resource": resource, "namespace": namespace, "name": name}
 
 
 def authorize(request_or_scope, cluster: Cluster, namespace: str, name: str) -> str:
@@ -24,7 +24,10 @@ def authorize(request_or_scope, cluster: Cluster, namespace: str, name: str) -> 
     return access.authorize(request_or_scope, cluster, verb, where.pop("resource"), **where).name
 
 
-def exec_cluster(request_or_scope, cluster_name: str, namespace: str, name: str) -> tuple[Cluster, str]:
-    """The cluster by name and the caller's user name, if the caller may exec into the pod."""
-    cluster = access.get_cluster(request_or_scope, cluster_name, **_where(namespace, name))
+def exec_cluster(
+    request_or_scope, cluster_name: str, namespace: str, name: str, resource: str = "pods/exec"
+) -> tuple[Cluster, str]:
+    """The cluster by name and the caller's user name, if the caller may exec into (or attach
+    to: `pods/attach`) the pod."""
+    cluster = access.get_cluster(request_or_scope, cluster_name, **_where(namespace, name, resource))
     return cluster, access.caller_of(request_or_scope).name

@@ -130,7 +130,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
 
         def write(channel: int, text: str) -> None:
             if (channel == STDOUT and options.stdout) or (channel == STDERR and options.stderr):
-                post(bytes([channel]) + text.encode())
+                post(bytes([channel]) + text.encode("utf-8", "surrogateescape"))
 
         code: int | None = None
         try:
@@ -140,8 +140,13 @@ class ExecConsumer(AsyncWebsocketConsumer):
             pass
         except Exception:
             logger.exception("exec in %s/%s failed", ctx.namespace, ctx.pod)
-            message = "Internal error occurred: error executing command in container"
-            post(status_frame(status_error(ApiError(500, "InternalError", message))))
+            cause = "error executing command in container"
+            details = {"causes": [{"message": cause}]}  # NewInternalError's
+            post(
+                status_frame(
+                    status_error(ApiError(500, "InternalError", f"Internal error occurred: {cause}", details))
+                )
+            )
         finally:
             try:
                 execsessions.closed(self.session, code)

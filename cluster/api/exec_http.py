@@ -1,4 +1,4 @@
-"""pods/exec over plain HTTP: what kubectl's SPDY fallback (a POST) and other callers get.
+"""pods/exec and pods/attach over plain HTTP: what kubectl's SPDY fallback (a POST) and other callers get.
 
 A refused websocket handshake makes kubectl retry over SPDY; this answers that retry with the
 Status kube-apiserver would send, which kubectl prints (`Error from server (BadRequest): pod web
@@ -22,16 +22,18 @@ def exec_response(request: HttpRequest, cluster_name: str, target: Target) -> Ht
     try:
         if request.method not in ("GET", "POST"):
             raise method_not_allowed(request.method or "")
-        cluster, _user = exec_cluster(request, cluster_name, target.namespace, target.name)
+        resource = f"pods/{target.subresource}"  # exec or attach
+        cluster, _user = exec_cluster(request, cluster_name, target.namespace, target.name, resource)
         execsessions.check_room(cluster, execsessions.holder_of(access.caller_of(request)))
         options = parse_options(target.namespace, target.name, dict(request.GET.lists()))
-        pod, container = resolve(cluster, options)
+        pod, container = resolve(cluster, options, attach=target.subresource == "attach")
         problem = runtime_error(pod, container)
         if problem:  # the kubelet's plain-text answer, passed through by the API server's proxy
             return HttpResponse(problem, status=500, content_type="text/plain; charset=utf-8")
         if "spdy" in request.headers.get("Upgrade", "").lower():
             raise bad_request(
-                "KubeSim streams exec over WebSocket (v5.channel.k8s.io) only; this client fell back to SPDY"
+                f"KubeSim streams {target.subresource} over WebSocket (v5.channel.k8s.io) only; "
+                "this client fell back to SPDY"
             )
         raise bad_request("Upgrade request required")
     except ApiError as err:

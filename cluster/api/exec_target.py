@@ -44,23 +44,30 @@ def parse_options(namespace: str, name: str, query: str | dict) -> ExecOptions:
     )
 
 
-def resolve(cluster: Cluster, options: ExecOptions) -> tuple[dict, str]:
-    """(pod, container name) or the ApiError kube-apiserver answers before any upgrade."""
+def _names(pod: dict, field_name: str) -> list[str]:
+    return [c["name"] for c in (pod.get("spec") or {}).get(field_name) or []]
+
+
+def resolve(cluster: Cluster, options: ExecOptions, attach: bool = False) -> tuple[dict, str]:
+    """(pod, container name) or the ApiError kube-apiserver answers before any upgrade
+    (its streamLocation: any container of the pod, init and ephemeral ones included, by name)."""
     pod = api.get(cluster, "Pod", options.namespace, options.name)
-    names = [c["name"] for c in (pod.get("spec") or {}).get("containers") or []]
+    names, init = _names(pod, "containers"), _names(pod, "initContainers")
     container = options.container
     if not container:
         if len(names) != 1:
-            raise bad_request(
-                f"a container name must be specified for pod {options.name}, "
-                f"choose one of: [{' '.join(names)}]"
-            )
+            message = f"a container name must be specified for pod {options.name}"
+            if names:
+                message += f", choose one of: [{' '.join(names)}]"
+            if names and init:
+                message += f" or one of the init containers: [{' '.join(init)}]"
+            raise bad_request(message)
         container = names[0]
-    elif container not in names:
+    elif container not in [*names, *init, *_names(pod, "ephemeralContainers")]:
         raise bad_request(f"container {container} is not valid for pod {options.name}")
     if not (pod.get("spec") or {}).get("nodeName"):
         raise bad_request(f"pod {options.name} does not have a host assigned")
-    if not options.command:
+    if not attach and not options.command:
         raise bad_request("you must specify at least one command for the container")
     if not (options.stdin or options.stdout or options.stderr):
         raise bad_request("you must specify at least 1 of stdin, stdout, stderr")

@@ -6,7 +6,8 @@ group, version, resource, subresource, scope, component and code) and
 logs, which last as long as the client likes, are counted but not timed, as upstream leaves
 long-running requests out of it), then what the control plane's components count in this process
 (cluster/client/counters.py: `scheduler_schedule_attempts_total`,
-`scheduler_preemption_attempts_total`, `scheduler_pending_pods`). Each cluster's series are its
+`scheduler_preemption_attempts_total`, `scheduler_pending_pods`, and the controller manager's
+`workqueue_*` series). Each cluster's series are its
 own: a caller reads those of the cluster it addresses. Counted in memory by the process that
 answered, as each kube-apiserver instance counts its own (in the scale-out profile, one process's
 share), and lost at restart.
@@ -165,7 +166,9 @@ def _number(value: float) -> str:
 def _series(name: str, labels: dict[str, str], value: float) -> str:
     if not labels:
         return f"{name} {_number(value)}\n"
-    inner = ",".join(f'{k}="{_escape(v)}"' for k, v in sorted(labels.items()))
+    # Sorted by name, a histogram's `le` last, as client_golang writes them.
+    ordered = sorted(labels.items(), key=lambda item: (item[0] == "le", item[0]))
+    inner = ",".join(f'{k}="{_escape(v)}"' for k, v in ordered)
     return f"{name}{{{inner}}} {_number(value)}\n"
 
 
@@ -189,10 +192,10 @@ def exposition(cluster: str, registry: Registry = REQUESTS) -> str:
     series = [({**request.labels(), "code": str(code)}, value) for (request, code), value in totals.items()]
     for labels, value in sorted(series, key=lambda item: _order(item[0])):
         out.append(_series("apiserver_request_total", labels, value))
-    for name, counted in counters.of(cluster).items():
+    for name, counted in counters.samples(cluster).items():
         kind, text = counters.DEFINITIONS[name]
         out += [f"# HELP {name} {text}\n", f"# TYPE {name} {kind}\n"]
-        out += [_series(name, labels, value) for labels, value in counted]
+        out += [_series(sample, labels, value) for sample, labels, value in counted]
     return "".join(out)
 
 

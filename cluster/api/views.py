@@ -46,7 +46,7 @@ def verb_of(method: str, target: Target) -> str:
 def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, rest: str) -> HttpResponse:
     try:
         target = resolve(group, version, rest)
-        if target.subresource == "exec":  # authorized as `create` on pods/exec, for GET and POST alike
+        if target.subresource in ("exec", "attach"):  # authorized as `create` on pods/exec|attach
             return exec_response(request, cluster_name, target)
         cluster = find_cluster(request, cluster_name, verb_of(request.method or "", target), target)
         if protobuf_only(request.headers.get("Accept", "")):

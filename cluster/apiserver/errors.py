@@ -40,10 +40,10 @@ class ApiError(Exception):
             "status": "Failure",
             "message": self.message,
             "reason": self.reason,
-            "code": self.code,
         }
         if self.details is not None:  # kube-apiserver prints `"details": {}` when it has none
             status["details"] = self.details
+        status["code"] = self.code  # after details, in metav1.Status's field order
         return status
 
 
@@ -104,8 +104,12 @@ def unsupported_media_type(content_type: str) -> ApiError:
 
 
 def method_not_allowed(verb: str) -> ApiError:
+    """NewGenericServerResponse(405): its details are there, empty (`"details": {}`)."""
     return ApiError(
-        405, "MethodNotAllowed", f"the server does not allow this method on the requested resource ({verb})"
+        405,
+        "MethodNotAllowed",
+        f"the server does not allow this method on the requested resource ({verb})",
+        {},
     )
 
 

@@ -55,7 +55,7 @@ def to_scale(body: dict) -> dict:
 def _scalable(kind: str) -> KindInfo:
     info = info_for(kind)
     if not info.has_scale:
-        raise ApiError(404, "NotFound", "the server could not find the requested resource")
+        raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
     return info
 
 

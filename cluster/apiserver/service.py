@@ -90,9 +90,10 @@ def patch(
         row = find_or_builtin(locked, info, namespace, name)
         if row is None and media == APPLY and isinstance(decoded, dict):
             meta = decoded.setdefault("metadata", {})
-            meta.setdefault("name", name)
-            if info.namespaced:
-                meta.setdefault("namespace", namespace)
+            if isinstance(meta, dict):  # else create's type check names the field
+                meta.setdefault("name", name)
+                if info.namespaced:
+                    meta.setdefault("namespace", namespace)
             return create(cluster, decoded, actor)
         if row is None:
             raise not_found(info, name)

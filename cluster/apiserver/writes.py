@@ -16,6 +16,7 @@ from cluster.apiserver.errors import already_exists, conflict, invalid, not_foun
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import check_kind, info_for, namespace_exists
 from cluster.apiserver.validators import validate
+from cluster.kinds.core import ephemeral
 from cluster.models import ApiObject, Cluster
 
 
@@ -87,6 +88,8 @@ def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) 
     `old` is the row's freshly read body (ours): the result may share parts of it, but never
     changes it, so `result == old` still tells a write that changes nothing.
     """
+    if subresource == "ephemeralcontainers":
+        return ephemeral.merged(old, new)
     if subresource == "status":
         result = dict(old)
         result["metadata"] = meta = dict(old["metadata"])
@@ -135,7 +138,10 @@ def store_update(
     nothing; one that removes the last finalizer of an object being deleted removes it."""
     old = row.body
     result = merge_update(info, old, new, subresource)
-    causes = validate(info, result, old)
+    if subresource == "ephemeralcontainers":
+        causes = ephemeral.validate(result, old)
+    else:
+        causes = validate(info, result, old)
     if causes:
         raise invalid(info, row.name, causes)
     result["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")

@@ -404,7 +404,9 @@ class ApiClient:
         with transaction.atomic():
             locked = store.lock(self.cm.cluster)
             if live_owner(locked, self.cj) is None:
-                raise ApiError(404, "NotFound", f'cronjobs.batch "{self.cj["metadata"]["name"]}" not found')
+                name = self.cj["metadata"]["name"]
+                details = {"name": name, "group": "batch", "kind": "cronjobs"}
+                raise ApiError(404, "NotFound", f'cronjobs.batch "{name}" not found', details)
             trace = start_trace(locked, "Job", meta["namespace"], meta["name"], "create", TITLE)
             created = api.create(self.cm.cluster, job, Actor("controller-manager", TITLE, trace))
             _record_request_steps(locked, trace, created)

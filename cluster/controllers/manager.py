@@ -6,9 +6,12 @@ the pods it creates land through the API server, which records steps 7 and 8.
 
 from __future__ import annotations
 
+import time
+
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.kinds import kind_info, workload_kinds
 from cluster.broadcast import nudge
+from cluster.client import counters
 from cluster.client.informer import Delta, Informer, db
 from cluster.controllers.cronjob import CronJobController
 from cluster.controllers.daemonset import DaemonSetController
@@ -42,6 +45,16 @@ _ORDER = {
     "DaemonSet": 1,
     "StatefulSet": 1,
     "Job": 1,
+}
+# Each controller's workqueue, by the name upstream's controller gives it (its `workqueue_*` series).
+QUEUE_NAMES = {
+    "ReplicationController": "replicationmanager",
+    "ReplicaSet": "replicaset",
+    "Deployment": "deployment",
+    "DaemonSet": "daemonset",
+    "StatefulSet": "statefulset",
+    "Job": "job",
+    "CronJob": "cronjob",
 }
 
 
@@ -81,6 +94,7 @@ class ControllerManager:
         self.orphans: dict[tuple[str, str], dict] = {}  # active pods no controller owns
         self.stepped: set[str] = set()  # traces whose steps 5 and 6 are recorded
         self.timers: dict[OwnerKey, float] = {}  # owner -> clock.monotonic() when it syncs again
+        self.added: dict[OwnerKey, float] = {}  # owner -> time.perf_counter() when it was queued
         self.controllers = {
             "ReplicationController": ReplicationManager(self),
             "ReplicaSet": ReplicaSetController(self),
@@ -97,6 +111,10 @@ class ControllerManager:
         self.taint_eviction = TaintEvictionController(self)
         self.node_lifecycle = NodeLifecycleController(self)
         self.namespaces = NamespaceController(self)
+        for queue in QUEUE_NAMES.values():  # upstream's series exist from the queue's construction
+            for name in (counters.QUEUE_ADDS, counters.QUEUE_RETRIES):
+                counters.add(cluster_name, name, {"name": queue}, 0)
+            counters.set_gauge(cluster_name, counters.QUEUE_DEPTH, {"name": queue}, 0)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
         return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
@@ -126,10 +144,29 @@ class ControllerManager:
         dirty, self.dirty = self.dirty, {}
         # Owners before what they own: a Deployment's scale-down reaches its ReplicaSet first.
         for (kind, namespace, name), trace_id in sorted(dirty.items(), key=lambda item: _ORDER[item[0][0]]):
+            queue = self._take((kind, namespace, name), dirty)
             obj = self.informer.get(kind, namespace, name)
-            if obj is not None:
-                await self.controllers[kind].sync(obj, trace_id)
+            counters.start_work(self.cluster_name, queue)
+            try:
+                if obj is not None:
+                    await self.controllers[kind].sync(obj, trace_id)
+            finally:
+                worked = counters.finish_work(self.cluster_name, queue)
+                counters.observe(self.cluster_name, counters.QUEUE_WORK_DURATION, {"name": queue}, worked)
         return True
+
+    def _take(self, key: OwnerKey, taken: dict[OwnerKey, str | None]) -> str:
+        """The queue's Get for one owner: how long it waited, and the depth it leaves (what is
+        still to sync of this pass, plus what was queued since)."""
+        queue = QUEUE_NAMES[key[0]]
+        added = self.added.pop(key, None)
+        if added is not None:
+            waited = time.perf_counter() - added
+            counters.observe(self.cluster_name, counters.QUEUE_DURATION, {"name": queue}, waited)
+        taken.pop(key, None)
+        depth = sum(1 for k in (*taken, *self.dirty) if k[0] == key[0])
+        counters.set_gauge(self.cluster_name, counters.QUEUE_DEPTH, {"name": queue}, depth)
+        return queue
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -208,7 +245,14 @@ class ControllerManager:
         self._mark((kind, namespace, name), trace_id)
 
     def _mark(self, key: OwnerKey, trace_id: str | None) -> None:
-        if trace_id is not None or key not in self.dirty:
+        if key not in self.dirty:  # the workqueue counts an add once until the item is taken
+            queue = QUEUE_NAMES[key[0]]
+            counters.add(self.cluster_name, counters.QUEUE_ADDS, {"name": queue})
+            self.added.setdefault(key, time.perf_counter())
+            self.dirty[key] = trace_id
+            depth = sum(1 for k in self.dirty if k[0] == key[0])
+            counters.set_gauge(self.cluster_name, counters.QUEUE_DEPTH, {"name": queue}, depth)
+        elif trace_id is not None:
             self.dirty[key] = trace_id
 
     def _index_pod(self, delta: Delta) -> None:

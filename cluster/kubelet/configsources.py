@@ -15,6 +15,8 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cluster.kubelet import hostroot
+
 Lookup = Callable[[str, str, str], dict | None]
 _RESOURCE = {"ConfigMap": "configmap", "Secret": "secret"}
 
@@ -178,8 +180,21 @@ def container_files(pod: dict, container: dict, lookup: Lookup, token: TokenFor 
         for v in (pod.get("spec") or {}).get("volumes") or []
         if isinstance(v, dict) and isinstance(v.get("projected"), dict)
     }
+    host_paths = {
+        v.get("name"): v["hostPath"].get("path", "/")
+        for v in (pod.get("spec") or {}).get("volumes") or []
+        if isinstance(v, dict) and isinstance(v.get("hostPath"), dict)
+    }
+    node = (pod.get("spec") or {}).get("nodeName") or ""
+    host_ip = (pod.get("status") or {}).get("hostIP") or ""
     directories, files = [], {}
     for mount in container.get("volumeMounts") or []:
+        if mount.get("name") in host_paths:  # the node's own files (kubectl debug node/NAME)
+            where = mount.get("mountPath", "")
+            shown, found_files = hostroot.mounted(host_paths[mount["name"]], where, node, host_ip)
+            directories.extend(shown)
+            files.update(found_files)
+            continue
         if mount.get("name") in projected:
             root = mount.get("mountPath", "")
             directories.append(root)

@@ -27,6 +27,7 @@ class Record:
     image_id: str
     init: bool = False
     sidecar: bool = False  # an init container with restartPolicy: Always
+    ephemeral: bool = False  # added by `kubectl debug`: never restarted, no part of the phase
     state: dict = field(default_factory=lambda: {"waiting": {"reason": "PodInitializing"}})
     last_state: dict = field(default_factory=dict)
     restart_count: int = 0
@@ -111,7 +112,7 @@ def _condition(type_: str, ok: bool, reason: str = "", message: str = "") -> dic
 def phase(records: list[Record], policy: str) -> str:
     """upstream's getPhase for a pod whose containers the kubelet has started."""
     inits = [r for r in records if r.init and not r.sidecar]
-    apps = [r for r in records if not r.init]
+    apps = [r for r in records if not r.init and not r.ephemeral]
     for record in inits:
         if record.succeeded:
             continue
@@ -132,7 +133,7 @@ def pod_status(pod: dict, records: list[Record], host_ip: str, pod_ip: str, star
     policy = spec.get("restartPolicy", "Always")
     current = phase(records, policy)
     incomplete = [r.name for r in records if r.init and not r.sidecar and not r.succeeded]
-    unready = [r.name for r in records if (not r.init or r.sidecar) and not r.ready]
+    unready = [r.name for r in records if (not r.init or r.sidecar) and not r.ephemeral and not r.ready]
     ready = not unready
     not_ready_message = f"containers with unready status: [{' '.join(unready)}]"
     if current == "Succeeded":
@@ -166,7 +167,10 @@ def pod_status(pod: dict, records: list[Record], host_ip: str, pod_ip: str, star
     inits = [r.entry() for r in records if r.init]
     if inits:
         status["initContainerStatuses"] = inits
-    status["containerStatuses"] = [r.entry() for r in records if not r.init]
+    status["containerStatuses"] = [r.entry() for r in records if not r.init and not r.ephemeral]
+    ephemeral = [r.entry() for r in records if r.ephemeral]
+    if ephemeral:
+        status["ephemeralContainerStatuses"] = ephemeral
     previous = pod.get("status") or {}
     if previous.get("qosClass"):
         status["qosClass"] = previous["qosClass"]

@@ -27,7 +27,8 @@ from cluster.flow.steps import KUBELET_PORT
 from cluster.kubelet import configwait, power, pulls, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.configwait import ConfigDuties
-from cluster.kubelet.lifecycle import ContainerLifecycle, field_path
+from cluster.kubelet.containerstatus import Record
+from cluster.kubelet.lifecycle import ContainerLifecycle, ephemeral_containers, field_path
 from cluster.kubelet.nodes import NodeDuties
 from cluster.kubelet.podwrites import PodWrites, Together
 from cluster.kubelet.probes import ProbeDuties
@@ -181,6 +182,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
             self.workers[key] = asyncio.create_task(self._at_work(lambda: self._run_pod(key, delta.trace_id)))
         elif uid in self.handled and changed_images(pod) and not self._busy(key):
             self.workers[key] = asyncio.create_task(self._at_work(lambda: self._upgrade(key, delta.trace_id)))
+        elif uid in self.handled and self._new_ephemeral(key, pod) and not self._busy(key):
+            self.workers[key] = asyncio.create_task(self._at_work(lambda: self._add_ephemeral(key)))
 
     async def _at_work(self, work: Callable[[], Awaitable[None]]) -> None:
         """A pod worker counts as the control plane at work (the hub waits for it, see hub.py).
@@ -225,7 +228,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
             # ErrImagePull or InvalidImageName ended the trace (step 13); try again later.
             self._after_failed_pull(key, pulled, attempt)
             return
-        pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
+        pod_ip = (pod.get("status") or {}).get("podIP") or self._pod_ip(pod, node, host_ip)
         problem = await self.config_problem(pod)
         if problem is not None:
             # A ConfigMap, Secret or key is missing: wait, and try again after the back-off.
@@ -257,7 +260,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
         if isinstance(pulled, pulls.PullFailure):
             return
         await gate.before_step(self.cluster_name, trace_id, 13)
-        pod_ip = (pod.get("status") or {}).get("podIP") or self._allocate_ip(node)
+        pod_ip = (pod.get("status") or {}).get("podIP") or self._pod_ip(pod, node, host_ip)
         run = self.pod_runs.get(key)
         if run is None or run.uid != pod["metadata"].get("uid"):
             self._start_containers(pod, node, changed)  # a pod this kubelet did not start
@@ -266,6 +269,47 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
             await db(self.restart_changed)(pod, run, changed, pulled)
             status = self.started_status(pod, run)
         await self.pod_writes.write(self._write_status, pod, status, trace_id, node)
+
+    def _pod_ip(self, pod: dict, node: str, host_ip: str) -> str:
+        """hostNetwork: the node's own address; otherwise one of the node's pod CIDR."""
+        return host_ip if (pod.get("spec") or {}).get("hostNetwork") else self._allocate_ip(node)
+
+    def _new_ephemeral(self, key: tuple[str, str], pod: dict) -> list[dict]:
+        """Ephemeral containers added to a pod this kubelet runs (`kubectl debug`), not started yet."""
+        run = self.pod_runs.get(key)
+        if run is None or run.finished or run.uid != pod["metadata"].get("uid"):
+            return []
+        return [c for c in ephemeral_containers(pod) if run.record(c.get("name", "")) is None]
+
+    async def _add_ephemeral(self, key: tuple[str, str]) -> None:
+        """Pull the new ephemeral containers' images and start them beside the running ones;
+        their states go to ephemeralContainerStatuses."""
+        pod = self.informer.get("Pod", *key)
+        added = self._new_ephemeral(key, pod) if pod is not None else []
+        run = self.pod_runs.get(key)
+        if not added or run is None:
+            return
+        pullable = [c for c in added if catalog.invalid_name(c.get("image", "")) is None and catalog.lookup(
+            c.get("image", ""))]  # fmt: skip
+        only_pullable = {**pod, "spec": {**pod["spec"], "initContainers": [], "containers": pullable}}
+        pulled = await self._pull_all(only_pullable, run.node, run.host_ip, None)
+        pulled = pulled if isinstance(pulled, dict) else {}
+        failed = []
+        for container in added:
+            image = pulled.get(container["name"])
+            record = Record(container["name"], container.get("image", ""), image.image_id if image else "")
+            record.ephemeral, record.state = True, {"waiting": {"reason": "ContainerCreating"}}
+            if image is None:  # not in the catalogue: it waits for good, as the Events say
+                error = catalog.pull_error(container.get("image", ""))
+                self._event(pod, run.node, "Failed", pulls.failed_to_pull(container.get("image", ""), error),
+                            container, "Warning")  # fmt: skip
+                record.state = {"waiting": {"reason": "ErrImagePull", "message": error}}
+                failed.append(record)
+            else:
+                run.records.append(record)
+        await self.pod_starts.call(self.start_ready, pod, run, [])
+        run.records.extend(failed)  # after the starts: they never start
+        await self.pod_writes.write(self._write_status, pod, self.started_status(pod, run), None, run.node)
 
     def _kill_changed(self, pod: dict, node: str, changed: set[str]) -> None:
         for container in pod["spec"].get("containers") or []:

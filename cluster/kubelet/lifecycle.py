@@ -28,7 +28,7 @@ from cluster.kubelet.containerstatus import (
     terminated_state,
 )
 from cluster.kubelet.entrypoint import resolve
-from cluster.kubelet.processes import ContainerRun, ProcessTable
+from cluster.kubelet.processes import ContainerRun, ProcessTable, end_streams
 from cluster.shell import pods as shellpods
 from cluster.shell.profiles import profile_for
 from k8s import clock
@@ -59,12 +59,19 @@ def _app_containers(pod: dict) -> list[dict]:
     return list((pod.get("spec") or {}).get("containers") or [])
 
 
+def ephemeral_containers(pod: dict) -> list[dict]:
+    return list((pod.get("spec") or {}).get("ephemeralContainers") or [])
+
+
 def spec_of(pod: dict, name: str) -> dict | None:
-    return next((c for c in [*_init_containers(pod), *_app_containers(pod)] if c.get("name") == name), None)
+    every = [*_init_containers(pod), *_app_containers(pod), *ephemeral_containers(pod)]
+    return next((c for c in every if c.get("name") == name), None)
 
 
 def field_path(pod: dict, name: str) -> str:
     kind = "initContainers" if any(c.get("name") == name for c in _init_containers(pod)) else "containers"
+    if any(c.get("name") == name for c in ephemeral_containers(pod)):
+        kind = "ephemeralContainers"
     return f"spec.{kind}{{{name}}}"
 
 
@@ -178,11 +185,12 @@ class ContainerLifecycle:
             image,
             record.init and not record.sidecar,
             bool(container.get("stdin")),
+            bool(container.get("stdinOnce")),
         )
         self._event(pod, run.node, "Started", f"Started container {record.name}", container, field_path=where)
         record.state = {"running": {"startedAt": started_at}}
         record.started = True
-        record.ready = not record.init or record.sidecar
+        record.ready = (not record.init or record.sidecar) and not record.ephemeral
 
     # -- exits -----------------------------------------------------------------------------------
     async def follow_processes(self) -> bool:
@@ -284,7 +292,9 @@ class ContainerLifecycle:
             return None
         policy = (pod.get("spec") or {}).get("restartPolicy", "Always")
         code = terminated["exitCode"]
-        if record.sidecar:
+        if record.ephemeral:
+            restart = False  # an ephemeral container is never restarted
+        elif record.sidecar:
             restart = not run.finished
         elif record.init:
             restart = code != 0 and policy != "Never"
@@ -329,14 +339,14 @@ class ContainerLifecycle:
         """The app containers all ended for good (or an init container failed with Never):
         the pod is finished and its sidecars are stopped."""
         policy = (pod.get("spec") or {}).get("restartPolicy", "Always")
-        apps = [r for r in run.records if not r.init]
+        apps = [r for r in run.records if not r.init and not r.ephemeral]
         failed_init = any(r.init and not r.sidecar and r.ended and not r.succeeded for r in run.records)
         done = (failed_init and policy == "Never") or all(r.ended for r in apps)
         if not done:
             return
         run.finished = True
         for record in run.records:
-            if record.sidecar and record.run is not None:
+            if (record.sidecar or record.ephemeral) and record.run is not None:
                 self.to_kill.append(record.run)
                 record.state = {"terminated": terminated_state(_Stopped(record.run), _started(record))}
                 record.run, record.ready, record.started = None, False, False
@@ -417,3 +427,4 @@ def _kill_runs(processes: ProcessTable, doomed: list[ContainerRun]) -> None:
         if container_run.process is not None:
             container_run.process.kill()
         processes.logs.end(container_run.container_id)
+        end_streams(container_run)

@@ -12,6 +12,7 @@ rather than holding the server.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import heapq
 import itertools
@@ -23,7 +24,8 @@ from dataclasses import dataclass, field
 import greenlet
 from django.conf import settings
 
-from cluster.kubelet import serverlogs
+from cluster.broadcast import nudge
+from cluster.kubelet import attach, serverlogs
 from cluster.kubelet.containerlogs import LogWriter
 from cluster.kubelet.entrypoint import Entrypoint
 from cluster.kubelet.images import Image
@@ -57,6 +59,7 @@ class ContainerRun:
     process: resumable.Process | None = None
     started_mono: float = field(default_factory=clock.monotonic)
     cannot_run: str = ""  # the runtime's message when its program is not in the image
+    streams: attach.Point | None = None  # its standard streams, for `kubectl attach`
 
     @property
     def exit_code(self) -> int | None:
@@ -67,25 +70,6 @@ class ContainerRun:
         return self.process is not None and self.process.oom_killed
 
 
-class _WaitingInput(NoInput):
-    """stdin: true with nobody attached: a read waits (the process holds no thread meanwhile)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-
-    def read_all(self) -> bytes:
-        resumable.pause(resumable.FOREVER)
-        return b""
-
-    def read_line(self) -> bytes | None:
-        resumable.pause(resumable.FOREVER)
-        return None
-
-    def read_some(self) -> bytes:
-        resumable.pause(resumable.FOREVER)
-        return b""
-
-
 class ProcessTable:
     def __init__(self) -> None:
         self.logs = LogWriter()
@@ -94,6 +78,8 @@ class ProcessTable:
         self._order = itertools.count()
         self.ended: list[ContainerRun] = []
         self.not_before = 0.0  # time.monotonic(): the CPU share's pause after a busy trip
+        # Processes parked on a read that input came for (any thread appends; run_due takes).
+        self._woken: collections.deque[str] = collections.deque()
 
     # -- starting ---------------------------------------------------------------------------
     def start(
@@ -105,14 +91,24 @@ class ProcessTable:
         image: Image | None,
         init: bool,
         stdin: bool,
+        stdin_once: bool = False,
     ) -> ContainerRun:
         """Database thread: create the container's process; it first runs in the next trip."""
         run = ContainerRun(pod_key, pod_uid, ctx.container, ctx.container_id, init)
         budget = resumable.ContainerBudget(ctx.memory_limit)
         ctx = dataclasses.replace(ctx, budget=budget)
+        cluster_name, container_id = ctx.cluster, ctx.container_id
 
-        def write(_channel: int, text: str) -> None:
+        def wake() -> None:  # input came for the parked process (any thread)
+            self._woken.append(container_id)
+            nudge.NUDGES.fire(cluster_name)
+
+        run.streams = attach.Point(cluster_name, container_id, stdin, stdin_once, ctx.tty, wake)
+        attach.register(run.streams)
+
+        def write(channel: int, text: str) -> None:
             self.logs.append(pod_uid, run.container_id, text)
+            run.streams.output(channel, text)
 
         def main() -> int:
             fs = FileSystem(ctx)
@@ -129,7 +125,8 @@ class ProcessTable:
                 if not entry.argv or fs.find_program(entry.argv[0], path_var, ctx.profile.workdir) is None:
                     run.cannot_run = cannot_run_message(entry.argv[0] if entry.argv else "")
                     return 127
-                return _main_program(ctx, fs, entry.argv, _WaitingInput() if stdin else NoInput(), write)
+                source = attach.AttachedInput(run.streams) if stdin else NoInput()
+                return _main_program(ctx, fs, entry.argv, source, write)
             finally:
                 fs.save()
 
@@ -152,7 +149,7 @@ class ProcessTable:
             if due_in > 0:  # wake for the processes due over a quantum together, not for each
                 due_in = max(due_in, WAKE_QUANTUM)
             waits.append(max(due_in, self.not_before - time.monotonic(), 0.0))
-        if self.ended:
+        if self.ended or self._woken:
             waits.append(0.0)
         logs = self.logs.wait()
         if logs is not None:
@@ -166,6 +163,10 @@ class ProcessTable:
     def run_due(self, cluster: Cluster) -> list[ContainerRun]:
         """Database thread: resume what is due (bounded), flush the logs; the runs that ended."""
         started = time.monotonic()
+        while self._woken:  # input came: the parked reader runs now
+            woken = self._woken.popleft()
+            if woken in self.runs:
+                self._push(clock.monotonic(), woken)
         if started >= self.not_before:
             now = clock.monotonic()
             busy = False
@@ -200,6 +201,7 @@ class ProcessTable:
     def _ended(self, run: ContainerRun) -> None:
         self.runs.pop(run.container_id, None)
         self.logs.end(run.container_id)
+        end_streams(run)
         self.ended.append(run)
 
     def kill(self, container_id: str) -> ContainerRun | None:
@@ -208,6 +210,8 @@ class ProcessTable:
         if run is not None and run.process is not None:
             run.process.kill()
             self.logs.end(container_id)
+        if run is not None:
+            end_streams(run)
         return run
 
     def kill_pod(self, pod_uid: str) -> None:
@@ -217,6 +221,12 @@ class ProcessTable:
     def kill_all(self) -> None:
         for container_id in list(self.runs):
             self.kill(container_id)
+
+
+def end_streams(run: ContainerRun) -> None:
+    """The process is gone: its attached clients' streams end."""
+    if run.streams is not None:
+        attach.unregister(run.streams)
 
 
 def cannot_run_message(program: str) -> str:

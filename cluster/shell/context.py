@@ -26,6 +26,7 @@ class ContainerContext:
     spec_env: list[tuple[str, str]] = field(default_factory=list)
     command: list[str] = field(default_factory=list)  # the container's command + args, if set
     tty: bool = False
+    host_network: bool = False  # hostNetwork: the node's name and address
     # Looks a pod up by IP for curl/wget: (namespace, name, container image) or None.
     find_pod_by_ip: object = None
     # The files of configMap and secret volumes (configsources.VolumeFiles), or None.
@@ -44,7 +45,7 @@ class ContainerContext:
 
     @property
     def hostname(self) -> str:
-        return self.pod[:63]
+        return self.node if self.host_network and self.node else self.pod[:63]
 
     def environment(self) -> list[tuple[str, str]]:
         """The process environment, in the order `env` prints it in a real container."""

@@ -14,6 +14,7 @@ from cluster.shell.filesystem import FileSystem, FsError
 from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word
 from cluster.shell.limits import Budget
 from cluster.shell.parser import ForLoop, IfClause, Incomplete, Loop, parse
+from cluster.shell.stdin import TextInput
 
 
 class ExpansionError(Exception):
@@ -137,8 +138,7 @@ class Shell:
             finally:
                 self.budget.release(sum(map(len, captured)))
             if not last:
-                text = "".join(captured)
-                read_stdin = lambda text=text: text  # noqa: E731
+                read_stdin = TextInput("".join(captured))
         return status
 
     def _capture(self, into: list[str]) -> Callable[[str], None]:
@@ -272,7 +272,7 @@ class Shell:
                         )
                     )
                     return None
-                read_stdin = lambda text=text: text  # noqa: E731
+                read_stdin = TextInput(text)
                 continue
             if path in ("/dev/null",):
                 sink = _discard

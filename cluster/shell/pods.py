@@ -70,9 +70,11 @@ def spec_env(cluster: Cluster, pod: dict, container: dict) -> list[tuple[str, st
 
 
 def container_status(pod: dict, name: str) -> dict:
-    for status in (pod.get("status") or {}).get("containerStatuses") or []:
-        if status.get("name") == name:
-            return status
+    status = pod.get("status") or {}
+    for field in ("containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"):
+        for entry in status.get(field) or []:
+            if entry.get("name") == name:
+                return entry
     return {}
 
 
@@ -89,6 +91,7 @@ def context_for(
 ) -> ContainerContext:
     spec = pod["spec"]
     every = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+    every += spec.get("ephemeralContainers") or []
     container = next(c for c in every if c["name"] == container_name)
     view = services.load(cluster) if with_services else None
     image = container.get("image", "")
@@ -110,6 +113,7 @@ def context_for(
         persistent=persistent_mounts(pod, container, lookup_for(cluster)),
         command=[*(container.get("command") or []), *(container.get("args") or [])],
         tty=tty,
+        host_network=bool(spec.get("hostNetwork")),
         memory_limit=limits.container_limit(container, "memory"),
         storage_limit=limits.container_limit(container, "ephemeral-storage"),
         find_pod_by_ip=lambda ip: peers_at(cluster, ip),

@@ -12,6 +12,7 @@ from cluster.shell.context import ContainerContext
 from cluster.shell.filesystem import FileSystem
 from cluster.shell.interpreter import IO, ExitShell, Shell
 from cluster.shell.limits import Budget, BudgetExceeded, OutOfMemory
+from cluster.shell.stdin import TextInput
 from cluster.shell.streams import InputStream, Killed
 from cluster.shell.terminal import INTERRUPT, LineReader, crlf
 
@@ -49,7 +50,7 @@ def _streams(ctx: ContainerContext, stdin: InputStream, write: Write) -> IO:
     if ctx.tty:  # one stream, terminal newlines
         return IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
     return IO(
-        lambda: stdin.read_all().decode("utf-8", "replace"),
+        TextInput(stream=stdin),  # whole, or a line at a time for `read`
         lambda text: write(STDOUT, text),
         lambda text: write(STDERR, text),
     )

@@ -15,10 +15,10 @@ from cluster.controlplane.demo import create_demo
 from cluster.models import Cluster
 
 
-def series(text: str, name: str, **labels: str) -> float | None:
-    """The value of the one series of `name` whose labels include `labels`."""
+def series(text: str, metric: str, **labels: str) -> float | None:
+    """The value of the one series of `metric` whose labels include `labels`."""
     for line in text.splitlines():
-        match = re.fullmatch(rf"{name}\{{(.*)\}} (\S+)", line)
+        match = re.fullmatch(rf"{metric}\{{(.*)\}} (\S+)", line)
         if match and all(f'{k}="{v}"' in match[1].split(",") for k, v in labels.items()):
             return float(match[2])
     return None
@@ -147,5 +147,73 @@ def test_the_scheduler_counts_preemption_attempts_and_its_queues_pending_pods():
         api.delete(demo, "Pod", "default", "huge", KUBECTL, grace_period=0)
         drive()
         assert series(exposition("demo", Registry()), "scheduler_pending_pods", queue="unschedulable") == 0
+    finally:
+        runtime.forget(demo.name)
+
+
+def test_histogram_bounds_print_as_upstreams_exponential_buckets():
+    from cluster.client import counters
+
+    counters.observe("hist", counters.QUEUE_WORK_DURATION, {"name": "job"}, 0.002)
+    counters.observe("hist", counters.QUEUE_WORK_DURATION, {"name": "job"}, 30)
+    text = exposition("hist", Registry())
+    bounds = re.findall(
+        r'^workqueue_work_duration_seconds_bucket\{name="job",le="([^"]+)"\} (\S+)$', text, re.M
+    )
+    assert bounds == [
+        ("1e-08", "0"),
+        ("1e-07", "0"),
+        ("1e-06", "0"),
+        ("9.999999999999999e-06", "0"),
+        ("9.999999999999999e-05", "0"),
+        ("0.001", "0"),
+        ("0.01", "1"),
+        ("0.1", "1"),
+        ("1", "1"),
+        ("10", "1"),
+        ("+Inf", "2"),
+    ]
+    assert series(text, "workqueue_work_duration_seconds_count", name="job") == 2
+    assert series(text, "workqueue_work_duration_seconds_sum", name="job") == pytest.approx(30.002)
+
+
+def test_an_item_in_progress_shows_as_unfinished_work_until_it_finishes():
+    from cluster.client import counters
+
+    counters.start_work("busy", "deployment")
+    text = exposition("busy", Registry())
+    assert series(text, "workqueue_unfinished_work_seconds", name="deployment") > 0
+    assert series(text, "workqueue_longest_running_processor_seconds", name="deployment") > 0
+    assert counters.finish_work("busy", "deployment") > 0
+    assert series(exposition("busy", Registry()), "workqueue_unfinished_work_seconds") is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_controller_managers_workqueues_count_what_they_queue_and_sync():
+    from bench.hostile.bodies import valid
+    from cluster.apiserver import service as api
+    from tests.support.demo import KUBECTL, drive
+
+    demo = create_demo("demo", pace_ms=0)
+    try:
+        drive()
+        before = exposition("demo", Registry())
+        added = series(before, "workqueue_adds_total", name="replicationmanager")
+        worked = series(before, "workqueue_work_duration_seconds_count", name="replicationmanager") or 0
+        rc = valid("ReplicationController", "web")
+        rc["spec"]["replicas"] = 3
+        api.create(demo, rc, KUBECTL)
+        drive()
+        text = exposition("demo", Registry())
+        assert "# TYPE workqueue_adds_total counter\n" in text
+        assert "# HELP workqueue_depth [ALPHA] Current depth of workqueue\n" in text
+        assert series(text, "workqueue_adds_total", name="replicationmanager") > added
+        assert series(text, "workqueue_work_duration_seconds_count", name="replicationmanager") > worked
+        queued = series(text, "workqueue_queue_duration_seconds_count", name="replicationmanager")
+        assert queued == series(text, "workqueue_work_duration_seconds_count", name="replicationmanager")
+        assert series(text, "workqueue_depth", name="replicationmanager") == 0
+        # A queue nothing was added to still has its series, at 0, as upstream registers them.
+        assert series(text, "workqueue_adds_total", name="statefulset") == 0
+        assert series(text, "workqueue_retries_total", name="replicationmanager") == 0
     finally:
         runtime.forget(demo.name)

@@ -226,3 +226,15 @@ def test_nulls_in_lists_are_gos_zero_values_and_invalid(client, cluster):
         "spec.volumes[0].name",
         "spec.volumes[0]",
     ]
+
+
+@pytest.mark.parametrize("metadata", [7, "x", [1], True])
+def test_a_server_side_apply_that_creates_with_metadata_of_the_wrong_type_is_refused(
+    client, cluster, metadata
+):
+    before = revision()
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": {"a": "b"}}
+    answer = client.patch(f"{BASE}/configmaps/missing", json.dumps(body), content_type=APPLY)
+    assert answer.status_code in (400, 422), answer.content[:300]
+    assert json.loads(answer.content)["kind"] == "Status"
+    assert revision() == before

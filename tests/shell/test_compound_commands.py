@@ -96,3 +96,16 @@ def test_a_sleeping_loop_ticks():
         "i=0; while [ $i -lt 2 ]; do echo tick $i; sleep 0.1; i=$((i+1)); done", "busybox:1.36", "sh"
     )
     assert (status, out) == (0, "tick 0\ntick 1\n")
+
+
+def test_read_takes_one_line_per_turn_from_a_pipe_a_file_or_stdin():
+    from tests.shell.support import run
+
+    script = "printf 'a b c\\nd e\\n' | while read x rest; do echo \"[$x] [$rest]\"; done"
+    assert sh(script)[1] == "[a] [b c]\n[d] [e]\n"
+    script = "echo 'one two' > /tmp/f; read first < /tmp/f; echo $first; read; echo $?"
+    assert sh(script, image="busybox:1.36", shell="sh")[1] == "one two\n1\n"
+    status, out, _ = run(["sh", "-c", "while read line; do echo got $line; done; echo end"], stdin=b"x\ny\n")
+    assert (status, out) == (0, "got x\ngot y\nend\n")
+    assert sh("echo 'a\\\\b c' | while read -r v; do echo \"$v\"; done")[1] == "a\\\\b c\n"
+    assert sh("echo 'a\\\\b c' | while read v; do echo \"$v\"; done")[1] == "a\\b c\n"

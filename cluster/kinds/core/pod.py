@@ -265,7 +265,9 @@ KIND = KindInfo(
     short_names=("po",),
     categories=("all",),
     subresources=(
+        Subresource("attach", "PodAttachOptions", ("create", "get")),
         Subresource("binding", "Binding", ("create",)),
+        Subresource("ephemeralcontainers", "Pod", ("get", "patch", "update")),
         Subresource("eviction", "Eviction", ("create",), "policy", "v1"),
         Subresource("exec", "PodExecOptions", ("create", "get")),
         Subresource("log", "Pod", ("get",)),

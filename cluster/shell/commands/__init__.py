@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cluster.shell.commands import builtins, dns, files, network, servers, shells, system, text
+from cluster.shell.commands import archive, builtins, dns, files, network, servers, shells, system, text
 
 
 def not_simulated(sh, argv: list[str], io) -> int:
@@ -13,8 +13,10 @@ def not_simulated(sh, argv: list[str], io) -> int:
 
 BUILTINS = builtins.BUILTINS
 PROGRAMS = {
-    # /bin/pwd, /bin/true, /bin/false: the same as the builtins when run without a shell
-    **{name: BUILTINS[name] for name in ("pwd", "true", "false")},
+    # /bin/pwd, /bin/true, /bin/false, /usr/bin/test: the builtins when run without a shell
+    # (`kubectl cp` runs `test -d DEST` first)
+    **{name: BUILTINS[name] for name in ("pwd", "true", "false", "test", "[")},
+    **archive.PROGRAMS,
     **files.PROGRAMS,
     **text.PROGRAMS,
     **system.PROGRAMS,

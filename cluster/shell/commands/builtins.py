@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from cluster.shell.commands import conditions
 from cluster.shell.filesystem import FsError
 from cluster.shell.interpreter import ExitShell, LoopControl, Shell
@@ -149,8 +151,42 @@ def _loop_control(sh, argv, io) -> int:
     raise LoopControl(max(1, min(levels, sh.loop_depth)), argv[0] == "continue")
 
 
+def _read(sh, argv, io) -> int:
+    """read [-r] [-p PROMPT] [NAME...]: one line of stdin, split on blanks into the names (the
+    last takes the rest; REPLY without one); status 1 at the end of input."""
+    args, raw = argv[1:], False
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        option = args.pop(0)
+        if option == "-r":
+            raw = True
+        elif option == "-p" and args:
+            io.write_err(args.pop(0))
+    reader = getattr(io.read_stdin, "read_line", None)
+    if reader is not None:
+        line = reader()
+    else:  # a source read whole: its first line
+        text = io.read_stdin()
+        line = text.splitlines(keepends=True)[0] if text else None
+    if line is None:
+        return 1
+    ended = line.endswith("\n")
+    line = line[:-1] if ended else line
+    if not raw:
+        line = re.sub(r"\\(.)", r"\1", line)  # a backslash keeps the next character
+    names = args or ["REPLY"]
+    if names == ["REPLY"] and not args:
+        sh.set_variable("REPLY", line)
+        return 0 if ended else 1
+    fields = line.split(None, len(names) - 1)
+    for index, name in enumerate(names):
+        value = fields[index] if index < len(fields) else ""
+        sh.set_variable(name, value.rstrip() if index == len(names) - 1 else value)
+    return 0 if ended else 1
+
+
 BUILTINS = {
     "cd": _cd,
+    "read": _read,
     "exit": _exit,
     "export": _export,
     "unset": _unset,

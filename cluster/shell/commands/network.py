@@ -67,7 +67,9 @@ def _target(sh, url: str, headers: dict[str, str] | None = None):
             raise Unreachable(route, host, port)
         address, port = route
     if address in ("127.0.0.1", ctx.pod_ip):
-        containers = [(ctx, sh.fs)]
+        # The pod's containers share its network: localhost reaches the others' servers too.
+        mates = ctx.find_pod_by_ip(ctx.pod_ip) if ctx.find_pod_by_ip and ctx.pod_ip else []
+        containers = [(ctx, sh.fs), *((mate, None) for mate in mates if mate.container != ctx.container)]
     else:
         peers = ctx.find_pod_by_ip(address) if ctx.find_pod_by_ip else []
         if not peers:
