@@ -2,8 +2,9 @@
 (`pkg/registry/core/namespace/storage`): the first DELETE only marks it (deletionTimestamp, phase
 Terminating) and the namespace controller (`cluster/controllers/namespace.py`) empties it; it
 removes the `kubernetes` finalizer from `spec.finalizers` (the `finalize` subresource) when nothing
-is left, and then deletes the namespace for good. A DELETE while `spec.finalizers` still names
-anything is a 409 Conflict in upstream's words.
+is left, and then deletes the namespace for good. `PUT /api/v1/namespaces/<n>/finalize` is served
+too (forcing a stuck namespace out by hand); a plain update keeps spec.finalizers. A DELETE while
+`spec.finalizers` still names anything is a 409 Conflict in upstream's words.
 """
 
 from __future__ import annotations
@@ -59,3 +60,16 @@ def finalize(locked: Cluster, row: ApiObject, actor: Actor) -> dict:
     verb = "delete" if not kept and finalizers.released(row.body, body) else "update"
     store.write(locked, verb, "Namespace", body, row, actor)
     return body
+
+
+def prepare_for_update(result: dict, old: dict, subresource: str | None) -> None:
+    """namespaceStrategy.PrepareForUpdate: a plain update keeps the stored spec.finalizers; only
+    the finalize subresource changes them (and keeps the status, as every update but status's)."""
+    if subresource == "finalize":
+        return
+    kept = (old.get("spec") or {}).get("finalizers")
+    spec = result.setdefault("spec", {})
+    if kept is None:
+        spec.pop("finalizers", None)
+    else:
+        spec["finalizers"] = store.clone(kept)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, finalizers, store, typecheck
+from cluster.apiserver import cascade, defaults, finalizers, namespaces, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
@@ -119,6 +119,8 @@ def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) 
     meta.setdefault("name", old_meta["name"])
     if info.has_status:
         result["status"] = old.get("status", {})
+    if info.kind == "Namespace":
+        namespaces.prepare_for_update(result, old, subresource)
     defaults.kind_defaults(result)
     if "generation" in old_meta and result.get("spec") != old.get("spec"):
         meta["generation"] = old_meta["generation"] + 1

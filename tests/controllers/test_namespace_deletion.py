@@ -3,6 +3,8 @@ gracefully), upstream's conditions, a stuck finalizer keeping it, then gone."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cluster.apiserver import service as api
@@ -146,3 +148,22 @@ def test_the_system_namespaces_cannot_be_deleted(demo):
             403,
             f'namespaces "{name}" is forbidden: this namespace may not be deleted',
         )
+
+
+def test_the_finalize_subresource_forces_a_stuck_namespace_out_and_a_plain_update_cannot(
+    demo, teacher_client
+):
+    api.create(demo, namespace(), KUBECTL)
+    api.create(demo, held_config_map(), KUBECTL)
+    api.delete(demo, "Namespace", None, "dev", KUBECTL)
+    ns = api.get(demo, "Namespace", None, "dev")
+    ns["spec"]["finalizers"] = []
+    api.update(demo, ns, KUBECTL)  # kubectl edit: spec.finalizers are kept
+    assert api.get(demo, "Namespace", None, "dev")["spec"]["finalizers"] == ["kubernetes"]
+    ns = api.get(demo, "Namespace", None, "dev")
+    ns["spec"]["finalizers"] = []
+    answer = teacher_client.put(
+        "/clusters/demo/api/v1/namespaces/dev/finalize", json.dumps(ns), content_type="application/json"
+    )
+    assert answer.status_code == 200, answer.content
+    assert gone(demo, "Namespace", None, "dev")
