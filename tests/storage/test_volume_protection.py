@@ -7,6 +7,7 @@ import pytest
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
+from cluster.kinds.core.persistentvolume import status_line
 from tests.storage.test_binding_live import claim, pod
 from tests.support.demo import KUBECTL, demo, drive, drive_until  # noqa: F401
 
@@ -53,6 +54,8 @@ def test_a_claim_in_use_stays_terminating_until_its_pod_is_gone_then_its_volume_
     kept = api.get(demo, "PersistentVolumeClaim", "default", "data")
     assert kept["metadata"]["deletionTimestamp"]
     assert kept["metadata"]["finalizers"] == ["kubernetes.io/pvc-protection"]
+    fake_clock.advance(12)
+    assert status_line(kept) == "Status:\tTerminating (lasts 12s)"  # describePersistentVolumeClaim's
     api.delete(demo, "Pod", "default", "web", KUBECTL)
     drive()
     assert not gone(demo, "PersistentVolumeClaim", "data")  # its pod still terminates
