@@ -139,6 +139,15 @@ def ui_strings() -> dict[str, str]:
         "zone_master": _("master · control plane"),
         "zone_nodes": _("nodes"),
         "follow_latest": _("Latest (follow)"),
+        # Translators: links between stories in the flow's caption; %(what)s names the other trace,
+        # e.g. "evict Pod default/nginx-abc" or "ReplicationController default/nginx".
+        "link_preempted_by": _("preempted by %(what)s"),
+        "link_replaces": _("replaces %(what)s"),
+        "link_follows": _("follows %(what)s"),
+        "link_replacement": _("replacement: %(what)s"),
+        "link_victim": _("victim: %(what)s"),
+        "link_led_to": _("led to %(what)s"),
+        "link_gone": _("a trace no longer listed"),
         # scheduler panel
         "scheduler": _("Scheduler"),
         "pick_pod": _("Pick a pod"),

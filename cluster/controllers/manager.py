@@ -29,6 +29,7 @@ from cluster.controllers.replication import ReplicationManager
 from cluster.controllers.statefulset import StatefulSetController
 from cluster.controllers.tainteviction import TaintEvictionController
 from cluster.controllers.volumeprotection import VolumeProtectionController
+from cluster.flow import replacements
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
@@ -37,6 +38,7 @@ OwnerKey = tuple[str, str, str]  # kind, namespace, name
 # What the HPA controller reads besides pods and nodes: the autoscalers, and what the usage model
 # needs to send a load generator's requests to the pods behind a Service.
 AUTOSCALER_KINDS = ("HorizontalPodAutoscaler", "Service", "Endpoints")
+STORIES_KEPT = 1000  # deletion -> replacement stories remembered (then read again)
 _ORDER = {
     "CronJob": 0,
     "Deployment": 0,
@@ -93,6 +95,7 @@ class ControllerManager:
         self.pods_by_owner: dict[str, dict[tuple[str, str], dict]] = {}
         self.orphans: dict[tuple[str, str], dict] = {}  # active pods no controller owns
         self.stepped: set[str] = set()  # traces whose steps 5 and 6 are recorded
+        self.stories: dict[str, str] = {}  # a pod's deletion trace -> its replacement's trace
         self.timers: dict[OwnerKey, float] = {}  # owner -> clock.monotonic() when it syncs again
         self.added: dict[OwnerKey, float] = {}  # owner -> time.perf_counter() when it was queued
         self.controllers = {
@@ -149,6 +152,8 @@ class ControllerManager:
             counters.start_work(self.cluster_name, queue)
             try:
                 if obj is not None:
+                    if trace_id is not None and trace_id not in self.stepped:
+                        trace_id = await self._story(trace_id, obj)
                     await self.controllers[kind].sync(obj, trace_id)
             finally:
                 worked = counters.finish_work(self.cluster_name, queue)
@@ -167,6 +172,23 @@ class ControllerManager:
         depth = sum(1 for k in (*taken, *self.dirty) if k[0] == key[0])
         counters.set_gauge(self.cluster_name, counters.QUEUE_DEPTH, {"name": queue}, depth)
         return queue
+
+    async def _story(self, trace_id: str, owner: dict) -> str:
+        """The deletion of one of the owner's pods: its replacement is a story of its own."""
+        known = self.stories.get(trace_id)
+        if known is not None:
+            return known
+        terminating = [
+            pod["metadata"]["name"]
+            for pod in self.owned_pods(owner)
+            if pod["metadata"].get("deletionTimestamp")
+        ]
+        story = await db(replacements.story_for)(self.cluster, trace_id, owner, terminating)
+        if story != trace_id:
+            if len(self.stories) >= STORIES_KEPT:
+                self.stories.clear()
+            self.stories[trace_id] = story
+        return story
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
@@ -300,12 +322,12 @@ class ControllerManager:
         self.informer.store[obj["kind"]][key] = obj
 
     def needs_steps(self, trace_id: str | None, kind: str, namespace: str, name: str) -> bool:
-        """Steps 5–6 belong to the controller of the trace's own object (or of a user-deleted pod)."""
+        """Steps 5–6 belong to the controller of the trace's own object (a pod's replacement has a
+        trace of its owner: _story)."""
         if trace_id is None or trace_id in self.stepped:
             return False
         trace = FlowTrace.objects.filter(pk=trace_id).values("kind", "namespace", "name", "verb").first()
         if trace is None or FlowStep.objects.filter(trace_id=trace_id, step=5).exists():
             self.stepped.add(trace_id)
             return False
-        own = (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)
-        return own or (trace["kind"] == "Pod" and trace["verb"] in ("delete", "evict", "preempt"))
+        return (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)

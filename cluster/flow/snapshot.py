@@ -189,7 +189,7 @@ def pod_facts(pods: list[dict]) -> dict[str, dict]:
 
 
 TRACE_FIELDS = ("id", "kind", "namespace", "name", "verb", "client", "created_at", "finished_at")
-TRACE_FIELDS += ("permits", "gate_step")
+TRACE_FIELDS += ("permits", "gate_step", "causes")
 
 
 def _traces(cluster: Cluster, step_id: int) -> list[dict]:
@@ -237,6 +237,7 @@ def _traces(cluster: Cluster, step_id: int) -> list[dict]:
                 **trace,
                 "created_at": trace["created_at"].isoformat(),
                 "finished_at": trace["finished_at"].isoformat() if trace["finished_at"] else None,
+                "causes": trace["causes"].split(),
                 "steps_total": sum(counts[trace["id"]].values()),
                 "step_counts": counts[trace["id"]],
                 "steps": found,

@@ -21,7 +21,7 @@ from cluster.apiserver.store import clone
 from cluster.broadcast import nudge
 from cluster.client import event_recorder
 from cluster.client.informer import Delta, Informer, db
-from cluster.flow import gate
+from cluster.flow import deletions, gate
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
 from cluster.kubelet import configwait, power, pulls, runtime
@@ -75,6 +75,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
         deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
             self._observe(delta)
+        if self.stopping:
+            await db(deletions.stopping)(self.record_stopping())
         started = await self._power_changes()
         for node in sorted(self.to_register):
             await db(self._register)(node)
@@ -171,7 +173,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
             self.held.add(key)  # nobody on the node acts on it until its kubelet starts again
             return
         if pod["metadata"].get("deletionTimestamp"):
-            self._terminate(key, pod)  # graceful deletion: stop the containers, then remove the pod
+            self._terminate(key, pod, delta.trace_id)  # graceful deletion: stop, then remove the pod
             return
         ip = (pod.get("status") or {}).get("podIP")
         if ip:

@@ -297,6 +297,13 @@ export class Store {
       this.traces.set(msg.trace, trace);
       this.trimTraces();
     }
+    // A trace's first step tells what it is (its verb, who asked, the traces it follows from).
+    const info = msg.trace_info;
+    if (info) {
+      trace.verb = trace.verb || info.verb;
+      trace.client = trace.client || info.client;
+      trace.causes = trace.causes || info.causes || [];
+    }
     addStep(trace, msg);
     // The step that waited for Next happened: nothing waits until the server says so again.
     if (msg.step && msg.step === trace.gate_step) trace.gate_step = 0;
