@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cluster', '0016_cluster_stopped_kubelets'),
+        ('cluster', '0017_flow_trace_causes'),
     ]
 
     operations = [
