@@ -178,14 +178,14 @@ def _with_builtins(cluster: Cluster, kind: str) -> list[str]:
 
 
 def pod_facts(pods: list[dict]) -> dict[str, dict]:
-    """Every pod's kubectl STATUS and summed requests, by "namespace/name" (cluster/broadcast/podview.py):
-    the page shows them as they are, never re-deriving them (a pod stays Pending until its
-    kubelet reports ContainerCreating; a sidecar's requests count)."""
-    status, requests = {}, {}
+    """Every pod's kubectl STATUS, READY and RESTARTS, and summed requests, by "namespace/name"
+    (cluster/broadcast/podview.py): the page shows them as they are, never re-deriving them (a
+    pod stays Pending until its kubelet reports ContainerCreating; a sidecar's requests count)."""
+    status, requests, columns = {}, {}, {}
     for pod in pods:
         key = podview.key(pod)
-        status[key], requests[key] = podview.facts(pod)
-    return {"pod_status": status, "pod_requests": requests}
+        status[key], requests[key], columns[key] = podview.facts(pod)
+    return {"pod_status": status, "pod_requests": requests, "pod_columns": columns}
 
 
 TRACE_FIELDS = ("id", "kind", "namespace", "name", "verb", "client", "created_at", "finished_at")
