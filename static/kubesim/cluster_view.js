@@ -3,6 +3,7 @@
 
 import { $, age, BASE, byNaturalName, clear, framed, h, heldClass, inFrame, KINDS, patchChildren, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
+import { sessionCommand } from "./session_command.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
 const collator = new Intl.Collator(undefined, { numeric: true });
@@ -398,7 +399,7 @@ export class ClusterView {
     this.seenPods.add(key);
     // Who is inside: an open `kubectl exec` session shows on the card.
     const inside = this.store.execsInto(key).filter((s) => !s.closed_at);
-    const insideTitle = inside.map((s) => `\n${t("exec_inside")}: kubectl exec ${s.tty ? "-it " : ""}${s.pod} -- ${s.command.join(" ")} (${s.user}, ${s.client})`).join("");
+    const insideTitle = inside.map((s) => `\n${t("exec_inside")}: ${sessionCommand(s)} (${s.user}, ${s.client})`).join("");
     return h(
       "button",
       {

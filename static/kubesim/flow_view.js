@@ -12,6 +12,7 @@
 import { $, BASE, BOOT, LANG, clear, framed, h, heldClass, pick, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
 import { icon } from "./icons.js";
+import { sessionCommand } from "./session_command.js";
 import { Store, fetchSteps } from "./store.js";
 
 const PAST_ARROWS = 3;
@@ -422,7 +423,7 @@ export class FlowView {
     const list = clear($("exec-story-list"));
     for (const s of sessions) {
       const time = (s.opened_at || "").slice(11, 19);
-      const line = `kubectl exec ${s.tty ? "-it " : ""}${s.pod} -c ${s.container} -- ${s.command.join(" ")}`;
+      const line = sessionCommand(s, true);
       let state = t("exec_open");
       if (s.closed_at) state = s.exit_code === null ? t("exec_disconnected") : `${t("exec_exited")} ${s.exit_code}`;
       list.append(h("li", { class: `exec-item${s.closed_at ? "" : " is-open"}` },
