@@ -18,6 +18,7 @@ from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment.controller import DeploymentController
 from cluster.controllers.disruption import DisruptionController
 from cluster.controllers.job import JobController
+from cluster.controllers.namespace import NamespaceController
 from cluster.controllers.nodelifecycle import NodeLifecycleController
 from cluster.controllers.persistentvolume import KINDS as VOLUME_KINDS
 from cluster.controllers.persistentvolume import PersistentVolumeController
@@ -27,6 +28,7 @@ from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.controllers.statefulset import StatefulSetController
 from cluster.controllers.tainteviction import TaintEvictionController
+from cluster.controllers.volumeprotection import VolumeProtectionController
 from cluster.flow import replacements
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
@@ -76,14 +78,16 @@ class ControllerManager:
                 "ControllerRevision",
                 *AUTOSCALER_KINDS,
                 *volumes,
+                "Namespace",
             ),
             "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs, "
-            "Pods, Nodes, PodDisruptionBudgets, HorizontalPodAutoscalers, Services, Endpoints"
+            "Pods, Nodes, PodDisruptionBudgets, HorizontalPodAutoscalers, Services, Endpoints, "
             + (
-                ", ControllerRevisions, PersistentVolumeClaims, PersistentVolumes and StorageClasses"
+                "ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses"
                 if volumes
-                else " and ControllerRevisions"
-            ),
+                else "ControllerRevisions"
+            )
+            + " and Namespaces",
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -106,8 +110,10 @@ class ControllerManager:
         self.disruption = DisruptionController(self)
         self.autoscaler = HorizontalController(self)
         self.volumes = PersistentVolumeController(self)
+        self.volume_protection = VolumeProtectionController(self)
         self.taint_eviction = TaintEvictionController(self)
         self.node_lifecycle = NodeLifecycleController(self)
+        self.namespaces = NamespaceController(self)
         for queue in QUEUE_NAMES.values():  # upstream's series exist from the queue's construction
             for name in (counters.QUEUE_ADDS, counters.QUEUE_RETRIES):
                 counters.add(cluster_name, name, {"name": queue}, 0)
@@ -122,15 +128,19 @@ class ControllerManager:
         for delta in deltas:
             self.disruption.observe(delta.kind, *delta.key)
             self.volumes.observe(delta.kind)
+            self.volume_protection.observe(delta.kind)
             self.autoscaler.observe(delta.kind, *delta.key, delta.type == "DELETED")
             self.taint_eviction.observe(delta.kind, delta.key, delta.obj, delta.old, delta.type == "DELETED")
             self.node_lifecycle.observe(delta.kind, delta.key[1])
+            self.namespaces.observe(delta.kind, delta.key[1], delta.obj, delta.type == "DELETED")
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
         budgets += await db(self.autoscaler.sync_all)() if self.autoscaler.due() else 0
         budgets += await db(self.volumes.sync_all)() if self.volumes.due() else 0
+        budgets += await db(self.volume_protection.sync_all)() if self.volume_protection.due() else 0
         budgets += await db(self.node_lifecycle.sync_all)() if self.node_lifecycle.due() else 0
         budgets += await db(self.taint_eviction.sync_all)() if self.taint_eviction.due() else 0
+        budgets += await db(self.namespaces.sync_all)() if self.namespaces.due() else 0
         self._fire_timers()
         if not self.dirty:
             return bool(deltas) or self.informer.behind or bool(budgets)
@@ -188,12 +198,14 @@ class ControllerManager:
     def next_wakeup(self) -> float | None:
         """Seconds until a budget's granted eviction times out (the disruption controller's
         recheck), a NoExecute taint's tolerationSeconds run out (the taint manager), an autoscaler's
-        next look or an owner asked to be synced again (a progress deadline)."""
+        next look, a terminating namespace's next look or an owner asked to be synced again (a
+        progress deadline)."""
         due = [
             self.disruption.next_wakeup(),
             self.autoscaler.next_wakeup(),
             self.taint_eviction.next_wakeup(),
             self.node_lifecycle.next_wakeup(),
+            self.namespaces.next_wakeup(),
         ]
         if self.timers:
             due.append(max(0.0, min(self.timers.values()) - clock.monotonic()))
@@ -213,8 +225,8 @@ class ControllerManager:
                 self._mark(key, None)
 
     def _observe(self, delta: Delta) -> None:
-        if delta.kind in ("PodDisruptionBudget", *AUTOSCALER_KINDS, *VOLUME_KINDS):
-            return  # the disruption, autoscaler and PV controllers' (observed above)
+        if delta.kind in ("PodDisruptionBudget", "Namespace", *AUTOSCALER_KINDS, *VOLUME_KINDS):
+            return  # the disruption, namespace, autoscaler and PV controllers' (observed above)
         if delta.kind == "ControllerRevision":  # its owner's history changed (a deletion by hand)
             ref = controller_ref(delta.obj)
             if ref is not None and ref.get("kind") in self.workloads:

@@ -17,6 +17,7 @@ from cluster import execsessions
 from cluster.apiserver import history, rows
 from cluster.apiserver.kinds import workload_kinds
 from cluster.broadcast import podview
+from cluster.flow import prediction
 from cluster.flow.recorder import message_of
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.kinds.core import defaultservice
@@ -149,6 +150,8 @@ def state_of(cluster: Cluster, fresh: Cluster, step_id: int, view: str) -> dict:
         "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.
         "scheduling": queue_view.pending(cluster),
+        # The teacher's prediction round, so that a page opened late asks the same question.
+        "prediction": prediction.current(cluster)[1],
     }
 
 
@@ -178,14 +181,14 @@ def _with_builtins(cluster: Cluster, kind: str) -> list[str]:
 
 
 def pod_facts(pods: list[dict]) -> dict[str, dict]:
-    """Every pod's kubectl STATUS and summed requests, by "namespace/name" (cluster/broadcast/podview.py):
-    the page shows them as they are, never re-deriving them (a pod stays Pending until its
-    kubelet reports ContainerCreating; a sidecar's requests count)."""
-    status, requests = {}, {}
+    """Every pod's kubectl STATUS, READY and RESTARTS, and summed requests, by "namespace/name"
+    (cluster/broadcast/podview.py): the page shows them as they are, never re-deriving them (a
+    pod stays Pending until its kubelet reports ContainerCreating; a sidecar's requests count)."""
+    status, requests, columns = {}, {}, {}
     for pod in pods:
         key = podview.key(pod)
-        status[key], requests[key] = podview.facts(pod)
-    return {"pod_status": status, "pod_requests": requests}
+        status[key], requests[key], columns[key] = podview.facts(pod)
+    return {"pod_status": status, "pod_requests": requests, "pod_columns": columns}
 
 
 TRACE_FIELDS = ("id", "kind", "namespace", "name", "verb", "client", "created_at", "finished_at")

@@ -5,6 +5,7 @@ Every function returns (english, chinese).
 
 from __future__ import annotations
 
+from cluster.flow import podcontainers
 from cluster.flow.watches import open_watches as registered_watches
 
 CLIENT_NAMES = {
@@ -188,11 +189,12 @@ def status_stored(pod: dict, event, node: str) -> tuple[str, str]:
     shown = f"{phase} ({', '.join(waiting)})" if waiting else phase
     ip = status.get("podIP", "")
     where = f", podIP {ip}" if ip else ""
+    containers_en, containers_zh = podcontainers.results(pod)
     return (
         f"The APIServer stored {ref(pod)}'s status (phase {shown}{where}) in etcd at revision "
-        f"{event.revision} and acknowledged it to the kubelet on {node}.",
+        f"{event.revision} and acknowledged it to the kubelet on {node}.{containers_en}",
         f"APIServer 将 {ref(pod)} 的状态（phase {shown}{where}）存入 etcd（revision {event.revision}），"
-        f"并向 {node} 上的 kubelet 确认。",
+        f"并向 {node} 上的 kubelet 确认。{containers_zh}",
     )
 
 

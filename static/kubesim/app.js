@@ -14,6 +14,7 @@ import { InspectView } from "./inspect_view.js";
 import { ServicesView } from "./services_view.js";
 import { addNode, deleteObject, jumpToNextRun, moveClock, nodeActions, openMenu, scaleWorkload, setKubelet } from "./actions.js";
 import { wireAccess } from "./access.js";
+import { PredictionView } from "./prediction.js";
 
 const store = new Store();
 const live = new Live(store);
@@ -26,6 +27,7 @@ function selectTab(name, focus = false) {
     $(`tab-${tab}`).tabIndex = selected ? 0 : -1;
     $(`pane-${tab}`).hidden = !selected;
   }
+  inspect.setShown(name === "inspect"); // a followed log streams only while it is seen
   if (focus) $(`tab-${name}`).focus();
   if (name === "console") $("console-input").focus();
 }
@@ -145,4 +147,5 @@ document.addEventListener("keydown", (event) => {
 });
 
 wireAccess(store);
+new PredictionView(store);
 live.connect();

@@ -159,6 +159,8 @@ export class Store {
     this.pods = new Map();
     this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
     this.podRequests = new Map(); // "ns/name" -> {cpu: millicores, memory: bytes}, as kube-scheduler sums them
+    this.podColumns = new Map(); // "ns/name" -> {ready: "0/1", restarts, lastRestart}: kubectl's columns
+    this.probeNotes = new Map(); // "ns/name" -> {uid, message, at}: the pod's latest failed probe (its Event)
     this.nodeUsage = new Map(); // node -> {cpu: cores, memory: bytes} in use, from the metrics API (node_usage.js)
     this.byNode = new Map(); // node name ("" for none) -> Set of pod keys
     this.scheduling = new Map();
@@ -173,6 +175,7 @@ export class Store {
     this.stoppedKubelets = BOOT.stopped_kubelets || {}; // the teacher's node failures: node → since
     this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
     this.execSessions = new Map(); // id -> kubectl exec session (open, or closed recently)
+    this.prediction = null; // the teacher's prediction round (prediction.js), as the server last sent it
     this.listeners = new Set();
   }
 
@@ -190,6 +193,7 @@ export class Store {
     this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
     this.podStatus = new Map(Object.entries(snap.pod_status || {}));
     this.podRequests = new Map(Object.entries(snap.pod_requests || {}));
+    this.podColumns = new Map(Object.entries(snap.pod_columns || {}));
     this.indexPods();
     // Pending pods' places in the scheduling queue ("namespace/name" → queue facts).
     this.scheduling = new Map(Object.entries(snap.scheduling || {}));
@@ -203,6 +207,7 @@ export class Store {
     if (snap.class_may_write !== undefined) this.classMayWrite = snap.class_may_write;
     if (snap.stopped_kubelets !== undefined) this.stoppedKubelets = snap.stopped_kubelets || {};
     if (snap.leader !== undefined) this.leader = snap.leader;
+    if (snap.prediction !== undefined) this.prediction = snap.prediction;
     this.execSessions = new Map((snap.exec_sessions || []).map((s) => [s.id, s]));
     this.emit({ type: "snapshot" });
   }
@@ -236,6 +241,13 @@ export class Store {
     else if (WORKLOAD_KINDS.has(kind)) [map, key] = [this.workloads, `${kind}/${objectKey(obj)}`];
     else if (kind === "Service") [map, key] = [this.services, objectKey(obj)];
     else if (kind === "Endpoints") [map, key] = [this.endpoints, objectKey(obj)];
+    if (kind === "Event" && action !== "deleted" && obj.reason === "Unhealthy" && obj.message) {
+      // The prober's words ("Readiness probe failed: …"): the pod's card shows the latest.
+      const about = obj.involvedObject || {};
+      const podAt = `${about.namespace || "default"}/${about.name}`;
+      this.probeNotes.set(podAt, { uid: about.uid, message: obj.message, at: obj.lastTimestamp, count: obj.count || 1 });
+      this.emit({ type: "probe", key: podAt });
+    }
     if (map) {
       const before = map.get(key);
       if (action === "deleted") map.delete(key);
@@ -250,10 +262,13 @@ export class Store {
         if (action === "deleted") {
           this.podStatus.delete(key);
           this.podRequests.delete(key);
+          this.podColumns.delete(key);
+          this.probeNotes.delete(key);
         } else {
           this.indexPod(key, obj);
           if (msg.pod_status !== undefined) this.podStatus.set(key, msg.pod_status);
           if (msg.pod_requests !== undefined) this.podRequests.set(key, msg.pod_requests);
+          if (msg.pod_columns !== undefined) this.podColumns.set(key, msg.pod_columns);
         }
       }
       this.emit({ type: "object", kind, key, action, before, object: obj });
@@ -267,6 +282,16 @@ export class Store {
   applyKubelets(msg) {
     this.stoppedKubelets = msg.stopped || {};
     this.emit({ type: "kubelets" });
+  }
+
+  // The prediction round: a newer round replaces it; an older version of the same one is late news.
+  applyPrediction(msg) {
+    const next = msg.round;
+    const now = this.prediction;
+    if (next && now && next.id === now.id && next.version < now.version) return;
+    if (next && now && next.id < now.id) return;
+    this.prediction = next;
+    this.emit({ type: "prediction" });
   }
 
   applyAccess(msg) {
@@ -317,6 +342,17 @@ export class Store {
 
   podStatusOf(pod) {
     return this.podStatus.get(podKey(pod)) ?? ((pod.status || {}).phase || "Pending");
+  }
+
+  // kubectl's READY and RESTARTS of the pod, as the server's printer computed them.
+  podColumnsOf(pod) {
+    return this.podColumns.get(podKey(pod)) || null;
+  }
+
+  // The pod's latest failed probe, if it was this pod's (not an earlier one of its name).
+  probeNoteOf(pod) {
+    const note = this.probeNotes.get(podKey(pod));
+    return note && (!note.uid || note.uid === pod.metadata.uid) ? note : null;
   }
 
   // The pod's requests as kube-scheduler sums them (sidecars, init containers, overhead): sent by
