@@ -13,22 +13,26 @@ class ClusterConfig(AppConfig):
         from cluster.apiserver import store
         from cluster.apiserver.admission import (
             limitranger,
+            namespacelifecycle,
             priority,
             quota,
             resourcequota,
             serviceaccount,
             storageclass,
+            storageprotection,
         )
         from cluster.flow import hooks
         from cluster.kinds import builtin
         from cluster.kinds.core import serviceips
 
         builtin.register_builtin_kinds()
+        namespacelifecycle.install()  # first, as upstream: nothing new in a Terminating namespace
         quota.install()
         serviceips.install()  # a Service's clusterIP and node ports, chosen inside its write
         priority.install()
         serviceaccount.install()  # the pod's ServiceAccount, its token volume
         storageclass.install()  # DefaultStorageClass: a claim without a class gets the default
+        storageprotection.install()  # the pvc/pv-protection finalizers
         limitranger.install()
         resourcequota.install()
         store.set_write_hook(hooks.on_write)

@@ -58,6 +58,10 @@ class FlowTrace(models.Model):
     # How many pods the controller decided to create (step 6): the trace is not complete before
     # that many were created, even when the first ones already run.
     expected_pods = models.IntegerField(default=0)
+    # The traces this one follows from without being part of them, space-separated ids: a
+    # controller's replacement follows the deletions (evictions) of the pods it replaces; a
+    # preemption victim's deletion follows the preemptor's trace.
+    causes = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -247,6 +251,9 @@ class Termination(models.Model):
     by = models.CharField(max_length=300, blank=True)
     reason_en = models.TextField(blank=True)
     reason_zh = models.TextField(blank=True)
+    # The deletion's own trace (a user's delete or eviction, a preemption), ended when the object
+    # is gone; "" when the deletion started none.
+    trace_id = models.CharField(max_length=16, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

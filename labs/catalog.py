@@ -49,14 +49,47 @@ def version_lab(definition: LabDefinition, number: int) -> Lab:
     return lab
 
 
+_pinned: dict[tuple[str, int], Lab] = {}  # (lab id, version): a course plan's labs
+
+
+def pinned_lab(slug: str, number: int) -> Lab:
+    """Version `number` of the lab `slug`, as a course's plan names it (labs/courses.py)."""
+    key = (slug, number)
+    with _lock:
+        lab = _pinned.get(key)
+    if lab is None:
+        stored = LabVersion.objects.select_related("definition").get(definition__slug=slug, number=number)
+        lab = load_lab(stored.source, source=f"lab {slug} v{number}")
+        with _lock:
+            _pinned[key] = lab
+    return lab
+
+
 def lab_for(student: Student) -> Lab:
-    """The lab as this student works on it: the version they started, or were moved to."""
+    """The lab as this student works on it: the version they started, or were moved to; in a
+    course's class, the plan's lab the student is on."""
+    plan = student.session.plan
+    if plan:
+        entry = plan[min(student.lab_position, len(plan) - 1)]
+        return pinned_lab(entry["lab"], entry["version"])
     return version_lab(student.session.lab, student.lab_version)
 
 
 def session_lab(session: ClassSession) -> Lab:
-    """The lab as the class uses it (new students get this version)."""
+    """The lab as the class uses it (new students get this version); a course's class: the lab
+    a student who joins now starts (labs.courses.start_position)."""
+    if session.plan:
+        entry = session.plan[start_position(session)]
+        return pinned_lab(entry["lab"], entry["version"])
     return version_lab(session.lab, session.lab_version)
+
+
+def start_position(session: ClassSession) -> int:
+    """Where a student who joins a course's class now starts: the newest lab the teacher opened
+    (the class is there), or the first lab at the students' own pace."""
+    if session.pace == "teacher":
+        return max(0, min(session.labs_open, len(session.plan)) - 1)
+    return 0
 
 
 def save_definition(definition: LabDefinition, source: str, user=None) -> Lab:

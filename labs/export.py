@@ -44,7 +44,8 @@ def progress_export(session: ClassSession, student_id: int | None = None) -> dic
     board = {row["id"]: row for row in board_state(session, student_id)["students"]}
     students = []
     chosen = session.students.all() if student_id is None else session.students.filter(pk=student_id)
-    for student in chosen.prefetch_related("progress").order_by("joined_at"):
+    for student in chosen.prefetch_related("progress", "lab_records").order_by("joined_at"):
+        student.session = session
         lab = lab_for(student)
         rows = {p.step_id: p for p in student.progress.all()}
         steps = []
@@ -84,6 +85,19 @@ def progress_export(session: ClassSession, student_id: int | None = None) -> dic
                 "id": student.pk,
                 "name": student.display_name,
                 "lab_version": student.lab_version,
+                # A course's class: the student's lab, and the labs they left (labs/courses.py).
+                "lab": lab.id,
+                "lab_position": student.lab_position if session.plan else None,
+                "earlier_labs": [
+                    {
+                        "position": r.position,
+                        "lab": r.lab,
+                        "lab_version": r.lab_version,
+                        "finished": r.finished,
+                        "steps": r.steps,
+                    }
+                    for r in student.lab_records.all()
+                ],
                 "joined_at": _iso(student.joined_at),
                 "status": shown.get("status"),
                 "current_step": min(student.current_step, len(lab.steps)) + 1,

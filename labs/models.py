@@ -62,8 +62,46 @@ class LabVersion(models.Model):
         return f"{self.definition.slug} v{self.number}"
 
 
+class Course(models.Model):
+    """An ordered list of labs behind one join code (labs/courses.py). Every saved change is its
+    next version (CourseVersion); a class keeps the plan it opened with."""
+
+    PACES = [("teacher", "The teacher opens the next lab"), ("student", "Each student's own pace")]
+
+    slug = models.SlugField(max_length=63, unique=True)
+    title_en = models.CharField(max_length=200)
+    title_zh = models.CharField(max_length=200)
+    # The newest version's labs and pace (CourseVersion keeps every saved one).
+    labs = models.JSONField(default=list)  # [lab slug, ...] in order
+    pace = models.CharField(max_length=10, choices=PACES, default="teacher")
+    version = models.PositiveIntegerField(default=1)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class CourseVersion(models.Model):
+    """One saved course: its labs in order and its pace. Never changed once stored."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    labs = models.JSONField(default=list)
+    pace = models.CharField(max_length=10)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["course", "number"]
+        constraints = [models.UniqueConstraint(fields=["course", "number"], name="course_version_unique")]
+
+
 class ClassSession(models.Model):
-    """One lesson: a lab, a teacher and the students who joined with the code."""
+    """One lesson: a lab (or a course of labs), a teacher and the students who joined with the code."""
 
     code = models.CharField(max_length=12, unique=True, default=new_join_code)
     lab = models.ForeignKey(LabDefinition, on_delete=models.PROTECT, related_name="sessions")
@@ -78,6 +116,16 @@ class ClassSession(models.Model):
     # The teacher's "stuck" thresholds for this class ({"attempts": N, "minutes": M}); the lab's
     # (labs.labmodel.Lab.stuck) where a key is absent.
     stuck = models.JSONField(default=dict, blank=True)
+    # A course's class (labs/courses.py): the course version it opened with, its plan frozen then
+    # ([{"lab": slug, "version": N}], each lab's version pinned), the pace, and how many of its
+    # labs the teacher has opened (teacher pace). `lab` is then the plan's first lab.
+    course = models.ForeignKey(
+        Course, null=True, blank=True, on_delete=models.PROTECT, related_name="sessions"
+    )
+    course_version = models.PositiveIntegerField(default=0)
+    plan = models.JSONField(default=list, blank=True)
+    pace = models.CharField(max_length=10, blank=True)
+    labs_open = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -89,7 +137,7 @@ class ClassSession(models.Model):
 
 class Student(models.Model):
     session = models.ForeignKey(ClassSession, on_delete=models.CASCADE, related_name="students")
-    display_name = models.CharField(max_length=40)
+    display_name = models.CharField(max_length=80)
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lab_student"
     )
@@ -97,6 +145,8 @@ class Student(models.Model):
     # The lab version this student works on (LabVersion.number): the one they started, until the
     # teacher moves the class to a newer one.
     lab_version = models.PositiveIntegerField(default=1)
+    # In a course's class: the student's lab, an index into the class's plan.
+    lab_position = models.PositiveIntegerField(default=0)
     current_step = models.PositiveIntegerField(default=0)  # index into the lab's steps; len(steps) = done
     # What the student last did, as seen in the sandbox (traces started, node labels/taints):
     # a failing check counts as a new attempt only when this changed.
@@ -140,3 +190,25 @@ class StepProgress(models.Model):
     class Meta:
         ordering = ["student", "index"]
         constraints = [models.UniqueConstraint(fields=["student", "step_id"], name="progress_unique_step")]
+
+
+class LabRecord(models.Model):
+    """A course's lab the student left (finished, or moved on by the teacher): what each step's
+    checks said, the answers and the console commands of that lab, kept readable when the
+    sandbox goes on to the next lab and its progress rows start again."""
+
+    student = models.ForeignKey(Student, on_delete=models.CASCADE, related_name="lab_records")
+    position = models.PositiveIntegerField()
+    lab = models.CharField(max_length=63)
+    lab_version = models.PositiveIntegerField()
+    finished = models.BooleanField(default=False)  # every step passed
+    # [{"id", "index", "attempts", "hints_shown", "solution_revealed", "answer", "started_at",
+    #   "passed_at", "last_failure"}], the StepProgress rows as they were.
+    steps = models.JSONField(default=list)
+    commands = models.JSONField(default=list)  # the console's commands during the lab, newest first
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["student", "position"]
+        constraints = [models.UniqueConstraint(fields=["student", "position"], name="lab_record_unique")]

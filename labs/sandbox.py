@@ -21,11 +21,12 @@ from cluster.apiserver.clear import clear as delete_all
 from cluster.auth.ratelimit import WRITES
 from cluster.models import Cluster
 from labs import resume
+from labs.catalog import start_position
 from labs.labmodel import Lab
 from labs.models import ClassSession, StepProgress, Student
 
 SETUP = api.Actor(client="api", detail="lab starting state")
-MAX_NAME = 40
+MAX_NAME = 80
 
 
 class JoinError(ValueError):
@@ -58,9 +59,11 @@ def new_sandbox(lab: Lab, owner, name: str) -> Cluster:
 
 def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
     """A new student in `session` with their own sandbox. Raises JoinError with a clear reason."""
-    display_name = " ".join(display_name.split())[:MAX_NAME]
+    display_name = " ".join(display_name.split())
     if not display_name:
         raise JoinError(_("Please enter a display name."))
+    if len(display_name) > MAX_NAME:  # refused, not cut: the board shows the name as typed
+        raise JoinError(_("A display name has at most %(n)d characters.") % {"n": MAX_NAME})
     if not session.is_open:
         raise JoinError(_("This class session is closed."))
     if session.students.count() >= settings.KUBESIM_MAX_STUDENTS:
@@ -75,7 +78,11 @@ def join(session: ClassSession, display_name: str, lab: Lab) -> Student:
             user.set_unusable_password()
             user.save(update_fields=["password"])
             student = Student.objects.create(
-                session=session, display_name=display_name, user=user, lab_version=session.lab_version
+                session=session,
+                display_name=display_name,
+                user=user,
+                lab_version=session.lab_version,
+                lab_position=start_position(session) if session.plan else 0,
             )
     except IntegrityError:
         raise JoinError(NAME_TAKEN) from None
@@ -103,6 +110,9 @@ def reset(student: Student, lab: Lab) -> None:
     student.current_step = 0
     student.action_mark = ""
     student.pushed_hint = {}
+    if cluster.pace_ms != lab.pace_ms:  # a course's next lab may have its own pace
+        Cluster.objects.filter(pk=cluster.pk).update(pace_ms=lab.pace_ms)
+        cluster.pace_ms = lab.pace_ms
     student.save(update_fields=["current_step", "action_mark", "pushed_hint"])
     # A check running while the sandbox was cleared may have created it again already.
     StepProgress.objects.get_or_create(student=student, step_id=lab.steps[0].id, defaults={"index": 0})

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from labs import resume, sandbox, versions
 from labs.catalog import import_bundled, in_course_order, lab_for, lab_of
 from labs.loader import LabValidationError, load_lab
-from labs.models import ClassSession, LabDefinition, StepProgress, Student
+from labs.models import ClassSession, Course, LabDefinition, StepProgress, Student
 from labs.progress import announce_students, notify, session_group
 from labs.selftest import self_test
 from labs.state import board_state
@@ -38,7 +38,8 @@ def home(request: HttpRequest) -> HttpResponse:
         import_bundled()
     context = {
         "labs": in_course_order(LabDefinition.objects.all()),
-        "sessions": ClassSession.objects.filter(teacher=request.user).select_related("lab")[:20],
+        "courses": Course.objects.all(),
+        "sessions": ClassSession.objects.filter(teacher=request.user).select_related("lab", "course")[:20],
     }
     return render(request, "labs/manage.html", context)
 

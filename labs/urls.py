@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from labs import editing, teacher, views, watching
+from labs import courseviews, editing, teacher, views, watching
 
 app_name = "labs"
 
@@ -16,12 +16,18 @@ urlpatterns = [
     path("lab/state", views.state, name="state"),
     path("lab/answer", views.answer, name="answer"),
     path("lab/hint", views.hint, name="hint"),
+    path("lab/next", views.next_lab, name="next_lab"),
+    path("lab/review/<int:position>/<int:index>", views.review, name="review"),
     path("labs/manage/", teacher.home, name="manage"),
     path("labs/manage/new", editing.edit, name="new"),
     path("labs/manage/validate", teacher.validate, name="validate"),
     path("labs/manage/test", teacher.test_lab, name="test"),
     path("labs/manage/import", editing.import_lab, name="import"),
     path("labs/manage/sessions/new", teacher.open_session, name="open_session"),
+    path("labs/manage/courses/new", courseviews.edit, name="new_course"),
+    path("labs/manage/courses/<slug:slug>/", courseviews.edit, name="edit_course"),
+    path("labs/manage/courses/<slug:slug>/open", courseviews.open_class, name="open_course"),
+    path("labs/manage/sessions/<str:code>/open-next", courseviews.open_next, name="open_next"),
     path("labs/manage/sessions/<str:code>/", teacher.board, name="board"),
     path("labs/manage/sessions/<str:code>/board.json", teacher.board_json, name="board_json"),
     path(

@@ -19,11 +19,12 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.views import page_context
-from labs import resume, sandbox
+from labs import courses, resume, sandbox
 from labs.catalog import lab_for, session_lab
 from labs.joinlimits import join_wait, remember_browser, resume_wait
 from labs.models import ClassSession, Student
 from labs.progress import announce_students, evaluate
+from labs.review import step_review
 from labs.state import student_state
 
 MAX_ANSWER = 500
@@ -200,3 +201,28 @@ def hint(request: HttpRequest) -> JsonResponse:
             progress.hints_shown += 1
             progress.save(update_fields=["hints_shown"])
     return JsonResponse(student_state(student))
+
+
+@require_POST
+def next_lab(request: HttpRequest) -> JsonResponse:
+    """Go on to the course's next lab (409 with the reason when it is not the time)."""
+    student = _student_or_403(request)
+    if isinstance(student, JsonResponse):
+        return student
+    try:
+        courses.go_on(student)
+    except courses.CourseError as exc:
+        return JsonResponse({"error": str(exc)}, status=409)
+    return JsonResponse(student_state(student))
+
+
+@require_GET
+def review(request: HttpRequest, position: int, index: int) -> JsonResponse:
+    """An earlier step of this lab or of a course's earlier lab, and what the student did there."""
+    student = _student_or_403(request)
+    if isinstance(student, JsonResponse):
+        return student
+    found = step_review(student, position, index)
+    if found is None:
+        return JsonResponse({"error": _("You have not reached that step.")}, status=404)
+    return JsonResponse(found)

@@ -533,7 +533,7 @@ class Scheduler:
             # preemptor's, the replacement's steps joined its trace, which then never completed.
             self._mark_disruption_target(current, self._actor(None), _scheduler_name(preemptor))
             try:
-                deleting = self._preempting_actor(preemptor, node)
+                deleting = self._preempting_actor(preemptor, node, actor.trace.pk if actor.trace else "")
                 api.delete(self.cluster, "Pod", victim.namespace, victim.name, deleting)
             except ApiError:
                 continue
@@ -561,11 +561,12 @@ class Scheduler:
             cleared.append(key)
         return cleared
 
-    def _preempting_actor(self, preemptor: dict, node: str) -> Actor:
+    def _preempting_actor(self, preemptor: dict, node: str, cause: str = "") -> Actor:
         """Who deletes a victim: the scheduler, for the preemptor. The victim's deletion starts a
-        trace of its own (verb preempt) that names the preemptor, and its ending says why."""
+        trace of its own (verb preempt) that names the preemptor and links back to its trace
+        (`cause`), and its ending says why."""
         actor = self._actor(None)
-        actor.by, actor.subresource = DEFAULT_SCHEDULER_NAME, "preemption"
+        actor.by, actor.subresource, actor.cause = DEFAULT_SCHEDULER_NAME, "preemption", cause
         actor.reason = texts.preempted_by(preemptor, node)
         return actor
 

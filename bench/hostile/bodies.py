@@ -1,8 +1,9 @@
 """Valid objects of every kind, and the same objects with one field of the wrong JSON type.
 
 The kinds are the registry's (every served kind) and the fields the API server's own type table
-(`cluster.apiserver.typecheck`), so every field of every kind is covered, at every depth, without
-a hand-written list to fall behind. A new kind needs a valid body in `valid` (docs/adding-a-kind.md).
+(upstream's definitions, `cluster.openapi.definitions`, as `cluster.apiserver.typecheck` reads
+them), so every field of every kind is covered, at every depth, without a hand-written list to
+fall behind. A new kind needs a valid body in `valid` (docs/adding-a-kind.md).
 """
 
 from __future__ import annotations
@@ -166,10 +167,12 @@ def wrong_values(spec: str) -> list[object]:
     """JSON values that are not of the type `spec` names (null is never wrong: it means "unset")."""
     if spec.startswith("["):
         return [7, "text", {"a": 1}, True]
-    if spec in ("string", "Time"):
+    if spec in ("string", "Time", "MicroTime"):
         return [7, ["a"], {"a": "b"}, False, 1.5]
-    if spec == "integer":
+    if spec in ("int32", "int64"):
         return ["seven", 1.5, [1], {"a": 1}, True]
+    if spec == "number":
+        return ["seven", [1], {"a": 1}, True]
     if spec == "boolean":
         return ["true", 1, [True], {"a": True}]
     if spec == "Quantity":

@@ -139,8 +139,9 @@ def _body_for(request: HttpRequest, target: Target) -> tuple[dict, list[str]]:
     duplicates: list[str] = []
     obj = parse_object(request, (target.info.api_version, target.info.kind), duplicates)
     check_body(target.info, obj)  # wrong JSON types answer 400 before anything reads them
-    obj = target.info.to_stored(obj)  # a body of another version than the stored one
+    # Unknown fields are judged in the body's own version, as the decoder does, before conversion.
     warnings = strict.check(request, target.info.kind, target.info.version, obj, duplicates=duplicates)
+    obj = target.info.to_stored(obj)  # a body of another version than the stored one
     obj.setdefault("kind", target.info.kind)
     obj.setdefault("apiVersion", target.info.api_version)
     meta = obj.setdefault("metadata", {})

@@ -20,3 +20,9 @@ class Actor:
     # The subresource the write came through ("eviction": a delete the Eviction API made), so
     # the flow tells what was really sent.
     subresource: str = ""
+    # The trace a write follows from without belonging to it (a preemption's deletion of a victim:
+    # the preemptor's), so the story it starts links back.
+    cause: str = ""
+    # What the eviction's budget check found, for the flow's step 3: ("none",), ("ignored",
+    # phase-or-"Terminating"), ("spent", budget, disruptions left), ("spare", budget).
+    budget: tuple[str, ...] | None = None

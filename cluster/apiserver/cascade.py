@@ -7,16 +7,23 @@ The one definition used by the API server's DELETE and by the garbage collector
 - Foreground: the dependents go first (each cascading in turn); the owner goes last.
 - Orphan: the owner goes; each dependent loses the ownerReference to it and stays.
 
-The whole cascade is written in the caller's transaction, so no dependent outlives its owner by
-even one revision. Every removal goes through `_remove`, where a Pod's deletion is graceful
-(`cluster/apiserver/graceful.py`): a pod on a node gets `metadata.deletionTimestamp` and stays,
-Terminating, until its kubelet has stopped the containers and deletes it with grace 0; every other
-object, and a pod never bound to a node, goes at once.
+The cascade is written in the caller's transaction. Every removal goes through `_remove`, where a
+Pod's deletion is graceful (`cluster/apiserver/graceful.py`): a pod on a node gets
+`metadata.deletionTimestamp` and stays, Terminating, until its kubelet has stopped the containers
+and deletes it with grace 0; and an object that names finalizers stays, Terminating, until they are
+removed (`cluster/apiserver/finalizers.py`). Every other object goes at once.
+
+An owner that stays (finalizers) keeps its dependents until it is really removed, as upstream's
+collector keeps the dependents of an owner that still exists (`release` cascades then). A
+Foreground owner whose dependents do not all go at once (terminating pods) stays with the
+`foregroundDeletion` finalizer, which the garbage collector removes once the last one is gone
+(`finish_foreground`). Orphaning is done in the same transaction as the delete, so upstream's
+`orphan` finalizer, added and removed within it, is never seen.
 """
 
 from __future__ import annotations
 
-from cluster.apiserver import graceful, store
+from cluster.apiserver import finalizers, graceful, store
 from cluster.apiserver.actor import Actor
 from cluster.models import ApiObject, Cluster
 
@@ -30,26 +37,36 @@ def collector_for(actor: Actor) -> Actor:
 
 
 def dependents(cluster: Cluster, owner: ApiObject) -> list[ApiObject]:
-    """Objects whose (controller) ownerReference names `owner`; a Namespace holds all its objects."""
+    """Objects whose (controller) ownerReference names `owner` (a Namespace's own objects are the
+    namespace controller's: cluster/controllers/namespace.py)."""
     rows = ApiObject.objects.filter(cluster_id=cluster.pk)
-    found = list(rows.filter(owner_uid=owner.uid).exclude(pk=owner.pk))
-    if owner.kind == "Namespace":  # the namespace controller empties a deleted namespace
-        found += rows.filter(namespace=owner.name).exclude(owner_uid__gt="")
-    return found
+    return list(rows.filter(owner_uid=owner.uid).exclude(pk=owner.pk))
 
 
-def _remove(locked: Cluster, row: ApiObject, actor: Actor, grace: int | None = None) -> dict:
+def _remove(locked: Cluster, row: ApiObject, actor: Actor, grace: int | None = None, add: str = "") -> dict:
     """Remove one object: at once, or gracefully (a Pod on a node: deletionTimestamp set, or
-    shortened, and the row kept for its kubelet). `grace` is DeleteOptions.gracePeriodSeconds."""
+    shortened, and the row kept for its kubelet), or not while it names finalizers (marked as
+    being deleted, grace 0; `add` is a finalizer the deletion itself adds). `grace` is
+    DeleteOptions.gracePeriodSeconds."""
     marked = graceful.mark(row.kind, row.body, grace)
     if marked is graceful.PENDING:
         return store.clone(row.body)  # already terminating with a grace period no longer than asked
     if marked is not None:
         store.write(locked, "terminate", row.kind, marked, row, actor)
         return marked
+    if finalizers.of(row.body) or add:
+        kept = finalizers.mark_deleting(row.body, add)
+        if kept is None:
+            return store.clone(row.body)  # already waiting for its finalizers
+        store.write(locked, "terminate", row.kind, kept, row, actor)
+        return kept
     body = store.clone(row.body)
     store.write(locked, "delete", row.kind, body, row, actor)
     return body
+
+
+def _stays(locked: Cluster, row: ApiObject) -> bool:
+    return store.find(locked, row.kind, row.namespace, row.name) is not None
 
 
 def drop_owner(locked: Cluster, row: ApiObject, owner_uids: set[str], actor: Actor) -> dict:
@@ -77,14 +94,38 @@ def delete(
     if propagation == FOREGROUND:
         for child in children:
             delete(locked, child, collector, FOREGROUND)
+        waiting = bool(dependents(locked, row))  # terminating pods, dependents with finalizers
+        return _remove(locked, row, actor, grace, finalizers.FOREGROUND if waiting else "")
+    if propagation == ORPHAN:
+        for child in children:
+            drop_owner(locked, child, {row.uid}, collector)
         return _remove(locked, row, actor, grace)
     body = _remove(locked, row, actor, grace)
-    for child in children:
-        if propagation == ORPHAN:
-            drop_owner(locked, child, {row.uid}, collector)
-        else:
+    if not _stays(locked, row):
+        for child in children:
             delete(locked, child, collector, BACKGROUND)
     return body
+
+
+def release(locked: Cluster, row: ApiObject, actor: Actor) -> None:
+    """An owner kept by its finalizers has just been removed: its dependents follow (Background)."""
+    collector = collector_for(actor)
+    for child in dependents(locked, row):
+        delete(locked, child, collector, BACKGROUND)
+
+
+def finish_foreground(locked: Cluster, row: ApiObject, actor: Actor) -> bool:
+    """The garbage collector's part of a Foreground deletion: once no dependent is left, remove
+    the `foregroundDeletion` finalizer (and with it the owner, when it was the last). True when
+    it wrote."""
+    if finalizers.FOREGROUND not in finalizers.of(row.body) or dependents(locked, row):
+        return False
+    body = finalizers.without(row.body, finalizers.FOREGROUND)
+    if finalizers.released(row.body, body):
+        store.write(locked, "delete", row.kind, body, row, actor)
+    else:
+        store.write(locked, "update", row.kind, body, row, actor)
+    return True
 
 
 def owners_alive(cluster: Cluster, body: dict) -> tuple[set[str], set[str]]:

@@ -47,6 +47,10 @@ def _can_ignore_budget(pod: dict) -> bool:
     return phase in ("Succeeded", "Failed", "Pending") or graceful.terminating(pod)
 
 
+def _why_ignored(pod: dict) -> str:
+    return "Terminating" if graceful.terminating(pod) else (pod.get("status") or {}).get("phase", "")
+
+
 def _budgets(locked: Cluster, pod: dict) -> list[ApiObject]:
     labels = pod["metadata"].get("labels") or {}
     found = []
@@ -165,7 +169,9 @@ def evict(
         check_version(info, name, preconditions.get("resourceVersion"), row)
         graceful.check_uid(info, name, preconditions.get("uid"), row.uid)
         pod = row.body
-        if not _can_ignore_budget(pod):
+        if _can_ignore_budget(pod):
+            actor.budget = ("ignored", _why_ignored(pod))
+        else:
             budgets = _budgets(locked, pod)
             if len(budgets) > 1:
                 return {
@@ -183,8 +189,15 @@ def evict(
                     int(status.get("currentHealthy") or 0),
                 )
                 unready_spare = not _ready(pod) and healthy >= desired and desired > 0
-                if not unready_spare:
+                budget = budgets[0].name
+                if unready_spare:
+                    actor.budget = ("spare", budget)
+                else:
                     _spend(locked, budgets[0], name, dry, actor)
+                    left = int(status.get("disruptionsAllowed") or 0) - 1
+                    actor.budget = ("spent", budget, str(left))
+            else:
+                actor.budget = ("none",)
             if not dry:
                 row = _mark_disruption_target(locked, row, actor)
         if not dry:

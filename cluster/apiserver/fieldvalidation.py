@@ -91,7 +91,7 @@ def judge(
     return their texts as warnings; under Ignore return nothing."""
     if not isinstance(obj, dict):
         return []
-    unknown = openapi.strict_decode(kind, obj)
+    unknown = openapi.strict_decode(kind, obj, version)
     problems = list(duplicates or [])
     problems += [Problem(f, f'unknown field "{f}"', locate(f) if locate else None) for f in unknown]
     if problems and mode == "Strict":

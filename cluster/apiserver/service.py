@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, graceful, rows, store, typecheck
+from cluster.apiserver import cascade, defaults, graceful, namespaces, rows, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
@@ -31,6 +31,7 @@ __all__ = [
     "current_revision",
     "delete",
     "events_since",
+    "finalize_namespace",
     "get",
     "get_scale",
     "list_items",
@@ -118,7 +119,8 @@ def delete(
     """DELETE: the object as it was removed (with its final resourceVersion), or, for a Pod on a
     node, as marked for graceful deletion (`graceful`: deletionTimestamp; its kubelet deletes it
     with grace_period 0 when its containers have stopped); dependents follow (Background/
-    Foreground) or lose their ownerReference (Orphan), as `cascade` defines. `uid` and
+    Foreground) or lose their ownerReference (Orphan), as `cascade` defines; a Namespace is
+    marked Terminating for its controller to empty (`namespaces`). `uid` and
     `resource_version` are DeleteOptions' preconditions."""
     info = info_for(kind)
     namespace = _ns(info, namespace)
@@ -134,7 +136,21 @@ def delete(
         locked, row = locked_row(cluster, info, namespace, name)
         check_version(info, name, resource_version, row)
         graceful.check_uid(info, name, uid, row.uid)
-        body = cascade.delete(locked, row, actor, propagation, grace_period)
+        if info.kind == "Namespace":
+            body = namespaces.delete(locked, row, actor)
+        else:
+            body = cascade.delete(locked, row, actor, propagation, grace_period)
+    cluster.revision = locked.revision
+    return body
+
+
+def finalize_namespace(cluster: Cluster, name: str, actor: Actor) -> dict:
+    """namespaces/finalize, as the namespace controller uses it: `kubernetes` leaves spec.finalizers
+    (and the namespace goes when nothing else keeps it)."""
+    info = info_for("Namespace")
+    with transaction.atomic():
+        locked, row = locked_row(cluster, info, "", name)
+        body = namespaces.finalize(locked, row, actor)
     cluster.revision = locked.revision
     return body
 

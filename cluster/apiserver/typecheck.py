@@ -2,120 +2,54 @@
 
 Kubernetes decodes a body into Go structs: `"containers": 7` fails there, with
 `json: cannot unmarshal number into Go struct field PodSpec.spec.containers of type []v1.Container`,
-before defaulting or validation ever see it. KubeSim keeps bodies as dicts, so this walk (over the
-same field table that feeds OpenAPI and strict decoding, `cluster.kubeapi.schema_types`) is that
-decoder's type check: after it, every field the defaulting and validating code reads has the
-JSON type it expects. Unknown fields are not its business (strict decoding judges them).
+before defaulting or validation ever see it. KubeSim keeps bodies as dicts, so this walk (over
+upstream's type table that also feeds OpenAPI and strict decoding, `cluster.openapi.definitions`)
+is that decoder's type check: after it, every field the defaulting and validating code reads has
+the JSON type it expects. Unknown fields are not its business (strict decoding judges them).
 
 A create or update answers 400 BadRequest, a patch whose result has a wrong type 422 Invalid on
-the field `patch`, both worded as the API server words them.
+the field `patch`, both worded as the API server words them. The REST handlers check a body once,
+as they decode it, and tell the service layer so (`typed=True`).
 """
 
 from __future__ import annotations
 
 import json
 
-from cluster.apiserver import networktypes
 from cluster.apiserver.decoding import bad_base64
 from cluster.apiserver.errors import ApiError, Cause, bad_request
 from cluster.apiserver.kinds import KindInfo
-from cluster.kubeapi.schema_types import TYPES
+from cluster.openapi import definitions
 
-# Kinds whose types the OpenAPI table leaves open; their fields are typed here.
-_EXTRA: dict[str, dict[str, str]] = {
-    "Event": {
-        "apiVersion": "string",
-        "kind": "string",
-        "metadata": "ObjectMeta",
-        "involvedObject": "ObjectReference",
-        "reason": "string",
-        "message": "string",
-        "source": "EventSource",
-        "firstTimestamp": "Time",
-        "lastTimestamp": "Time",
-        "count": "integer",
-        "type": "string",
-        "eventTime": "Time",
-        "series": "object",
-        "action": "string",
-        "related": "ObjectReference",
-        "reportingComponent": "string",
-        "reportingInstance": "string",
-    },
-    "ObjectReference": {
-        f: "string"
-        for f in ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
-    },
-    "EventSource": {"component": "string", "host": "string"},
-    "Namespace": {
-        "apiVersion": "string",
-        "kind": "string",
-        "metadata": "ObjectMeta",
-        "spec": "NamespaceSpec",
-        "status": "NamespaceStatus",
-    },
-    "NamespaceSpec": {"finalizers": "[string]"},
-    "NamespaceStatus": {"phase": "string", "conditions": "[object]"},
-    "Lease": {"apiVersion": "string", "kind": "string", "metadata": "ObjectMeta", "spec": "LeaseSpec"},
-    "LeaseSpec": {
-        "holderIdentity": "string",
-        "leaseDurationSeconds": "integer",
-        "acquireTime": "Time",
-        "renewTime": "Time",
-        "leaseTransitions": "integer",
-        "strategy": "string",
-        "preferredHolder": "string",
-    },
-    "Scale": {"apiVersion": "string", "kind": "string", "metadata": "ObjectMeta", "spec": "ScaleSpec"},
-    "ScaleSpec": {"replicas": "integer"},
-    "DeleteOptions": {
-        "apiVersion": "string",
-        "kind": "string",
-        "gracePeriodSeconds": "integer",
-        "preconditions": "Preconditions",
-        "orphanDependents": "boolean",
-        "propagationPolicy": "string",
-        "dryRun": "[string]",
-    },
-    "Preconditions": {"uid": "string", "resourceVersion": "string"},
-    "PodDisruptionBudget": {
-        "apiVersion": "string",
-        "kind": "string",
-        "metadata": "ObjectMeta",
-        "spec": "PodDisruptionBudgetSpec",
-        "status": "object",
-    },
-    "PodDisruptionBudgetSpec": {
-        "minAvailable": "IntOrString",
-        "maxUnavailable": "IntOrString",
-        "selector": "LabelSelector",
-        "unhealthyPodEvictionPolicy": "string",
-    },
-    "Eviction": {
-        "apiVersion": "string",
-        "kind": "string",
-        "metadata": "ObjectMeta",
-        "deleteOptions": "DeleteOptions",
-    },
-    **networktypes.TYPES,
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+_GO_SCALARS = {
+    "string": "string",
+    "boolean": "bool",
+    "int32": "int32",
+    "int64": "int64",
+    "number": "float64",
+    "Time": "v1.Time",
+    "MicroTime": "v1.MicroTime",
+    "Quantity": "resource.Quantity",
+    "IntOrString": "intstr.IntOrString",
+    "object": "map[string]interface {}",
 }
-_INT32_FIELDS = (
-    "replicas containerPort hostPort port nodePort weight maxSkew minDomains minReadySeconds "
-    "revisionHistoryLimit "
-    "progressDeadlineSeconds priority count leaseDurationSeconds leaseTransitions successThreshold "
-    "failureThreshold initialDelaySeconds timeoutSeconds periodSeconds readyReplicas availableReplicas "
-    "fullyLabeledReplicas updatedReplicas unavailableReplicas terminatingReplicas collisionCount"
-)
-_INT32 = frozenset(_INT32_FIELDS.split())
-_GO_SCALARS = {"string": "string", "boolean": "bool", "Time": "v1.Time", "object": "map[string]interface {}"}
+
+
+def definition(info: KindInfo) -> str | None:
+    """The upstream definition a body of this kind decodes into (Scale, DeleteOptions, Eviction and
+    TokenRequest included), None for a kind upstream does not define."""
+    group = "" if info.group == "meta.k8s.io" else info.group  # DeleteOptions: the core group's too
+    return definitions.for_kind(group, info.version, info.kind)
 
 
 def field_specs(type_name: str) -> dict[str, str] | None:
-    """{field: type spec} of a named type, or None for scalars and free-form objects."""
-    return _EXTRA.get(type_name) or TYPES.get(type_name)
+    """{field: type spec} of a definition (or of a registered kind by its name), or None for
+    scalars and free-form objects."""
+    return definitions.fields(type_name) or definitions.fields(definitions.of_kind(type_name) or "")
 
 
-_fields = field_specs
+_fields = definitions.fields
 
 
 def fits(spec: str, value: object) -> bool:
@@ -136,18 +70,12 @@ def _json_kind(value: object) -> str:
     return "object"
 
 
-def _go_type(spec: str, field: str) -> str:
+def _go_type(spec: str) -> str:
     if spec.startswith("["):
-        return "[]" + _go_type(spec[1:-1], field)
+        return "[]" + _go_type(spec[1:-1])
     if spec.startswith("{"):
-        return "map[string]" + _go_type(spec[1:-1], field)
-    if spec == "integer":
-        return "int32" if field in _INT32 else "int64"
-    if spec == "Quantity":
-        return "resource.Quantity"
-    if spec == "IntOrString":
-        return "intstr.IntOrString"
-    return _GO_SCALARS.get(spec, f"v1.{spec}")
+        return "map[string]" + _go_type(spec[1:-1])
+    return _GO_SCALARS.get(spec) or f"{definitions.go_package(spec)}.{definitions.short(spec)}"
 
 
 class _Mismatch(Exception):
@@ -162,10 +90,10 @@ class _Mismatch(Exception):
     def message(self) -> str:
         value, spec = self.value, self.spec
         got = _json_kind(value)
-        if isinstance(value, int | float) and not isinstance(value, bool) and spec == "integer":
+        if isinstance(value, int | float) and not isinstance(value, bool) and spec in ("int32", "int64"):
             got = f"number {value:g}" if isinstance(value, float) else f"number {value}"
-        go_type = _go_type(spec, self.field)
-        where = f"Go struct field {self.struct}.{'.'.join(reversed(self.keys))}"
+        go_type = _go_type(spec)
+        where = f"Go struct field {definitions.short(self.struct)}.{'.'.join(reversed(self.keys))}"
         return f"json: cannot unmarshal {got} into {where} of type {go_type}"
 
 
@@ -175,10 +103,12 @@ def _fits(spec: str, value: object) -> bool:
         return True  # null leaves Go's zero value
     if spec.startswith("["):
         return isinstance(value, list)
-    if spec in ("string", "Time"):
+    if spec in ("string", "Time", "MicroTime"):
         return isinstance(value, str)
-    if spec == "integer":
+    if spec in ("int32", "int64"):
         return isinstance(value, int) and not isinstance(value, bool)
+    if spec == "number":
+        return isinstance(value, int | float) and not isinstance(value, bool)
     if spec == "boolean":
         return isinstance(value, bool)
     if spec == "Quantity":  # a string, or a JSON number (Quantity's UnmarshalJSON takes both)
@@ -193,7 +123,10 @@ _SCALAR, _LIST, _MAP, _TYPE = range(4)
 _CHECKS = {
     "string": (str,),
     "Time": (str,),
-    "integer": (int,),
+    "MicroTime": (str,),
+    "int32": (int,),
+    "int64": (int,),
+    "number": (int, float),
     "boolean": (bool,),
     "Quantity": (str, int, float),
     "IntOrString": (str, int),
@@ -229,11 +162,11 @@ def _walk_type(type_name: str, value: dict) -> None:
                 raise
 
 
-def _in_range(field: str, value: int) -> bool:
+def _in_range(spec: str, field: str, value: int) -> bool:
     """Go's int32/int64 bounds; replicas is left to validation, which answers 422 as upstream."""
     if field == "replicas":
         return True
-    bits = 31 if field in _INT32 else 63
+    bits = 31 if spec == "int32" else 63
     return -(2**bits) <= value < 2**bits
 
 
@@ -243,7 +176,7 @@ def _walk_field(struct: str, spec: str, field: str, value: object) -> None:
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
         raise _Mismatch(struct, spec, field, value)
     if shape == _SCALAR:
-        if types == (int,) and not _in_range(field, value):  # type: ignore[arg-type]
+        if types == (int,) and not _in_range(spec, field, value):  # type: ignore[arg-type]
             raise _Mismatch(struct, spec, field, float(value))  # type: ignore[arg-type]
     elif shape == _TYPE:
         _walk_type(spec, value)  # type: ignore[arg-type]
@@ -258,28 +191,29 @@ def _metadata_error(kind: str, obj: dict) -> str | None:
     if meta is None:
         return None
     try:
-        _walk_field(kind, "ObjectMeta", "metadata", meta)
+        _walk_field(kind, _META, "metadata", meta)
     except _Mismatch as mismatch:
         mismatch.keys.append("metadata")
         return mismatch.message()
     return None
 
 
-def type_error(kind: str, obj: dict) -> str | None:
+def type_error(info: KindInfo, obj: dict) -> str | None:
     """Go's decoding error for the first field of `obj` whose JSON type is wrong, else None."""
-    if _fields(kind) is None:
-        return _metadata_error(kind, obj)  # a kind without a field table still has ObjectMeta
+    name = definition(info)
+    if name is None:
+        return _metadata_error(info.kind, obj)  # a kind upstream does not define still has ObjectMeta
     try:
-        _walk_type(kind, obj)
+        _walk_type(name, obj)
     except _Mismatch as mismatch:
         return mismatch.message()
     # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
-    return bad_base64(obj) if kind == "Secret" else None
+    return bad_base64(obj) if info.kind == "Secret" else None
 
 
 def check_body(info: KindInfo, obj: dict) -> None:
     """A create or update body: 400 `Pod in version "v1" cannot be handled as a Pod: json: ...`."""
-    error = type_error(info.kind, obj)
+    error = type_error(info, obj)
     if error:
         kind = info.kind
         raise bad_request(f'{kind} in version "{info.version}" cannot be handled as a {kind}: {error}')
@@ -287,7 +221,7 @@ def check_body(info: KindInfo, obj: dict) -> None:
 
 def check_patched(info: KindInfo, name: str, obj: dict) -> None:
     """A patch's result: 422 Invalid on the field `patch`, as the API server's patcher answers."""
-    error = type_error(info.kind, obj)
+    error = type_error(info, obj)
     if not error:
         return
     shown = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)

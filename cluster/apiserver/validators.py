@@ -4,6 +4,7 @@ the kind's own validate hook (ValidatePod, ValidateService, ... in its module un
 
 from __future__ import annotations
 
+from cluster.apiserver import finalizers
 from cluster.apiserver.errors import Cause
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo
@@ -22,6 +23,7 @@ def validate(info: KindInfo, obj: dict, old: dict | None = None) -> list[Cause]:
         meta, old_meta = obj.get("metadata") or {}, old.get("metadata") or {}
         if meta.get("name") != old_meta.get("name"):
             errors.invalid("metadata.name", meta.get("name"), "field is immutable")
+        finalizers.check_no_new(errors, obj, old)
     if info.validate is not None:
         info.validate(errors, obj, old)
     return errors.causes

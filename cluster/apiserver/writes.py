@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import defaults, store, typecheck
+from cluster.apiserver import cascade, defaults, finalizers, namespaces, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
@@ -119,6 +119,8 @@ def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) 
     meta.setdefault("name", old_meta["name"])
     if info.has_status:
         result["status"] = old.get("status", {})
+    if info.kind == "Namespace":
+        namespaces.prepare_for_update(result, old, subresource)
     defaults.kind_defaults(result)
     if "generation" in old_meta and result.get("spec") != old.get("spec"):
         meta["generation"] = old_meta["generation"] + 1
@@ -134,7 +136,8 @@ def store_update(
     subresource: str | None,
     verb: str,
 ) -> dict:
-    """Merge, validate and store an update of a locked row; an update that changes nothing writes nothing."""
+    """Merge, validate and store an update of a locked row; an update that changes nothing writes
+    nothing; one that removes the last finalizer of an object being deleted removes it."""
     old = row.body
     result = merge_update(info, old, new, subresource)
     if subresource == "ephemeralcontainers":
@@ -146,5 +149,9 @@ def store_update(
     result["metadata"]["resourceVersion"] = old["metadata"].get("resourceVersion")
     if result == old:
         return old  # nothing changed: no new revision, as the real API server
+    if finalizers.released(old, result):
+        store.write(locked, "delete", info.kind, result, row, actor)
+        cascade.release(locked, row, actor)
+        return result
     store.write(locked, "status" if subresource == "status" else verb, info.kind, result, row, actor)
     return result

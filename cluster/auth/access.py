@@ -350,14 +350,23 @@ def permission(
     return rbac.authorize(cluster, caller.name, caller.groups, attributes)
 
 
+DISPLAY_NAME = "kubesim.io/display-name"
+
+
 def user_info(caller: Caller) -> dict:
     """The caller as kube-apiserver's authenticators name users (`kubectl auth whoami`)."""
     info: dict = {"username": caller.name}
     if caller.uid:
         info["uid"] = caller.uid
     info["groups"] = list(caller.groups)
-    if caller.extra:
-        info["extra"] = caller.extra
+    extra = dict(caller.extra)
+    # A lab student's name is a stable throwaway username (RBAC, events, audit quote it); the
+    # name they joined with goes beside it, as an authenticator's extra attribute.
+    display = getattr(caller.user, "first_name", "") if caller.user is not None else ""
+    if display and not caller.teacher and caller.account is None and not caller.impersonated:
+        extra[DISPLAY_NAME] = [display]
+    if extra:
+        info["extra"] = extra
     return info
 
 

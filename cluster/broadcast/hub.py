@@ -186,8 +186,8 @@ class Hub:
             summary = pageview.SUMMARIES.get(event.kind) if page_view else None
             decoded = rows.shared_object(event.object) if event.kind == "Pod" or summary else None
             if event.kind == "Pod":
-                # What the page would otherwise re-derive: kubectl's STATUS, the summed requests.
-                head["pod_status"], head["pod_requests"] = podview.facts(decoded)
+                # What the page would otherwise re-derive: kubectl's columns, the summed requests.
+                head["pod_status"], head["pod_requests"], head["pod_columns"] = podview.facts(decoded)
             self.prev_revision = event.revision
             text = json.dumps(head, separators=(",", ":"))
             message = Message(f'{text[:-1]},"object":{event.object}}}', revision=event.revision)

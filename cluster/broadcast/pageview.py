@@ -11,11 +11,14 @@ from cluster.broadcast import podview
 EVENT_METADATA = ("name", "namespace", "uid", "resourceVersion", "creationTimestamp")
 EVENT_FIELDS = ("reason", "type", "count", "firstTimestamp", "lastTimestamp")
 INVOLVED_FIELDS = ("kind", "namespace", "name", "uid")
+# The Events whose words a pod card shows: the prober's ("Readiness probe failed: …").
+MESSAGE_REASONS = frozenset({"Unhealthy"})
 
 
 def event_summary(event: dict) -> dict:
-    """An Event as the page needs it: the dashboard shows no Events (kubectl and the console do),
-    but keeps its revision, so it is told which object and why, not the message."""
+    """An Event as the page needs it: the dashboard shows few Events (kubectl and the console do),
+    but keeps its revision, so it is told which object and why; the message only of a failed
+    probe, which the pod's card names."""
     meta = event.get("metadata") or {}
     involved = event.get("involvedObject") or {}
     out = {
@@ -25,6 +28,8 @@ def event_summary(event: dict) -> dict:
         "involvedObject": {k: involved[k] for k in INVOLVED_FIELDS if k in involved},
     }
     out.update({k: event[k] for k in EVENT_FIELDS if k in event})
+    if event.get("reason") in MESSAGE_REASONS and "message" in event:
+        out["message"] = event["message"]
     return out
 
 

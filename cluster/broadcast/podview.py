@@ -1,10 +1,11 @@
 """What the page shows of a pod and would otherwise re-derive, computed once by the server: its
-STATUS as kubectl prints it (cluster/kubeapi/podstatus.py) and its requests as kube-scheduler sums
-them (scheduler/engine/resources.py: sidecars added, init containers maxed, overhead)."""
+STATUS, READY and RESTARTS as kubectl prints them (cluster/kubeapi/podstatus.py) and its requests
+as kube-scheduler sums them (scheduler/engine/resources.py: sidecars added, init containers
+maxed, overhead)."""
 
 from __future__ import annotations
 
-from cluster.kubeapi.podstatus import status_text
+from cluster.kubeapi.podstatus import pod_summary
 from scheduler.engine.resources import shared_pod_requests
 
 
@@ -22,9 +23,14 @@ def requests(pod: dict) -> dict[str, int]:
     return {"cpu": summed.milli_cpu, "memory": summed.memory}
 
 
-def facts(pod: dict) -> tuple[str, dict[str, int]]:
-    """(kubectl's STATUS, requests) of the pod."""
-    return status_text(pod), requests(pod)
+def facts(pod: dict) -> tuple[str, dict[str, int], dict]:
+    """(kubectl's STATUS, requests, the other columns) of the pod. The columns: READY ("0/1"),
+    RESTARTS and, when there was one, the last restart's time (kubectl prints "2 (35s ago)")."""
+    summary = pod_summary(pod)
+    columns: dict = {"ready": f"{summary.ready}/{summary.total}", "restarts": summary.restarts}
+    if summary.last_restart is not None:
+        columns["lastRestart"] = summary.last_restart.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return summary.reason, requests(pod), columns
 
 
 # The page's view of a pod (`?view=page` on the snapshot): what the dashboard draws and keys by,

@@ -132,6 +132,8 @@ class DaemonSetController(ReplicationManager):
         return old_available[: max(room, 0)]
 
     async def sync(self, ds: dict, trace_id: str | None) -> None:
+        if ds["metadata"].get("deletionTimestamp"):
+            return  # a DaemonSet being deleted (kept by finalizers) is left alone, as upstream
         snapshot = daemon_set_snapshot(ds)
         if self.history.needs_writes(ds):
             current, old = await db(self.history.construct)(ds, snapshot, trace_id)

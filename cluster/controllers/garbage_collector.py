@@ -4,9 +4,11 @@ Kubernetes' garbage collector watches every object's ownerReferences and deletes
 none of its owners exists. KubeSim's API server already cascades a DELETE in the same transaction
 (`cluster/apiserver/cascade.py`), so the collector is the safety net for everything else: a pod a
 controller created while its owner was being deleted by another process, or the leftovers of a
-process killed (`kill -9`) halfway through. It sweeps at start-up and then every SWEEP_SECONDS:
-one query finds the rows whose controller owner uid names no live object, and each is judged under
-the cluster lock by `cascade.collect` (the one definition of how deletion cascades).
+process killed (`kill -9`) halfway through. It also ends Foreground deletions: an owner kept
+with the `foregroundDeletion` finalizer loses it once its last dependent is gone. It sweeps at
+start-up and then every SWEEP_SECONDS: one query finds the rows whose controller owner uid names
+no live object, and each is judged under the cluster lock by `cascade.collect` (the one
+definition of how deletion cascades).
 
 At start-up it also ends the traces left running for an object that is gone, so the flow panel
 does not show a trace stuck "running" forever after a crash. Its sweeps also keep the cluster's
@@ -19,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cluster import retention
-from cluster.apiserver import cascade, store
+from cluster.apiserver import cascade, finalizers, store
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.rows import cluster_named
 from cluster.controllers import ownedrows
@@ -62,9 +64,31 @@ class GarbageCollector:
             cluster.revision = locked.revision
             if len(found) < BATCH or changed == before:
                 break
+        changed += self.finish_foreground(cluster)
         self.swept_at = cluster.revision
         if self.pruner.due():
             retention.prune(cluster)
+        return changed
+
+    def finish_foreground(self, cluster: Cluster) -> int:
+        """Remove the `foregroundDeletion` finalizer of owners whose dependents are all gone."""
+        waiting = [
+            (kind, namespace, name)
+            for kind, namespace, name, body in ApiObject.objects.filter(cluster=cluster, deleting=True)
+            .exclude(kind="Pod")
+            .values_list("kind", "namespace", "name", "body")[:BATCH]
+            if finalizers.FOREGROUND in finalizers.of(body)
+        ]
+        if not waiting:
+            return 0
+        changed = 0
+        with transaction.atomic():
+            locked = store.lock(cluster)
+            for kind, namespace, name in waiting:
+                row = store.find(locked, kind, namespace, name)
+                if row is not None and cascade.finish_foreground(locked, row, ACTOR):
+                    changed += 1
+        cluster.revision = locked.revision
         return changed
 
     def heal(self) -> int:

@@ -18,6 +18,7 @@ from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment.controller import DeploymentController
 from cluster.controllers.disruption import DisruptionController
 from cluster.controllers.job import JobController
+from cluster.controllers.namespace import NamespaceController
 from cluster.controllers.nodelifecycle import NodeLifecycleController
 from cluster.controllers.persistentvolume import KINDS as VOLUME_KINDS
 from cluster.controllers.persistentvolume import PersistentVolumeController
@@ -27,6 +28,8 @@ from cluster.controllers.replicaset import ReplicaSetController
 from cluster.controllers.replication import ReplicationManager
 from cluster.controllers.statefulset import StatefulSetController
 from cluster.controllers.tainteviction import TaintEvictionController
+from cluster.controllers.volumeprotection import VolumeProtectionController
+from cluster.flow import replacements
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
 from cluster.models import Cluster, FlowStep, FlowTrace
 from k8s import clock
@@ -35,6 +38,7 @@ OwnerKey = tuple[str, str, str]  # kind, namespace, name
 # What the HPA controller reads besides pods and nodes: the autoscalers, and what the usage model
 # needs to send a load generator's requests to the pods behind a Service.
 AUTOSCALER_KINDS = ("HorizontalPodAutoscaler", "Service", "Endpoints")
+STORIES_KEPT = 1000  # deletion -> replacement stories remembered (then read again)
 _ORDER = {
     "CronJob": 0,
     "Deployment": 0,
@@ -74,14 +78,16 @@ class ControllerManager:
                 "ControllerRevision",
                 *AUTOSCALER_KINDS,
                 *volumes,
+                "Namespace",
             ),
             "ReplicationControllers, ReplicaSets, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs, "
-            "Pods, Nodes, PodDisruptionBudgets, HorizontalPodAutoscalers, Services, Endpoints"
+            "Pods, Nodes, PodDisruptionBudgets, HorizontalPodAutoscalers, Services, Endpoints, "
             + (
-                ", ControllerRevisions, PersistentVolumeClaims, PersistentVolumes and StorageClasses"
+                "ControllerRevisions, PersistentVolumeClaims, PersistentVolumes, StorageClasses"
                 if volumes
-                else " and ControllerRevisions"
-            ),
+                else "ControllerRevisions"
+            )
+            + " and Namespaces",
             CONTROLLER_MANAGER_PORT,
         )
         self.cluster: Cluster | None = None
@@ -89,6 +95,7 @@ class ControllerManager:
         self.pods_by_owner: dict[str, dict[tuple[str, str], dict]] = {}
         self.orphans: dict[tuple[str, str], dict] = {}  # active pods no controller owns
         self.stepped: set[str] = set()  # traces whose steps 5 and 6 are recorded
+        self.stories: dict[str, str] = {}  # a pod's deletion trace -> its replacement's trace
         self.timers: dict[OwnerKey, float] = {}  # owner -> clock.monotonic() when it syncs again
         self.added: dict[OwnerKey, float] = {}  # owner -> time.perf_counter() when it was queued
         self.controllers = {
@@ -103,8 +110,10 @@ class ControllerManager:
         self.disruption = DisruptionController(self)
         self.autoscaler = HorizontalController(self)
         self.volumes = PersistentVolumeController(self)
+        self.volume_protection = VolumeProtectionController(self)
         self.taint_eviction = TaintEvictionController(self)
         self.node_lifecycle = NodeLifecycleController(self)
+        self.namespaces = NamespaceController(self)
         for queue in QUEUE_NAMES.values():  # upstream's series exist from the queue's construction
             for name in (counters.QUEUE_ADDS, counters.QUEUE_RETRIES):
                 counters.add(cluster_name, name, {"name": queue}, 0)
@@ -119,15 +128,19 @@ class ControllerManager:
         for delta in deltas:
             self.disruption.observe(delta.kind, *delta.key)
             self.volumes.observe(delta.kind)
+            self.volume_protection.observe(delta.kind)
             self.autoscaler.observe(delta.kind, *delta.key, delta.type == "DELETED")
             self.taint_eviction.observe(delta.kind, delta.key, delta.obj, delta.old, delta.type == "DELETED")
             self.node_lifecycle.observe(delta.kind, delta.key[1])
+            self.namespaces.observe(delta.kind, delta.key[1], delta.obj, delta.type == "DELETED")
             self._observe(delta)
         budgets = await db(self.disruption.sync_all)() if self.disruption.due() else 0
         budgets += await db(self.autoscaler.sync_all)() if self.autoscaler.due() else 0
         budgets += await db(self.volumes.sync_all)() if self.volumes.due() else 0
+        budgets += await db(self.volume_protection.sync_all)() if self.volume_protection.due() else 0
         budgets += await db(self.node_lifecycle.sync_all)() if self.node_lifecycle.due() else 0
         budgets += await db(self.taint_eviction.sync_all)() if self.taint_eviction.due() else 0
+        budgets += await db(self.namespaces.sync_all)() if self.namespaces.due() else 0
         self._fire_timers()
         if not self.dirty:
             return bool(deltas) or self.informer.behind or bool(budgets)
@@ -139,6 +152,8 @@ class ControllerManager:
             counters.start_work(self.cluster_name, queue)
             try:
                 if obj is not None:
+                    if trace_id is not None and trace_id not in self.stepped:
+                        trace_id = await self._story(trace_id, obj)
                     await self.controllers[kind].sync(obj, trace_id)
             finally:
                 worked = counters.finish_work(self.cluster_name, queue)
@@ -158,6 +173,23 @@ class ControllerManager:
         counters.set_gauge(self.cluster_name, counters.QUEUE_DEPTH, {"name": queue}, depth)
         return queue
 
+    async def _story(self, trace_id: str, owner: dict) -> str:
+        """The deletion of one of the owner's pods: its replacement is a story of its own."""
+        known = self.stories.get(trace_id)
+        if known is not None:
+            return known
+        terminating = [
+            pod["metadata"]["name"]
+            for pod in self.owned_pods(owner)
+            if pod["metadata"].get("deletionTimestamp")
+        ]
+        story = await db(replacements.story_for)(self.cluster, trace_id, owner, terminating)
+        if story != trace_id:
+            if len(self.stories) >= STORIES_KEPT:
+                self.stories.clear()
+            self.stories[trace_id] = story
+        return story
+
     def _sync(self) -> list[Delta]:
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
@@ -166,12 +198,14 @@ class ControllerManager:
     def next_wakeup(self) -> float | None:
         """Seconds until a budget's granted eviction times out (the disruption controller's
         recheck), a NoExecute taint's tolerationSeconds run out (the taint manager), an autoscaler's
-        next look or an owner asked to be synced again (a progress deadline)."""
+        next look, a terminating namespace's next look or an owner asked to be synced again (a
+        progress deadline)."""
         due = [
             self.disruption.next_wakeup(),
             self.autoscaler.next_wakeup(),
             self.taint_eviction.next_wakeup(),
             self.node_lifecycle.next_wakeup(),
+            self.namespaces.next_wakeup(),
         ]
         if self.timers:
             due.append(max(0.0, min(self.timers.values()) - clock.monotonic()))
@@ -191,8 +225,8 @@ class ControllerManager:
                 self._mark(key, None)
 
     def _observe(self, delta: Delta) -> None:
-        if delta.kind in ("PodDisruptionBudget", *AUTOSCALER_KINDS, *VOLUME_KINDS):
-            return  # the disruption, autoscaler and PV controllers' (observed above)
+        if delta.kind in ("PodDisruptionBudget", "Namespace", *AUTOSCALER_KINDS, *VOLUME_KINDS):
+            return  # the disruption, namespace, autoscaler and PV controllers' (observed above)
         if delta.kind == "ControllerRevision":  # its owner's history changed (a deletion by hand)
             ref = controller_ref(delta.obj)
             if ref is not None and ref.get("kind") in self.workloads:
@@ -288,12 +322,12 @@ class ControllerManager:
         self.informer.store[obj["kind"]][key] = obj
 
     def needs_steps(self, trace_id: str | None, kind: str, namespace: str, name: str) -> bool:
-        """Steps 5–6 belong to the controller of the trace's own object (or of a user-deleted pod)."""
+        """Steps 5–6 belong to the controller of the trace's own object (a pod's replacement has a
+        trace of its owner: _story)."""
         if trace_id is None or trace_id in self.stepped:
             return False
         trace = FlowTrace.objects.filter(pk=trace_id).values("kind", "namespace", "name", "verb").first()
         if trace is None or FlowStep.objects.filter(trace_id=trace_id, step=5).exists():
             self.stepped.add(trace_id)
             return False
-        own = (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)
-        return own or (trace["kind"] == "Pod" and trace["verb"] in ("delete", "evict", "preempt"))
+        return (trace["kind"], trace["namespace"], trace["name"]) == (kind, namespace, name)

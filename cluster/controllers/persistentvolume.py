@@ -305,9 +305,9 @@ class PersistentVolumeController:
 
     # -- volumes -------------------------------------------------------------------------------
     def _sync_volume(self, pv: dict) -> None:
-        """syncVolume: Available without a claim, Bound with it, Released (then reclaimed) without."""
-        if _meta(pv).get("deletionTimestamp"):
-            return
+        """syncVolume: Available without a claim, Bound with it, Released (then reclaimed) without.
+        A volume being deleted still moves to Released, which ends its pv-protection."""
+        deleting = bool(_meta(pv).get("deletionTimestamp"))
         phase = (pv.get("status") or {}).get("phase")
         ref = (pv.get("spec") or {}).get("claimRef")
         if ref is None:
@@ -329,7 +329,7 @@ class PersistentVolumeController:
             return
         if phase != "Released":
             pv = self._patch(pv, {"status": {"phase": "Released"}}, "status") or pv
-        if (pv.get("spec") or {}).get("persistentVolumeReclaimPolicy") == "Delete":
+        if (pv.get("spec") or {}).get("persistentVolumeReclaimPolicy") == "Delete" and not deleting:
             try:
                 api.delete(self.host.cluster, "PersistentVolume", None, _meta(pv)["name"], self._actor())
             except ApiError:

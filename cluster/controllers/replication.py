@@ -71,7 +71,8 @@ class ReplicationManager:
         adopted = {pod["metadata"]["name"] for pod in orphans}
         pods = [pod for pod in self.cm.owned_pods(owner) if is_active(pod)]
         wanted = int((owner.get("spec") or {}).get("replicas", 1))
-        diff = wanted - len(pods)
+        # A set being deleted (kept by finalizers) manages no replicas, as syncReplicaSet.
+        diff = 0 if meta.get("deletionTimestamp") else wanted - len(pods)
         steps = trace_id is not None and trace_id not in self.cm.stepped
         if steps:  # a database hop only for a trace this manager has not stepped yet
             steps = await db(self.cm.needs_steps)(

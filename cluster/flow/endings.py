@@ -15,7 +15,7 @@ from django.db import transaction
 
 from cluster.broadcast import nudge
 from cluster.flow import steprows, texts
-from cluster.models import Cluster, FlowStep
+from cluster.models import Cluster, FlowStep, FlowTrace
 
 # Who plays each part in an ending (the diagram's actors).
 ACTORS = {"kubectl": "kubectl", "web": "kubectl", "upload": "kubectl", "api": "kubectl"}
@@ -67,13 +67,15 @@ def after_status(
     failed = spec.outcome == "failed"
     if spec.skipped:
         detail = texts.nothing_to_do(kind, namespace, name, spec.detail_en, spec.detail_zh)
-    elif kind == "Pod" and spec.obj and spec.obj[2] != name and not failed:
-        detail = texts.replacement_reported(namespace, name, spec.obj[2], spec.node)
     elif kind == "Pod":
         detail = texts.pod_reported(kind, namespace, name, spec.node, failed)
     else:
         done, gone = _branch_counts(trace_id)
-        detail = texts.pods_reported(kind, namespace, name, done + 1, gone)
+        replaced = _replaced(trace_id)
+        if replaced is not None:
+            detail = texts.pods_replaced(kind, namespace, name, replaced, spec.obj, spec.node, done + 1)
+        else:
+            detail = texts.pods_reported(kind, namespace, name, done + 1, gone)
     by = f"kubelet/{spec.node}" if spec.node and not spec.skipped else "controller-manager"
     actor = "kubelet" if spec.node and not spec.skipped else "controller-manager"
     return ending_row(
@@ -89,6 +91,16 @@ def after_status(
     )
 
 
+def _replaced(trace_id: str) -> list[str] | None:
+    """The pods a replacement story replaces (None: not a replacement)."""
+    found = FlowTrace.objects.filter(pk=trace_id, verb="replace").values_list("causes", flat=True).first()
+    if found is None:
+        return None
+    return list(
+        FlowTrace.objects.filter(pk__in=found.split()).order_by("created_at").values_list("name", flat=True)
+    )
+
+
 def _branch_counts(trace_id: str) -> tuple[int, int]:
     """(pods reported at step 13, pods ended early), committed rows only."""
     done = FlowStep.objects.filter(trace_id=trace_id, step=13, skipped=False).count()
@@ -97,19 +109,20 @@ def _branch_counts(trace_id: str) -> tuple[int, int]:
 
 
 def object_deleted(
-    cluster, trace_id: str, kind: str, namespace: str, name: str, actor, revision: int
+    cluster, trace_id: str, kind: str, namespace: str, name: str, actor, revision: int, reopen: bool = True
 ) -> None:
     """Inside the delete's transaction (the cluster row is locked): end what the deletion ends.
 
     The trace's own object ends the trace; a pod the trace created ends its branch, and the trace
-    when it was the last one still going.
+    when it was the last one still going. `reopen` False: a finished trace stays as it ended (the
+    deletion has a story of its own that tells it).
     """
     state = steprows.trace_state(trace_id)
     if state is None:
         return
     own = state[:3]
     obj = (kind, namespace, name)
-    if state[3] is not None and not (obj == own and actor.by):
+    if state[3] is not None and not (obj == own and actor.by and reopen):
         return
     # A controller that deletes a pod after its trace completed (at pace 0 the kubelet can start a
     # pod before the controller that adopts it acts) ends the trace instead: the class sees why the
@@ -152,6 +165,11 @@ def object_deleted(
             )
         )
     steprows.insert(rows)
+
+
+def notify_after_commit(cluster_name: str) -> None:
+    """ "New steps" news for the hub once the transaction commits."""
+    transaction.on_commit(lambda: nudge.notify(cluster_name, None))
 
 
 def _open_branch(trace_id: str, namespace: str, name: str) -> bool:

@@ -9,7 +9,7 @@ kubelet's status lands), because those are writes it performs.
 from __future__ import annotations
 
 from cluster.apiserver.kinds import workload_kinds
-from cluster.flow import endings, gate, terminations, texts, titles
+from cluster.flow import deletions, endings, gate, terminations, texts, titles
 from cluster.flow.recorder import StepSpec, record_step, record_steps, start_trace
 from cluster.models import Cluster, FlowTrace
 from k8s.pods import changed_images
@@ -20,20 +20,31 @@ USER_CLIENTS = frozenset({"kubectl", "web", "upload", "api"})
 def on_write(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace | None:
     """Record this write's steps; return the trace the row carries from now on."""
     kind = row.kind
-    if verb == "delete" and getattr(row, "trace_id", None) and (kind == "Pod" or kind in workload_kinds()):
-        # A pod its kubelet removes at the end of a graceful deletion: the ending names who asked.
-        asked = terminations.requester(cluster, row, actor) if kind == "Pod" else actor
-        endings.object_deleted(cluster, row.trace_id, kind, row.namespace, row.name, asked, event.revision)
+    ended = ""
+    if verb == "delete" and kind == "Pod":
+        # The kubelet's final delete after a graceful deletion: the deletion's own story ends
+        # (step 13, the ending); the pod's own trace ends with the one who asked, unless that
+        # story tells it.
+        asked, ended = terminations.requester(cluster, row, actor)
+        if ended:
+            deletions.gone(cluster, ended, row, event, asked)
+        if getattr(row, "trace_id", None):
+            endings.object_deleted(
+                cluster, row.trace_id, kind, row.namespace, row.name, asked, event.revision, reopen=not ended
+            )
+    elif verb == "delete" and getattr(row, "trace_id", None) and kind in workload_kinds():
+        endings.object_deleted(cluster, row.trace_id, kind, row.namespace, row.name, actor, event.revision)
+    if kind == "Pod" and verb in ("terminate", "delete") and not ended:
+        deletion = _deletion_verb(verb, event, actor)
+        if deletion:
+            trace = _start(cluster, deletion, row, event, actor)
+            if verb == "terminate":
+                terminations.remember(cluster, row, actor, trace.pk)
+            return trace
     if verb == "terminate":
         terminations.remember(cluster, row, actor)
-        if actor.subresource == "preemption" and _starts_trace(kind, event, verb):
-            # A preemption's victim that a controller replaces: a story of its own, which names
-            # the preemptor (a bare victim's own trace ends with the reason at its removal).
-            return _start(cluster, "preempt", row, event, actor)
     if actor.client in USER_CLIENTS:
         if _starts_trace(kind, event, verb):
-            if verb == "terminate":
-                verb = "evict" if actor.subresource == "eviction" else "delete"
             return _start(cluster, verb, row, event, actor)
         return _current_trace(row)
     trace = actor.trace
@@ -95,16 +106,26 @@ def _current_trace(row) -> FlowTrace | None:
     return FlowTrace(pk=trace_id) if trace_id else None
 
 
+def _deletion_verb(verb: str, event, actor) -> str:
+    """The story a pod's deletion starts ("" for none): a preemption's of any victim, a user's
+    eviction of any pod, a user's delete of a controller-owned pod (its controller replaces it)."""
+    if actor.subresource == "preemption":
+        return "preempt"
+    if actor.client not in USER_CLIENTS:
+        return ""
+    if actor.subresource == "eviction":
+        return "evict"
+    return "delete" if deletions.controller_of(event.object or {}) is not None else ""
+
+
 def _starts_trace(kind: str, event, verb: str = "") -> bool:
-    """A user's create or spec change of a workload, or a user's delete of a controller-owned pod
-    (at once, or its graceful deletion's mark: the controller replaces it then)."""
+    """A user's create or spec change of a workload, or a new image for a running pod (a pod's
+    deletion: _deletion_verb)."""
     obj = event.object or {}
     if kind == "Pod":
-        if verb == "terminate":
-            return _controller_of(obj) is not None
         if event.type == "MODIFIED":
             return bool(changed_images(obj))  # a new image for a running pod: the kubelet acts
-        return event.type == "ADDED" or (event.type == "DELETED" and _controller_of(obj) is not None)
+        return event.type == "ADDED"
     if kind not in workload_kinds() or event.type == "DELETED":
         return False
     if event.type == "ADDED":
@@ -116,30 +137,32 @@ def _starts_trace(kind: str, event, verb: str = "") -> bool:
     return generation > observed
 
 
-def _controller_of(obj: dict) -> dict | None:
-    for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
-        if ref.get("controller"):
-            return ref
-    return None
-
-
 def _start(cluster: Cluster, verb: str, row, event, actor) -> FlowTrace:
     client = actor.detail or texts.CLIENT_NAMES.get(actor.client, actor.client)
-    trace = start_trace(cluster, row.kind, row.namespace, row.name, verb, client)
+    if verb == "preempt":
+        client = actor.by or client
+    trace = start_trace(cluster, row.kind, row.namespace, row.name, verb, client, causes=actor.cause)
     revision = event.revision
     specs = [
         StepSpec(1, *texts.open_watches(cluster.name, revision), revision=revision),
         StepSpec(2, *texts.request_sent(actor, client, verb, event), revision=revision),
-        StepSpec(3, *texts.object_stored(event), revision=revision),
-        StepSpec(4, *texts.event_sent(event), revision=revision, title=titles.event_sent(event.type)),
     ]
+    if verb in deletions.VERBS:
+        specs += deletions.request_steps(verb, event, actor, revision)
+    else:
+        specs += [
+            StepSpec(3, *texts.object_stored(event), revision=revision),
+            StepSpec(4, *texts.event_sent(event), revision=revision, title=titles.event_sent(event.type)),
+        ]
     if row.kind == "Pod" and event.type == "ADDED":
         specs.extend(_skipped_for_bare_pod(trace, event))
-    elif row.kind == "Pod" and event.type == "MODIFIED" and verb not in ("delete", "evict", "preempt"):
+    elif row.kind == "Pod" and event.type == "MODIFIED" and verb not in deletions.VERBS:
         node = event.object["spec"].get("nodeName", "")
         en, zh = texts.image_changed(node)
         specs += [StepSpec(n, en, zh, node=node, revision=revision, skipped=True) for n in range(5, 12)]
     record_steps(trace, specs, cluster)
+    if verb in deletions.VERBS and event.type == "DELETED":
+        deletions.ended_at_once(cluster, trace, verb, event, actor)
     return trace
 
 

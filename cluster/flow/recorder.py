@@ -25,7 +25,9 @@ def new_trace_id() -> str:
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(12))
 
 
-def start_trace(cluster: Cluster, kind: str, namespace: str, name: str, verb: str, client: str) -> FlowTrace:
+def start_trace(
+    cluster: Cluster, kind: str, namespace: str, name: str, verb: str, client: str, causes: str = ""
+) -> FlowTrace:
     return FlowTrace.objects.create(
         id=new_trace_id(),
         cluster=cluster,
@@ -34,6 +36,7 @@ def start_trace(cluster: Cluster, kind: str, namespace: str, name: str, verb: st
         name=name,
         verb=verb,
         client=client[:200],
+        causes=causes[:200],
     )
 
 
@@ -195,6 +198,12 @@ def message_of(step: dict, cluster_name: str) -> dict:
         "ts": created.isoformat() if created else None,
         "id": step["id"],
     }
+    if step["seq"] == 1 and "trace_verb" in step:
+        message["trace_info"] = {
+            "verb": step["trace_verb"],
+            "client": step["trace_client"],
+            "causes": (step["trace_causes"] or "").split(),
+        }
     if step["step"] == 0:
         message.update(outcome=step["ending"], by=step["source"], final=step["final"])
         if step["final"]:
@@ -222,6 +231,7 @@ def trace_json(trace: FlowTrace, cluster_name: str, steps: list[FlowStep] | None
         "name": trace.name,
         "verb": trace.verb,
         "client": trace.client,
+        "causes": trace.causes.split(),
         "created_at": trace.created_at.isoformat(),
         "finished_at": trace.finished_at.isoformat() if trace.finished_at else None,
         "permits": trace.permits,

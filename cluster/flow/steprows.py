@@ -39,6 +39,12 @@ STEP_COLUMNS = (
 )
 
 
+# The trace's facts the hub reads with each step: a trace's first step tells the page what it is
+# (its verb, who asked, the traces it follows from), so a trace met on the socket reads as one
+# the snapshot carried (cluster/flow/recorder.py message_of).
+TRACE_COLUMNS = ("trace_verb", "trace_client", "trace_causes")
+
+
 @dataclass(slots=True)
 class StepRow:
     """A FlowStep row to insert (STEP_COLUMNS), without the ORM's model machinery: a burst
@@ -84,7 +90,8 @@ def _statements(vendor: str) -> dict[str, str]:
         "insert": f"INSERT INTO {step} ({columns}) VALUES ({placeholders})",
         # The broadcast hub's read: a cluster's steps after the last one it sent, in id order.
         "since": (
-            f"SELECT s.id, {', '.join('s.' + quote(c) for c in STEP_COLUMNS)} FROM {step} s "
+            f"SELECT s.id, {', '.join('s.' + quote(c) for c in STEP_COLUMNS)}, t.verb, t.client, t.causes "
+            f"FROM {step} s "
             f"INNER JOIN {trace} t ON t.id = s.trace_id WHERE t.cluster_id = %s AND s.id > %s ORDER BY s.id"
         ),
         "counts": (
@@ -152,13 +159,13 @@ def last_seq(trace_id: str) -> int:
 
 
 def since(cluster_id: int, step_id: int) -> list[dict]:
-    """The cluster's steps with ids above `step_id`, oldest first, as dicts of `id` and
-    STEP_COLUMNS (what the ORM's .values() gives, without its per-row conversion machinery: a
-    1,000-replica burst's hub reads ~13,000 steps)."""
+    """The cluster's steps with ids above `step_id`, oldest first, as dicts of `id`, STEP_COLUMNS
+    and their trace's TRACE_COLUMNS (what the ORM's .values() gives, without its per-row
+    conversion machinery: a 1,000-replica burst's hub reads ~13,000 steps)."""
     with plainsql.cursor() as cursor:
         cursor.execute(_sql("since"), [cluster_id, step_id])
         found = cursor.fetchall()
-    names = ("id", *STEP_COLUMNS)
+    names = ("id", *STEP_COLUMNS, *TRACE_COLUMNS)
     skipped, final, created = (names.index(c) for c in ("skipped", "final", "created_at"))
     steps = []
     for row in found:

@@ -12,9 +12,10 @@ from cluster.apiserver.actor import Actor
 from cluster.models import Cluster, Termination
 
 
-def remember(cluster: Cluster, row, actor: Actor) -> None:
-    """At the deletion's mark (inside its transaction): the first request is the one remembered."""
-    if not getattr(row, "trace_id", None) or not row.uid:
+def remember(cluster: Cluster, row, actor: Actor, story: str = "") -> None:
+    """At the deletion's mark (inside its transaction): the first request is the one remembered,
+    with the story the deletion started (`story`, a trace id), ended when the object is gone."""
+    if not (getattr(row, "trace_id", None) or story) or not row.uid:
         return  # no trace to end: nothing to say later
     reason_en, reason_zh = actor.reason or ("", "")
     Termination.objects.get_or_create(
@@ -26,20 +27,21 @@ def remember(cluster: Cluster, row, actor: Actor) -> None:
             "by": actor.by[:300],
             "reason_en": reason_en,
             "reason_zh": reason_zh,
+            "trace_id": story,
         },
     )
 
 
-def requester(cluster: Cluster, row, actor: Actor) -> Actor:
-    """At the final delete: the actor who asked for the graceful deletion (and forget it), or
-    `actor` when the object was removed at once."""
+def requester(cluster: Cluster, row, actor: Actor) -> tuple[Actor, str]:
+    """At the final delete: the actor who asked for the graceful deletion and the story it started
+    ("" for none), and forget them; (`actor`, "") when the object was removed at once."""
     if not row.uid:
-        return actor
+        return actor, ""
     found = Termination.objects.filter(cluster_id=cluster.pk, uid=row.uid).first()
     if found is None:
-        return actor
+        return actor, ""
     found.delete()
     asked = Actor(found.client, found.detail, actor.trace, actor.node, found.by)
     if found.by:
         asked.reason = (found.reason_en, found.reason_zh) if found.reason_en else None
-    return asked
+    return asked, found.trace_id

@@ -5,6 +5,7 @@ Every function returns (english, chinese).
 
 from __future__ import annotations
 
+from cluster.flow import podcontainers
 from cluster.flow.watches import open_watches as registered_watches
 
 CLIENT_NAMES = {
@@ -22,6 +23,7 @@ HTTP_VERBS = {
     "scale": "PATCH",
     "delete": "DELETE",
     "preempt": "DELETE",
+    "replace": "POST",
 }
 # The course calls etcd's ADDED/MODIFIED/DELETED events Create, Update and Delete events.
 EVENT_WORDS = {
@@ -116,11 +118,16 @@ def object_stored(event) -> tuple[str, str]:
     )
 
 
+def _article(word: str) -> str:
+    return "an" if word[0] in "AEIOU" else "a"
+
+
 def event_sent(event) -> tuple[str, str]:
     word, _ = EVENT_WORDS[event.type]
     what = ref(event.object)
     return (
-        f"etcd sends a {word} event ({event.type}, revision {event.revision}) for {what} to the APIServer.",
+        f"etcd sends {_article(word)} {word} event ({event.type}, revision {event.revision}) for {what} "
+        "to the APIServer.",
         f"etcd 向 APIServer 发送 {what} 的 {word} 事件（{event.type}，revision {event.revision}）。",
     )
 
@@ -182,11 +189,12 @@ def status_stored(pod: dict, event, node: str) -> tuple[str, str]:
     shown = f"{phase} ({', '.join(waiting)})" if waiting else phase
     ip = status.get("podIP", "")
     where = f", podIP {ip}" if ip else ""
+    containers_en, containers_zh = podcontainers.results(pod)
     return (
         f"The APIServer stored {ref(pod)}'s status (phase {shown}{where}) in etcd at revision "
-        f"{event.revision} and acknowledged it to the kubelet on {node}.",
+        f"{event.revision} and acknowledged it to the kubelet on {node}.{containers_en}",
         f"APIServer 将 {ref(pod)} 的状态（phase {shown}{where}）存入 etcd（revision {event.revision}），"
-        f"并向 {node} 上的 kubelet 确认。",
+        f"并向 {node} 上的 kubelet 确认。{containers_zh}",
     )
 
 
@@ -222,13 +230,20 @@ def pod_reported(kind: str, namespace: str, name: str, node: str, failed: bool) 
     )
 
 
-def replacement_reported(namespace: str, name: str, replacement: str, node: str) -> tuple[str, str]:
-    """A controller-owned pod deleted or evicted: its trace's goal is its replacement running."""
+def pods_replaced(
+    kind: str, namespace: str, name: str, old: list[str], new: tuple | None, node: str, done: int
+) -> tuple[str, str]:
+    """A controller's replacement story reached its goal (cluster/flow/replacements.py)."""
+    what = named(kind, namespace, name)
+    gone = ", ".join(old) or "?"
+    if done == 1 and new:
+        return (
+            f"{what} replaced {gone}: its new pod {new[2]} runs on {node} (its kubelet reported step 13).",
+            f"{what} 替换了 {gone}：新的 Pod {new[2]} 在 {node} 上运行（其 kubelet 报告了第 13 步）。",
+        )
     return (
-        f"Pod {namespace}/{name} was replaced: its controller's new pod {replacement} runs on {node} "
-        "(its kubelet reported step 13), while the old pod terminates.",
-        f"Pod {namespace}/{name} 已被替换：控制器新建的 Pod {replacement} 在 {node} 上运行（其 kubelet "
-        "报告了第 13 步），旧 Pod 正在终止。",
+        f"{what} replaced {gone}: its {done} new pods run (their kubelets reported step 13).",
+        f"{what} 替换了 {gone}：{done} 个新的 Pod 已运行（它们的 kubelet 报告了第 13 步）。",
     )
 
 

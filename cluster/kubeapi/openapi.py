@@ -6,10 +6,10 @@ kubectl validates with `--validate=strict` by default. Before sending a manifest
 `fieldValidation=Strict`. So each document lists our paths with that parameter, and the server
 answers unknown fields with the real API server's strict decoding error (`strict_decode`).
 
-The PATCH operations deliberately do not advertise `application/strategic-merge-patch+json` in
-their request bodies: `kubectl apply` would then compute its three-way patch from these schemas,
-which only list the fields students write. Without it, kubectl uses the patch metadata compiled
-into it from the real Go types, which is exactly right.
+The schemas are upstream's v1.33 definitions (`cluster.openapi.definitions`, docs/openapi.md), in
+v3's words, so `kubectl explain` prints upstream's descriptions and type names. The PATCH
+operations do not advertise `application/strategic-merge-patch+json` in their request bodies:
+kubectl then uses the patch metadata compiled into it from the same Go types.
 """
 
 from __future__ import annotations
@@ -19,94 +19,94 @@ import json
 from functools import cache
 
 from cluster.apiserver.kinds import generation, group_versions, kind_info, kinds_in
-from cluster.kubeapi import schema_types
 from cluster.kubeapi.resources import Resource, groups
+from cluster.openapi import definitions
 
-_QUALIFIED = {
-    "Quantity": "io.k8s.apimachinery.pkg.api.resource.Quantity",
-    "IntOrString": "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
-    "Time": "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1"
+# The types that marshal themselves as one of two JSON types: kube-openapi's v3 documents say so
+# with oneOf (OpenAPIV3OneOfTypes) where v2 says "string", and kubectl explain then prints their
+# names (`maxSurge <IntOrString>`, `limits <map[string]Quantity>`).
+_ONE_OF = {
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString": ["integer", "string"],
+    "io.k8s.apimachinery.pkg.api.resource.Quantity": ["string", "number"],
 }
-_PRIMITIVES = {"string", "integer", "boolean", "number"}
 
 
-def _open_kind(name: str) -> bool:
-    """A registered kind we do not describe field by field: its documents keep unknown fields."""
-    return name not in schema_types.TYPES and kind_info(name) is not None
+definition_of = definitions.of_kind
 
 
-def qualified(name: str) -> str:
-    if name in _QUALIFIED:
-        return _QUALIFIED[name]
-    if name in schema_types.META_TYPES:
-        return f"io.k8s.apimachinery.pkg.apis.meta.v1.{name}"
-    if name in schema_types.APPS_TYPES:
-        return f"io.k8s.api.apps.v1.{name}"
-    if name in schema_types.BATCH_TYPES:
-        return f"io.k8s.api.batch.v1.{name}"
-    info = kind_info(name)
-    if info is not None and info.group:  # coordination.k8s.io/v1 Lease: io.k8s.api.coordination.v1
-        return f"io.k8s.api.{info.group.split('.')[0]}.{info.version}.{name}"
-    return f"io.k8s.api.core.v1.{name}"
+def qualified(kind: str) -> str:
+    """A kind's schema name: upstream's, or for a kind upstream does not define, one in its group."""
+    found = definition_of(kind)
+    if found:
+        return found
+    info = kind_info(kind)
+    group = info.group.split(".")[0] if info and info.group else "core"
+    return f"io.k8s.api.{group}.{info.version if info else 'v1'}.{kind}"
 
 
-def _ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{qualified(name)}"}
+def _v3_ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _field_schema(spec: str, refs: set[str], item: bool = False) -> dict:
-    """One field's schema; object-typed fields are wrapped in allOf the way kube-openapi does."""
-    if spec.startswith("["):
-        return {"type": "array", "items": _field_schema(spec[1:-1], refs, item=True)}
-    if spec.startswith("{"):
-        return {"type": "object", "additionalProperties": _field_schema(spec[1:-1], refs, item=True)}
-    if spec in _PRIMITIVES:
-        return {"type": spec, **({"format": "int64"} if spec == "integer" else {})}
-    if spec == "object":
-        return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    name = spec
-    refs.add(name)
-    return _ref(name) if item or name in _QUALIFIED else {"allOf": [_ref(name)], "default": {}}
+def _v3(schema: object, refs: set[str], field: bool = False) -> object:
+    """A v2 schema in v3's words: refs under components, a field's ref wrapped in allOf beside its
+    description, as kube-openapi writes the v3 documents."""
+    if isinstance(schema, list):
+        return [_v3(item, refs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    ref = schema.get("$ref", "")
+    if ref.startswith(definitions.REF_PREFIX):
+        name = ref[len(definitions.REF_PREFIX) :]
+        refs.add(name)
+        rest = {k: _v3(v, refs) for k, v in schema.items() if k != "$ref"}
+        return {"allOf": [_v3_ref(name)], **rest} if (field or rest) else _v3_ref(name)
+    out = {}
+    for key, value in schema.items():
+        if key == "properties":
+            out[key] = {f: _v3(prop, refs, field=True) for f, prop in value.items()}
+        elif key in ("items", "additionalProperties"):
+            out[key] = _v3(value, refs, field=True)
+        else:
+            out[key] = _v3(value, refs)
+    return out
 
 
-def _type_schema(name: str, refs: set[str]) -> dict:
-    if name == "Quantity":
-        return {"type": "string", "x-kubernetes-int-or-string": True}
-    if name == "IntOrString":
-        return {"type": "string", "format": "int-or-string", "x-kubernetes-int-or-string": True}
-    if name == "Time":
-        return {"type": "string", "format": "date-time"}
-    if _open_kind(name):
-        meta = {"allOf": [_ref("ObjectMeta")], "default": {}}
-        props = {"apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": meta}
-        refs.add("ObjectMeta")
-        return {"type": "object", "properties": props, "x-kubernetes-preserve-unknown-fields": True}
-    fields = schema_types.TYPES[name]
-    schema = {"type": "object", "properties": {f: _field_schema(t, refs) for f, t in fields.items()}}
-    if name in schema_types.OPEN_TYPES:
-        schema["x-kubernetes-preserve-unknown-fields"] = True
-    return schema
+def _open_schema(refs: set[str]) -> dict:
+    """A registered kind upstream does not define: its documents keep unknown fields."""
+    refs.add(f"{_META}.ObjectMeta")
+    props = {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"allOf": [_v3_ref(f"{_META}.ObjectMeta")], "default": {}},
+    }
+    return {"type": "object", "properties": props, "x-kubernetes-preserve-unknown-fields": True}
 
 
 def _schemas(resources: list[Resource]) -> dict:
-    todo = [r.kind for r in resources]
-    done: dict[str, dict] = {}
+    out: dict[str, dict] = {}
+    todo: list[str] = []
+    for r in resources:
+        name = definition_of(r.kind, r.version)
+        if name is None:
+            refs: set[str] = set()
+            gvk = [{"group": r.group, "kind": r.kind, "version": r.version}]
+            out[qualified(r.kind)] = {**_open_schema(refs), "x-kubernetes-group-version-kind": gvk}
+            todo.extend(refs)
+        else:
+            todo.append(name)
     while todo:
         name = todo.pop()
-        if name in done:
+        if name in out:
             continue
-        refs: set[str] = set()
-        done[name] = _type_schema(name, refs)
-        todo.extend(refs - done.keys())
-    out = {}
-    for name, schema in sorted(done.items(), key=lambda kv: qualified(kv[0])):
-        for r in resources:
-            if r.kind == name:
-                schema["x-kubernetes-group-version-kind"] = [
-                    {"group": r.group, "kind": r.kind, "version": r.version}
-                ]
-        out[qualified(name)] = schema
-    return out
+        refs = set()
+        out[name] = _v3(definitions.DEFINITIONS[name], refs)
+        if name in _ONE_OF:
+            del out[name]["type"]
+            out[name]["oneOf"] = [{"type": t} for t in _ONE_OF[name]]
+        todo.extend(refs - out.keys())
+    return dict(sorted(out.items()))
 
 
 def _param(name: str, in_: str = "query", kind: str = "string") -> dict:
@@ -117,7 +117,7 @@ _WRITE_PARAMS = [_param("dryRun"), _param("fieldManager"), _param("fieldValidati
 
 
 def _op(r: Resource, action: str, params: list[dict], body: list[str] | None = None) -> dict:
-    ref = {"$ref": f"#/components/schemas/{qualified(r.kind)}"}
+    ref = _v3_ref(definition_of(r.kind, r.version) or qualified(r.kind))
     op = {
         "tags": [r.group_version.replace("/", "_").replace(".", "")],
         "operationId": f"{action}{r.kind}",
@@ -205,33 +205,32 @@ def root_document() -> dict:
     }
 
 
-def strict_decode(kind: str, obj: dict) -> list[str]:
+def strict_decode(kind: str, obj: dict, version: str | None = None) -> list[str]:
     """The paths of fields the real API server would reject as unknown, in document order.
 
     Paths are spelled as Kubernetes spells them: `spec.containers[0].imagee`. Strategic merge
     directives (`$patch`, `$setElementOrder/containers`, ...) are never unknown: kubectl puts them
     in the patches it sends, and the same check runs on patch bodies.
     """
-    if kind not in schema_types.TYPES:
+    name = definition_of(kind, version)
+    if name is None:
         return []
     unknown: list[str] = []
-    _walk(kind, obj, "", unknown)
+    _walk(name, obj, "", unknown)
     return unknown
 
 
 def _walk(type_name: str, value: object, path: str, unknown: list[str]) -> None:
-    if not isinstance(value, dict) or type_name not in schema_types.TYPES:
+    fields = definitions.fields(type_name)
+    if not isinstance(value, dict) or fields is None:
         return
-    fields = schema_types.TYPES[type_name]
-    keep_unknown = type_name in schema_types.OPEN_TYPES
     for key, child in value.items():
         child_path = f"{path}.{key}" if path else key
         spec = fields.get(key)
         if key.startswith("$"):
             continue
         if spec is None:
-            if not keep_unknown:
-                unknown.append(child_path)
+            unknown.append(child_path)
             continue
         _walk_field(spec, child, child_path, unknown)
 

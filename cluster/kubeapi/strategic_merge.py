@@ -2,7 +2,8 @@
 
 Maps merge key by key and `null` deletes. A list merges element by element on its merge key
 (containers by name, ports by containerPort, env by name, volumeMounts by mountPath, ...) when the
-Go type says `patchStrategy:"merge"`; every other list (tolerations, taints, args, ...) is replaced
+Go type says `patchStrategy:"merge"` (upstream's x-kubernetes-patch-strategy and -merge-key in
+`cluster.openapi.definitions`); every other list (tolerations, taints, args, ...) is replaced
 whole, which is what kubectl expects when it sends them. Directives: `$patch: replace|delete`
 (on a map or a list element), `$retainKeys`, `$setElementOrder/<field>` and
 `$deleteFromPrimitiveList/<field>`.
@@ -13,39 +14,7 @@ from __future__ import annotations
 import copy
 
 from cluster.apiserver.errors import ApiError
-from cluster.kubeapi.schema_types import TYPES
-
-# (Go type, field) -> merge key of a `patchStrategy:"merge"` list ("" for a list of primitives).
-MERGE_KEYS: dict[tuple[str, str], str] = {
-    ("ObjectMeta", "finalizers"): "",
-    ("ObjectMeta", "ownerReferences"): "uid",
-    ("PodSpec", "volumes"): "name",
-    ("PodSpec", "initContainers"): "name",
-    ("PodSpec", "containers"): "name",
-    ("PodSpec", "ephemeralContainers"): "name",
-    ("PodSpec", "imagePullSecrets"): "name",
-    ("PodSpec", "hostAliases"): "ip",
-    ("PodSpec", "topologySpreadConstraints"): "topologyKey",
-    ("PodSpec", "schedulingGates"): "name",
-    ("PodSpec", "resourceClaims"): "name",
-    ("Container", "ports"): "containerPort",
-    ("Container", "env"): "name",
-    ("Container", "volumeMounts"): "mountPath",
-    ("Container", "volumeDevices"): "devicePath",
-    ("NodeSpec", "podCIDRs"): "",
-    ("PodStatus", "conditions"): "type",
-    ("PodStatus", "podIPs"): "ip",
-    ("PodStatus", "hostIPs"): "ip",
-    ("NodeStatus", "conditions"): "type",
-    ("NodeStatus", "addresses"): "type",
-    ("ReplicationControllerStatus", "conditions"): "type",
-    ("ReplicaSetStatus", "conditions"): "type",
-    ("DeploymentStatus", "conditions"): "type",
-    ("DaemonSetStatus", "conditions"): "type",
-    ("JobStatus", "conditions"): "type",
-}
-# Element types of the merge lists whose elements are not described in TYPES.
-_ELEMENT_TYPES = {("PodSpec", "ephemeralContainers"): "Container"}
+from cluster.openapi import definitions
 
 _PATCH, _RETAIN = "$patch", "$retainKeys"
 _ORDER, _DELETE_PRIMITIVE = "$setElementOrder/", "$deleteFromPrimitiveList/"
@@ -59,15 +28,13 @@ def apply(original: dict, patch: dict, kind: str) -> dict:
     """The object after applying a strategic merge patch; `kind` is the Kind ("Pod", "Node", ...)."""
     if not isinstance(patch, dict):
         raise invalid_patch("a strategic merge patch must be a JSON object")
-    return _merge_map(copy.deepcopy(original), copy.deepcopy(patch), kind if kind in TYPES else "")
+    return _merge_map(copy.deepcopy(original), copy.deepcopy(patch), definitions.of_kind(kind) or "")
 
 
 def _field_type(type_name: str, field: str) -> str:
-    """The element or value type name of a field, "" when we do not know it."""
-    if (type_name, field) in _ELEMENT_TYPES:
-        return _ELEMENT_TYPES[(type_name, field)]
-    spec = TYPES.get(type_name, {}).get(field, "")
-    return spec.strip("[]{}") if spec.strip("[]{}") in TYPES else ""
+    """The definition of a field's value, list element or map value; "" when it has no fields."""
+    spec = (definitions.fields(type_name) or {}).get(field, "").strip("[]{}")
+    return spec if definitions.fields(spec) else ""
 
 
 def _merge_map(original: dict, patch: dict, type_name: str) -> dict:
@@ -102,7 +69,8 @@ def _merge_map(original: dict, patch: dict, type_name: str) -> dict:
         original[key] = _merge_value(original.get(key), value, type_name, key)
     for field, order in orders.items():
         if isinstance(original.get(field), list):
-            original[field] = _reorder(original[field], order, MERGE_KEYS.get((type_name, field), ""))
+            key = definitions.merge_keys(type_name).get(field, "")
+            original[field] = _reorder(original[field], order, key)
     return original
 
 
@@ -113,8 +81,9 @@ def _merge_value(current: object, value: object, type_name: str, field: str) -> 
         return _merge_map(base, value, child)
     if isinstance(value, list):
         base = current if isinstance(current, list) else []
-        if (type_name, field) in MERGE_KEYS:
-            return _merge_list(base, value, MERGE_KEYS[(type_name, field)], child)
+        keys = definitions.merge_keys(type_name)
+        if field in keys:
+            return _merge_list(base, value, keys[field], child)
         return _replace_list(value, child)
     return value
 

@@ -21,7 +21,7 @@ from cluster.apiserver.store import clone
 from cluster.broadcast import nudge
 from cluster.client import event_recorder
 from cluster.client.informer import Delta, Informer, db
-from cluster.flow import gate
+from cluster.flow import deletions, gate, podcontainers
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
 from cluster.kubelet import configwait, power, pulls, runtime
@@ -75,6 +75,8 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
         deltas = [] if self.informer.up_to_date() else await db(self._sync)()
         for delta in deltas:
             self._observe(delta)
+        if self.stopping:
+            await db(deletions.stopping)(self.record_stopping())
         started = await self._power_changes()
         for node in sorted(self.to_register):
             await db(self._register)(node)
@@ -171,7 +173,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
             self.held.add(key)  # nobody on the node acts on it until its kubelet starts again
             return
         if pod["metadata"].get("deletionTimestamp"):
-            self._terminate(key, pod)  # graceful deletion: stop the containers, then remove the pod
+            self._terminate(key, pod, delta.trace_id)  # graceful deletion: stop, then remove the pod
             return
         ip = (pod.get("status") or {}).get("podIP")
         if ip:
@@ -537,9 +539,11 @@ def _needs_start(pod: dict) -> bool:
 def _starting_text(pod: dict, node: str) -> tuple[str, str]:
     images = ", ".join(c.get("image", "") for c in pod["spec"].get("containers") or [])
     name = f"{pod['metadata'].get('namespace', 'default')}/{pod['metadata']['name']}"
+    init_en, init_zh = podcontainers.init_plan(pod)
     return (
         f"The kubelet on {node} watches the APIServer (over {KUBELET_PORT}) and sees Pod {name} bound to its "
-        f"node; it calls Docker to pull {images} and start the containers, then reports the status back.",
+        f"node; it calls Docker to pull {images} and start the containers, then reports the status back."
+        + init_en,
         f"{node} 上的 kubelet 通过 List-Watch（https 6443 端口）监听到 Pod {name} 已绑定到本节点；"
-        f"它调用 Docker 拉取镜像 {images} 并启动容器，然后把 Pod 和容器的状态回送至 APIServer。",
+        f"它调用 Docker 拉取镜像 {images} 并启动容器，然后把 Pod 和容器的状态回送至 APIServer。" + init_zh,
     )

@@ -243,12 +243,20 @@ class ContainerLifecycle:
         if record is None:
             return False
         old_run = record.run
+        # The crash-loop back-off holds for a killed container as for one that exited: the first
+        # restart at once, the next ones after 10 s doubling (upstream's doBackOff in SyncPod).
+        delay = next_restart_delay(record, clock.monotonic())
         if old_run is not None:
             self.processes.runs.pop(old_run.container_id, None)
             _kill_runs(self.processes, [old_run])
-            self._replace_last_state(
-                record, {"terminated": terminated_state(_Stopped(old_run, code), _started(record))}
-            )
+            terminated = terminated_state(_Stopped(old_run, code), _started(record))
+            if delay > 0:
+                record.run, record.ready, record.started = None, False, False
+                record.state = {"terminated": terminated}
+                self._restart_later(pod, run, record, delay)
+                self._write_status(pod, self.started_status(pod, run), None, run.node)
+                return True
+            self._replace_last_state(record, {"terminated": terminated})
         record.restart_count += 1
         record.run, record.restarting = None, False
         self.restarts_due.pop((key, name), None)
@@ -305,8 +313,9 @@ class ContainerLifecycle:
         self._finish_if_done(pod, run)
         return run
 
-    def _restart_later(self, pod: dict, run: PodRun, record: Record) -> None:
-        delay = next_restart_delay(record, clock.monotonic())
+    def _restart_later(self, pod: dict, run: PodRun, record: Record, delay: float | None = None) -> None:
+        if delay is None:
+            delay = next_restart_delay(record, clock.monotonic())
         record.restarting = True
         if delay <= 0:  # reported terminated, then started again at once
             self.restarts_due[(run.key, record.name)] = clock.monotonic()

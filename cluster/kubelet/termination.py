@@ -20,6 +20,8 @@ from k8s import clock
 
 # Final deletes written per hop to the database thread (a 1,000-pod RC ends in a few dozen hops).
 FINAL_BATCH = 50
+# Deletion stories' step 12 waiting for the next hop (a drain of a big node: the rest unrecorded).
+MAX_STOPPING = 5000
 
 
 def _running(pod: dict) -> set[str]:
@@ -49,8 +51,12 @@ class PodTerminations:
     def _init_terminations(self) -> None:
         # pod key -> (when it is removed (clock.monotonic), uid, when the kubelet saw the deletion)
         self.terminations: dict[tuple[str, str], tuple[float, str, float]] = {}
+        # Step 12 of the deletion stories whose pods this kubelet begins to stop (recorded by
+        # `record_stopping` in the database thread): (trace, namespace, name, node, containers,
+        # seconds to stop, grace period).
+        self.stopping: list[tuple[str, str, str, str, list[str], float, int]] = []
 
-    def _terminate(self, key: tuple[str, str], pod: dict) -> None:
+    def _terminate(self, key: tuple[str, str], pod: dict, trace_id: str | None = None) -> None:
         """A pod of this node got (or shortened) its deletionTimestamp: stop it, then remove it."""
         uid = pod["metadata"].get("uid", "")
         known = self.terminations.get(key)
@@ -67,10 +73,22 @@ class PodTerminations:
         self.retries.pop(key, None)
         node = pod["spec"]["nodeName"]
         running = _running(pod)
+        stopped = []
         for container in pod["spec"].get("containers") or []:
             if container.get("name") in running:
+                stopped.append(container["name"])
                 self._event(pod, node, "Killing", f"Stopping container {container['name']}", container)
-        self.terminations[key] = (now + stop_seconds(pod), uid, now)
+        stop = stop_seconds(pod)
+        self.terminations[key] = (now + stop, uid, now)
+        if trace_id and len(self.stopping) < MAX_STOPPING:
+            grace = pod["metadata"].get("deletionGracePeriodSeconds")
+            grace = grace if isinstance(grace, int) else 0
+            self.stopping.append((trace_id, *key, node, stopped, stop, grace))
+
+    def record_stopping(self) -> list:
+        """What `deletions.stopping` records next (and forget it here)."""
+        items, self.stopping = self.stopping, []
+        return items
 
     def _forget_termination(self, key: tuple[str, str]) -> None:
         self.terminations.pop(key, None)

@@ -3,8 +3,10 @@ kube-proxy's choice of an endpoint for a connection to a ClusterIP.
 
 A ClusterIP is virtual: a connection to it on one of the Service's ports goes to a ready endpoint
 (picked at random, as kube-proxy's iptables rules do) at its target port; with no ready endpoint
-kube-proxy rejects it (Connection refused). A headless Service's name resolves to its ready
-endpoints' addresses. Read once per shell session, through the API server.
+kube-proxy rejects it (Connection refused). A NodePort (or LoadBalancer) Service also answers on
+every node's InternalIP at its nodePort, as kube-proxy on each node makes it. A headless
+Service's name resolves to its ready endpoints' addresses. Read once per shell session, through
+the API server.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ DOMAIN = "cluster.local"
 class ServiceView:
     services: list[dict]
     endpoints: dict[tuple[str, str], dict] = field(default_factory=dict)
+    nodes: dict[str, str] = field(default_factory=dict)  # a node's InternalIP -> its name
 
     def find(self, namespace: str, name: str) -> dict | None:
         for service in self.services:
@@ -37,9 +40,10 @@ class ServiceView:
         return None
 
     def ready_addresses(
-        self, service: dict, port_name: str | None = None, any_port: bool = False
+        self, service: dict, port_name: str | None = None, any_port: bool = False, on_node: str | None = None
     ) -> list[tuple[str, int | None]]:
-        """(pod IP, target port) of the Service's ready endpoints, for the port of that name."""
+        """(pod IP, target port) of the Service's ready endpoints, for the port of that name (and
+        only those on `on_node` when it is given)."""
         meta = service["metadata"]
         endpoints = self.endpoints.get((meta.get("namespace", ""), meta["name"])) or {}
         found = []
@@ -49,6 +53,8 @@ class ServiceView:
             if ports and port is None and not any_port:
                 continue
             for address in subset.get("addresses") or []:
+                if on_node is not None and address.get("nodeName") != on_node:
+                    continue
                 found.append((address.get("ip", ""), port.get("port") if port else None))
         return found
 
@@ -101,13 +107,49 @@ class ServiceView:
             return "refused"
         return random.choice(backends)
 
+    def node_port_route(self, node_ip: str, port: int) -> tuple[str, int] | str | None:
+        """Where kube-proxy on the node with this InternalIP sends a connection to its port: a
+        ready endpoint of the Service with that nodePort; "refused" when the Service has no ready
+        endpoint (kube-proxy's REJECT); "timeout" when `externalTrafficPolicy: Local` and none of
+        them runs on this node (kube-proxy drops it); None when no Service has that nodePort."""
+        node = self.nodes.get(node_ip, "")
+        for service in self.services:
+            spec = service.get("spec") or {}
+            if spec.get("type") not in ("NodePort", "LoadBalancer"):
+                continue
+            chosen = next((p for p in spec.get("ports") or [] if p.get("nodePort") == port), None)
+            if chosen is None:
+                continue
+            backends = [(a, p) for a, p in self.ready_addresses(service, chosen.get("name")) if p]
+            if not backends:
+                return "refused"
+            if spec.get("externalTrafficPolicy") == "Local":
+                backends = [
+                    (a, p) for a, p in self.ready_addresses(service, chosen.get("name"), on_node=node) if p
+                ]
+                if not backends:
+                    return "timeout"
+            return random.choice(backends)
+        return None
+
+
+def _internal_ips(nodes: list[dict]) -> dict[str, str]:
+    found = {}
+    for node in nodes:
+        for address in (node.get("status") or {}).get("addresses") or []:
+            if address.get("type") == "InternalIP" and address.get("address"):
+                found[address["address"]] = node["metadata"]["name"]
+    return found
+
 
 def load(cluster) -> ServiceView:
     services, _ = api.list_objects(cluster, "Service")
     endpoints, _ = api.list_objects(cluster, "Endpoints")
+    nodes, _ = api.list_objects(cluster, "Node")
     return ServiceView(
         services,
         {(e["metadata"].get("namespace", ""), e["metadata"]["name"]): e for e in endpoints},
+        _internal_ips(nodes),
     )
 
 

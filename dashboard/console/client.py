@@ -60,7 +60,7 @@ class Client:
         if info is not None:
             check_body(info, body)  # a wrong type is a decoding error before strictness
             fieldvalidation.judge(info.kind, info.version, body, duplicates)
-        return write_or_try(dry, api.create, self.cluster, body, self.actor)
+        return write_or_try(dry, api.create, self.cluster, body, self.actor, info is not None)
 
     def patch(
         self, kind: str, namespace: str, name: str, body: object, content_type: str = MERGE_PATCH

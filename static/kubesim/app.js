@@ -26,6 +26,7 @@ function selectTab(name, focus = false) {
     $(`tab-${tab}`).tabIndex = selected ? 0 : -1;
     $(`pane-${tab}`).hidden = !selected;
   }
+  inspect.setShown(name === "inspect"); // a followed log streams only while it is seen
   if (focus) $(`tab-${name}`).focus();
   if (name === "console") $("console-input").focus();
 }

@@ -1,7 +1,7 @@
 // The cluster: node cards (labels, taints, cordon, capacity bars, pods, images), the Pending lane
 // and the workloads strip. Only the cards an event touches are rebuilt, once per animation frame.
 
-import { $, BASE, byNaturalName, clear, framed, h, heldClass, inFrame, KINDS, patchChildren, pick, request, t } from "./dom.js";
+import { $, age, BASE, byNaturalName, clear, framed, h, heldClass, inFrame, KINDS, patchChildren, pick, request, t } from "./dom.js";
 import { icon } from "./icons.js";
 import { formatBytes, formatCpu, formatImageSize, parseQuantity, phaseClass } from "./quantity.js";
 
@@ -93,6 +93,12 @@ export class ClusterView {
       } else {
         this.dirtyWorkloads = true;
       }
+    } else if (change.type === "probe") {
+      // A failed probe's Event: the pod's chip names it (no flash: it repeats every period).
+      const pod = this.store.pods.get(change.key);
+      const node = pod && pod.spec && pod.spec.nodeName;
+      if (!node) return;
+      this.dirtyPods.add(node);
     } else if (change.type === "kubelets") {
       for (const name of this.store.nodes.keys()) this.dirtyNodes.add(name);
     } else if (change.type === "exec") {
@@ -366,15 +372,26 @@ export class ClusterView {
   chipFor(pod) {
     const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
     const execs = this.store.execSessions.size ? this.store.execsInto(key).filter((s) => !s.closed_at).length : 0;
+    const note = this.store.probeNoteOf ? this.store.probeNoteOf(pod) : null;
     const kept = this.chips.get(key);
-    if (kept && kept.pod === pod && kept.execs === execs && !this.changedPods.has(key) && kept.store === this.store) return kept.el;
-    const el = this.podChip(pod);
-    this.chips.set(key, { el, pod, execs, store: this.store });
+    if (kept && kept.pod === pod && kept.execs === execs && kept.note === note && !this.changedPods.has(key) && kept.store === this.store) return kept.el;
+    const el = this.podChip(pod, note);
+    this.chips.set(key, { el, pod, execs, note, store: this.store });
     return el;
   }
 
-  podChip(pod) {
+  podChip(pod, note = null) {
     const state = this.store.podStatusOf(pod); // kubectl's STATUS, computed by the server
+    // kubectl's READY and RESTARTS, computed by the server's printer (absent in an old replay).
+    const columns = this.store.podColumnsOf ? this.store.podColumnsOf(pod) : null;
+    const [ready, total] = columns ? columns.ready.split("/").map(Number) : [0, 0];
+    const unready = columns && total > 0 && ready < total && state === "Running";
+    const restarts = columns ? columns.restarts : 0;
+    const restartText = restarts && columns.lastRestart ? `${restarts} (${t("ago", { age: age(columns.lastRestart) })})` : String(restarts);
+    // A probe that failed lately: its Event's words, while the pod is not ready or restarts.
+    const probe = note && (unready || restarts) ? note.message : "";
+    const facts = columns ? `\n${t("col_ready")} ${columns.ready} · ${t("col_restarts")} ${restartText}` : "";
+    const probeTitle = note ? `\n${note.message}${note.count > 1 ? ` (x${note.count})` : ""}` : "";
     const key = `${pod.metadata.namespace || "default"}/${pod.metadata.name}`;
     const isNew = !this.seenPods.has(key) && this.painted && !this.calm;
     const changed = this.changedPods.has(key) && !this.dirtyAll && !isNew && !this.calm;
@@ -388,16 +405,21 @@ export class ClusterView {
       "button",
       {
         type: "button",
-        class: `pod phase-${phaseClass(state)}${changed ? " pod-changed" : ""}${isNew ? " pod-new" : ""}${inside.length ? " has-exec" : ""}`,
+        class: `pod phase-${phaseClass(state)}${changed ? " pod-changed" : ""}${isNew ? " pod-new" : ""}${inside.length ? " has-exec" : ""}${unready ? " is-unready" : ""}${probe ? " has-probe-failure" : ""}`,
         "data-pod": key,
         "data-state": state,
+        "data-ready": columns ? columns.ready : "",
+        "data-restarts": String(restarts),
         "data-exec": String(inside.length),
-        title: `${key} — ${state}${insideTitle}`,
+        title: `${key} — ${state}${facts}${probeTitle}${insideTitle}`,
         onclick: (event) => this.hooks.onPod(pod, event.currentTarget),
       },
       h("span", { class: "pod-dot", "aria-hidden": "true" }),
       h("span", { class: "pod-name", text: pod.metadata.name }),
       h("span", { class: "pod-state", text: state }), // kubectl's STATUS word, as students will see it
+      columns && total > 0 ? h("span", { class: `pod-ready${ready < total ? " is-short" : ""}`, "aria-label": `${t("col_ready")} ${columns.ready}`, text: columns.ready }) : null,
+      restarts ? h("span", { class: "pod-restarts", "aria-label": `${t("col_restarts")} ${restartText}`, text: `↻${restarts}` }) : null,
+      probe ? h("span", { class: "pod-probe", "aria-label": probe, text: "!" }) : null,
       inside.length ? h("span", { class: "pod-exec", "aria-label": t("exec_inside"), text: `>_${inside.length > 1 ? ` ${inside.length}` : ""}` }) : null,
     );
   }

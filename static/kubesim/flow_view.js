@@ -29,6 +29,14 @@ const ENDING = 14;
 // A caption names this many pods of a step at most, then "+N more".
 const NAMED_PODS = 6;
 
+const DELETIONS = new Set(["delete", "evict", "preempt"]);
+
+// A trace named in a link: "evict Pod default/nginx-abc", "ReplicationController default/nginx".
+function traceLabel(trace) {
+  const what = `${trace.kind || ""} ${trace.namespace ? `${trace.namespace}/` : ""}${trace.name || ""}`.trim();
+  return DELETIONS.has(trace.verb) ? `${trace.verb} ${what}` : what;
+}
+
 function isFinished(trace) {
   return Boolean(trace && trace.finished_at);
 }
@@ -157,6 +165,36 @@ export class FlowView {
     let newest = null;
     for (const trace of traces.values()) newest = trace;
     return newest;
+  }
+
+  // The stories this trace follows from and leads to (FlowTrace.causes): an eviction and its
+  // replacement, a preemptor and its victims' deletions. Each a link that shows that story.
+  links(trace) {
+    if (!trace) return [];
+    const traces = this.store.traces;
+    const found = [];
+    for (const id of trace.causes || []) {
+      const key = trace.verb === "preempt" ? "link_preempted_by" : trace.verb === "replace" ? "link_replaces" : "link_follows";
+      found.push([id, key]);
+    }
+    for (const other of traces.values()) {
+      if (!(other.causes || []).includes(trace.id)) continue;
+      found.push([other.id, other.verb === "preempt" ? "link_victim" : other.verb === "replace" ? "link_replacement" : "link_led_to"]);
+    }
+    return found.map(([id, key]) => {
+      const other = traces.get(id);
+      if (!other) return h("span", { class: "caption-link is-gone", text: t(key, { what: t("link_gone") }) });
+      return h("button", { type: "button", class: "linkish caption-link", "data-trace": id, text: `${t(key, { what: traceLabel(other) })} ↗`,
+        onclick: () => this.show(id) });
+    });
+  }
+
+  // Show another trace's story (a link in the caption): as picking it in the trace picker.
+  show(id) {
+    this.selected = id;
+    this.pod = null;
+    this.stopReplay(false);
+    this.schedule();
   }
 
   // The story of `trace` the view tells: its own steps and its pods' (or the one pod clicked),
@@ -350,7 +388,9 @@ export class FlowView {
     this.renderEndpointsLane(trace);
     const others = story ? this.others(story, shown) : new Map();
     // Redraw (and so re-animate) only when what is shown changes, not on every node heartbeat.
+    const links = this.links(trace);
     const signature = [trace ? trace.id : "", story ? story.pod : "", shown, group.map((step) => step.id ?? step.seq).join(","),
+      links.map((link) => `${link.dataset.trace || ""}:${link.textContent}`).join(","),
       this.replay ? this.replay.index : -1, this.store.stepMode, finished, parked, waits, this.diagram.nodesKey,
       [...others].join(","), story ? story.stages.length : 0].join("|");
     if (signature === this.shown) return;
@@ -361,7 +401,7 @@ export class FlowView {
     if (moved) this.shownAt = now;
     if (brisk) this.holdBrisk();
     this.renderDiagram(past, group, brisk || !moved);
-    this.renderCaption(trace, story, group, { parked, waits });
+    this.renderCaption(trace, story, group, { parked, waits, links });
     this.renderList(story, shown, others);
   }
 
@@ -455,7 +495,7 @@ export class FlowView {
     }
   }
 
-  renderCaption(trace, story, group, { parked, waits }) {
+  renderCaption(trace, story, group, { parked, waits, links = [] }) {
     const box = clear($("flow-caption"));
     if (!trace || !group.length) {
       box.append(h("p", { class: "caption-empty", text: t("no_trace") }));
@@ -486,6 +526,8 @@ export class FlowView {
       // On the meta line: the caption keeps its height.
       box.querySelector(".caption-meta").append(" · ", h("button", { type: "button", class: "linkish caption-explain", text: t("why_node"), onclick: () => this.hooks.openScheduler(key) }));
     }
+    // On the meta line too: the stories this one follows from and leads to.
+    for (const link of links) box.querySelector(".caption-meta").append(" · ", link);
     if (story && story.pod && !this.replay) {
       box.append(h("div", { class: "caption-follow" },
         h("span", { text: t("following_pod", { name: this.pod.name }) }),

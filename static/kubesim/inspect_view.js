@@ -1,6 +1,7 @@
 // Describe, Events and Logs for any object, as kubectl prints them; refreshed when it changes.
 
 import { $, BASE, h, request, t } from "./dom.js";
+import { LogsView } from "./logs_view.js";
 
 export class InspectView {
   constructor(store) {
@@ -8,6 +9,8 @@ export class InspectView {
     this.target = null; // {kind, namespace, name}
     this.view = "describe";
     this.timer = 0;
+    this.shown = false; // the Inspect tab is the one on screen (a followed log streams only then)
+    this.logs = new LogsView($("inspect-out"));
     for (const button of document.querySelectorAll("#pane-inspect .seg button")) {
       button.addEventListener("click", () => {
         this.view = button.dataset.view;
@@ -19,7 +22,12 @@ export class InspectView {
       const target = this.target;
       if (!target || change.type !== "object") return;
       const meta = change.object.metadata || {};
-      if (change.kind === target.kind && meta.name === target.name) this.refreshSoon();
+      const itself = change.kind === target.kind && meta.name === target.name && (meta.namespace || "") === target.namespace;
+      if (this.view === "logs") {
+        if (itself && this.shown) this.logs.podChanged(); // a new run, an init container done
+        return;
+      }
+      if (itself) this.refreshSoon();
       if (target.kind === "Pod" || target.kind === "Node") this.refreshSoon(1200); // new events
     });
   }
@@ -27,6 +35,14 @@ export class InspectView {
   open(kind, namespace, name) {
     this.target = { kind, namespace: namespace || "", name };
     this.load();
+  }
+
+  // The tab was shown or hidden: a followed log stops while nobody sees it.
+  setShown(shown) {
+    if (shown === this.shown) return;
+    this.shown = shown;
+    if (!shown) this.logs.hide();
+    else if (this.view === "logs" && this.target) this.load();
   }
 
   refreshSoon(delay = 300) {
@@ -44,19 +60,20 @@ export class InspectView {
     const title = $("inspect-title");
     title.textContent = "";
     title.append(h("span", { class: "muted", text: `${target.kind} ` }), target.namespace ? `${target.namespace}/${target.name}` : target.name);
-    let path = `${BASE}/ui/${this.view}/${encodeURIComponent(target.kind)}/${encodeURIComponent(ns)}/${encodeURIComponent(target.name)}`;
     if (this.view === "logs") {
       if (target.kind !== "Pod") {
+        this.logs.hide();
         $("inspect-out").textContent = t("logs_pods_only");
-        return;
+      } else if (this.shown) {
+        this.logs.show(target);
       }
-      path = `${BASE}/api/v1/namespaces/${encodeURIComponent(target.namespace)}/pods/${encodeURIComponent(target.name)}/log`;
+      return;
     }
+    this.logs.hide();
+    const path = `${BASE}/ui/${this.view}/${encodeURIComponent(target.kind)}/${encodeURIComponent(ns)}/${encodeURIComponent(target.name)}`;
     const result = await request(path);
-    if (this.target !== target) return;
+    if (this.target !== target || this.view === "logs") return;
     const data = result.data;
-    const text = typeof data === "string" ? data : data.message || JSON.stringify(data, null, 2);
-    // An empty log is a real answer (nginx before 1.19 writes nothing): say so rather than show a blank.
-    $("inspect-out").textContent = this.view === "logs" && result.ok && text === "" ? t("logs_empty") : text;
+    $("inspect-out").textContent = typeof data === "string" ? data : data.message || JSON.stringify(data, null, 2);
   }
 }

@@ -38,8 +38,14 @@ export function formatImageSize(bytes) {
 }
 
 // What kubectl's STATUS column says, which is also what the colour means.
+// The colour of kubectl's STATUS word: a failure red (Init:Error, OOMKilled, ExitCode:3, …), the
+// init containers' progress (Init:0/2, PodInitializing) blue like ContainerCreating, a container
+// that ended well (Completed) grey like Succeeded, a running pod that is not ready amber.
 export function phaseClass(state) {
   if (["Pending", "Running", "Succeeded", "Failed", "ContainerCreating", "Terminating"].includes(state)) return state;
-  if (/Err|BackOff|Crash|Invalid/.test(state)) return "Failed";
+  if (/Err|BackOff|Crash|Invalid|OOMKilled|ExitCode|Signal|ContainerCannotRun|DeadlineExceeded|Evicted/.test(state)) return "Failed";
+  if (/^Init:\d+\/\d+$/.test(state) || state === "PodInitializing") return "ContainerCreating";
+  if (state === "Completed") return "Succeeded";
+  if (state === "NotReady") return "Pending";
   return "Unknown";
 }

@@ -159,6 +159,8 @@ export class Store {
     this.pods = new Map();
     this.podStatus = new Map(); // "ns/name" -> kubectl's STATUS column, as the server computed it
     this.podRequests = new Map(); // "ns/name" -> {cpu: millicores, memory: bytes}, as kube-scheduler sums them
+    this.podColumns = new Map(); // "ns/name" -> {ready: "0/1", restarts, lastRestart}: kubectl's columns
+    this.probeNotes = new Map(); // "ns/name" -> {uid, message, at}: the pod's latest failed probe (its Event)
     this.nodeUsage = new Map(); // node -> {cpu: cores, memory: bytes} in use, from the metrics API (node_usage.js)
     this.byNode = new Map(); // node name ("" for none) -> Set of pod keys
     this.scheduling = new Map();
@@ -190,6 +192,7 @@ export class Store {
     this.pods = new Map((snap.pods || []).map((p) => [podKey(p), p]));
     this.podStatus = new Map(Object.entries(snap.pod_status || {}));
     this.podRequests = new Map(Object.entries(snap.pod_requests || {}));
+    this.podColumns = new Map(Object.entries(snap.pod_columns || {}));
     this.indexPods();
     // Pending pods' places in the scheduling queue ("namespace/name" → queue facts).
     this.scheduling = new Map(Object.entries(snap.scheduling || {}));
@@ -236,6 +239,13 @@ export class Store {
     else if (WORKLOAD_KINDS.has(kind)) [map, key] = [this.workloads, `${kind}/${objectKey(obj)}`];
     else if (kind === "Service") [map, key] = [this.services, objectKey(obj)];
     else if (kind === "Endpoints") [map, key] = [this.endpoints, objectKey(obj)];
+    if (kind === "Event" && action !== "deleted" && obj.reason === "Unhealthy" && obj.message) {
+      // The prober's words ("Readiness probe failed: …"): the pod's card shows the latest.
+      const about = obj.involvedObject || {};
+      const podAt = `${about.namespace || "default"}/${about.name}`;
+      this.probeNotes.set(podAt, { uid: about.uid, message: obj.message, at: obj.lastTimestamp, count: obj.count || 1 });
+      this.emit({ type: "probe", key: podAt });
+    }
     if (map) {
       const before = map.get(key);
       if (action === "deleted") map.delete(key);
@@ -250,10 +260,13 @@ export class Store {
         if (action === "deleted") {
           this.podStatus.delete(key);
           this.podRequests.delete(key);
+          this.podColumns.delete(key);
+          this.probeNotes.delete(key);
         } else {
           this.indexPod(key, obj);
           if (msg.pod_status !== undefined) this.podStatus.set(key, msg.pod_status);
           if (msg.pod_requests !== undefined) this.podRequests.set(key, msg.pod_requests);
+          if (msg.pod_columns !== undefined) this.podColumns.set(key, msg.pod_columns);
         }
       }
       this.emit({ type: "object", kind, key, action, before, object: obj });
@@ -297,6 +310,13 @@ export class Store {
       this.traces.set(msg.trace, trace);
       this.trimTraces();
     }
+    // A trace's first step tells what it is (its verb, who asked, the traces it follows from).
+    const info = msg.trace_info;
+    if (info) {
+      trace.verb = trace.verb || info.verb;
+      trace.client = trace.client || info.client;
+      trace.causes = trace.causes || info.causes || [];
+    }
     addStep(trace, msg);
     // The step that waited for Next happened: nothing waits until the server says so again.
     if (msg.step && msg.step === trace.gate_step) trace.gate_step = 0;
@@ -310,6 +330,17 @@ export class Store {
 
   podStatusOf(pod) {
     return this.podStatus.get(podKey(pod)) ?? ((pod.status || {}).phase || "Pending");
+  }
+
+  // kubectl's READY and RESTARTS of the pod, as the server's printer computed them.
+  podColumnsOf(pod) {
+    return this.podColumns.get(podKey(pod)) || null;
+  }
+
+  // The pod's latest failed probe, if it was this pod's (not an earlier one of its name).
+  probeNoteOf(pod) {
+    const note = this.probeNotes.get(podKey(pod));
+    return note && (!note.uid || note.uid === pod.metadata.uid) ? note : null;
   }
 
   // The pod's requests as kube-scheduler sums them (sidecars, init containers, overhead): sent by

@@ -188,12 +188,18 @@ def test_admission_can_refuse_a_write_and_nothing_is_stored(cluster, actor):
     assert not ApiObject.objects.exists() and not WatchEvent.objects.exists()
 
 
-def test_namespaces_hold_objects_and_take_them_when_deleted(cluster, actor):
+def test_a_deleted_namespace_is_terminating_and_keeps_its_objects_for_its_controller(cluster, actor):
     api.create(cluster, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "lab"}}, actor)
     api.create(cluster, pod("a", metadata={"namespace": "lab"}), actor)
     api.create(cluster, pod("b"), actor)
-    api.delete(cluster, "Namespace", None, "lab", actor)
-    assert sorted(ApiObject.objects.values_list("namespace", "name")) == [("default", "b")]
+    marked = api.delete(cluster, "Namespace", None, "lab", actor)
+    assert marked["status"]["phase"] == "Terminating" and marked["metadata"]["deletionTimestamp"]
+    assert "deletionGracePeriodSeconds" not in marked["metadata"]
+    assert sorted(ApiObject.objects.values_list("namespace", "name")) == [
+        ("", "lab"),
+        ("default", "b"),
+        ("lab", "a"),
+    ]
 
 
 def test_builtin_namespaces_cannot_be_created_or_deleted(cluster, actor):

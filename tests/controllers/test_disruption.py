@@ -135,10 +135,15 @@ def test_an_eviction_spends_the_budget_then_answers_429(rc, teacher_client, fake
     # The RC's replacement runs and the evicted pod goes: the budget allows one disruption again.
     fake_clock.advance(1)
     drive()
-    # The eviction started the course's 13 steps: the replacement was created, scheduled, started.
+    # The eviction is a story of its own, whose step 3 is the budget's check; the replacement
+    # (created, scheduled, started) is the controller's story, linked to it.
     trace = FlowTrace.objects.get(cluster=rc, kind="Pod", name=first, verb="evict")
-    steps = list(trace.steps.order_by("seq").values_list("step", "skipped"))
-    assert [step for step, _ in steps] == [*range(1, 14), 0] and not any(skipped for _, skipped in steps)
+    three = trace.steps.get(step=3)
+    assert three.detail_en.startswith("PodDisruptionBudget web allows the disruption (0 more allowed now;")
+    replaced = FlowTrace.objects.get(cluster=rc, verb="replace")
+    assert replaced.causes == trace.pk
+    steps = list(replaced.steps.filter(skipped=False).order_by("seq").values_list("step", flat=True))
+    assert steps == [*range(5, 14), 0]
     status = api.get(rc, "PodDisruptionBudget", "default", "web")["status"]
     assert (status["currentHealthy"], status["disruptionsAllowed"]) == (
         3,

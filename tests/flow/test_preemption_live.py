@@ -68,11 +68,25 @@ def test_a_high_priority_pod_nominates_preempts_and_binds(demo, fake_clock):
     assert high["spec"]["nodeName"] == low_a_node  # bound on the attempt after the eviction
     with pytest.raises(api.ApiError):
         api.get(demo, "Pod", "default", "low-a")
-    # The bare victim's own story ends with why it went.
-    victim = FlowTrace.objects.get(cluster=demo, kind="Pod", name="low-a")
+    # The victim's deletion is a story of its own, linked to the preemptor's, ending once with why
+    # it went; the bare victim's own story keeps the ending it had (it ran).
+    preemptor = FlowTrace.objects.get(cluster=demo, kind="Pod", name="high")
+    victim = FlowTrace.objects.get(cluster=demo, kind="Pod", name="low-a", verb="preempt")
+    assert victim.causes == preemptor.pk and victim.client == "default-scheduler"
     [ending] = victim.steps.filter(step=0, final=True)
     assert (ending.ending, ending.source) == ("deleted", "default-scheduler")
+    assert ending.title_en == f"Preempted by default/high, gone from {low_a_node} (grace 30 s)"
     assert "preempted by pod default/high (priority 1000)" in ending.detail_en
+    assert [s.step for s in victim.steps.exclude(step=0).filter(skipped=False).order_by("seq")] == [
+        1,
+        2,
+        3,
+        4,
+        12,
+        13,
+    ]
+    own = FlowTrace.objects.get(cluster=demo, kind="Pod", name="low-a", verb="create")
+    assert list(own.steps.filter(step=0).values_list("ending", "final")) == [("completed", True)]
     api.get(demo, "Pod", "default", "low-b")
 
     events, _ = api.list_objects(demo, "Event", "default")
@@ -215,8 +229,17 @@ def test_a_controller_replaces_its_preempted_replica_which_then_waits(demo, fake
     assert two.detail_en.startswith(f"The Scheduler sends DELETE (preempt) for Pod default/{victim}")
     assert "preempted by pod default/high (priority 1000) on node" in two.detail_en
     assert "被 Pod default/high（优先级 1000）在 node" in two.detail_zh
-    assert preempted.steps.filter(object_name=replacement["metadata"]["name"], step=7).exists()
-    assert preempted.steps.filter(step=6).exists()  # the controller decided on a replacement
+    high = FlowTrace.objects.get(cluster=demo, kind="Pod", name="high")
+    assert preempted.causes == high.pk
+    assert preempted.steps.filter(step=0, final=True).count() == 1  # ended: the victim is gone
+    # Its replacement is the controller's story, linked to the deletion; it waits for a node.
+    replaced = FlowTrace.objects.get(
+        cluster=demo, verb="replace", kind="ReplicationController", name="filler"
+    )
+    assert replaced.causes == preempted.pk and replaced.finished_at is None
+    assert replaced.steps.filter(object_name=replacement["metadata"]["name"], step=7).exists()
+    assert replaced.steps.filter(step=9, ending="waiting").exists()
+    assert not preempted.steps.filter(object_name=replacement["metadata"]["name"]).exists()
     # The preemptor's story is its own: bound, started, ended; the replacement is not in it.
     trace = FlowTrace.objects.get(cluster=demo, kind="Pod", name="high")
     assert set(trace.steps.values_list("object_name", flat=True)) == {"high"}

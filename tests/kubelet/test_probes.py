@@ -264,3 +264,33 @@ def test_the_docs_http_liveness_example_restarts_after_ten_seconds(demo, fake_cl
     fake_clock.advance(1)
     drive()
     assert _status(demo, "liveness")["containerStatuses"][0]["restartCount"] == 1
+
+
+def test_a_container_its_liveness_probe_keeps_killing_backs_off_as_a_crash_loop(demo, fake_clock):
+    drive()
+    api.create(demo, _pod("loop", livenessProbe={"tcpSocket": {"port": 8080}, "periodSeconds": 5}), KUBECTL)
+    drive()
+    for _ in range(3):  # fails at 5 and 10 s; killed at 15 s, restarted at once (nginx stops at once)
+        fake_clock.advance(5)
+        drive()
+    fake_clock.advance(1)
+    drive()
+    assert _status(demo, "loop")["containerStatuses"][0]["restartCount"] == 1
+    for _ in range(3):  # three more failures: killed again, now within the back-off
+        fake_clock.advance(5)
+        drive()
+    fake_clock.advance(1)
+    drive()
+    waiting = _status(demo, "loop")["containerStatuses"][0]
+    assert waiting["restartCount"] == 1
+    assert waiting["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert waiting["state"]["waiting"]["message"].startswith(
+        "back-off 10s restarting failed container=web pod=loop_"
+    )
+    assert waiting["lastState"]["terminated"]["reason"] == "Completed"
+    (backoff,) = _messages(demo, "loop", "BackOff")
+    assert backoff[0].startswith("Back-off restarting failed container web in pod loop_default(")
+    fake_clock.advance(10)
+    drive()
+    again = _status(demo, "loop")["containerStatuses"][0]
+    assert again["restartCount"] == 2 and "running" in again["state"]

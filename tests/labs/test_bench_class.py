@@ -48,3 +48,30 @@ def test_a_small_class_reports_its_writes_checks_cpu_and_idle_cost():
     cpu = re.search(r"server CPU from the first write to the last step passed: ([\d.]+) s over", out)
     assert cpu and float(cpu.group(1)) > 0, out
     assert re.search(r"0\.0 API writes/s, 0\.0 flow steps/s, database file changed: no", out), out
+
+
+def test_a_class_joins_through_a_trusted_proxy_and_is_limited_from_one_untrusted_address():
+    run = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "bench_class",
+            "--joins-through-proxy",
+            "--students",
+            "14",
+            "--nodes",
+            "1",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    out = run.stdout
+    assert re.search(r"14 students join through a trusted proxy .*: 14 joined, 0 refused \(429\)", out), out
+    assert "all within a minute: yes" in out, out
+    # The per-address limit (KUBESIM_JOIN_ATTEMPTS_PER_MINUTE, 10) holds for the untrusted address.
+    assert re.search(r"14 students join from one untrusted address .*: 10 joined, 4 refused \(429\)", out), (
+        out
+    )

@@ -23,6 +23,11 @@ starting the pods):
 then, once every student has left (no sockets, no requests), the server's CPU and the database's
 writes over an idle window, after the sandboxes had `--park-after` seconds to park.
 
+`--joins-through-proxy` measures joining alone, with the server's own join limits: the class joins
+through a trusted proxy (`KUBESIM_TRUSTED_PROXIES=127.0.0.1`, each student's address in its
+`X-Forwarded-For`; all should get in within a minute), then the same class from one address no
+proxy vouches for (the header ignored: limited per address, as before).
+
 `--scaled --servers M --controlplanes N` runs the same lesson against the scale-out profile
 (bench/scaled.py): a throwaway database on `--postgres`, the Redis database `--redis` (flushed
 before and after), M `serve --no-control-plane` and N `controlplane` processes; student i joins,
@@ -123,13 +128,14 @@ def label_steps(nodes: int) -> int:
 class Server:
     """`manage.py serve` on the bench's throwaway database (the embedded default)."""
 
-    def __init__(self, database: Path, park_after: float) -> None:
+    def __init__(self, database: Path, park_after: float, env: dict[str, str] | None = None) -> None:
         self.port = free_port()
         self.log = open(database.parent / "serve.log", "wb")  # noqa: SIM115 (closed in stop)
         self.env = {
             **{k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")},
             "KUBESIM_SQLITE_PATH": str(database),
             **server_env(park_after),
+            **(env or {}),
         }
         manage = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py")]
         self.process = subprocess.Popen(
@@ -250,15 +256,19 @@ class Student:
 
     def join(self, code: str, name: str) -> None:
         """As a browser: the join form (its CSRF cookie), then the POST that creates the sandbox."""
-        status, _ = self.request("GET", f"/join/?code={code}")
+        status, data = self.try_join(code, name)
+        if status != 302:
+            raise CommandError(f"{name} could not join: HTTP {status} {data[:300]!r}")
+
+    def try_join(self, code: str, name: str, headers: dict | None = None) -> tuple[int, bytes]:
+        """The join's answer (302 when the sandbox was made), each request with `headers` too."""
+        self.request("GET", f"/join/?code={code}", headers=headers)
         form = urllib.parse.urlencode(
             {"code": code, "name": name, "csrfmiddlewaretoken": self.cookies.get("csrftoken", "")}
         ).encode()
-        status, data = self.request(
-            "POST", "/join/", form, {"Content-Type": "application/x-www-form-urlencoded"}
+        return self.request(
+            "POST", "/join/", form, {**(headers or {}), "Content-Type": "application/x-www-form-urlencoded"}
         )
-        if status != 302:
-            raise CommandError(f"{name} could not join: HTTP {status} {data[:300]!r}")
 
     def write(self, method: str, path: str, body: dict, content_type: str) -> tuple[Response, float]:
         """The response (timed on the wire) and the time this thread saw it take."""
@@ -343,6 +353,13 @@ class Command(BaseCommand):
             help="with --scaled: the Redis database (flushed before and after)",
         )
         parser.add_argument(
+            "--joins-through-proxy",
+            action="store_true",
+            help="measure joining only, with the server's own join limits: the class joins through "
+            "a trusted proxy (KUBESIM_TRUSTED_PROXIES=127.0.0.1, each student a distinct "
+            "X-Forwarded-For), then the same class from one untrusted address",
+        )
+        parser.add_argument(
             "--idle-after",
             type=float,
             default=None,
@@ -355,6 +372,9 @@ class Command(BaseCommand):
         idle_after = options["idle_after"] if options["idle_after"] is not None else park_after + 10
         self.every = options["every"]
         self.seed = options["seed"]
+        if options["joins_through_proxy"]:
+            self._joins(students, nodes)
+            return
         if options["scaled"]:
             self._scaled(students, nodes, warmup, park_after, idle_after, options)
             return
@@ -400,6 +420,61 @@ class Command(BaseCommand):
         finally:
             scaled.drop_database(url)
             scaled.flush_redis(redis)
+
+    def _joins(self, students: int, nodes: int) -> None:
+        """Two classes join a server that keeps its own join limits: through a trusted proxy
+        (every student's address forwarded), then from one address no proxy vouches for."""
+        folder = Path(tempfile.mkdtemp(prefix="kubesim-bench-joins-"))
+        try:
+            for proxied in (True, False):
+                database = folder / f"db-{int(proxied)}.sqlite3"
+                with sqlite_file(database):
+                    call_command("migrate", verbosity=0, interactive=False)
+                    code = self._session(nodes)
+                # The server's join limits as configured (not the lesson's raised ones); the
+                # class's own, for 60 to join within a minute, is what is measured.
+                env = {
+                    "KUBESIM_JOIN_ATTEMPTS_PER_MINUTE": str(settings.KUBESIM_JOIN_ATTEMPTS_PER_MINUTE),
+                    "KUBESIM_CLASS_JOINS_PER_MINUTE": str(settings.KUBESIM_CLASS_JOINS_PER_MINUTE),
+                    "KUBESIM_TRUSTED_PROXIES": "127.0.0.1" if proxied else "",
+                    "KUBESIM_SHARED_ADDRESSES": "",
+                }
+                server = Server(database, 60.0, env)
+                try:
+                    self._join_class(server, code, students, proxied)
+                finally:
+                    server.stop()
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _join_class(self, server: Server, code: str, students: int, proxied: bool) -> None:
+        people = [Student(server.port) for _ in range(students)]
+
+        def join(i: int) -> tuple[int, float]:
+            # Student i's own address, as the proxy forwards it (ignored without a trusted proxy).
+            headers = {"X-Forwarded-For": f"10.{i // 250 % 250}.{i % 250}.{i % 200 + 1}"}
+            status, _ = people[i].try_join(code, f"student {i}", headers)
+            return status, time.perf_counter() - started
+
+        started = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=students) as pool:
+            answers = list(pool.map(join, range(students)))
+        for person in people:
+            person.close()
+        joined = [seconds for status, seconds in answers if status == 302]
+        refused = sum(1 for status, _ in answers if status == 429)
+        other = len(answers) - len(joined) - refused
+        how = (
+            "through a trusted proxy (KUBESIM_TRUSTED_PROXIES=127.0.0.1; a distinct X-Forwarded-For each)"
+            if proxied
+            else "from one untrusted address (no trusted proxy: X-Forwarded-For ignored)"
+        )
+        last = f"the last joined {max(joined):.1f} s after the start" if joined else "none joined"
+        self.stdout.write(
+            f"{students} students join {how}: {len(joined)} joined, {refused} refused (429), "
+            f"{other} other answers; {last}"
+            + (f"; all within a minute: {'yes' if max(joined) <= 60 else 'no'}" if proxied and joined else "")
+        )
 
     def _session(self, nodes: int) -> str:
         from labs.catalog import save_definition

@@ -7,7 +7,7 @@ import uuid
 from datetime import datetime
 
 from cluster.apiserver.errors import ApiError
-from cluster.apiserver.kinds import BuiltinObjects, KindInfo, status_subresource
+from cluster.apiserver.kinds import BuiltinObjects, KindInfo, Subresource, status_subresource
 from cluster.apiserver.validators import metadata_only
 from cluster.kinds.core.limitrange import limits_section
 from cluster.kinds.core.resourcequota import quota_section
@@ -81,7 +81,8 @@ KIND = KindInfo(
     version="v1",
     namespaced=False,
     short_names=("ns",),
-    subresources=(status_subresource("Namespace"),),
+    # finalize: spec.finalizers, as the namespace controller (and a teacher forcing it) writes them
+    subresources=(status_subresource("Namespace"), Subresource("finalize", "Namespace", ("update",))),
     field_selectors=("status.phase",),
     name_rule="label",  # ValidateNamespaceName: a DNS label, not a subdomain
     reset_rank=70,

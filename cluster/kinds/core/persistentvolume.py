@@ -14,6 +14,7 @@ from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
 from cluster.kubeapi.describe import events_of, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
+from cluster.kubeapi.humanize import human_duration, parse_time
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from k8s import clock
 from k8s.quantity import format_quantity, is_valid_quantity
@@ -173,6 +174,15 @@ def _source_lines(spec: dict) -> list[str]:
     return ["  <unknown>"]
 
 
+def status_line(obj: dict) -> str:
+    """describePersistentVolume(Claim)'s Status: `Terminating (lasts 12s)` while being deleted
+    (kept by its protection finalizer), else the phase."""
+    since = parse_time((obj.get("metadata") or {}).get("deletionTimestamp") or "")
+    if since is not None:
+        return f"Status:\tTerminating (lasts {human_duration(clock.now() - since)})"
+    return f"Status:\t{(obj.get('status') or {}).get('phase', '')}"
+
+
 def describe_lines(pv: dict) -> list[str]:
     meta, spec, status = pv["metadata"], pv.get("spec") or {}, pv.get("status") or {}
     lines = [
@@ -181,7 +191,7 @@ def describe_lines(pv: dict) -> list[str]:
         *annotations_multiline("Annotations", meta.get("annotations")),
         f"Finalizers:\t[{' '.join(meta.get('finalizers') or [])}]",
         f"StorageClass:\t{volume_class(pv)}",
-        f"Status:\t{status.get('phase', '')}",
+        status_line(pv),
         f"Claim:\t{_claim_text(spec)}",
         f"Reclaim Policy:\t{spec.get('persistentVolumeReclaimPolicy', '')}",
         f"Access Modes:\t{access_modes_text(spec.get('accessModes'))}",

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from cluster.apiserver.fielderrors import FieldErrors
 from cluster.apiserver.kinds import KindInfo, status_subresource
-from cluster.kinds.core.persistentvolume import validate_access_modes
+from cluster.kinds.core.persistentvolume import status_line, validate_access_modes
 from cluster.kubeapi.describe import events_of, with_events
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
@@ -145,7 +145,7 @@ def describe_lines(pvc: dict, pods: list[dict]) -> list[str]:
         f"Name:\t{meta['name']}",
         f"Namespace:\t{meta.get('namespace', '')}",
         f"StorageClass:\t{claim_class(pvc)}",
-        f"Status:\t{(pvc.get('status') or {}).get('phase', '')}",
+        status_line(pvc),
         f"Volume:\t{spec.get('volumeName', '')}",
         *labels_multiline("Labels", meta.get("labels")),
         *annotations_multiline("Annotations", meta.get("annotations")),

@@ -66,6 +66,14 @@ def _target(sh, url: str, headers: dict[str, str] | None = None):
         if isinstance(route, str):
             raise Unreachable(route, host, port)
         address, port = route
+    elif ctx.services is not None and address in ctx.services.nodes:
+        # A node's address: kube-proxy there forwards a Service's nodePort to a ready endpoint;
+        # any other port is the node's own (its hostNetwork pods', or closed: refused).
+        route = ctx.services.node_port_route(address, port)
+        if isinstance(route, str):
+            raise Unreachable(route, host, port)
+        if route is not None:
+            address, port = route
     if address in ("127.0.0.1", ctx.pod_ip):
         # The pod's containers share its network: localhost reaches the others' servers too.
         mates = ctx.find_pod_by_ip(ctx.pod_ip) if ctx.find_pod_by_ip and ctx.pod_ip else []
@@ -73,7 +81,8 @@ def _target(sh, url: str, headers: dict[str, str] | None = None):
     else:
         peers = ctx.find_pod_by_ip(address) if ctx.find_pod_by_ip else []
         if not peers:
-            raise Unreachable("timeout", host, port)
+            on_node = ctx.services is not None and address in ctx.services.nodes
+            raise Unreachable("refused" if on_node else "timeout", host, port)
         containers = [(peer, None) for peer in peers]
     for peer, fs in containers:
         served = agnhost.server_of(peer.profile.family, peer.command)

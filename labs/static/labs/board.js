@@ -34,22 +34,24 @@ const byName = (a, b) => a.name.localeCompare(b.name);
 const SORTS = {
   stuck: (a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || b.seconds_on_step - a.seconds_on_step || byName(a, b),
   name: byName,
-  progress: (a, b) => b.step - a.step || a.attempts - b.attempts || byName(a, b),
-  behind: (a, b) => a.step - b.step || b.attempts - a.attempts || byName(a, b),
+  // `bucket`: the place in the class's steps (a course: across its labs), as the histogram counts.
+  progress: (a, b) => (b.bucket ?? -1) - (a.bucket ?? -1) || a.attempts - b.attempts || byName(a, b),
+  behind: (a, b) => (a.bucket ?? -1) - (b.bucket ?? -1) || b.attempts - a.attempts || byName(a, b),
 };
 
 function shown(students) {
   const words = view.search.trim().toLowerCase();
   return students
-    .filter((s) => (!view.status || s.status === view.status) && (view.step === null || s.step === view.step)
+    .filter((s) => (!view.status || s.status === view.status) && (view.step === null || s.bucket === view.step)
       && (!words || s.name.toLowerCase().includes(words)))
     .sort(SORTS[view.sort]);
 }
 
 function stepText(s) {
   // A student on another version of the lab than the class's shows it (labs/versions.py).
-  const version = s.version !== board.version ? ` v${s.version}` : "";
-  return (s.done ? "✓" : `${s.step + 1}/${s.steps}`) + version;
+  const version = !board.course && s.version !== board.version ? ` v${s.version}` : "";
+  const lab = board.course ? `L${s.lab + 1} · ` : ""; // a course's class: the student's lab first
+  return lab + (s.done ? "✓" : `${s.step + 1}/${s.steps}`) + version;
 }
 
 function secondsNow(s) {
@@ -64,7 +66,7 @@ function row(s) {
     onkeydown: (event) => { if (event.key === "Enter") select(s.id); } },
   el("span", { class: "c-name", title: s.name }, s.name),
   el("span", { class: "c-status" }, el("span", { class: `lab-status lab-status-${s.status}` }, STATUS[s.status]())),
-  el("span", { class: "c-step", title: s.done ? "" : pick(s.step_title) }, stepText(s)),
+  el("span", { class: "c-step", title: (s.lab_title ? `${pick(s.lab_title)} · ` : "") + (s.done ? "" : pick(s.step_title)) }, stepText(s)),
   el("span", { class: "c-attempts", title: t("Wrong attempts on this step", "本步骤的错误尝试") }, s.attempts),
   el("span", { class: "c-time", "data-seconds": s.seconds_on_step }, s.done ? "" : duration(secondsNow(s))),
   el("span", { class: "c-failure", title: s.last_failure ? failure : "" }, failure),
@@ -86,7 +88,6 @@ function layout(count) {
 }
 
 function histogram() {
-  const steps = board.lab.steps;
   const max = Math.max(1, ...board.histogram);
   // Its own class names: the dashboard's .bar styles would draw these as circles.
   document.getElementById("histogram").replaceChildren(...board.histogram.map((n, i) => el("button", {
@@ -95,7 +96,7 @@ function histogram() {
     onclick: () => { view.step = view.step === i ? null : i; draw(); } },
   el("span", { class: "lab-hist-bar" }, el("span", { class: "lab-hist-fill", style: `height:${(100 * n) / max}%` })),
   el("span", { class: "lab-hist-n" }, n),
-  el("span", { class: "lab-hist-label" }, i < steps.length ? `${i + 1}. ${pick(steps[i])}` : t("Done", "完成")))));
+  el("span", { class: "lab-hist-label" }, pick(board.buckets[i])))));
 }
 
 function legend() {
@@ -126,6 +127,7 @@ function drawDetail() {
   detail.replaceChildren(
     el("header", {}, el("strong", {}, s.name),
       el("button", { type: "button", class: "lab-detail-close", "aria-label": t("Close", "关闭"), onclick: () => select(s.id) }, "×")),
+    s.lab_title ? el("p", { class: "lab-found" }, t(`Lab ${s.lab + 1}: `, `实验 ${s.lab + 1}：`), pick(s.lab_title)) : null,
     el("p", {}, el("span", { class: `lab-status lab-status-${s.status}` }, STATUS[s.status]()), " ",
       s.done ? t("Done ✓", "完成 ✓") : `${s.step + 1}. ${pick(s.step_title)}`),
     el("p", { class: "lab-found" }, t(`${s.attempts} wrong attempt(s) on this step`, `本步骤错误尝试 ${s.attempts} 次`),
@@ -180,10 +182,37 @@ function versionBanner() {
   banner.replaceChildren(...parts);
 }
 
+// A course's class: its labs (how many students on each), and the teacher's "open next lab".
+const courseBar = document.getElementById("course-bar");
+
+function courseLine() {
+  const c = board.course;
+  courseBar.hidden = !c;
+  if (!c) return;
+  const labs = el("ol", { class: "labs-course-progress" }, c.labs.map((lab, i) => el("li", {
+    class: i < c.open || c.pace === "student" ? "is-open" : "is-locked", "data-lab": i },
+  `${pick(lab.title)} `, el("span", { class: "lab-found" }, t(`(${lab.students})`, `（${lab.students} 人）`)))));
+  const next = c.pace === "teacher" && c.open < c.labs.length ? el("button", { type: "button", class: "labs-primary", id: "open-next",
+    onclick: async () => {
+      const title = pick(c.labs[c.open].title);
+      if (!confirm(t(`Open “${title}” for everyone? Every student on an earlier lab moves to it; what they did is kept.`,
+        `为全班打开“${title}”？还在前面实验的学生都会进入它；他们做过的内容会保留。`))) return;
+      const answer = await send(courseBar.dataset.url, {});
+      if (answer.error) alert(answer.error);
+      refresh();
+    } }, t("Open next lab for everyone", "为全班打开下一个实验")) : null;
+  const pace = c.pace === "student"
+    ? el("span", { class: "lab-found", id: "course-pace" }, t("Students go on at their own pace.", "学生按自己的进度进入下一个实验。"))
+    : el("span", { class: "lab-found", id: "course-pace" }, t(`${c.open} of ${c.labs.length} labs open.`, `已打开 ${c.open} / ${c.labs.length} 个实验。`));
+  courseBar.replaceChildren(...[labs, pace, next].filter(Boolean));
+}
+
 function draw() {
   if (!board) return;
-  // The class's version of the lab (its title may differ from the newest version's).
-  document.querySelector(".labs-board-title h1").textContent = pick(board.lab.title);
+  // The class's version of the lab (its title may differ from the newest version's); a course's title.
+  document.querySelector(".labs-board-title h1").textContent = pick(board.course ? board.course.title : board.lab.title);
+  root.classList.toggle("is-course", Boolean(board.course));
+  courseLine();
   versionBanner();
   histogram();
   legend();
