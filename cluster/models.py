@@ -276,3 +276,41 @@ class ControlPlaneMember(models.Model):
 
     def __str__(self) -> str:
         return self.identity
+
+
+class PredictionRound(models.Model):
+    """The teacher's prediction round on a cluster (peer instruction for the scheduler): the class
+    guesses which node the scheduler will pick for the next pod; the round closes when that pod's
+    trace records step 9, with the decision as its answer (cluster/flow/prediction.py). One per
+    cluster: arming a new round replaces the old one and its guesses."""
+
+    # A ForeignKey, the old round deleted once the new one exists: ids only grow (SQLite reuses
+    # the highest rowid when it is deleted), so a page tells a new round from the old one.
+    cluster = models.ForeignKey(Cluster, on_delete=models.CASCADE, related_name="prediction_rounds")
+    armed_at = models.DateTimeField()
+    armed_by = models.CharField(max_length=200)
+    ask_plugin = models.BooleanField(default=False)  # also ask "which plugin decides?"
+    nodes = models.JSONField(default=list)  # the choices: the schedulable nodes when armed
+    plugins = models.JSONField(default=list)  # the plugin choices, when ask_plugin
+    closed_at = models.DateTimeField(null=True, blank=True)
+    cancelled = models.BooleanField(default=False)
+    trace = models.ForeignKey(FlowTrace, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    answer = models.JSONField(null=True, blank=True)
+    # Bumped by every change (a guess, the close, the explanation, a cancel): the hubs send the
+    # round again when (id, version) moves.
+    version = models.PositiveIntegerField(default=1)
+
+
+class PredictionGuess(models.Model):
+    """One voter's guess in a round (a student, or a browser session): changeable until it closes."""
+
+    round = models.ForeignKey(PredictionRound, on_delete=models.CASCADE, related_name="guesses")
+    voter = models.CharField(max_length=100)
+    node = models.CharField(max_length=253)
+    plugin = models.CharField(max_length=100, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["round", "voter"], name="prediction_one_guess_per_voter")
+        ]

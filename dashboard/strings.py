@@ -40,6 +40,40 @@ def ui_strings() -> dict[str, str]:
             "Every page sees it happen."
         ),
         "reset_done": _("The demo is back to the course's starting state."),
+        # the prediction round (prediction.js)
+        "predict_title": _("Predict"),
+        "predict_question": _("Which node will the scheduler pick?"),
+        "predict_plugin_question": _("Which plugin decides?"),
+        "predict_plugin_any": _("— choose a plugin —"),
+        "predict_votes": _("Votes: %(n)s"),
+        "predict_pick": _("Tap a node to guess: the answer comes at step 9."),
+        "predict_teacher_next": _("Now create a pod: the round closes at its step 9."),
+        "predict_yours": _("Your guess: %(node)s. You can change it until step 9."),
+        "predict_cancel": _("Cancel round"),
+        "predict_cancelled": _("The teacher cancelled the prediction round."),
+        "predict_arm": _("Ask the class"),
+        "predict_again": _("Ask again"),
+        "predict_armed": _("Every page watching this cluster now asks the class. Create a pod next."),
+        "predict_step9": _("Step 9"),
+        "predict_picked": _("The scheduler picked %(node)s for %(pod)s"),
+        "predict_none": _("No node fits %(pod)s"),
+        "predict_by_score": _(
+            "Decided by %(plugins)s: it gave %(winner)s %(a)s and %(runner)s %(b)s (weighted)."
+        ),
+        "predict_closing": _("Guesses are closed: watch step 9."),
+        "predict_by_tie": _(
+            "A tie: %(nodes)s all scored %(total)s, and kube-scheduler picked one at random."
+        ),
+        "predict_by_filter": _("Decided by the filters: only %(node)s passed (%(why)s)."),
+        "predict_by_none": _("Every node was filtered out (%(plugins)s)."),
+        "predict_by_pending": _("Reading the scheduler's explanation…"),
+        "predict_by_unknown": _("The scheduler's explanation is not available."),
+        "predict_you_right": _("You guessed %(node)s: right!"),
+        "predict_you_wrong": _("You guessed %(node)s."),
+        "predict_class": _("The class's guesses"),
+        "predict_right": _("%(right)s of %(n)s guessed right"),
+        "predict_right_plugin": _("%(right)s named the deciding plugin"),
+        "predict_hide": _("Hide"),
         "read_only": _(
             "Read-only: only the teacher (or the class, when the teacher allows it) may change this."
         ),

@@ -7,6 +7,7 @@ error can name the document, the field path and the line. Aliases are refused ou
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -121,6 +122,13 @@ class _NoAliasLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+# go-yaml, which kubectl and kube-apiserver read YAML with (sigs.k8s.io/yaml), takes `1e-05`,
+# `1E5` and `+1e+16` for floats (its yamlStyleFloat); YAML 1.1 (PyYAML) wants a dot and a signed
+# exponent, and would read them as strings.
+_GO_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$")
+_NoAliasLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+0123456789."))
+
+
 class _Constructor(yaml.SafeLoader):
     """Numbers as Kubernetes reads them (k8s.numbers): past int64 a float, past float64 (.inf,
     .nan, a 5,000-digit literal) a YamlError at its line, never Python's ValueError."""
@@ -137,7 +145,11 @@ class _Constructor(yaml.SafeLoader):
         return fit_int(number, text)
 
     def construct_yaml_float(self, node):  # type: ignore[override]
-        return finite(super().construct_yaml_float(node), str(self.construct_scalar(node)))
+        text = str(self.construct_scalar(node))
+        number = super().construct_yaml_float(node)
+        if math.isinf(number) and "." not in text and _GO_FLOAT.match(text):
+            return text  # go-yaml's float past float64 (`1e400`) fails to parse and stays a string
+        return finite(number, text)
 
 
 _Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)

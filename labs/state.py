@@ -195,8 +195,9 @@ def board_state(session: ClassSession, student_id: int | None = None) -> dict:
                 "lab_title": own.title.as_dict() if session.plan else None,
                 "bucket": bucket,
                 "done": done,
+                # A course's later lab counts as progress: "working", not "not started".
                 "status": student_status(
-                    done, student.current_step, current, seconds, stuck_rule(session, own)
+                    done, offsets[position] + student.current_step, current, seconds, stuck_rule(session, own)
                 ),
                 "attempts": current.attempts if current else 0,
                 "seconds_on_step": seconds,

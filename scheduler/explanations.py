@@ -160,6 +160,16 @@ def store(explained: list[tuple[int, str]]) -> None:
         )
 
 
+def ready_here(cluster, namespace: str, pod: str) -> bool:
+    """`ready` when this process's scheduler made the pod's attempts (True); False at once, waiting
+    for nothing, when another process's did (a hub's read must not wait for it)."""
+    with _registry_lock:
+        local = _explainers.get(cluster.pk)
+    if local is not None:
+        local.explain_pod(namespace, pod)
+    return local is not None
+
+
 def ready(cluster, namespace: str, pod: str) -> None:
     """Make sure the pod's attempts carry their explanations before they are read."""
     with _registry_lock:

@@ -41,11 +41,13 @@ async def schedule_together(scheduler, first: QueuedPod) -> None:
             await scheduler.failed_cycle(entry, decision, revision)
     if not placed:
         return
+    # The attempts before step 9: while the binding waits for Next, the pick is explained (the
+    # Scheduler panel, a prediction round's answer) and no attempt is read after its binding.
+    await scheduler.save_attempts()
     await db(_record)(scheduler, placed, 9)
     await gate.before_step(name, trace_id, 10)
     await db(_record)(scheduler, placed, 10)
     await gate.before_step(name, trace_id, 11)
-    await scheduler.save_attempts()
     bound = await db(_bind_all)(scheduler, placed)
     for (entry, _, assumed), ok in zip(placed, bound, strict=True):
         if not ok:

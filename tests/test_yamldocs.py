@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from k8s.yamldocs import YamlError, format_path, load_documents
+from k8s.yamldocs import YamlError, format_path, load_documents, load_one
 
 
 def test_it_reads_multiple_documents_and_remembers_field_lines():
@@ -52,3 +52,10 @@ def test_format_path_uses_kubernetes_field_notation():
     assert format_path(("spec", "containers", 0, "resources", "requests", "cpu")) == (
         "spec.containers[0].resources.requests.cpu"
     )
+
+
+def test_floats_are_read_as_go_yaml_reads_them():
+    # go-yaml (kubectl's and kube-apiserver's YAML) takes these for floats; YAML 1.1 wants a dot.
+    assert load_one("a: 1e-05\nb: 1E5\nc: +1e+16\nd: .5e3") == {"a": 1e-05, "b": 1e5, "c": 1e16, "d": 500.0}
+    # Past float64 go-yaml's parse fails and the scalar stays a string; no exponent, no float.
+    assert load_one("a: 1e400\nb: 1e\nc: e5") == {"a": "1e400", "b": "1e", "c": "e5"}

@@ -28,7 +28,7 @@ from cluster.broadcast.sinks import RESYNC, Batch, Client, Message
 from cluster.client import leader
 from cluster.client.informer import db, reset_connection
 from cluster.controlplane import activity
-from cluster.flow import steprows
+from cluster.flow import prediction, steprows
 from cluster.flow.recorder import message_of
 from cluster.models import Cluster, FlowStep, FlowTrace
 
@@ -64,6 +64,7 @@ class Hub:
         self.read_all_at = 0.0  # monotonic time of the last read of everything
         self.exec_seq = 0  # the last exec session change sent
         self.gates: dict[str, int] = {}  # trace -> the step it waits at for "next", as last sent
+        self.prediction: tuple[int, int] | None = None  # the prediction round's (id, version) last sent
 
     async def join(self, client: Client) -> None:
         # Sockets connect in bursts: the first one starts the reader, the others wait for it.
@@ -98,6 +99,7 @@ class Hub:
         self.stopped_kubelets = self.cluster.stopped_kubelets or {}
         self.exec_seq = execsessions.latest_seq(self.cluster)
         self.gates = _gates(self.cluster)
+        self.prediction = prediction.key_of(prediction.settle(self.cluster))
         current = leader.current(self.cluster)
         self.leader = (current["holder"], current["transitions"]) if current else None
 
@@ -231,6 +233,13 @@ class Hub:
             # The teacher stopped or started a kubelet: every page's node cards say so.
             self.stopped_kubelets = stopped_kubelets or {}
             out.append(Message(json.dumps({"type": "kubelets", "stopped": self.stopped_kubelets})))
+        # The teacher's prediction round: armed, a guess, closed at its step 9 (settled here, the
+        # first reader after that step), explained, cancelled.
+        row = prediction.settle(self.cluster)
+        if prediction.key_of(row) != self.prediction:  # the round's JSON (a few counts) only then
+            self.prediction = prediction.key_of(row)
+            payload = {"type": "prediction", "round": prediction.round_json(row)}
+            out.append(Message(json.dumps(payload, ensure_ascii=False, separators=(",", ":"))))
         return out
 
     def _read_gates(self) -> list[Message]:

@@ -17,6 +17,7 @@ from cluster import execsessions
 from cluster.apiserver import history, rows
 from cluster.apiserver.kinds import workload_kinds
 from cluster.broadcast import podview
+from cluster.flow import prediction
 from cluster.flow.recorder import message_of
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.kinds.core import defaultservice
@@ -149,6 +150,8 @@ def state_of(cluster: Cluster, fresh: Cluster, step_id: int, view: str) -> dict:
         "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.
         "scheduling": queue_view.pending(cluster),
+        # The teacher's prediction round, so that a page opened late asks the same question.
+        "prediction": prediction.current(cluster)[1],
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from cluster.flow import clockview, kubeletview, schedulerconfig, views
+from cluster.flow import clockview, kubeletview, predictionview, schedulerconfig, views
 
 urlpatterns = [
     path("snapshot", views.snapshot_view, name="cluster-snapshot"),
@@ -16,6 +16,8 @@ urlpatterns = [
     path("clock", clockview.clock_view, name="cluster-clock"),
     path("kubelets", kubeletview.kubelets_view, name="cluster-kubelets"),
     path("kubelets/<str:node>", kubeletview.kubelet_view, name="cluster-kubelet"),
+    path("prediction", predictionview.prediction_view, name="flow-prediction"),
+    path("prediction/guess", predictionview.guess_view, name="flow-prediction-guess"),
     path("traces/<str:trace>", views.trace_view, name="flow-trace"),
     path("scheduling/config", schedulerconfig.config_view, name="scheduling-config"),
     path("scheduling/config/preview", schedulerconfig.preview_view, name="scheduling-config-preview"),

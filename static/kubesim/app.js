@@ -14,6 +14,7 @@ import { InspectView } from "./inspect_view.js";
 import { ServicesView } from "./services_view.js";
 import { addNode, deleteObject, jumpToNextRun, moveClock, nodeActions, openMenu, scaleWorkload, setKubelet } from "./actions.js";
 import { wireAccess } from "./access.js";
+import { PredictionView } from "./prediction.js";
 
 const store = new Store();
 const live = new Live(store);
@@ -146,4 +147,5 @@ document.addEventListener("keydown", (event) => {
 });
 
 wireAccess(store);
+new PredictionView(store);
 live.connect();

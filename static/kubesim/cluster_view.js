@@ -417,7 +417,7 @@ export class ClusterView {
       h("span", { class: "pod-dot", "aria-hidden": "true" }),
       h("span", { class: "pod-name", text: pod.metadata.name }),
       h("span", { class: "pod-state", text: state }), // kubectl's STATUS word, as students will see it
-      columns && total > 0 ? h("span", { class: `pod-ready${ready < total ? " is-short" : ""}`, "aria-label": `${t("col_ready")} ${columns.ready}`, text: columns.ready }) : null,
+      columns && total > 0 ? h("span", { class: `pod-ready${unready ? " is-short" : ""}`, "aria-label": `${t("col_ready")} ${columns.ready}`, text: columns.ready }) : null,
       restarts ? h("span", { class: "pod-restarts", "aria-label": `${t("col_restarts")} ${restartText}`, text: `↻${restarts}` }) : null,
       probe ? h("span", { class: "pod-probe", "aria-label": probe, text: "!" }) : null,
       inside.length ? h("span", { class: "pod-exec", "aria-label": t("exec_inside"), text: `>_${inside.length > 1 ? ` ${inside.length}` : ""}` }) : null,

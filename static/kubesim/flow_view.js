@@ -396,6 +396,8 @@ export class FlowView {
     if (signature === this.shown) return;
     const moved = !this.shown || this.shown.split("|").slice(0, 3).join("|") !== signature.split("|").slice(0, 3).join("|");
     this.shown = signature;
+    // What waits for a step to be on screen (prediction.js reveals its answer once step 9 is).
+    if (!this.replay && trace) document.dispatchEvent(new CustomEvent("kubesim:flow-shown", { detail: { trace: trace.id, step: shown } }));
     const now = performance.now();
     const brisk = moved && now - this.shownAt < STEP_ANIMATION_MS;
     if (moved) this.shownAt = now;

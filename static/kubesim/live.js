@@ -123,6 +123,7 @@ export class Live {
     else if (msg.type === "flow.gate") this.store.applyGate(msg);
     else if (msg.type === "access") this.store.applyAccess(msg);
     else if (msg.type === "kubelets") this.store.applyKubelets(msg);
+    else if (msg.type === "prediction") this.store.applyPrediction(msg);
     else if (msg.type === "exec.session") this.store.applyExecSession(msg);
   }
 
@@ -144,7 +145,7 @@ export class Live {
       this.setState("live");
     } finally {
       this.resyncing = false;
-      const newer = this.buffer.splice(0).filter((m) => m.type.startsWith("flow.") || m.type === "exec.session" || m.type === "access" || m.type === "kubelets" || m.revision > this.store.revision);
+      const newer = this.buffer.splice(0).filter((m) => m.type.startsWith("flow.") || m.type === "exec.session" || m.type === "access" || m.type === "kubelets" || m.type === "prediction" || m.revision > this.store.revision);
       for (const msg of newer) this.apply(msg);
       this.showRevision();
     }

@@ -175,6 +175,7 @@ export class Store {
     this.stoppedKubelets = BOOT.stopped_kubelets || {}; // the teacher's node failures: node → since
     this.leader = null; // {holder, renewTime}: who holds the control plane's Lease
     this.execSessions = new Map(); // id -> kubectl exec session (open, or closed recently)
+    this.prediction = null; // the teacher's prediction round (prediction.js), as the server last sent it
     this.listeners = new Set();
   }
 
@@ -206,6 +207,7 @@ export class Store {
     if (snap.class_may_write !== undefined) this.classMayWrite = snap.class_may_write;
     if (snap.stopped_kubelets !== undefined) this.stoppedKubelets = snap.stopped_kubelets || {};
     if (snap.leader !== undefined) this.leader = snap.leader;
+    if (snap.prediction !== undefined) this.prediction = snap.prediction;
     this.execSessions = new Map((snap.exec_sessions || []).map((s) => [s.id, s]));
     this.emit({ type: "snapshot" });
   }
@@ -280,6 +282,16 @@ export class Store {
   applyKubelets(msg) {
     this.stoppedKubelets = msg.stopped || {};
     this.emit({ type: "kubelets" });
+  }
+
+  // The prediction round: a newer round replaces it; an older version of the same one is late news.
+  applyPrediction(msg) {
+    const next = msg.round;
+    const now = this.prediction;
+    if (next && now && next.id === now.id && next.version < now.version) return;
+    if (next && now && next.id < now.id) return;
+    this.prediction = next;
+    this.emit({ type: "prediction" });
   }
 
   applyAccess(msg) {

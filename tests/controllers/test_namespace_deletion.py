@@ -8,6 +8,7 @@ import json
 import pytest
 
 from cluster.apiserver import service as api
+from cluster.kinds.core.namespace import describe_namespace
 from cluster.models import ApiObject
 from tests.support.demo import KUBECTL, drive
 
@@ -133,6 +134,10 @@ def test_a_stuck_finalizer_keeps_the_namespace_terminating_until_it_is_removed(d
         == "Some resources are remaining: configmaps. has 1 resource instances"
     )
     assert api.get(demo, "Namespace", None, "dev")["status"]["phase"] == "Terminating"
+    described = describe_namespace(api.get(demo, "Namespace", None, "dev"), [], []).splitlines()
+    assert described[4] == "Conditions:"  # the layout is kubectl's own (tests/kubectl/test_finalizers.py)
+    assert described[5].split() == ["Type", "Status", "LastTransitionTime", "Reason", "Message"]
+    assert described[11].split()[:2] == ["NamespaceFinalizersRemaining", "True"]
     api.patch(demo, "ConfigMap", "dev", "held", {"metadata": {"finalizers": None}}, MERGE, KUBECTL)
     fake_clock.advance(10)  # the controller's next look (nothing it watches changed)
     drive()

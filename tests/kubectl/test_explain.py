@@ -83,6 +83,50 @@ def _type_guess(schema: dict) -> str:
     return "Object" if schema.get("type", "object") == "object" else schema["type"]
 
 
+_LINE = re.compile(r"^((?:  )+)(\w+)\t<(.+?)>( -required-)?$")
+
+
+def _child(name: str, field: str) -> str | None:
+    """The definition whose fields kubectl lists under `field` of `name` (through lists and maps)."""
+    spec = (definitions.fields(name) or {}).get(field, "").strip("[]{}")
+    return spec if definitions.fields(spec) else None
+
+
+def _check_recursive(root: str, out: str) -> int:
+    """Every line of `explain --recursive` names a field of its parent's upstream definition with
+    kubectl's type guess and required mark, and every expanded type lists all of its fields."""
+    stack: list[str | None] = [root]  # the definition of each open level
+    listed: dict[int, list[str]] = {}  # level -> fields printed so far under the open parent
+    checked = 0
+
+    def close(level: int) -> None:
+        for depth in sorted((d for d in listed if d > level), reverse=True):
+            parent = stack[depth - 1]
+            if parent is not None and listed[depth]:
+                assert listed[depth] == sorted(definitions.DEFINITIONS[parent]["properties"]), parent
+            del listed[depth]
+
+    for line in out.split("FIELDS:\n", 1)[1].splitlines():
+        found = _LINE.match(line)
+        if not found:
+            assert not line.strip(), line
+            continue
+        level, field = len(found[1]) // 2, found[2]
+        close(level)
+        parent = stack[level - 1]
+        assert parent is not None, line
+        schema = definitions.DEFINITIONS[parent]
+        assert field in schema["properties"], (parent, field)
+        assert found[3] == _type_guess(schema["properties"][field]), (parent, field)
+        assert bool(found[4]) == (field in schema.get("required", ())), (parent, field)
+        listed.setdefault(level, []).append(field)
+        del stack[level:]
+        stack.append(_child(parent, field))
+        checked += 1
+    close(0)
+    return checked
+
+
 def test_explain_recursive_lists_upstreams_fields_for_every_served_kind(kubectl):
     for info in kinds.KINDS.values():
         name = definitions.for_kind(info.group, info.version, info.kind)
@@ -95,5 +139,6 @@ def test_explain_recursive_lists_upstreams_fields_for_every_served_kind(kubectl)
             for field, prop in sorted(schema["properties"].items())
         ]
         assert top == expected, info.kind
+        assert _check_recursive(name, out) > len(top), info.kind
         plain = kubectl.ok("explain", info.plural, f"--api-version={info.api_version}")
         assert "<no description>" not in plain and "<empty>" not in plain, info.kind

@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from cluster.kinds.core.namespace import describe_namespace
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
@@ -109,6 +110,10 @@ def test_a_stuck_finalizer_keeps_the_namespace_terminating_with_upstreams_condit
         "Some finalizers are remaining: example.com/hold in 1 resource instances",
     )
     assert phase(kubectl, "fin-stuck") == "Terminating"
+    stored = json.loads(kubectl.ok("get", "ns", "fin-stuck", "-o", "json"))
+    described = kubectl.ok("describe", "ns", "fin-stuck")
+    assert "  NamespaceFinalizersRemaining" in described
+    assert described == describe_namespace(stored, [], [])  # the console's describer prints the same
     kubectl.ok("patch", "configmap", "held", "-n", "fin-stuck", "--type=merge", "-p", NULL_FINALIZERS)
     assert wait_for(lambda: gone(kubectl, "ns", "fin-stuck"), seconds=60)
 

@@ -140,6 +140,7 @@ def test_at_the_students_pace_one_goes_on_while_another_stays_and_earlier_steps_
     board = teacher.get(f"/labs/manage/sessions/{session.code}/board.json").json()
     rows = {row["name"]: row for row in board["students"]}
     assert [(rows[n]["lab"], rows[n]["step"]) for n in ("Alice", "Bob")] == [(1, 0), (0, 0)]
+    assert (rows["Alice"]["status"], rows["Bob"]["status"]) == ("working", "not-started")
     buckets = ["L1 · 1. Step a", "L1 · 2. Step b", "L1 · Done", "L2 · 1. Step c", "L2 · Done"]
     assert [b["en"] for b in board["buckets"]] == buckets
     assert board["histogram"] == [1, 0, 0, 1, 0]

@@ -64,6 +64,19 @@ EXEC_SESSION = {
     "closed_at": (str, OPTIONAL),
     "exit_code": (int, OPTIONAL),
 }
+PREDICTION = {
+    "id": int,
+    "version": int,
+    "state": str,  # open / closed / cancelled
+    "armed_at": str,
+    "closed_at": (str, OPTIONAL),
+    "ask_plugin": bool,
+    "nodes": [str],
+    "plugins": [str],
+    "votes": int,
+    "answer": (dict, OPTIONAL),  # once closed: trace, namespace, pod, node, explanation, deciding
+    "tally": (dict, OPTIONAL),  # once closed: nodes, plugins, right, right_plugin
+}
 SCHEMAS: dict[str, dict] = {
     "snapshot": {
         "type": str,
@@ -80,6 +93,7 @@ SCHEMAS: dict[str, dict] = {
         "pod_status": dict,  # "namespace/name" -> kubectl's STATUS column
         "pod_requests": dict,  # "namespace/name" -> REQUESTS
         "exec_sessions": [EXEC_SESSION],
+        "prediction": (PREDICTION, OPTIONAL),
     },
     "object.added": OBJECT_EVENT,
     "object.modified": OBJECT_EVENT,
@@ -89,6 +103,7 @@ SCHEMAS: dict[str, dict] = {
     "flow.settings": {"type": str, "pace_ms": int, "step_mode": bool},
     "flow.gate": {"type": str, "cluster": str, "trace": str, "step": int},
     "access": {"type": str, "class_may_write": bool},
+    "prediction": {"type": str, "round": (PREDICTION, OPTIONAL)},
     "resync": {"type": str},
     "error": {"type": str, "message": str},
     "exec.session": {"type": str, "session": EXEC_SESSION},

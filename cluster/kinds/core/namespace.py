@@ -11,6 +11,7 @@ from cluster.apiserver.kinds import BuiltinObjects, KindInfo, Subresource, statu
 from cluster.apiserver.validators import metadata_only
 from cluster.kinds.core.limitrange import limits_section
 from cluster.kinds.core.resourcequota import quota_section
+from cluster.kubeapi.describe import rfc_time
 from cluster.kubeapi.describe_parts import annotations_multiline, labels_multiline
 from cluster.kubeapi.tables import AGE_COLUMN, NAME_COLUMN, TableSpec, age
 from cluster.kubeapi.tabwriter import tabwrite
@@ -56,13 +57,21 @@ TABLE = TableSpec((NAME_COLUMN, ("Status", "string", "", 0), AGE_COLUMN), _row)
 
 
 def describe_namespace(namespace: dict, quotas: list[dict], limit_ranges: list[dict]) -> str:
-    """describeNamespace: the namespace, then its ResourceQuotas and LimitRanges (kubectl prints
+    """describeNamespace: the namespace, its conditions when it has some, then its ResourceQuotas
+    and LimitRanges (kubectl prints
     both sections whenever the server serves the kinds, "No resource quota." when there is none)."""
     meta, status = namespace.get("metadata") or {}, namespace.get("status") or {}
     lines = [f"Name:\t{meta.get('name', '')}"]
     lines += labels_multiline("Labels", meta.get("labels"))
     lines += annotations_multiline("Annotations", meta.get("annotations"))
     lines.append(f"Status:\t{status.get('phase', 'Active')}")
+    conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
+    if conditions:  # the namespace controller's, while it deletes the namespace
+        lines += ["Conditions:", "  Type\tStatus\tLastTransitionTime\tReason\tMessage"]
+        lines.append("  ----\t------\t------------------\t------\t-------")
+        for c in conditions:
+            cells = (c.get("type", ""), c.get("status", ""), rfc_time(c.get("lastTransitionTime")))
+            lines.append("  " + "\t".join((*cells, c.get("reason", ""), c.get("message", ""))))
     lines += ["", *quota_section(quotas), "", *limits_section(limit_ranges)]
     return tabwrite("\n".join(lines) + "\n")
 
