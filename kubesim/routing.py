@@ -11,6 +11,7 @@ from django.urls import path, re_path
 
 from cluster.api.attach_consumer import AttachConsumer
 from cluster.api.exec_consumer import ExecConsumer
+from cluster.api.portforward.consumer import PortForwardConsumer
 from cluster.broadcast.consumers import ClusterConsumer
 from labs.routing import websocket_urlpatterns as labs_websocket_urlpatterns
 
@@ -23,5 +24,6 @@ websocket_urlpatterns = [
     path("ws/clusters/<slug:cluster>/", ClusterConsumer.as_asgi()),
     re_path(EXEC_PATH, ExecConsumer.as_asgi()),
     re_path(ATTACH_PATH, AttachConsumer.as_asgi()),
+    re_path(EXEC_PATH.replace("/exec/", "/portforward/"), PortForwardConsumer.as_asgi()),
     *labs_websocket_urlpatterns,
 ]

@@ -137,6 +137,12 @@ KUBESIM_EXEC_MAX_SESSIONS = envint("KUBESIM_EXEC_MAX_SESSIONS", "200")
 # (cluster/execsessions.py): one student's sessions cannot take the others' turn.
 KUBESIM_EXEC_MAX_SESSIONS_PER_USER = envint("KUBESIM_EXEC_MAX_SESSIONS_PER_USER", "4")
 KUBESIM_EXEC_MAX_SESSIONS_PER_CLUSTER = envint("KUBESIM_EXEC_MAX_SESSIONS_PER_CLUSTER", "40")
+# kubectl port-forward (cluster/api/portforward/, counted as an exec session): local connections
+# forwarded at once, bytes through it both ways, and seconds without a forwarded byte before it
+# is closed (the kubelet's streamingConnectionIdleTimeout is 4 h; kubectl's pings do not count).
+KUBESIM_PORTFORWARD_MAX_CONNECTIONS = envint("KUBESIM_PORTFORWARD_MAX_CONNECTIONS", "32")
+KUBESIM_PORTFORWARD_MAX_BYTES = envint("KUBESIM_PORTFORWARD_MAX_BYTES", str(64 << 20))
+KUBESIM_PORTFORWARD_IDLE_SECONDS = envint("KUBESIM_PORTFORWARD_IDLE_SECONDS", "900")
 # The simulated shell's budgets per exec'd process (cluster/shell/limits.py, docs/shell.md): steps
 # (commands and sourced lines) and CPU seconds per command line; bytes its variables, expansions
 # and pipes may hold (a container's memory limit applies below it; over it: exit 137, OOM); bytes

@@ -24,6 +24,7 @@ from cluster.api.http import (
 )
 from cluster.api.logs import follow_response
 from cluster.api.paths import Target, resolve
+from cluster.api.portforward.http_view import portforward_response
 from cluster.api.watch import watch_response
 from cluster.apiserver import service as api
 from cluster.apiserver.decoding import text_of
@@ -48,6 +49,8 @@ def _serve(request: HttpRequest, cluster_name: str, group: str, version: str, re
         target = resolve(group, version, rest)
         if target.subresource in ("exec", "attach"):  # authorized as `create` on pods/exec|attach
             return exec_response(request, cluster_name, target)
+        if target.subresource == "portforward":  # authorized as `create` on pods/portforward
+            return portforward_response(request, cluster_name, target)
         cluster = find_cluster(request, cluster_name, verb_of(request.method or "", target), target)
         if protobuf_only(request.headers.get("Accept", "")):
             raise ApiError(

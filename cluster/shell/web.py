@@ -24,11 +24,11 @@ class Response:
     body: str
 
 
-def _http_date() -> str:
+def http_date() -> str:
     return datetime.now(UTC).strftime("%a, %d %b %Y %H:%M:%S GMT")
 
 
-def _nginx_error(profile: Profile, status: int, reason: str) -> str:
+def nginx_error_page(profile: Profile, status: int, reason: str) -> str:
     return (
         f"<html>\r\n<head><title>{status} {reason}</title></head>\r\n<body>\r\n"
         f"<center><h1>{status} {reason}</h1></center>\r\n<hr><center>nginx/{profile.version}</center>\r\n"
@@ -62,7 +62,7 @@ def serve(profile: Profile, fs: FileSystem, path: str, method: str = "GET") -> R
             ("Content-Type", "text/html;charset=utf-8"),
             ("Content-Language", "en"),
             ("Content-Length", str(len(body.encode()))),
-            ("Date", _http_date()),
+            ("Date", http_date()),
         ]
         return Response(404, "", headers, body)
     root = _DOC_ROOTS[profile.family]
@@ -75,10 +75,10 @@ def serve(profile: Profile, fs: FileSystem, path: str, method: str = "GET") -> R
         status, reason = 200, "OK"
     except FsError:
         status, reason = 404, "Not Found"
-        body = _nginx_error(profile, 404, reason) if profile.family == "nginx" else _httpd_error(path)
+        body = nginx_error_page(profile, 404, reason) if profile.family == "nginx" else _httpd_error(path)
     headers = [
         ("Server", server),
-        ("Date", _http_date()),
+        ("Date", http_date()),
         ("Content-Type", "text/html"),
         ("Content-Length", str(len(body.encode()))),
     ]
@@ -127,7 +127,7 @@ def api_response(method: str, status: int, body: str, kind: str) -> Response:
         ("Audit-Id", str(uuid.uuid4())),
         ("Cache-Control", "no-cache, private"),
         ("Content-Type", kind),
-        ("Date", _http_date()),
+        ("Date", http_date()),
         ("Content-Length", str(len(body.encode()))),
     ]
     reason = HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else ""

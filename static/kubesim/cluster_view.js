@@ -398,7 +398,9 @@ export class ClusterView {
     this.seenPods.add(key);
     // Who is inside: an open `kubectl exec` session shows on the card.
     const inside = this.store.execsInto(key).filter((s) => !s.closed_at);
-    const insideTitle = inside.map((s) => `\n${t("exec_inside")}: kubectl exec ${s.tty ? "-it " : ""}${s.pod} -- ${s.command.join(" ")} (${s.user}, ${s.client})`).join("");
+    // An attach session has no command of its own (it reaches the container's main process).
+    const said = (s) => (s.command.length ? `kubectl exec ${s.tty ? "-it " : ""}${s.pod} -- ${s.command.join(" ")}` : `kubectl attach ${s.tty ? "-it " : ""}${s.pod}`);
+    const insideTitle = inside.map((s) => `\n${t("exec_inside")}: ${said(s)} (${s.user}, ${s.client})`).join("");
     return h(
       "button",
       {

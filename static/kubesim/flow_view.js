@@ -422,7 +422,9 @@ export class FlowView {
     const list = clear($("exec-story-list"));
     for (const s of sessions) {
       const time = (s.opened_at || "").slice(11, 19);
-      const line = `kubectl exec ${s.tty ? "-it " : ""}${s.pod} -c ${s.container} -- ${s.command.join(" ")}`;
+      const line = s.command.length  // an attach session has no command of its own
+        ? `kubectl exec ${s.tty ? "-it " : ""}${s.pod} -c ${s.container} -- ${s.command.join(" ")}`
+        : `kubectl attach ${s.tty ? "-it " : ""}${s.pod} -c ${s.container}`;
       let state = t("exec_open");
       if (s.closed_at) state = s.exit_code === null ? t("exec_disconnected") : `${t("exec_exited")} ${s.exit_code}`;
       list.append(h("li", { class: `exec-item${s.closed_at ? "" : " is-open"}` },

@@ -271,6 +271,7 @@ KIND = KindInfo(
         Subresource("eviction", "Eviction", ("create",), "policy", "v1"),
         Subresource("exec", "PodExecOptions", ("create", "get")),
         Subresource("log", "Pod", ("get",)),
+        Subresource("portforward", "PodPortForwardOptions", ("create", "get")),
         status_subresource("Pod"),
     ),
     field_selectors=(
