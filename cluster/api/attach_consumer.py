@@ -101,7 +101,7 @@ class AttachConsumer(AsyncWebsocketConsumer):
             return
         try:
             self.session = await database_sync_to_async(execsessions.opened)(
-                kwargs["cluster"], options.namespace, options.name, container, ["attach"], user,
+                kwargs["cluster"], options.namespace, options.name, container, [], user,
                 "kubectl", point.tty, holder,
             )  # fmt: skip
         except ApiError as err:

@@ -108,7 +108,8 @@ def _end(cluster: Cluster, trace_id: str, verb: str, event, actor, node: str) ->
     else:
         by = actor.detail or actor.client
     obj = ("Pod", meta.get("namespace", ""), meta.get("name", ""))
-    detail = words.ending_detail(*obj, by, actor.reason, controller_of(pod))
+    by_zh = texts.CLIENT_NAMES_ZH.get(actor.client, by) if not actor.by else by
+    detail = words.ending_detail(*obj, (by, by_zh), actor.reason, controller_of(pod))
     row = endings.ending_row(
         trace_id,
         steprows.last_seq(trace_id) + 1,

@@ -125,13 +125,19 @@ def ending_title(verb: str, node: str, grace: int, preemptor: str = "") -> tuple
 
 
 def ending_detail(
-    kind: str, namespace: str, name: str, asked: str, why: tuple[str, str] | None, owner: dict | None
+    kind: str,
+    namespace: str,
+    name: str,
+    asked: tuple[str, str],
+    why: tuple[str, str] | None,
+    owner: dict | None,
 ) -> tuple[str, str]:
+    """`asked`: who asked, (english, chinese)."""
     what = named(kind, namespace, name)
     reason_en = f" ({why[0]})" if why and why[0] else ""
     reason_zh = f"（{why[1]}）" if why and why[1] else ""
-    en = f"{what} is gone: {asked} asked for it{reason_en}."
-    zh = f"{what} 已被删除：由 {asked} 发起{reason_zh}。"
+    en = f"{what} is gone: {asked[0]} asked for it{reason_en}."
+    zh = f"{what} 已被删除：由 {asked[1]} 发起{reason_zh}。"
     if owner:
         what_owner = f"{owner.get('kind', '')} {owner.get('name', '')}"
         en += f" Its controller {what_owner} replaces it in a trace of its own."

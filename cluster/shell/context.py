@@ -27,6 +27,9 @@ class ContainerContext:
     command: list[str] = field(default_factory=list)  # the container's command + args, if set
     tty: bool = False
     host_network: bool = False  # hostNetwork: the node's name and address
+    # The processes of the container whose process namespace this one shares (an ephemeral
+    # container's targetContainerName), as its own `processes()` lists them.
+    shared_with: tuple = ()
     # Looks a pod up by IP for curl/wget: (namespace, name, container image) or None.
     find_pod_by_ip: object = None
     # The files of configMap and secret volumes (configsources.VolumeFiles), or None.
@@ -74,10 +77,13 @@ class ContainerContext:
         return list(seen.items())
 
     def processes(self) -> tuple[Process, ...]:
-        """The image's processes; a command in the pod spec replaces PID 1."""
-        if self.command:
-            return (Process(1, "root", " ".join(self.command)),)
-        return self.profile.processes
+        """The image's processes; a command in the pod spec replaces PID 1. A debug container
+        with a target (`kubectl debug --target=C`) shares C's process namespace: C's come first."""
+        own = (Process(1, "root", " ".join(self.command)),) if self.command else self.profile.processes
+        if not self.shared_with:
+            return own
+        start = max(p.pid for p in self.shared_with) + 6
+        return (*self.shared_with, *(Process(start + p.pid, p.user, p.command) for p in own))
 
     def hosts_file(self) -> str:
         lines = [

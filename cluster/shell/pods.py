@@ -9,7 +9,7 @@ from cluster.kubelet import configsources
 from cluster.models import Cluster
 from cluster.shell import limits, services
 from cluster.shell.context import ContainerContext
-from cluster.shell.profiles import profile_for
+from cluster.shell.profiles import Process, profile_for
 from cluster.shell.volumes import persistent_mounts
 
 _FIELD_REFS = {
@@ -86,6 +86,17 @@ def running_container_id(pod: dict, name: str) -> str | None:
     return status.get("containerID") or None
 
 
+def _target_processes(every: list[dict], container: dict) -> tuple:
+    """The processes of an ephemeral container's target, whose process namespace it joins."""
+    target = next((c for c in every if c.get("name") == container.get("targetContainerName")), None)
+    if target is None or target is container:
+        return ()
+    command = [*(target.get("command") or []), *(target.get("args") or [])]
+    if command:
+        return (Process(1, "root", " ".join(str(word) for word in command)),)
+    return profile_for(target.get("image", "")).processes
+
+
 def context_for(
     cluster: Cluster, pod: dict, container_name: str, tty: bool, with_services: bool = True
 ) -> ContainerContext:
@@ -114,6 +125,7 @@ def context_for(
         command=[*(container.get("command") or []), *(container.get("args") or [])],
         tty=tty,
         host_network=bool(spec.get("hostNetwork")),
+        shared_with=_target_processes(every, container),
         memory_limit=limits.container_limit(container, "memory"),
         storage_limit=limits.container_limit(container, "ephemeral-storage"),
         find_pod_by_ip=lambda ip: peers_at(cluster, ip),

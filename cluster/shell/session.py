@@ -134,10 +134,26 @@ def _run_line(shell: Shell, text: str, io: IO) -> None:
         shell.fs.save()
 
 
+class _TypedLines:
+    """A command's stdin on the terminal: `read` takes the next line typed (echoed and edited);
+    a command that reads to the end gets nothing (Ctrl+D is not waited for)."""
+
+    def __init__(self, reader: LineReader) -> None:
+        self.reader = reader
+
+    def __call__(self) -> str:
+        return ""
+
+    def read_line(self) -> str | None:
+        line = self.reader.read_line()
+        return None if line is None or line is INTERRUPT else line + "\n"
+
+
 def interactive(shell: Shell, stdin: InputStream, write: Write) -> int:
     """A shell on a terminal: prompt, read a line (echoed and edited), run it, until exit or Ctrl+D."""
     reader = LineReader(stdin, lambda text: write(STDOUT, text), editing=shell.style != "dash")
-    io = IO(lambda: "", lambda text: write(STDOUT, crlf(text)), lambda text: write(STDOUT, crlf(text)))
+    terminal = lambda text: write(STDOUT, crlf(text))  # noqa: E731 (stdout and stderr alike)
+    io = IO(_TypedLines(reader), terminal, terminal)
     number = 0
     pending: list[str] = []
     while True:

@@ -399,7 +399,8 @@ export class ClusterView {
     this.seenPods.add(key);
     // Who is inside: an open `kubectl exec` session shows on the card.
     const inside = this.store.execsInto(key).filter((s) => !s.closed_at);
-    const insideTitle = inside.map((s) => `\n${t("exec_inside")}: ${sessionCommand(s)} (${s.user}, ${s.client})`).join("");
+    const insideTitle = inside.map((s) => `
+${t("exec_inside")}: ${sessionCommand(s)} (${s.user}, ${s.client})`).join("");
     return h(
       "button",
       {

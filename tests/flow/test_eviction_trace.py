@@ -61,6 +61,7 @@ def test_an_eviction_is_its_own_story_and_the_replacement_another_linked_to_it(d
     assert ending.title_zh == f"已从 {node} 驱逐（宽限期 {grace} 秒）"
     assert ending.ending == "deleted" and ending.source == "kubectl"
     assert "Its controller ReplicationController nginx replaces it in a trace of its own." in ending.detail_en
+    assert ending.detail_zh.startswith(f"Pod default/{victim} 已被删除：由 kubectl 发起。")
     assert evicted.finished_at is not None
 
     replaced = FlowTrace.objects.get(cluster=demo, verb="replace")

@@ -236,6 +236,9 @@ def test_debug_opens_a_shell_in_an_ephemeral_container_beside_the_target(kubectl
         child.expect_exact("/ # ")
         child.sendline("hostname; wget -qO- localhost | grep title")  # the pod's network: nginx
         child.expect_exact("debugged\r\n<title>Welcome to nginx!</title>\r\n/ # ")
+        child.sendline("ps")  # the target's process namespace: nginx's processes, then its own
+        child.expect_exact("    1 root      0:00 nginx: master process nginx -g daemon off;\r\n")
+        child.expect_exact("/ # ")
         child.sendline("exit")
         child.expect_exact(
             "Session ended, the ephemeral container will not be restarted but may be reattached using "

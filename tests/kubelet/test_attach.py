@@ -153,3 +153,21 @@ def test_a_read_loop_takes_each_typed_line_as_it_comes(demo):
     point.feed(b"two\n")
     drive()
     assert client.text == "got one\ngot two\n"
+
+
+def test_a_debug_container_with_a_target_sees_the_targets_processes():
+    from cluster.shell.context import ContainerContext
+    from cluster.shell.profiles import profile_for
+    from tests.shell.support import run
+
+    ctx = ContainerContext(
+        "demo", "default", "web", "debugger", "busybox:1.36", profile_for("busybox:1.36"), "docker://dbg",
+        command=["sh"], shared_with=profile_for("nginx:1.25").processes,
+    )  # fmt: skip
+    out = run(["ps"], ctx=ctx)[1]
+    assert out.splitlines()[1:4] == [
+        "    1 root      0:00 nginx: master process nginx -g daemon off;",
+        "   29 nginx     0:00 nginx: worker process",
+        "   30 nginx     0:00 nginx: worker process",
+    ]
+    assert out.splitlines()[4] == "   37 root      0:00 sh"

@@ -62,3 +62,11 @@ def test_a_runaway_line_is_killed_and_the_prompt_comes_back(settings):
     out = _session(b"while true; do :; done\rhostname\rexit\r")[1]
     assert "KubeSim stopped this command: it ran more than 500 steps" in out
     assert out.endswith("root@web:/# hostname\r\nweb\r\nroot@web:/# exit\r\nexit\r\n")
+
+
+def test_read_at_the_prompt_takes_the_next_typed_line():
+    from tests.shell.support import run
+
+    status, out, _ = run(["sh"], "busybox:1.36", stdin=b"read name\rAda\recho hi $name\rexit\r", tty=True)
+    assert status == 0
+    assert "read name\r\nAda\r\n/ # echo hi $name\r\nhi Ada\r\n" in out
