@@ -9,7 +9,7 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.clear import clear
 from cluster.auth.classwrite import set_class_may_write
-from cluster.flow import gate
+from cluster.flow import gate, prediction
 from cluster.kubelet import images as catalog
 from cluster.kubelet import power
 from cluster.models import Cluster
@@ -93,7 +93,8 @@ def reset_demo(cluster: Cluster, actor: Actor) -> None:
     server (the flow, the page and every watch see it): the class's objects go, nodes added in
     class go, master, node1 and node2 get back their labels, taints, schedulability and cached
     images (or are registered again); the pace, step mode and the class's write access go back
-    to how a class begins, and a kubelet the teacher stopped runs again."""
+    to how a class begins, a kubelet the teacher stopped runs again, and no prediction round is
+    left on the pages."""
     for node in list(power.stopped(cluster.name)) or list(cluster.stopped_kubelets or {}):
         power.set_running(cluster, node, True)
     clear(cluster, actor, keep=frozenset({"Node"}))
@@ -120,6 +121,7 @@ def reset_demo(cluster: Cluster, actor: Actor) -> None:
     gate.set_step_mode(cluster.name, False)
     gate.set_pace(cluster.name, settings.KUBESIM_PACE_MS)
     set_class_may_write(cluster, False)
+    prediction.clear(cluster)
 
 
 def create_many(name: str, count: int, pace_ms: int = 0) -> Cluster:

@@ -82,6 +82,12 @@ def cancel(cluster: Cluster) -> PredictionRound:
     return row
 
 
+def clear(cluster: Cluster) -> None:
+    """No round at all (a reset of the demo): every page's question or answer goes."""
+    if PredictionRound.objects.filter(cluster=cluster).delete()[0]:
+        _changed(cluster)
+
+
 def _invalid(field: str, message: str, kind: str = "FieldValueNotSupported") -> ApiError:
     cause = Cause(kind, field, message)
     details = {"name": "guess", "kind": "PredictionGuess", "causes": [cause.to_json()]}

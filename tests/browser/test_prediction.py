@@ -46,6 +46,10 @@ def classroom(browser, live_server_url):
     yield teacher, [page for _, page in students]
     if teacher.locator("#step-mode").is_checked():
         teacher.click("label.switch")
+    # The demo is shared with the later browser tests: no answer may stay on their pages (a new
+    # round replaces the revealed one, and is cancelled).
+    api_write(teacher, "POST", "/clusters/demo/prediction", {"ask_plugin": False})
+    api_write(teacher, "DELETE", "/clusters/demo/prediction")
     for context, _ in students:
         context.close()
     teacher_context.close()

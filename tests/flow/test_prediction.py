@@ -221,3 +221,15 @@ async def test_every_open_socket_gets_the_round_and_its_reveal_and_a_late_one_it
         assert problems({"type": "prediction", "round": revealed[-1]}, SCHEMAS["prediction"]) == []
     finally:
         await communicator.disconnect()
+
+
+def test_resetting_the_demo_takes_the_round_off_every_page(demo, client):
+    from cluster.apiserver.actor import Actor
+    from cluster.controlplane.demo import reset_demo
+
+    drive()
+    assert client.post("/clusters/demo/prediction", {"ask_plugin": False}, JSON).status_code == 201
+    assert client.get("/clusters/demo/prediction").json()["round"]["state"] == "open"
+    reset_demo(demo, Actor("api", "test reset"))
+    assert client.get("/clusters/demo/prediction").json()["round"] is None
+    assert not PredictionRound.objects.filter(cluster=demo).exists()
