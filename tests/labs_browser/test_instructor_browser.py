@@ -42,7 +42,7 @@ def test_the_instructor_imports_edits_saves_and_runs_a_class(teacher_page, brows
     shot(page, "admin-home")
     page.click("text=Labs: write, test, import, publish")
     page.wait_for_url(f"{base}/labs/manage/", timeout=TIMEOUT_MS)
-    slugs = page.locator(".labs-table tbody tr td code").all_text_contents()
+    slugs = page.locator("#labs-table tbody tr td code").all_text_contents()
     assert slugs[:3] == ["list-watch", "nodename", "nodeselector"] and slugs[8] == "scaling"
     assert page.locator(".labs-state.is-published").count() == 11
     shot(page, "manage")
@@ -73,7 +73,7 @@ def test_the_instructor_imports_edits_saves_and_runs_a_class(teacher_page, brows
         raise
     shot(page, "editor-saved")
     page.goto(f"{base}/labs/manage/")
-    assert "imported-nodename" in page.locator(".labs-table").text_content()
+    assert "imported-nodename" in page.locator("#labs-table").text_content()
 
     # A class session on the nodeSelector lab: the board, a student, a wrong turn, a reset.
     row = page.locator("tr", has=page.locator("code", has_text=re.compile("^nodeselector$")))
