@@ -139,6 +139,7 @@ document.addEventListener("keydown", (event) => {
   if (key === "n") flow.next();
   else if (key === "r") flow.startReplay();
   else if (key === "p") setPresenter(!document.body.classList.contains("presenter"));
+  else if (key === "a" && $("predict-arm")) $("predict-arm").click(); // the teacher asks the class
   else if (key === "escape" && flow.replay) flow.stopReplay();
   else if (["1", "2", "3", "4"].includes(key)) selectTab(TABS[Number(key) - 1], true);
   else handled = false;
