@@ -159,17 +159,13 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace("\n", "\\n").replace('"', '\\"')
 
 
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
-
-
 def _series(name: str, labels: dict[str, str], value: float) -> str:
     if not labels:
-        return f"{name} {_number(value)}\n"
+        return f"{name} {counters.number_text(value)}\n"
     # Sorted by name, a histogram's `le` last, as client_golang writes them.
     ordered = sorted(labels.items(), key=lambda item: (item[0] == "le", item[0]))
     inner = ",".join(f'{k}="{_escape(v)}"' for k, v in ordered)
-    return f"{name}{{{inner}}} {_number(value)}\n"
+    return f"{name}{{{inner}}} {counters.number_text(value)}\n"
 
 
 def _order(labels: dict[str, str]) -> list[tuple[str, str]]:
@@ -184,7 +180,7 @@ def exposition(cluster: str, registry: Registry = REQUESTS) -> str:
     for request in sorted(timings, key=lambda r: _order(r.labels())):
         timing, labels = timings[request], request.labels()
         for i, bound in enumerate(BUCKETS):
-            out.append(_series(f"{name}_bucket", {**labels, "le": _number(bound)}, timing[i]))
+            out.append(_series(f"{name}_bucket", {**labels, "le": counters.number_text(bound)}, timing[i]))
         out.append(_series(f"{name}_bucket", {**labels, "le": "+Inf"}, timing[-2]))
         out.append(_series(f"{name}_sum", labels, timing[-1]))
         out.append(_series(f"{name}_count", labels, timing[-2]))

@@ -153,9 +153,12 @@ def samples(cluster: str) -> dict[str, list[tuple[str, dict[str, str], float]]]:
 
 
 def _bound(bound: float) -> str:
-    if bound == float("inf"):
-        return "+Inf"
-    return str(int(bound)) if float(bound).is_integer() else repr(bound)
+    return "+Inf" if bound == float("inf") else number_text(bound)
+
+
+def number_text(value: float) -> str:
+    """A sample's value or bound as the text format writes it: `3`, `0.25`, `9.999999999999999e-06`."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
 def of(cluster: str) -> dict[str, list[tuple[dict[str, str], float]]]:
