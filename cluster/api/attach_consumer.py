@@ -20,8 +20,8 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 
 from cluster import execsessions
 from cluster.api.exec_access import exec_cluster
-from cluster.api.exec_consumer import V4, _still_running
-from cluster.api.exec_status import V5, status_error, status_frame, status_success
+from cluster.api.exec_consumer import _still_running
+from cluster.api.exec_status import V5, channel_protocol, status_error, status_frame, status_success
 from cluster.api.exec_target import internal_error, parse_options, resolve
 from cluster.apiserver.errors import ApiError
 from cluster.auth import access
@@ -80,8 +80,7 @@ class AttachConsumer(AsyncWebsocketConsumer):
         self.point: attach.Point | None = None
         self.client: _Client | None = None
         self.session: dict | None = None
-        offered = self.scope.get("subprotocols") or []
-        self.protocol = V5 if V5 in offered else V4 if V4 in offered else None
+        self.protocol = channel_protocol(self.scope)
         kwargs = self.scope["url_route"]["kwargs"]
         if self.protocol is None:
             await self.close()

@@ -24,7 +24,14 @@ from django.db import connections
 
 from cluster import execsessions
 from cluster.api.exec_access import exec_cluster
-from cluster.api.exec_status import V5, status_error, status_exit, status_frame, status_success
+from cluster.api.exec_status import (
+    V5,
+    channel_protocol,
+    status_error,
+    status_exit,
+    status_frame,
+    status_success,
+)
 from cluster.api.exec_target import internal_error, parse_options, resolve, runtime_error
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError
@@ -36,7 +43,6 @@ from cluster.shell.streams import Closed, InputStream, NoInput
 
 logger = logging.getLogger(__name__)
 
-V4 = "v4.channel.k8s.io"
 # Channel bytes (3, the error channel, is exec_status.ERROR_CHANNEL; 4, resize, is not used).
 STDIN, STDOUT, STDERR, CLOSE = 0, 1, 2, 255
 _END = object()
@@ -71,8 +77,7 @@ class ExecConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.stdin: InputStream | None = None
         self.session: dict | None = None
-        offered = self.scope.get("subprotocols") or []
-        self.protocol = V5 if V5 in offered else V4 if V4 in offered else None
+        self.protocol = channel_protocol(self.scope)
         kwargs = self.scope["url_route"]["kwargs"]
         if self.protocol is None:
             await self.close()

@@ -9,6 +9,13 @@ from cluster.apiserver.errors import ApiError
 
 ERROR_CHANNEL = 3
 V5 = "v5.channel.k8s.io"
+V4 = "v4.channel.k8s.io"
+
+
+def channel_protocol(scope: dict) -> str | None:
+    """The remote-command subprotocol to answer a WebSocket's offer with (v5, else v4), or None."""
+    offered = scope.get("subprotocols") or []
+    return V5 if V5 in offered else V4 if V4 in offered else None
 
 
 def status_success() -> dict:
