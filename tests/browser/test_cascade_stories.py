@@ -20,7 +20,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import TIMEOUT_MS, api_write, console, open_dashboard
-from tests.browser.test_one_story import LANGUAGES, SIZES, flow_setting, number, open_at
+from tests.browser.test_one_story import LANGUAGES, RECORD_JS, SIZES, flow_setting, number, open_at
 from tests.support.auth import teacher_headers
 
 pytestmark = pytest.mark.browser
@@ -28,27 +28,6 @@ pytestmark = pytest.mark.browser
 NS = "/clusters/demo/api/v1/namespaces/default"
 DEPLOYMENTS = "/clusters/demo/apis/apps/v1/namespaces/default/deployments"
 STORY_S = 120  # a cascade told at 450 ms a stage at least, by Next or at the pace
-
-# test_one_story's recorder, keeping each caption's newest meta line too (its links to other
-# stories appear as those stories begin).
-RECORD_JS = """() => {
-  window.__captions = [];
-  const box = document.getElementById('flow-caption');
-  const record = () => {
-    const caption = box.querySelector('.caption');
-    if (!caption) return;
-    const text = (selector) => (caption.querySelector(selector) || {}).textContent || '';
-    const entry = {trace: caption.dataset.trace, num: text('.caption-num'), title: text('.caption-title'),
-      pods: text('.caption-pods'), meta: text('.caption-meta')};
-    const last = window.__captions[window.__captions.length - 1];
-    if (!last || last.trace !== entry.trace || last.num !== entry.num || last.pods !== entry.pods) {
-      window.__captions.push(entry);
-    } else {
-      last.meta = entry.meta;
-    }
-  };
-  new MutationObserver(record).observe(box, {childList: true, subtree: true, characterData: true});
-}"""
 
 
 def rc(name: str, replicas: int, cpu: str = "") -> dict:

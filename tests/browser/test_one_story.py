@@ -25,7 +25,8 @@ RCS = "/clusters/demo/api/v1/namespaces/default/replicationcontrollers"
 SIZES = [(1280, 720), (1600, 1000), (1920, 1080)]
 LANGUAGES = ["en", "zh-hans"]
 
-# Every caption the page shows, in order: its trace, number ("end" for the ending), title, pods.
+# Every caption the page shows, in order: its trace, number ("end" for the ending), title, pods,
+# and its newest meta line.
 RECORD_JS = """() => {
   window.__captions = [];
   const box = document.getElementById('flow-caption');
@@ -38,6 +39,8 @@ RECORD_JS = """() => {
     const last = window.__captions[window.__captions.length - 1];
     if (!last || last.trace !== entry.trace || last.num !== entry.num || last.pods !== entry.pods) {
       window.__captions.push(entry);
+    } else {
+      last.meta = entry.meta;  // a caption's meta line grows links to other stories as they begin
     }
   };
   new MutationObserver(record).observe(box, {childList: true, subtree: true, characterData: true});
