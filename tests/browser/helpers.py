@@ -51,22 +51,21 @@ def console(page, command: str, expect: str | None = None) -> str:
     before = page.locator("#console-out > span").count()
     page.fill("#console-input", command)
     page.press("#console-input", "Enter")
+    # Spans after the one at `before` (which echoes the command); a "still waiting" hint is removed
+    # when the answer comes, so it never counts as the answer.
+    answer = (
+        "[...document.querySelectorAll('#console-out > span')].slice(n + 1)"
+        ".filter((s) => !s.classList.contains('c-waiting'))"
+    )
     if expect is not None:
         page.wait_for_function(
-            "([n, text]) => [...document.querySelectorAll('#console-out > span')].slice(n)"
-            ".some((s) => s.textContent.includes(text))",
+            f"([n, text]) => {answer}.some((s) => s.textContent.includes(text))",
             arg=[before, expect],
             timeout=TIMEOUT_MS,
         )
     else:
-        page.wait_for_function(
-            "(n) => document.querySelectorAll('#console-out > span').length > n + 1",
-            arg=before,
-            timeout=TIMEOUT_MS,
-        )
-    spans = page.locator("#console-out > span")
-    texts = [spans.nth(i).text_content() for i in range(before + 1, spans.count())]
-    return "".join(texts)
+        page.wait_for_function(f"(n) => {answer}.length > 0", arg=before, timeout=TIMEOUT_MS)
+    return page.evaluate(f"(n) => {answer}.map((s) => s.textContent).join('')", before)
 
 
 def pod_chip(page, node: str, pod: str):
