@@ -221,13 +221,14 @@ export class FlowView {
   }
 
   // The stories with something not told yet, oldest first, besides `told`: one the page saw begin
-  // and has not shown, or one shown before that has moved on since.
+  // and has not shown, one shown before that has moved on since, or one waiting for Next.
   queued(told) {
     const found = [];
     for (const trace of this.store.traces.values()) {
       if (trace === told || this.skipped.has(trace.id)) continue;
       const walk = this.walks.get(`${trace.id}|`);
-      if (walk ? walk.shown !== ENDING && this.story(trace).stages.at(-1) > walk.shown : trace.seenLive) found.push(trace);
+      const news = walk ? walk.shown !== ENDING && this.story(trace).stages.at(-1) > walk.shown : trace.seenLive;
+      if (news || this.canStep(trace)) found.push(trace);
     }
     return found;
   }
