@@ -210,6 +210,7 @@ export class FlowView {
     if (told && !this.rests(told)) return told;
     if (queue.length > MAX_QUEUED) {
       const skip = queue.length - MAX_QUEUED;
+      for (const id of this.skipped) if (!traces.has(id)) this.skipped.delete(id);
       for (const trace of queue.slice(0, skip)) this.skipped.add(trace.id);
       queue = queue.slice(skip);
       this.skipNote = { trace: queue[0].id, n: skip };
@@ -335,7 +336,11 @@ export class FlowView {
       // midway (opened late, picked, a pod clicked) from where it is.
       walk = { key, shown: trace.seenLive ? stages[0] || 0 : target, at: now, size: 0, target, steps: 0, grew: now };
       this.walks.set(key, walk);
-      while (this.walks.size > MAX_WALKS) this.walks.delete(this.walks.keys().next().value);
+      // The oldest go, never the story being told (it would start again from its step 1).
+      for (const old of this.walks.keys()) {
+        if (this.walks.size <= MAX_WALKS) break;
+        if (old !== key && old !== `${this.told}|`) this.walks.delete(old);
+      }
     }
     if (this.walk !== walk) {
       walk.at = now; // shown (again): its step is held from now
