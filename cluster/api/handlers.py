@@ -14,6 +14,7 @@ from cluster.api.http import (
     decode_json,
     decode_protobuf,
     dry_run,
+    flag,
     json_response,
     media_type,
     parse_object,
@@ -191,6 +192,8 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         raise unsupported(content_type, patch=True)
     body, actor = decode(read_body(request), content_type), actor_for(request)
     check_shape(body, content_type)
+    force = flag(request, "force")
+    api.check_patch_options(content_type, request.GET.get("fieldManager", ""), force)
     kind, ns, name = target.info.kind, target.namespace, target.name
     if target.subresource == "scale":
         current = api.get_scale(cluster, kind, ns, name)
@@ -209,7 +212,7 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         patched = target.info.to_stored(apply_patch(current, body, content_type, kind))
         check_patched(target.info, name, patched)
         return _respond(_write(request, api.update, cluster, patched, actor, sub, True), warnings)
-    result = _write(request, api.patch, cluster, kind, ns, name, body, content_type, actor, sub)
+    result = _write(request, api.patch, cluster, kind, ns, name, body, content_type, actor, sub, force)
     return _respond(result, warnings)
 
 

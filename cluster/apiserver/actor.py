@@ -26,3 +26,25 @@ class Actor:
     # What the eviction's budget check found, for the flow's step 3: ("none",), ("ignored",
     # phase-or-"Terminating"), ("spent", budget, disruptions left), ("spare", budget).
     budget: tuple[str, ...] | None = None
+    # The request's field manager (its fieldManager, else its User-Agent's product): whose
+    # fields a write sets, in metadata.managedFields. Empty: the component's own name.
+    field_manager: str = ""
+
+    @property
+    def manager(self) -> str:
+        if self.field_manager:
+            return self.field_manager
+        return _COMPONENT_MANAGERS.get(self.client, self.client)
+
+
+# The User-Agent products of the components, as their managedFields entries name them.
+_COMPONENT_MANAGERS = {
+    "controller-manager": "kube-controller-manager",
+    "scheduler": "kube-scheduler",
+    "kubelet": "kubelet",
+    "kube-apiserver": "kube-apiserver",
+    "web": "kubesim",
+    "upload": "kubesim",
+    "api": "kubesim",
+    "kubectl": "kubectl",
+}
