@@ -99,6 +99,23 @@ def _zero_fields(name: str) -> dict[str, object]:
 
 
 @cache
+def _omitted_when_zero(name: str) -> frozenset[str]:
+    """The scalar fields Go leaves out of an object when they hold their zero value (omitempty,
+    not a pointer): a stored `minReadySeconds: 0` is, to the field manager, no field at all."""
+    message = "k8s.io." + name.removeprefix("io.k8s.") if name.startswith("io.k8s.") else ""
+    kinds = _fields(name)
+    return frozenset(
+        key
+        for key, flags in _proto_fields().get(message, {}).items()
+        if "o" in flags and "*" not in flags and "r" not in flags and kinds.get(key) is SCALAR
+    )
+
+
+def _zero_scalar(value: object) -> bool:
+    return isinstance(value, bool | int | float | str) and not value
+
+
+@cache
 def _proto_fields() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for module in proto.GROUPS:
@@ -211,9 +228,13 @@ def _compare(kind: Type, old: object, new: object, path: Path, result: Compariso
         olds = old if isinstance(old, dict) else {}
         news = new if isinstance(new, dict) else {}
         zero = _zero_fields(kind.name) if kind.form == "struct" else {}
+        omitted = _omitted_when_zero(kind.name) if kind.form == "struct" else frozenset()
         for key in olds.keys() | news.keys():
             child_type, _ = _child(kind, key)
             before, after = olds.get(key, _MISSING), news.get(key, _MISSING)
+            if key in omitted:
+                before = _MISSING if _zero_scalar(before) else before
+                after = _MISSING if _zero_scalar(after) else after
             if key in zero:  # never absent from a Go object that exists: its zero value at worst
                 before = zero[key] if before is _MISSING and isinstance(old, dict) else before
                 after = zero[key] if after is _MISSING and isinstance(new, dict) else after

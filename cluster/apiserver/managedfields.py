@@ -121,13 +121,20 @@ def _filter(paths: set[Path], subresource: str, has_status: bool) -> set[Path]:
     return fieldsets.without(paths, _RESET_MAIN if has_status else (), _STRIPPED)
 
 
-def _bare(obj: dict | None) -> dict | None:
-    """The object without its managedFields, which no comparison may count."""
-    if obj is None or "managedFields" not in (obj.get("metadata") or {}):
-        return obj
-    meta = dict(obj["metadata"])
-    meta.pop("managedFields")
-    return {**obj, "metadata": meta}
+def _bare(obj: dict | None, subresource: str, has_status: bool) -> dict | None:
+    """What a comparison walks: never managedFields; through status only status and metadata,
+    and not status through the object itself (the fields each path resets, left out early)."""
+    if obj is None:
+        return None
+    if subresource == "status":
+        obj = {key: obj[key] for key in ("metadata", "status") if key in obj}
+    elif has_status and "status" in obj:
+        obj = {key: value for key, value in obj.items() if key != "status"}
+    if "managedFields" in (obj.get("metadata") or {}):
+        meta = dict(obj["metadata"])
+        meta.pop("managedFields")
+        obj = {**obj, "metadata": meta}
+    return obj
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +149,10 @@ class Write:
 
     def comparison(self, old: dict | None, new: dict) -> fieldsets.Comparison:
         # A create compares with the kind's zero object, as upstream's create handler does.
-        found = fieldsets.compare(fieldsets.type_of(self.kind), _bare(old) or {}, _bare(new))
+        sub, has_status = self.subresource, self.has_status
+        found = fieldsets.compare(
+            fieldsets.type_of(self.kind), _bare(old, sub, has_status) or {}, _bare(new, sub, has_status)
+        )
         return fieldsets.Comparison(
             self._filter(found.added), self._filter(found.removed), self._filter(found.modified)
         )
@@ -181,7 +191,7 @@ class Write:
             else:
                 others.append(entry)
         last = mine.fields
-        claimed = self._filter(fieldsets.to_set(kind, _bare(config)))
+        claimed = self._filter(fieldsets.to_set(kind, _bare(config, self.subresource, self.has_status)))
         owned = set(claimed).union(*(e.fields for e in others))
         for path in sorted(last - owned, key=len, reverse=True):
             if fieldsets.remove(merged, kind, path):
@@ -214,15 +224,24 @@ def _drop_empty_parents(obj: dict, kind: fieldsets.Type, path: Path, owned: set[
 
 
 def _manager_text(entry: Entry) -> str:
-    """As upstream's printManager: `"kubectl"`, `"kubelet" with subresource "status" using v1`."""
+    """As upstream's printManager of a manager's identity (which never holds a time):
+    `"kubectl"`, `"kubelet" with subresource "status" using v1`."""
     text = json.dumps(entry.manager, ensure_ascii=False)
     if entry.subresource:
         text += f" with subresource {json.dumps(entry.subresource)}"
     if entry.operation == UPDATE:
         text += f" using {entry.api_version}"
-        if entry.time:
-            text += f" at {entry.time}"
     return text
+
+
+def _identity(entry: Entry) -> str:
+    """The manager's identity as upstream's BuildManagerIdentifier encodes it."""
+    out = {"manager": entry.manager, "operation": entry.operation}
+    if entry.operation == UPDATE:
+        out["apiVersion"] = entry.api_version
+    if entry.subresource:
+        out["subresource"] = entry.subresource
+    return json.dumps(out, separators=(",", ":"))
 
 
 def conflict_error(conflicts: list[tuple[Entry, Path]]) -> ApiError:
@@ -240,12 +259,14 @@ def conflict_error(conflicts: list[tuple[Entry, Path]]) -> ApiError:
         where = fieldsets.path_text(path)
         message = f"Apply failed with 1 conflict: conflict with {_manager_text(entry)}: {where}"
     else:
-        by_manager: dict[str, list[str]] = {}
+        # Grouped by manager, in the order of the managers' identities (their JSON), as upstream.
+        by_manager: dict[str, tuple[Entry, list[str]]] = {}
         for entry, path in conflicts:
-            by_manager.setdefault(_manager_text(entry), []).append(fieldsets.path_text(path))
+            by_manager.setdefault(_identity(entry), (entry, []))[1].append(fieldsets.path_text(path))
         lines = []
-        for manager in sorted(by_manager):
-            lines.append(f"conflicts with {manager}")
-            lines.extend(f"- {p}" for p in by_manager[manager])
+        for identity in sorted(by_manager):
+            entry, paths = by_manager[identity]
+            lines.append(f"conflicts with {_manager_text(entry)}:")
+            lines.extend(f"- {p}" for p in paths)
         message = f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
     return ApiError(409, "Conflict", message, {"causes": causes})

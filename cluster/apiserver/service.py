@@ -119,7 +119,7 @@ def patch(
     return result
 
 
-def check_patch_options(content_type: str, field_manager: str, force: bool) -> None:
+def check_patch_options(content_type: str, field_manager: str, force_given: bool) -> None:
     """PatchOptions as ValidatePatchOptions judges them: an apply names its manager, only an
     apply may force."""
     media = content_type.split(";")[0].strip()
@@ -127,7 +127,7 @@ def check_patch_options(content_type: str, field_manager: str, force: bool) -> N
     if media == APPLY and not field_manager:
         required = "Required value: is required for apply patch"
         causes.append(Cause("FieldValueRequired", "fieldManager", required))
-    if media != APPLY and force:
+    if media != APPLY and force_given:
         forbidden = "Forbidden: may not be specified for non-apply patch"
         causes.append(Cause("FieldValueForbidden", "force", forbidden))
     if causes:

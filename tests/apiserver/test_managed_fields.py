@@ -140,3 +140,50 @@ def test_a_status_write_is_its_own_entry(cluster):
     result = api.update(cluster, pod, Actor("kubelet", "node1"), "status")
     kubelet = [e for e in result["metadata"]["managedFields"] if e["manager"] == "kubelet"]
     assert kubelet[0]["subresource"] == "status" and kubelet[0]["fieldsV1"] == {"f:status": {"f:phase": {}}}
+
+
+def test_conflicts_with_several_managers_are_grouped_as_upstream_words_them(cluster):
+    create = Actor("kubectl", "kubectl/v1.33.1", field_manager="kubectl-create")
+    api.create(cluster, _cm({"a": "1", "b": "2"}), create)
+    api.patch(
+        cluster,
+        "ConfigMap",
+        "default",
+        "cfg",
+        {"data": {"c": "3"}},
+        "application/merge-patch+json",
+        Actor("kubectl", "kubectl/v1.33.1", field_manager="kubectl-edit"),
+    )
+    me = Actor("kubectl", "kubectl/v1.33.1", field_manager="kubectl")
+    with pytest.raises(ApiError) as err:
+        api.patch(cluster, "ConfigMap", "default", "cfg", _cm({"a": "x", "b": "y", "c": "z"}), APPLY, me)
+    assert err.value.message == (
+        "Apply failed with 3 conflicts: "
+        'conflicts with "kubectl-create" using v1:\n- .data.a\n- .data.b\n'
+        'conflicts with "kubectl-edit" using v1:\n- .data.c'
+    )
+    assert [c["field"] for c in err.value.details["causes"]] == [".data.a", ".data.b", ".data.c"]
+
+
+def test_patch_options_are_checked_as_validate_patch_options():
+    with pytest.raises(ApiError) as err:
+        api.check_patch_options(APPLY, "", False)
+    assert err.value.code == 422
+    assert err.value.message == (
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch'
+    )
+    with pytest.raises(ApiError) as err:
+        api.check_patch_options("application/merge-patch+json", "x", True)
+    assert err.value.message == (
+        'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch'
+    )
+    api.check_patch_options(APPLY, "kubectl", True)
+
+
+def test_manager_names_come_from_the_user_agent_as_upstream():
+    from cluster.apiserver.managedfields import prefix_from_user_agent
+
+    assert prefix_from_user_agent("kubectl/v1.33.1 (linux/amd64) kubernetes/8adc0f0") == "kubectl"
+    assert prefix_from_user_agent("curl/8.5.0") == "curl"
+    assert prefix_from_user_agent("a\tb/1") == "ab"
+    assert prefix_from_user_agent("x" * 200) == "x" * 128
