@@ -37,7 +37,8 @@ def create(
         defaults.kind_defaults(plain)
         if info.kind == "Pod":
             pod.without_admission_defaults(plain, obj)
-        entries = write.updated([], None, plain)
+        # managedFields the body carries are where the create starts from, as upstream's.
+        entries = write.updated(managedfields.entries_of(obj.get("metadata") or {}), None, plain)
     body["metadata"]["managedFields"] = managedfields.encoded(entries)
     if not body["metadata"]["managedFields"]:
         del body["metadata"]["managedFields"]

@@ -187,3 +187,31 @@ def test_manager_names_come_from_the_user_agent_as_upstream():
     assert prefix_from_user_agent("curl/8.5.0") == "curl"
     assert prefix_from_user_agent("a\tb/1") == "ab"
     assert prefix_from_user_agent("x" * 200) == "x" * 128
+
+
+def test_a_body_that_carries_managed_fields_starts_from_them(cluster):
+    carried = _cm({"a": "1"})
+    carried["metadata"]["managedFields"] = [
+        {
+            "manager": "gitops",
+            "operation": "Apply",
+            "apiVersion": "v1",
+            "fieldsType": "FieldsV1",
+            "fieldsV1": {"f:data": {"f:a": {}}},
+        }
+    ]
+    created = api.create(
+        cluster, carried, Actor("kubectl", "kubectl/v1.33.1", field_manager="kubectl-create")
+    )
+    assert [(e["manager"], e["operation"]) for e in created["metadata"]["managedFields"]] == [
+        ("kubectl-create", "Update")
+    ]  # kubectl-create set data.a, so it took the field
+    carried["metadata"]["managedFields"][0]["fieldsV1"] = {"f:metadata": {"f:labels": {"f:x": {}}}}
+    carried["metadata"]["name"] = "cfg2"
+    created = api.create(
+        cluster, carried, Actor("kubectl", "kubectl/v1.33.1", field_manager="kubectl-create")
+    )
+    assert [(e["manager"], e["operation"]) for e in created["metadata"]["managedFields"]] == [
+        ("gitops", "Apply"),
+        ("kubectl-create", "Update"),
+    ]
