@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +16,9 @@ from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word
 from cluster.shell.limits import Budget
 from cluster.shell.parser import ForLoop, IfClause, Incomplete, Loop, parse
 from cluster.shell.stdin import TextInput
+
+# A bare word that expands to itself: no $, no glob, no ~, no blank to split on.
+_PLAIN = re.compile(r"[^\s$*?\[~]+")
 
 
 class ExpansionError(Exception):
@@ -409,6 +413,13 @@ class Shell:
     def expand(self, word: Word, before: int = 0) -> list[str]:
         """One word -> its fields: variables, $(...), field splitting and globbing of bare parts.
         `before`: bytes the command's other words take (all must fit in the shell's memory)."""
+        if len(word.parts) == 1:  # `echo tick`, `sleep 1`: a loop's words, each turn
+            kind, text = word.parts[0]
+            if kind == "lit" or (kind == "dq" and "$" not in text):
+                return [text]
+            if kind == "bare" and _PLAIN.fullmatch(text):
+                self.budget.need(before + len(text))
+                return [text]
         fields: list[str] = [""]
         size = before
         quoted = False
