@@ -8,6 +8,7 @@ import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from cluster.shell.arithmetic import BadExpression, evaluate
 from cluster.shell.context import ContainerContext
@@ -128,6 +129,11 @@ class Shell:
                 self.status = self._run_pipeline(pipeline.commands, io)
 
     def _run_pipeline(self, commands: list[Command], io: IO) -> int:
+        if len(commands) == 1:  # no pipe: the command has the caller's streams
+            command = commands[0]
+            if isinstance(command, Command):
+                return self._run_command(command, io)
+            return self._run_compound(command, io)
         status = 0
         read_stdin = io.read_stdin
         for index, command in enumerate(commands):
@@ -256,6 +262,8 @@ class Shell:
         return 0
 
     def _redirected(self, command, io: IO) -> IO | None:
+        if not command.redirects:
+            return io
         out, err, read_stdin = io.write_out, io.write_err, io.read_stdin
         for operator, target in command.redirects:
             if operator == "2>&1":
@@ -308,8 +316,7 @@ class Shell:
         return write
 
     def execute(self, argv: list[str], io: IO) -> int:
-        from cluster.shell.commands import BUILTINS, PROGRAMS, not_simulated
-
+        BUILTINS, PROGRAMS, not_simulated = _commands()
         name = argv[0]
         builtin = BUILTINS.get(name)
         if builtin is not None:
@@ -479,6 +486,14 @@ class Shell:
         ]
         prefix = f"{directory}/" if directory or pattern.startswith("/") else ""
         return [prefix + n for n in matched]
+
+
+@cache
+def _commands():
+    """The builtins and programs (their modules import this one: looked up once, when first run)."""
+    from cluster.shell.commands import BUILTINS, PROGRAMS, not_simulated
+
+    return BUILTINS, PROGRAMS, not_simulated
 
 
 def _assignment(word: Word) -> bool:
