@@ -12,6 +12,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.decoding import load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, too_large
 from cluster.apiserver.patch import load_apply_body
+from cluster.flow.writers import REQUEST
 from cluster.kubeapi.negotiation import unsupported_body
 from cluster.protobuf import codec
 
@@ -102,10 +103,10 @@ def actor_for(request: HttpRequest) -> Actor:
     agent = request.headers.get("User-Agent", "")
     client = request.headers.get("X-KubeSim-Client", "").strip().lower()
     if client in ("web", "upload"):
-        return Actor(client, request.headers.get("X-KubeSim-Detail", "") or "web form")
+        return Actor(client, request.headers.get("X-KubeSim-Detail", "") or "web form", flow=REQUEST)
     if agent.startswith("kubectl"):
-        return Actor("kubectl", agent)
-    return Actor("api", agent)
+        return Actor("kubectl", agent, flow=REQUEST)
+    return Actor("api", agent, flow=REQUEST)
 
 
 def flag(request: HttpRequest, name: str) -> bool:

@@ -29,6 +29,7 @@ from cluster.kubelet import images as catalog
 from cluster.kubelet.adoption import PodAdoption
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.containerstatus import Record
+from cluster.kubelet.flowsteps import KUBELET
 from cluster.kubelet.lifecycle import ContainerLifecycle, ephemeral_containers, field_path
 from cluster.kubelet.nodes import NodeDuties
 from cluster.kubelet.podwrites import PodWrites, Together
@@ -212,6 +213,7 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
             f"kubelet/{runtime.KUBELET_VERSION} ({node})",
             FlowTrace(pk=trace_id) if trace_id else None,
             node,
+            flow=KUBELET,
         )
 
     # -- a pod's start ---------------------------------------------------------------------------
