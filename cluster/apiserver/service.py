@@ -1,7 +1,8 @@
 """The API server's verbs: the ONLY way to change cluster state (docs/architecture.md rule 1).
 
 Each write runs in one transaction holding the cluster row lock: check, default, validate, write
-the row, its labels and one log entry (store.write), then the flow hook and a nudge after commit.
+the row, its labels and one log entry with the steps the writer's flow recorder records
+(store.write, `actor.flow`), then a nudge after commit.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from cluster.apiserver.errors import already_exists, conflict, invalid, not_foun
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import check_kind, info_for, namespace_exists
 from cluster.apiserver.validators import validate
+from cluster.flow.writers import COMPONENT
 from cluster.kinds.core import ephemeral, pod
 from cluster.models import ApiObject, Cluster
 
@@ -88,7 +89,7 @@ def find_or_builtin(locked: Cluster, info: KindInfo, namespace: str, name: str) 
     builtins = info.builtins
     if row is None and builtins is not None and builtins.stored_on_write and builtins.has(namespace, name):
         body = builtins.build(locked, namespace, name)
-        actor = Actor("kube-apiserver", "kube-apiserver")
+        actor = Actor("kube-apiserver", "kube-apiserver", flow=COMPONENT)
         row = store.write(locked, "create", info.kind, body, None, actor)
         row = store.find(locked, info.kind, namespace, name)
     return row
