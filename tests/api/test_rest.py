@@ -223,40 +223,6 @@ def test_dry_run_changes_nothing(client, cluster):
     assert response.status_code == 201
     assert response.json()["metadata"]["name"] == "web"
     assert not ApiObject.objects.exists() and not WatchEvent.objects.exists()
-    assert "resourceVersion" not in response.json()["metadata"]  # none handed out, as upstream
-
-
-def test_a_dry_run_write_keeps_the_stored_resource_version(client, cluster):
-    stored = post_pod(client).json()["metadata"]["resourceVersion"]
-    patch = '{"metadata":{"labels":{"x":"y"}}}'
-    merge = "application/merge-patch+json"
-    patched = client.patch(f"{PODS}/web?dryRun=All", patch, content_type=merge).json()
-    assert patched["metadata"]["labels"] == {"x": "y"}
-    assert patched["metadata"]["resourceVersion"] == stored
-    applied = client.patch(
-        f"{PODS}/web?dryRun=All&fieldManager=me", patch, content_type="application/apply-patch+yaml"
-    ).json()
-    assert applied["metadata"]["resourceVersion"] == stored
-    assert client.get(f"{PODS}/web").json()["metadata"]["resourceVersion"] == stored
-
-
-def test_an_apply_names_its_field_manager_and_only_an_apply_forces(client, cluster):
-    post_pod(client)
-    apply = "application/apply-patch+yaml"
-    refused = client.patch(f"{PODS}/web", "{}", content_type=apply).json()
-    assert refused["code"] == 422
-    assert refused["message"] == (
-        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch'
-    )
-    merge = "application/merge-patch+json"
-    refused = client.patch(f"{PODS}/web?force=false", "{}", content_type=merge).json()
-    assert refused["details"]["causes"] == [
-        {
-            "reason": "FieldValueForbidden",
-            "message": "Forbidden: may not be specified for non-apply patch",
-            "field": "force",
-        }
-    ]
 
 
 def test_private_cluster_is_hidden_from_others(db):
