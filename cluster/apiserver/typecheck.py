@@ -20,6 +20,9 @@ from cluster.apiserver.decoding import bad_base64
 from cluster.apiserver.errors import ApiError, Cause, bad_request
 from cluster.apiserver.kinds import KindInfo
 from cluster.openapi import definitions
+from k8s import gotime
+from k8s.numbers import BigInteger
+from k8s.quantity import FORMAT_WRONG, QuantityError, parse_quantity
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _GO_SCALARS = {
@@ -91,7 +94,7 @@ class _Mismatch(Exception):
         value, spec = self.value, self.spec
         got = _json_kind(value)
         if isinstance(value, int | float) and not isinstance(value, bool) and spec in ("int32", "int64"):
-            got = f"number {value:g}" if isinstance(value, float) else f"number {value}"
+            got = f"number {_number_text(value)}"
         go_type = _go_type(spec)
         where = f"Go struct field {definitions.short(self.struct)}.{'.'.join(reversed(self.keys))}"
         return f"json: cannot unmarshal {got} into {where} of type {go_type}"
@@ -132,6 +135,43 @@ _CHECKS = {
     "IntOrString": (str, int),
 }
 _shapes: dict[str, tuple[int, tuple, str]] = {}
+# Types with their own UnmarshalJSON, which judges every JSON value itself.
+_UNMARSHALERS = frozenset(("Quantity", "IntOrString", "Time", "MicroTime"))
+
+
+class _Unmarshal(Exception):
+    """A type whose own UnmarshalJSON refused the value: Go's decoder returns that error as it is
+    (no field path), and stops there."""
+
+
+_TIME_LAYOUTS = {"Time": gotime.RFC3339, "MicroTime": gotime.RFC3339_MICRO}
+
+
+def _number_text(value: int | float) -> str:
+    """The number as its JSON literal reads (Go quotes the literal: `number 2147483648`)."""
+    if isinstance(value, BigInteger):
+        return value.literal
+    return str(value) if isinstance(value, int) else repr(value)
+
+
+def _check_unmarshaler(struct: str, spec: str, field: str, value: object) -> None:
+    """What the UnmarshalJSON of Quantity, IntOrString, Time or MicroTime says of a JSON value. A
+    json.Unmarshal inside it that fails is reported with the outer field (Go's decoder adds its
+    context to an UnmarshalTypeError), in the inner target's type (int32, string)."""
+    if spec == "Quantity":  # ParseQuantity of the string, or of the raw JSON text (true, {…})
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise _Unmarshal(FORMAT_WRONG)
+        try:
+            parse_quantity(value)
+        except QuantityError as error:
+            raise _Unmarshal(error.go_error) from None
+    elif spec == "IntOrString":  # a string as a string; anything else into an int32
+        if not isinstance(value, str) and not (type(value) is int and -(2**31) <= value < 2**31):
+            raise _Mismatch(struct, "int32", field, value)
+    elif not isinstance(value, str):  # Time, MicroTime: json.Unmarshal into a string first
+        raise _Mismatch(struct, "string", field, value)
+    elif error := gotime.parse_error(_TIME_LAYOUTS[spec], value):
+        raise _Unmarshal(error)
 
 
 def _shape(spec: str) -> tuple[int, tuple, str]:
@@ -172,12 +212,15 @@ def _in_range(spec: str, field: str, value: int) -> bool:
 
 def _walk_field(struct: str, spec: str, field: str, value: object) -> None:
     """`value` (not None) of a field of `struct` whose spec is `spec`."""
+    if spec in _UNMARSHALERS:
+        _check_unmarshaler(struct, spec, field, value)
+        return
     shape, types, inner = _shape(spec)
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
         raise _Mismatch(struct, spec, field, value)
     if shape == _SCALAR:
         if types == (int,) and not _in_range(spec, field, value):  # type: ignore[arg-type]
-            raise _Mismatch(struct, spec, field, float(value))  # type: ignore[arg-type]
+            raise _Mismatch(struct, spec, field, value)
     elif shape == _TYPE:
         _walk_type(spec, value)  # type: ignore[arg-type]
     else:
@@ -195,6 +238,8 @@ def _metadata_error(kind: str, obj: dict) -> str | None:
     except _Mismatch as mismatch:
         mismatch.keys.append("metadata")
         return mismatch.message()
+    except _Unmarshal as refused:
+        return str(refused)
     return None
 
 
@@ -207,6 +252,8 @@ def type_error(info: KindInfo, obj: dict) -> str | None:
         _walk_type(name, obj)
     except _Mismatch as mismatch:
         return mismatch.message()
+    except _Unmarshal as refused:
+        return str(refused)
     # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
     return bad_base64(obj) if info.kind == "Secret" else None
 

@@ -7,6 +7,7 @@ import yaml
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import kind_info
 from cluster.models import Cluster
+from dashboard.console.printer import without_managed_fields
 
 
 class ClusterReader:
@@ -33,5 +34,5 @@ def describe_object(cluster: Cluster, kind: str, namespace: str, name: str) -> s
     info = kind_info(kind)
     if info is not None and callable(info.describe):
         return info.describe(ClusterReader(cluster), namespace, name)
-    obj = api.get(cluster, kind, namespace, name)
+    obj = without_managed_fields(api.get(cluster, kind, namespace, name))
     return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, default_flow_style=False)

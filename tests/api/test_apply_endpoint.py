@@ -56,3 +56,16 @@ def test_oversized_apply_is_413(client, cluster, settings):
 
 def test_apply_needs_post(client, cluster):
     assert client.get(URL).status_code == 405
+
+
+def test_replicas_written_as_an_integral_float_are_taken_as_kubectl_apply_takes_them(client, cluster):
+    rc = (
+        "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: web}\nspec:\n  replicas: 3.0\n"
+        "  selector: {app: web}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: web, image: nginx}]}\n"
+    )
+    assert post(client, rc).status_code == 200
+    assert ApiObject.objects.get(kind="ReplicationController", name="web").body["spec"]["replicas"] == 3
+    half = post(client, rc.replace("web", "half").replace("3.0", "2.5"))
+    assert half.status_code == 400, half.content
+    assert "cannot unmarshal number 2.5" in half.json()["message"]
