@@ -13,6 +13,7 @@ from cluster.apiserver.decoding import load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, too_large
 from cluster.apiserver.managedfields import prefix_from_user_agent
 from cluster.apiserver.patch import load_apply_body
+from cluster.auth import escalation
 from cluster.flow.writers import REQUEST
 from cluster.kubeapi.negotiation import unsupported_body
 from cluster.protobuf import codec
@@ -105,12 +106,14 @@ def actor_for(request: HttpRequest) -> Actor:
     agent = request.headers.get("User-Agent", "")
     client = request.headers.get("X-KubeSim-Client", "").strip().lower()
     manager = request.GET.get("fieldManager", "") or prefix_from_user_agent(agent)
+    grants = escalation.checker(request)
     if client in ("web", "upload"):
         detail = request.headers.get("X-KubeSim-Detail", "") or "web form"
-        return Actor(client, detail, flow=REQUEST, field_manager=request.GET.get("fieldManager", ""))
+        manager = request.GET.get("fieldManager", "")
+        return Actor(client, detail, flow=REQUEST, field_manager=manager, grants=grants)
     if agent.startswith("kubectl"):
-        return Actor("kubectl", agent, flow=REQUEST, field_manager=manager)
-    return Actor("api", agent, flow=REQUEST, field_manager=manager)
+        return Actor("kubectl", agent, flow=REQUEST, field_manager=manager, grants=grants)
+    return Actor("api", agent, flow=REQUEST, field_manager=manager, grants=grants)
 
 
 def flag(request: HttpRequest, name: str) -> bool:

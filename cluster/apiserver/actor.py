@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cluster.flow.writers import REQUEST, Writes
@@ -34,6 +35,9 @@ class Actor:
     # The request's field manager (its fieldManager, else its User-Agent's product): whose
     # fields a write sets, in metadata.managedFields. Empty: the component's own name.
     field_manager: str = ""
+    # The writer's RBAC escalation check (cluster/auth/escalation.py), called on every admitted
+    # write as fn(cluster, verb, kind, body); None for the components, which grant nothing.
+    grants: Callable[..., None] | None = None
 
     @property
     def manager(self) -> str:

@@ -19,6 +19,7 @@ from cluster.apiserver import fieldvalidation
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import kind_info
 from cluster.apiserver.typecheck import check_body
+from cluster.auth import escalation
 from cluster.models import Cluster
 
 MERGE_PATCH = "application/merge-patch+json"
@@ -60,6 +61,8 @@ class Client:
         self.cluster = cluster
         self.who = who
         self.actor = api.Actor(client="web", detail="web console", field_manager=field_manager(command))
+        if who is not None:
+            self.actor.grants = escalation.checker(who)
 
     def allow(self, verb: str, kind: str, namespace: str = "", name: str = "", subresource: str = "") -> None:
         """Raise the REST API's ApiError (403, 429, …) unless the caller may send this request."""
