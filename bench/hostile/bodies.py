@@ -56,6 +56,7 @@ def valid(kind: str, name: str) -> dict:
             "spec": {"suspend": True, "template": {"spec": {**TEMPLATE["spec"], "restartPolicy": "Never"}}},
         },
         "PriorityClass": {"apiVersion": "scheduling.k8s.io/v1", "value": 5},
+        "PodTemplate": {"apiVersion": "v1", "template": TEMPLATE},
         "ConfigMap": {"apiVersion": "v1", "data": {"key": "value"}},
         "Secret": {"apiVersion": "v1", "type": "Opaque", "data": {"key": "dmFsdWU="}},
         "Service": {

@@ -129,6 +129,9 @@ class KindInfo:
     # A controller-managed owner of pods: generation starts at 1, the flow snapshot and the page
     # list it under workloads, the controller manager watches it.
     workload: bool = False
+    # The field whose change bumps metadata.generation on update, for a kind that has one (a
+    # PodTemplate's strategy compares its `template`, the others their `spec`).
+    generation_from: str = "spec"
     console: bool = True  # the web console's `get`/`describe` know its names
     lab_manifest: bool = True  # a lab's manifests may create it
     lab_check: bool = True  # a lab's checks may name it

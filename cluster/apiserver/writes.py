@@ -171,7 +171,7 @@ def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) 
     if info.kind == "Namespace":
         namespaces.prepare_for_update(result, old, subresource)
     defaults.kind_defaults(result)
-    if "generation" in old_meta and result.get("spec") != old.get("spec"):
+    if "generation" in old_meta and result.get(info.generation_from) != old.get(info.generation_from):
         meta["generation"] = old_meta["generation"] + 1
     return result
 

@@ -49,6 +49,7 @@ PACKAGES: dict[str, tuple[str, str, str, str]] = {
 ROOTS: dict[str, tuple[str, ...]] = {
     "k8s.io.api.core.v1": (
         "Pod",
+        "PodTemplate",
         "ReplicationController",
         "Node",
         "Namespace",

@@ -45,19 +45,27 @@ def _worked_example() -> tuple[str, str]:
 def _load() -> types.ModuleType:
     path, source = _worked_example()
     assert path == MODULE.replace(".", "/") + ".py"
-    assert not (ROOT / path).exists(), "the worked example is a kind KubeSim does not serve"
     module = types.ModuleType(MODULE)
     module.__file__ = str(ROOT / path)
     exec(compile(source, path, "exec"), module.__dict__)
     return module
 
 
+def test_the_worked_example_is_the_served_module():
+    # KubeSim serves PodTemplate from this very module: the page may not drift from it.
+    path, source = _worked_example()
+    assert (ROOT / path).read_text() == source
+
+
 @pytest.fixture
 def podtemplate():
     module = _load()
-    kinds.register(module.KIND)  # what cluster/kinds/builtin.py does with BUILTIN_KINDS
+    served = kinds.kind_info("PodTemplate")
+    if served is None:  # the page alone, registered as cluster/kinds/builtin.py registers it
+        kinds.register(module.KIND)
     yield module.KIND
-    kinds.unregister("PodTemplate")
+    if served is None:
+        kinds.unregister("PodTemplate")
 
 
 @pytest.fixture
@@ -97,6 +105,7 @@ def test_the_worked_example_is_served_everywhere(podtemplate, demo):
     assert created.status_code == 201, created.content
     spec = created.json()["template"]["spec"]
     assert spec["restartPolicy"] == "Always" and spec["containers"][0]["imagePullPolicy"] == "IfNotPresent"
+    assert created.json()["metadata"]["generation"] == 1
     assert client.get(f"{BASE}/web").json()["metadata"]["namespace"] == "default"
     assert [i["metadata"]["name"] for i in client.get(BASE).json()["items"]] == ["web"]
     table = client.get(BASE, HTTP_ACCEPT="application/json;as=Table;v=v1;g=meta.k8s.io").json()
@@ -109,6 +118,30 @@ def test_the_worked_example_is_served_everywhere(podtemplate, demo):
     assert refused.status_code == 422
     message = 'PodTemplate "empty" is invalid: template.spec.containers: Required value'
     assert refused.json()["message"] == message
+    bad_label = {**TEMPLATE, "metadata": {"name": "bad"}}
+    bad_label["template"] = {**TEMPLATE["template"], "metadata": {"labels": {"app": "-x"}}}
+    refused = client.post(BASE, json.dumps(bad_label), content_type="application/json")
+    assert refused.status_code == 422
+    assert refused.json()["details"]["causes"][0]["field"] == "template.labels"
+    ephemeral = [{"name": "debug", "image": "busybox:1.36"}]
+    with_ephemeral = {**TEMPLATE, "metadata": {"name": "eph"}}
+    with_ephemeral["template"] = {"spec": {**TEMPLATE["template"]["spec"], "ephemeralContainers": ephemeral}}
+    refused = client.post(BASE, json.dumps(with_ephemeral), content_type="application/json")
+    assert refused.json()["message"] == (
+        'PodTemplate "eph" is invalid: template.spec.ephemeralContainers: '
+        "Forbidden: ephemeral containers not allowed in pod template"
+    )
+
+    # Generation: kept by a metadata-only change, bumped by a changed template.
+    stored = client.get(f"{BASE}/web").json()
+    stored["metadata"]["annotations"] = {"note": "x"}
+    stored = client.put(f"{BASE}/web", json.dumps(stored), content_type="application/json").json()
+    assert stored["metadata"]["generation"] == 1
+    stored["template"]["spec"]["containers"][0]["image"] = "nginx:1.28"
+    stored = client.put(f"{BASE}/web", json.dumps(stored), content_type="application/json").json()
+    assert stored["metadata"]["generation"] == 2
+    stored["template"]["spec"]["containers"][0]["image"] = "nginx:1.27"
+    client.put(f"{BASE}/web", json.dumps(stored), content_type="application/json")
 
     # The console: get and the generic describer.
     assert _console("get podtemplates") == (

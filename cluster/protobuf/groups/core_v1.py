@@ -20,6 +20,7 @@ KINDS = (
     "PersistentVolume",
     "PersistentVolumeClaim",
     "Pod",
+    "PodTemplate",
     "ReplicationController",
     "ResourceQuota",
     "Secret",
@@ -842,6 +843,10 @@ MESSAGES = {
         (13, "ephemeralContainerStatuses", "ContainerStatus", "ro"),
         (14, "resize", "string", "o"),
         (15, "resourceClaimStatuses", "PodResourceClaimStatus", "ro"),
+    ),
+    "PodTemplate": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "template", "PodTemplateSpec", "o"),
     ),
     "PodTemplateSpec": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
