@@ -166,7 +166,7 @@ def _get(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
     kind = target.info.kind
     if target.subresource == "scale":
         return json_response(api.get_scale(cluster, kind, target.namespace, target.name))
-    obj = api.get(cluster, kind, target.namespace, target.name)
+    obj = api.get_served(cluster, kind, target.namespace, target.name)
     table = None if target.subresource else negotiate.object_table(request, kind, obj)
     return json_response(table or obj)
 

@@ -384,12 +384,15 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
         while True:
             try:
                 rows = await db(
-                    lambda: list(Cluster.objects.values_list("name", "clock_offset", "stopped_kubelets"))
+                    lambda: list(
+                        Cluster.objects.values_list("name", "pk", "clock_offset", "stopped_kubelets")
+                    )
                 )()
-                for name, offset, stopped_kubelets in rows:
+                for name, _, offset, stopped_kubelets in rows:
                     simtime.observe(name, offset)
                     power.observe(name, stopped_kubelets)
-                names = _managed([name for name, _, _ in rows])
+                names = _managed([name for name, _, _, _ in rows])
+                share.ids = {name: pk for name, pk, _, _ in rows if name in names}
             except Exception:
                 logger.exception("could not list the clusters")
                 await db(reset_connection)()
@@ -531,7 +534,7 @@ class Embedded:
 _starting: set[asyncio.Task] = set()
 
 
-async def _campaign(cluster_name: str, me: str, share: Share | None = None) -> None:
+async def _campaign(cluster_name: str, me: str, share: Share) -> None:
     async def started() -> None:
         await stop(cluster_name)
         plane = _running[cluster_name] = ControlPlane(cluster_name, leader=me)

@@ -59,7 +59,7 @@ def _no_resources(cmd: CommandLine, namespaced: bool) -> str:
 def _objects(cluster: Cluster, cmd: CommandLine, res: Resource, name: str | None) -> list[dict]:
     namespace = _namespace_arg(cmd, res)
     if name is not None:
-        return [api.get(cluster, res.kind, namespace or "", name)]
+        return [api.get_served(cluster, res.kind, namespace or "", name)]
     items, _revision = api.list_objects(
         cluster,
         res.kind,
