@@ -10,7 +10,6 @@ from cluster.apiserver.errors import ApiError, bad_request, not_found
 from cluster.apiserver.fields import FieldRequirement, fields_match, filter_fields, parse_field_selector
 from cluster.apiserver.kinds import KindInfo, kind_info
 from cluster.apiserver.selectors import LabelRequirement, filter_labels, labels_match, parse_label_selector
-from cluster.client import leaseboard
 from cluster.models import ApiObject, Cluster
 
 
@@ -26,13 +25,6 @@ def namespace_exists(cluster: Cluster, name: str) -> bool:
     return (builtins is not None and builtins.has("", name)) or ApiObject.objects.filter(
         cluster=cluster, kind="Namespace", namespace="", name=name
     ).exists()
-
-
-def get_served(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
-    """`get` for the API's clients (kubectl, the console): a Lease shows its last renewal."""
-    if kind == "Lease":
-        leaseboard.refresh(cluster, namespace)
-    return get(cluster, kind, namespace, name)
 
 
 def get(cluster: Cluster, kind: str, namespace: str | None, name: str) -> dict:
@@ -64,8 +56,6 @@ def list_objects(
     watch from the returned revision replays nothing the items already show (rarely, under a storm
     of writes, it may: an event whose revision is ≤ the item's resourceVersion is old news).
     """
-    if served and kind == "Lease":
-        leaseboard.refresh(cluster, namespace)  # renewTime as the holder last renewed it
     fetch, complete = _listing(cluster, kind, namespace, label_selector, field_selector, served)
     for _attempt in range(3):
         before = _revision(cluster)

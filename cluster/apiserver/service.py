@@ -15,7 +15,7 @@ from cluster.apiserver.fielderrors import go_value
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.manifests import Allow, apply_text
 from cluster.apiserver.patch import APPLY, apply_patch, decode
-from cluster.apiserver.reads import check_kind, get, get_served, info_for, list_items, list_objects
+from cluster.apiserver.reads import check_kind, get, info_for, list_items, list_objects
 from cluster.apiserver.rows import LogEntry
 from cluster.apiserver.scale import get_scale, scale
 from cluster.apiserver.writes import check_version, create, find_or_builtin, locked_row, store_update
@@ -34,7 +34,6 @@ __all__ = [
     "finalize_namespace",
     "get",
     "get_scale",
-    "get_served",
     "list_items",
     "list_objects",
     "patch",

@@ -37,6 +37,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
 from cluster.client import event_recorder, leaseboard
 from cluster.client.informer import db, reset_connection
+from cluster.kubeapi.humanize import parse_time
 from cluster.models import ApiObject, Cluster
 from k8s import clock
 
@@ -131,6 +132,31 @@ def current(cluster: Cluster) -> dict | None:
         "leaseDurationSeconds": spec.get("leaseDurationSeconds"),
         "transitions": spec.get("leaseTransitions") or 0,
     }
+
+
+def show_renewal(cluster: Cluster, namespace: str | None = None) -> None:
+    """Before a client reads Leases (of `namespace`, or of all namespaces): write the holder's last
+    renewal into the control plane's Lease's renewTime when it shows one a period or more older,
+    as an update (its resourceVersion moves, as an upstream renewal's does)."""
+    if namespace not in (None, "", NAMESPACE):
+        return
+    try:
+        lease = api.get(cluster, "Lease", NAMESPACE, NAME)
+    except ApiError:
+        return
+    spec = lease.get("spec") or {}
+    holder = spec.get("holderIdentity") or ""
+    renewed = leaseboard.renewed_at(cluster.name, holder) if holder else None
+    shown = parse_time(spec.get("renewTime"))
+    if renewed is None or (shown is not None and (renewed - shown).total_seconds() < RENEW_PERIOD):
+        return
+    spec["renewTime"] = leaseboard.micro(renewed)
+    lease["spec"] = spec
+    try:
+        api.update(cluster, lease, ACTOR)  # carries the resourceVersion read: a takeover wins
+    except ApiError as error:
+        if error.code != 409:
+            logger.warning("could not show the renewal of the Lease of %s: %s", cluster.name, error)
 
 
 def with_leader(state: dict, cluster: Cluster) -> dict:

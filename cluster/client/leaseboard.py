@@ -9,25 +9,21 @@ leader, cluster/apiserver/fence.py), not on every renewal, so an idle cluster's 
 A standby judges a Lease by client-go's rule, with the holder's renewals as what it watches change
 (`LeaseView.token`). A reader sees what upstream would show: a GET, LIST or `kubectl describe` of
 the Lease first writes the holder's last renewal into `spec.renewTime` (a real update, so the
-resourceVersion moves as an upstream renewal's does) when it is a period or more behind (`refresh`).
+resourceVersion moves as an upstream renewal's does) when it is a period or more behind
+(cluster/client/leader.py `show_renewal`).
 """
 
 from __future__ import annotations
 
-import logging
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from cluster.apiserver import fence
-from cluster.models import ApiObject, Cluster, ControlPlaneMember
-
-logger = logging.getLogger(__name__)
+from cluster.models import ApiObject, ControlPlaneMember
 
 NAMESPACE = fence.LEASE_NAMESPACE
 NAME = fence.LEASE_NAME
-# A reader's refresh writes renewTime when the holder renewed this much later than it says.
-STALE_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -89,40 +85,3 @@ def renewed_at(cluster_name: str, holder: str) -> datetime | None:
 def micro(moment: datetime) -> str:
     """metav1.MicroTime: RFC 3339 with microseconds, in UTC."""
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _parse(stamp: object) -> datetime | None:
-    if not isinstance(stamp, str) or not stamp:
-        return None
-    try:
-        return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def refresh(cluster: Cluster, namespace: str | None = None) -> None:
-    """Before a client reads Leases (of `namespace`, or of all namespaces): bring the control
-    plane's Lease's renewTime up to its holder's last renewal, as an update of the object."""
-    if namespace not in (None, "", NAMESPACE):
-        return
-    from cluster.apiserver import service as api
-    from cluster.apiserver.errors import ApiError
-    from cluster.client.leader import ACTOR
-
-    try:
-        lease = api.get(cluster, "Lease", NAMESPACE, NAME)
-    except ApiError:
-        return
-    spec = lease.get("spec") or {}
-    holder = spec.get("holderIdentity") or ""
-    renewed = renewed_at(cluster.name, holder) if holder else None
-    shown = _parse(spec.get("renewTime"))
-    if renewed is None or (shown is not None and (renewed - shown).total_seconds() < STALE_SECONDS):
-        return
-    spec["renewTime"] = micro(renewed)
-    lease["spec"] = spec
-    try:
-        api.update(cluster, lease, ACTOR)  # carries the resourceVersion read: a takeover wins
-    except ApiError as error:
-        if error.code != 409:
-            logger.warning("could not refresh the Lease of %s: %s", cluster.name, error)

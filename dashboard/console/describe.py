@@ -6,7 +6,7 @@ import yaml
 
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import kind_info
-from cluster.client import leaseboard
+from cluster.client import leader
 from cluster.models import Cluster
 
 
@@ -33,7 +33,7 @@ def describe_object(cluster: Cluster, kind: str, namespace: str, name: str) -> s
     """kubectl describe through the kind's describe hook; a YAML-only kind shows its stored YAML."""
     info = kind_info(kind)
     if kind == "Lease":
-        leaseboard.refresh(cluster, namespace)  # renewTime as the holder last renewed it
+        leader.show_renewal(cluster, namespace)  # renewTime as the holder last renewed it
     if info is not None and callable(info.describe):
         return info.describe(ClusterReader(cluster), namespace, name)
     obj = api.get(cluster, kind, namespace, name)
