@@ -186,9 +186,11 @@ class Share:
         with self._lock:
             for name in self.leading:
                 work = self.work_of(name)
-                if work is None:
-                    continue
                 seen = self._work_seen.get(name)
+                if work is None:  # parked (cluster/controlplane/parking.py): no work since
+                    if seen is None:
+                        continue
+                    work = seen[0]
                 self._work_seen[name] = (work, now)
                 if seen is None or now <= seen[1]:
                     continue
