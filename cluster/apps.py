@@ -8,9 +8,8 @@ class ClusterConfig(AppConfig):
     def ready(self) -> None:
         # Late registration (docs/architecture.md rule 10), each idempotent: the kinds the API
         # server serves; every cluster's quota, a Service's addresses, Priority, LimitRanger and
-        # ResourceQuota as admission functions (upstream's order: ResourceQuota last); the flow's
-        # write hook. Imported here: the app registry must be ready before models are imported.
-        from cluster.apiserver import store
+        # ResourceQuota as admission functions (upstream's order: ResourceQuota last). Imported
+        # here: the app registry must be ready before models are imported.
         from cluster.apiserver.admission import (
             limitranger,
             namespacelifecycle,
@@ -21,7 +20,6 @@ class ClusterConfig(AppConfig):
             storageclass,
             storageprotection,
         )
-        from cluster.flow import hooks
         from cluster.kinds import builtin
         from cluster.kinds.core import serviceips
 
@@ -35,4 +33,3 @@ class ClusterConfig(AppConfig):
         storageprotection.install()  # the pvc/pv-protection finalizers
         limitranger.install()
         resourcequota.install()
-        store.set_write_hook(hooks.on_write)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from k8s.numbers import OutOfRange, finite, fit_int, int_from_text
+from k8s.numbers import INT64_MAX, INT64_MIN, OutOfRange, finite, fit_int, int_from_text
 
 MAX_DOCUMENTS = 500
 MAX_DEPTH = 100
@@ -129,6 +129,15 @@ _GO_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$"
 _NoAliasLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+0123456789."))
 
 
+def integral_as_json(number: float) -> float | int:
+    """A YAML float as kube-apiserver reads it once sigs.k8s.io/yaml made it JSON: Go's encoding/json
+    writes an integral float64 as an integer (`replicas: 3.0` becomes `3`, which decodes into an
+    int32); past int64 it stays a number no integer field takes, as a long integer literal does."""
+    if number.is_integer() and INT64_MIN <= number <= INT64_MAX:
+        return int(number)
+    return number
+
+
 class _Constructor(yaml.SafeLoader):
     """Numbers as Kubernetes reads them (k8s.numbers): past int64 a float, past float64 (.inf,
     .nan, a 5,000-digit literal) a YamlError at its line, never Python's ValueError."""
@@ -149,7 +158,7 @@ class _Constructor(yaml.SafeLoader):
         number = super().construct_yaml_float(node)
         if math.isinf(number) and "." not in text and _GO_FLOAT.match(text):
             return text  # go-yaml's float past float64 (`1e400`) fails to parse and stays a string
-        return finite(number, text)
+        return integral_as_json(finite(number, text))
 
 
 _Constructor.add_constructor("tag:yaml.org,2002:int", _Constructor.construct_yaml_int)

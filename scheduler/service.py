@@ -33,6 +33,7 @@ from scheduler.engine.profile import DEFAULT_SCHEDULER_NAME
 from scheduler.engine.queueing_hints import ADD, DELETE, POD, UPDATE, ClusterEvent, node_events, pod_events
 from scheduler.engine.snapshot import STORAGE_KINDS
 from scheduler.explanations import Explainer
+from scheduler.flowsteps import PREEMPTION, SCHEDULER
 from scheduler.models import SchedulingAttempt
 from scheduler.queue import QueuedPod, SchedulingQueue, describe_entry
 
@@ -408,7 +409,8 @@ class Scheduler:
         await db(podevent.record)(entry.trace_id, entry.pod, revision)
 
     def _actor(self, trace_id: str | None) -> Actor:
-        return Actor("scheduler", DEFAULT_SCHEDULER_NAME, FlowTrace(pk=trace_id) if trace_id else None)
+        trace = FlowTrace(pk=trace_id) if trace_id else None
+        return Actor("scheduler", DEFAULT_SCHEDULER_NAME, trace, flow=SCHEDULER)
 
     def _attempt(
         self, entry: QueuedPod, decision, revision: int, result: str, message: str, queue: dict
@@ -567,6 +569,7 @@ class Scheduler:
         (`cause`), and its ending says why."""
         actor = self._actor(None)
         actor.by, actor.subresource, actor.cause = DEFAULT_SCHEDULER_NAME, "preemption", cause
+        actor.flow = PREEMPTION
         actor.reason = texts.preempted_by(preemptor, node)
         return actor
 

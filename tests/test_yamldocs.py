@@ -59,3 +59,10 @@ def test_floats_are_read_as_go_yaml_reads_them():
     assert load_one("a: 1e-05\nb: 1E5\nc: +1e+16\nd: .5e3") == {"a": 1e-05, "b": 1e5, "c": 1e16, "d": 500.0}
     # Past float64 go-yaml's parse fails and the scalar stays a string; no exponent, no float.
     assert load_one("a: 1e400\nb: 1e\nc: e5") == {"a": "1e400", "b": "1e", "c": "e5"}
+
+
+def test_an_integral_float_is_an_integer_as_sigs_k8s_io_yaml_makes_it_json():
+    # YAML → JSON goes through Go's encoding/json, which writes float64(3) as `3`.
+    read = load_one("a: 3.0\nb: 1e3\nc: -0.0\nd: 1.5\ne: 1e19")
+    assert read == {"a": 3, "b": 1000, "c": 0, "d": 1.5, "e": 1e19}
+    assert [type(read[k]) for k in "abcde"] == [int, int, int, float, float]  # 1e19 is past int64

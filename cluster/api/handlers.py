@@ -14,6 +14,7 @@ from cluster.api.http import (
     decode_json,
     decode_protobuf,
     dry_run,
+    flag,
     json_response,
     media_type,
     parse_object,
@@ -44,6 +45,28 @@ class _DryRun(Exception):
 def _write(request: HttpRequest, func, *args) -> dict:
     """Run one write; with ?dryRun=All the transaction is rolled back and the answer kept."""
     return write_or_try(dry_run(request), func, *args)
+
+
+def _write_object(request: HttpRequest, cluster: Cluster, target: Target, func, *args) -> dict:
+    """A write of one object; a dry run hands out no resourceVersion of its own, as upstream's
+    dry-run storage: the stored object's, none for an object that does not exist yet."""
+    if not dry_run(request):
+        return func(*args)
+    before = None
+    if target.name:
+        try:
+            current = api.get(cluster, target.info.kind, target.namespace, target.name)
+            before = current["metadata"].get("resourceVersion")
+        except ApiError:
+            pass  # the write itself answers for a missing object
+    result = write_or_try(True, func, *args)
+    meta = result.get("metadata")
+    if isinstance(meta, dict):
+        if before is None:
+            meta.pop("resourceVersion", None)
+        else:
+            meta["resourceVersion"] = before
+    return result
 
 
 def write_or_try(dry: bool, func, *args) -> dict:
@@ -184,9 +207,10 @@ def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
         replicas = (scale.get("spec") or {}).get("replicas")
         rv = (scale.get("metadata") or {}).get("resourceVersion")
         args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
-        return json_response(_write(request, api.scale, *args))
+        return json_response(_write_object(request, cluster, target, api.scale, *args))
     obj, warnings = _body_for(request, target)
-    result = _write(request, api.update, cluster, obj, actor, target.subresource or None, True)
+    sub = target.subresource or None
+    result = _write_object(request, cluster, target, api.update, cluster, obj, actor, sub, True)
     return _respond(result, warnings)
 
 
@@ -196,6 +220,9 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         raise unsupported(content_type, patch=True)
     body, actor = decode(read_body(request), content_type), actor_for(request)
     check_shape(body, content_type)
+    force = flag(request, "force")
+    # force=false is "specified" too (a *bool), refused on a non-apply patch as upstream refuses it.
+    api.check_patch_options(content_type, request.GET.get("fieldManager", ""), "force" in request.GET)
     kind, ns, name = target.info.kind, target.namespace, target.name
     if target.subresource == "scale":
         current = api.get_scale(cluster, kind, ns, name)
@@ -206,15 +233,18 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         # latest object (the controller's status writes must not make a scale-down a conflict).
         rv = (patched.get("metadata") or {}).get("resourceVersion")
         rv = rv if rv != current["metadata"].get("resourceVersion") else None
-        return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))
+        args = (cluster, kind, ns, name, replicas, actor, rv)
+        return json_response(_write_object(request, cluster, target, api.scale, *args))
     warnings = strict.check(request, kind, target.info.version, body, patch=True)
     sub = target.subresource or None
     if target.info.stored_version:  # a patch of another version applies to the object in that version
         current = target.info.from_stored(api.get(cluster, kind, ns, name))
         patched = target.info.to_stored(apply_patch(current, body, content_type, kind))
         check_patched(target.info, name, patched)
-        return _respond(_write(request, api.update, cluster, patched, actor, sub, True), warnings)
-    result = _write(request, api.patch, cluster, kind, ns, name, body, content_type, actor, sub)
+        result = _write_object(request, cluster, target, api.update, cluster, patched, actor, sub, True)
+        return _respond(result, warnings)
+    args = (cluster, kind, ns, name, body, content_type, actor, sub, force)
+    result = _write_object(request, cluster, target, api.patch, *args)
     return _respond(result, warnings)
 
 
@@ -244,7 +274,8 @@ def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespo
 
 def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     obj, warnings = _body_for(request, target)
-    return _respond(_write(request, api.create, cluster, obj, actor_for(request), True), warnings, 201)
+    result = _write_object(request, cluster, target, api.create, cluster, obj, actor_for(request), True)
+    return _respond(result, warnings, 201)
 
 
 def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:

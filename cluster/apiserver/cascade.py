@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from cluster.apiserver import finalizers, graceful, store
 from cluster.apiserver.actor import Actor
+from cluster.flow.writers import COMPONENT
 from cluster.models import ApiObject, Cluster
 
 BACKGROUND, FOREGROUND, ORPHAN = "Background", "Foreground", "Orphan"
@@ -33,7 +34,7 @@ PROPAGATION_POLICIES = (BACKGROUND, FOREGROUND, ORPHAN)
 
 def collector_for(actor: Actor) -> Actor:
     """The actor of cascaded writes: the garbage collector, inside the trace of the deletion."""
-    return Actor("controller-manager", "garbage collector", actor.trace)
+    return Actor("controller-manager", "garbage collector", actor.trace, flow=COMPONENT)
 
 
 def dependents(cluster: Cluster, owner: ApiObject) -> list[ApiObject]:

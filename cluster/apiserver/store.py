@@ -7,7 +7,6 @@ a failed request leaves nothing behind.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from functools import partial
 
 from django.conf import settings
@@ -18,7 +17,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import Gone
 from cluster.broadcast import nudge
-from cluster.models import ApiObject, Cluster, FlowTrace
+from cluster.models import ApiObject, Cluster
 from database.sqlite import memo
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
@@ -63,19 +62,6 @@ def _fill_row(row: ApiObject, body: dict, revision: int) -> None:
     row.deleting = "deletionTimestamp" in meta
 
 
-# What happens beside every stored write: cluster.flow registers its step recorder here at
-# start-up (cluster/apps.py), as admission functions are registered, so storage knows nothing of
-# the flow. fn(cluster, verb, row, event, actor) -> the FlowTrace the row carries from now on.
-WriteHook = Callable[..., FlowTrace | None]
-_write_hook: WriteHook | None = None
-
-
-def set_write_hook(fn: WriteHook | None) -> None:
-    """Install the write hook (idempotent; None removes it)."""
-    global _write_hook
-    _write_hook = fn
-
-
 def write(
     cluster: Cluster, verb: str, kind: str, body: dict, row: ApiObject | None, actor: Actor
 ) -> ApiObject:
@@ -83,10 +69,14 @@ def write(
 
     verb is create / update / patch / status / bind / scale / delete / terminate (a graceful
     deletion's first write: deletionTimestamp set, the row kept); a delete passes the live row.
-    The body is serialized once, for both the row and its log entry.
+    The body is serialized once, for both the row and its log entry. The writer's flow recorder
+    (`actor.flow`, cluster/flow/writers.py) records the write's steps in the same transaction,
+    before the row and the log entry are stored: they carry the trace it names.
     """
     if verb not in ("status", "delete", "terminate"):
         chain.admit(cluster, verb, kind, body, actor)
+        if actor.grants is not None:  # a Role or binding grants no more than its writer holds
+            actor.grants(cluster, verb, kind, body)
     revision = cluster.revision + 1
     rows.bump(cluster.pk, revision)
     memo.drop(("bodies", cluster.pk, kind))  # what a batch kept of the kind (rows.kept_bodies)
@@ -108,7 +98,7 @@ def write(
         event_type = MODIFIED
         old_labels = (row.body.get("metadata") or {}).get("labels") or {}
     event = rows.LogEntry(cluster.pk, revision, event_type, kind, row.namespace, row.name, body, None)
-    trace = _write_hook(cluster, verb, row, event, actor) if _write_hook is not None else None
+    trace = actor.flow.written(cluster, verb, row, event, actor)
     event.trace_id = trace.pk if trace is not None else None
     text = rows.dumps(body)
     if verb != "delete":

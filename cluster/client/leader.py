@@ -37,6 +37,7 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
 from cluster.client import event_recorder, leaseboard
 from cluster.client.informer import db, reset_connection
+from cluster.flow.writers import COMPONENT
 from cluster.kubeapi.humanize import parse_time
 from cluster.models import ApiObject, Cluster
 from k8s import clock
@@ -49,7 +50,7 @@ LEASE_DURATION_SECONDS = 4
 RENEW_PERIOD = 1.0  # the leader renews this often (upstream's retryPeriod)
 RENEW_DEADLINE = 3.0  # ... and gives up leading when no renewal succeeded for this long
 RETRY_PERIOD = 0.5  # a standby looks at the lease this often
-ACTOR = Actor("controller-manager", "leader election")
+ACTOR = Actor("controller-manager", "leader election", flow=COMPONENT)
 
 # Lease attempts (and the processes' member rows, cluster/controlplane/share.py) run on a thread and
 # connection of their own, not the database thread every control plane of the process queues on:

@@ -32,7 +32,7 @@ from cluster.controllers import texts
 from cluster.controllers.host import ControllerHost
 from cluster.controllers.owned import live_owner
 from cluster.controllers.pods import controller_ref, owner_reference
-from cluster.flow import gate, titles
+from cluster.flow import gate, titles, writers
 from cluster.flow import texts as flow_texts
 from cluster.flow.recorder import StepSpec, record_step, record_steps, skip_steps, start_trace
 from cluster.kubeapi.humanize import parse_time
@@ -397,7 +397,7 @@ class ApiClient:
     def __init__(self, cm: ControllerHost, cj: dict) -> None:
         self.cm = cm
         self.cj = cj
-        self.actor = Actor("controller-manager", TITLE)
+        self.actor = Actor("controller-manager", TITLE, flow=writers.COMPONENT)
 
     def create_job(self, job: dict) -> dict:
         meta = job["metadata"]
@@ -408,7 +408,8 @@ class ApiClient:
                 details = {"name": name, "group": "batch", "kind": "cronjobs"}
                 raise ApiError(404, "NotFound", f'cronjobs.batch "{name}" not found', details)
             trace = start_trace(locked, "Job", meta["namespace"], meta["name"], "create", TITLE)
-            created = api.create(self.cm.cluster, job, Actor("controller-manager", TITLE, trace))
+            actor = Actor("controller-manager", TITLE, trace, flow=writers.COMPONENT)
+            created = api.create(self.cm.cluster, job, actor)
             _record_request_steps(locked, trace, created)
         self.cm.assume(created)
         return created
@@ -433,7 +434,7 @@ def _record_request_steps(locked, trace: FlowTrace, job: dict) -> None:
     """Steps 1–4 of a Job the CronJob controller created, the controller in the client's part."""
     revision = int(job["metadata"].get("resourceVersion") or 0)
     event = SimpleNamespace(object=job, revision=revision, type="ADDED")
-    actor = Actor("controller-manager", TITLE)
+    actor = Actor("controller-manager", TITLE, flow=writers.COMPONENT)
     specs = [
         StepSpec(1, *flow_texts.open_watches(locked.name, revision), revision=revision),
         StepSpec(2, *flow_texts.request_sent(actor, TITLE, "create", event), revision=revision),

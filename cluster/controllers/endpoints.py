@@ -20,6 +20,7 @@ from cluster.apiserver.errors import ApiError
 from cluster.client.informer import Delta, Informer, db
 from cluster.controllers.pods import is_ready, random_suffix
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
+from cluster.flow.writers import COMPONENT
 from cluster.models import Cluster
 
 SERVICE_NAME = "kubernetes.io/service-name"
@@ -195,7 +196,7 @@ class EndpointsController:
         self.dirty: set[Key] = set()  # Services to sync on this pass
 
     def actor(self, detail: str) -> Actor:
-        return Actor("controller-manager", detail)
+        return Actor("controller-manager", detail, flow=COMPONENT)
 
     def _sync(self, informer: Informer) -> list[Delta]:
         if self.cluster is None:

@@ -25,11 +25,12 @@ from cluster.apiserver import cascade, finalizers, store
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.rows import cluster_named
 from cluster.controllers import ownedrows
+from cluster.flow.writers import COMPONENT
 from cluster.models import ApiObject, Cluster, FlowTrace
 
 SWEEP_SECONDS = 1.0
 BATCH = 200  # dependents judged per transaction, so a large sweep never holds the lock long
-ACTOR = Actor("controller-manager", "garbage collector")
+ACTOR = Actor("controller-manager", "garbage collector", flow=COMPONENT)
 
 
 class GarbageCollector:

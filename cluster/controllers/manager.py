@@ -17,6 +17,7 @@ from cluster.controllers.cronjob import CronJobController
 from cluster.controllers.daemonset import DaemonSetController
 from cluster.controllers.deployment.controller import DeploymentController
 from cluster.controllers.disruption import DisruptionController
+from cluster.controllers.flowsteps import CONTROLLER_MANAGER
 from cluster.controllers.job import JobController
 from cluster.controllers.namespace import NamespaceController
 from cluster.controllers.nodelifecycle import NodeLifecycleController
@@ -120,7 +121,8 @@ class ControllerManager:
             counters.set_gauge(cluster_name, counters.QUEUE_DEPTH, {"name": queue}, 0)
 
     def actor(self, trace_id: str | None, detail: str) -> Actor:
-        return Actor("controller-manager", detail, FlowTrace(pk=trace_id) if trace_id else None)
+        trace = FlowTrace(pk=trace_id) if trace_id else None
+        return Actor("controller-manager", detail, trace, flow=CONTROLLER_MANAGER)
 
     async def step(self) -> bool:
         """Read the log, then reconcile every workload that changed; True when there was work."""

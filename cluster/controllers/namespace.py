@@ -22,13 +22,14 @@ from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import kind_info, reset_order
 from cluster.apiserver.namespaces import KUBERNETES, spec_finalizers
+from cluster.flow.writers import COMPONENT
 from cluster.models import ApiObject
 from k8s import clock
 
 BATCH = 200
 RETRY_SECONDS = 1.0
 MAX_RETRY_SECONDS = 8.0
-ACTOR = Actor("controller-manager", "namespace controller")
+ACTOR = Actor("controller-manager", "namespace controller", flow=COMPONENT)
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
 
 # conditionTypes, in upstream's order, with their "ok" reason and message.

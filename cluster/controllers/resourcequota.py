@@ -17,6 +17,7 @@ from cluster.apiserver.admission.resourcequota import counted_kinds, usage_of
 from cluster.apiserver.errors import ApiError
 from cluster.client.informer import Delta, Informer, db
 from cluster.flow.steps import CONTROLLER_MANAGER_PORT
+from cluster.flow.writers import COMPONENT
 from cluster.models import Cluster
 
 
@@ -107,7 +108,8 @@ class ResourceQuotaController:
                 continue
             body = {**quota, "status": status}
             with contextlib.suppress(ApiError):  # gone, or changed meanwhile: its event brings us back
-                stored = api.update(self.cluster, body, Actor("controller-manager", self.component), "status")
+                actor = Actor("controller-manager", self.component, flow=COMPONENT)
+                stored = api.update(self.cluster, body, actor, "status")
                 self.quotas.store["ResourceQuota"][(namespace, quota["metadata"]["name"])] = stored
 
 

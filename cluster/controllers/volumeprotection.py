@@ -12,10 +12,11 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.admission.storageprotection import PV_PROTECTION, PVC_PROTECTION
 from cluster.apiserver.errors import ApiError
+from cluster.flow.writers import COMPONENT
 
 MERGE = "application/merge-patch+json"
-PVC_ACTOR = Actor("controller-manager", "pvc-protection-controller")
-PV_ACTOR = Actor("controller-manager", "pv-protection-controller")
+PVC_ACTOR = Actor("controller-manager", "pvc-protection-controller", flow=COMPONENT)
+PV_ACTOR = Actor("controller-manager", "pv-protection-controller", flow=COMPONENT)
 
 
 def uses(pod: dict, namespace: str, claim: str) -> bool:

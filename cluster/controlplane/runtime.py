@@ -143,7 +143,7 @@ class ControlPlane:
         # for it, so nothing of this control plane writes after stop().
         with contextlib.suppress(Exception):
             await db(lambda: None)()
-            await db(self.kubelets.processes.kill_all)()  # the containers' processes end with it
+            await db(self.kubelets.stop_processes)()  # the containers' processes end with it
             await db(gate.clear_gates)(self.cluster_name)
 
     async def _end_tasks(self) -> None:

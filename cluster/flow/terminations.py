@@ -8,8 +8,13 @@ controller, the garbage collector) with their reason, not the kubelet that carri
 
 from __future__ import annotations
 
-from cluster.apiserver.actor import Actor
+import dataclasses
+from typing import TYPE_CHECKING
+
 from cluster.models import Cluster, Termination
+
+if TYPE_CHECKING:
+    from cluster.apiserver.actor import Actor
 
 
 def remember(cluster: Cluster, row, actor: Actor, story: str = "") -> None:
@@ -41,7 +46,16 @@ def requester(cluster: Cluster, row, actor: Actor) -> tuple[Actor, str]:
     if found is None:
         return actor, ""
     found.delete()
-    asked = Actor(found.client, found.detail, actor.trace, actor.node, found.by)
-    if found.by:
-        asked.reason = (found.reason_en, found.reason_zh) if found.reason_en else None
+    reason = (found.reason_en, found.reason_zh) if found.by and found.reason_en else None
+    # The one who asked, as remembered, inside the final delete's trace.
+    asked = dataclasses.replace(
+        actor,
+        client=found.client,
+        detail=found.detail,
+        by=found.by,
+        reason=reason,
+        subresource="",
+        cause="",
+        budget=None,
+    )
     return asked, found.trace_id

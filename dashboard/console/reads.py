@@ -12,7 +12,7 @@ from cluster.models import Cluster
 from dashboard.console.context import Context
 from dashboard.console.describe import describe_object
 from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets
-from dashboard.console.printer import go_yaml, table_rows, tabwrite
+from dashboard.console.printer import go_yaml, table_rows, tabwrite, without_managed_fields
 from dashboard.console.result import ConsoleResult, server_error
 
 HELP = """kubectl controls the KubeSim cluster: the commands the course uses, with kubectl's own output.
@@ -108,6 +108,8 @@ def get(ctx: Context, cmd: CommandLine) -> ConsoleResult:
         if not objects:
             continue
         if output in ("yaml", "json", "name"):
+            if not cmd.flags.get("show_managed_fields"):
+                objects = [without_managed_fields(obj) for obj in objects]
             blocks.append(_serialized(objects, output, res, single=names != [None] and len(objects) == 1))
             continue
         table = tables.to_table(res.kind, objects, wide=output == "wide")

@@ -56,3 +56,33 @@ def test_oversized_apply_is_413(client, cluster, settings):
 
 def test_apply_needs_post(client, cluster):
     assert client.get(URL).status_code == 405
+
+
+def test_replicas_written_as_an_integral_float_are_taken_as_kubectl_apply_takes_them(client, cluster):
+    rc = (
+        "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: web}\nspec:\n  replicas: 3.0\n"
+        "  selector: {app: web}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: web, image: nginx}]}\n"
+    )
+    assert post(client, rc).status_code == 200
+    assert ApiObject.objects.get(kind="ReplicationController", name="web").body["spec"]["replicas"] == 3
+    half = post(client, rc.replace("web", "half").replace("3.0", "2.5"))
+    assert half.status_code == 400, half.content
+    assert "cannot unmarshal number 2.5" in half.json()["message"]
+
+
+def test_a_value_the_decoder_refuses_is_shown_at_its_field_and_line(client, cluster):
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: web\n"
+        "    image: nginx\n    resources:\n      limits:\n        cpu: lots\n"
+    )
+    body = post(client, pod).json()
+    assert body["code"] == 400
+    assert [(e["line"], e["field"]) for e in body["details"]["errors"]] == [
+        (11, "spec.containers[0].resources.limits.cpu")
+    ]
+    assert body["message"] == (
+        'document 1, line 11: Pod in version "v1" cannot be handled as a Pod: quantities must match the '
+        "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    )
+    assert not ApiObject.objects.exists()

@@ -19,12 +19,14 @@ from bench.stats import percentile, speed_line, yardstick
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.controlplane.demo import create_many
+from cluster.kubelet.flowsteps import KUBELET
 from cluster.models import ApiObject, Cluster
 from database.sqlite import memo
 from database.throwaway_db import migrated_or_throwaway
+from scheduler import flowsteps
 
 KUBECTL = Actor("kubectl", "kubesim bench_writes")
-SCHEDULER = Actor("scheduler", "default-scheduler")
+SCHEDULER = Actor("scheduler", "default-scheduler", flow=flowsteps.SCHEDULER)
 
 
 class Command(BaseCommand):
@@ -74,7 +76,7 @@ class Command(BaseCommand):
         for index in range(pods):
             pod = api.get(cluster, "Pod", "default", f"bench-{index}")
             pod["status"] = {**pod.get("status", {}), "phase": "Running"}
-            kubelet = Actor("kubelet", "kubesim bench_writes", node=names[index % len(names)])
+            kubelet = Actor("kubelet", "kubesim bench_writes", node=names[index % len(names)], flow=KUBELET)
             api.update(cluster, pod, kubelet, subresource="status")
         reported = time.thread_time()
         return {"create": created - start, "bind": bound - created, "status": reported - bound}
