@@ -38,11 +38,14 @@ class Record:
     restarting: bool = False  # it ended and the restartPolicy starts it again
     backoff: float | None = None  # the delay of the next back-off (None: the next restart is at once)
     backoff_at: float = 0.0  # when it was last set (clock.monotonic())
+    # Its last run is one the kubelet found ended (a restarted node): it starts in its turn as a
+    # new attempt, as a fresh container does.
+    carried: bool = False
 
     @property
     def fresh(self) -> bool:
-        """Never started yet (waiting for its turn)."""
-        return self.run is None and not self.last_state and "waiting" in self.state
+        """Never started in this sandbox yet (waiting for its turn)."""
+        return self.run is None and (not self.last_state or self.carried) and "waiting" in self.state
 
     @property
     def running(self) -> bool:

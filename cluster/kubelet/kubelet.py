@@ -24,8 +24,9 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import deletions, gate, podcontainers
 from cluster.flow.recorder import record_step
 from cluster.flow.steps import KUBELET_PORT
-from cluster.kubelet import configwait, power, pulls, runtime
+from cluster.kubelet import adoption, configwait, power, pulls, runtime
 from cluster.kubelet import images as catalog
+from cluster.kubelet.adoption import PodAdoption
 from cluster.kubelet.configwait import ConfigDuties
 from cluster.kubelet.containerstatus import Record
 from cluster.kubelet.flowsteps import KUBELET
@@ -39,7 +40,7 @@ from k8s import clock
 from k8s.pods import changed_images
 
 
-class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, ContainerLifecycle):
+class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, ContainerLifecycle, PodAdoption):
     component = "kubelet"
 
     def __init__(self, cluster_name: str) -> None:
@@ -183,10 +184,17 @@ class KubeletManager(NodeDuties, PodTerminations, ConfigDuties, ProbeDuties, Con
         if uid not in self.handled and _needs_start(pod):
             self.handled.add(uid)
             self.workers[key] = asyncio.create_task(self._at_work(lambda: self._run_pod(key, delta.trace_id)))
+        elif uid not in self.handled and self._lost(key, pod):
+            self.handled.add(uid)
+            self.workers[key] = asyncio.create_task(self._at_work(lambda: self._adopt(key)))
         elif uid in self.handled and changed_images(pod) and not self._busy(key):
             self.workers[key] = asyncio.create_task(self._at_work(lambda: self._upgrade(key, delta.trace_id)))
         elif uid in self.handled and self._new_ephemeral(key, pod) and not self._busy(key):
             self.workers[key] = asyncio.create_task(self._at_work(lambda: self._add_ephemeral(key)))
+
+    def _lost(self, key: tuple[str, str], pod: dict) -> bool:
+        """Running, but not started here: its processes went with the server that ran them."""
+        return key not in self.pod_runs and adoption.needs_adoption(self.cluster_name, pod)
 
     async def _at_work(self, work: Callable[[], Awaitable[None]]) -> None:
         """A pod worker counts as the control plane at work (the hub waits for it, see hub.py).

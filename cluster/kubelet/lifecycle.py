@@ -18,7 +18,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from cluster.client.informer import db
-from cluster.kubelet import containerlogs, runtime
+from cluster.kubelet import adoption, containerlogs, runtime
 from cluster.kubelet import images as catalog
 from cluster.kubelet.containerstatus import (
     Record,
@@ -188,6 +188,9 @@ class ContainerLifecycle:
             bool(container.get("stdinOnce")),
         )
         self._event(pod, run.node, "Started", f"Started container {record.name}", container, field_path=where)
+        if record.carried:  # the attempt after the one a restarted node lost
+            record.restart_count += 1
+            record.carried = False
         record.state = {"running": {"startedAt": started_at}}
         record.started = True
         record.ready = (not record.init or record.sidecar) and not record.ephemeral
@@ -275,6 +278,7 @@ class ContainerLifecycle:
             for r in run.records
             if r.run is None
             and r.last_state
+            and not r.carried
             and (r.state.get("waiting") or {}).get("reason") == "ContainerCreating"
         ]
         for record in restarting:
@@ -396,6 +400,12 @@ class ContainerLifecycle:
                 out.append(record.run)
         self.to_kill.extend(out)
         return out
+
+    def stop_processes(self) -> None:
+        """Database thread: the control plane stops here, and its containers' processes with it (a
+        kubelet of this process that takes the cluster again knows they were stopped, not lost)."""
+        adoption.remember_stopped(self.cluster_name, list(self.processes.runs))
+        self.processes.kill_all()
 
     def lifecycle_wakeup(self) -> float | None:
         waits = [w for w in (self.processes.next_wakeup(),) if w is not None]

@@ -39,6 +39,9 @@ class FileSystem:
         self.ctx = ctx
         self.layer: Overlay = self._load()
         self.saved = self.layer.snapshot()
+        # $PATH lookups by (name, PATH, cwd): a loop runs the same programs every turn. Any change
+        # to the files forgets them all.
+        self.programs: dict[tuple[str, str, str], str | None] = {}
         # The writable layer counts as the container's ephemeral storage.
         self.room = effective(ctx.storage_limit, settings.KUBESIM_SHELL_STORAGE_BYTES)
         self.used = self.layer.size()
@@ -72,6 +75,7 @@ class FileSystem:
         self.layer = self._load()
         self.saved = self.layer.snapshot()
         self.used = self.layer.size()
+        self.programs.clear()
 
     def save(self) -> None:
         if self.layer.snapshot() != self.saved:
@@ -137,6 +141,8 @@ class FileSystem:
         if grows > 0 and self.used + grows > self.room:
             raise FsError(NOSPC)
         self.used += grows
+        if path not in self.layer.files:
+            self.programs.clear()
         self.layer.files[path] = before + content
         self.layer.deleted.discard(path)
 
@@ -145,6 +151,7 @@ class FileSystem:
             raise FsError(EXISTS)
         if not self.is_dir(posixpath.dirname(path)):
             raise FsError(NOENT)
+        self.programs.clear()
         self.layer.dirs.add(path)
         self.layer.deleted.discard(path)
 
@@ -170,6 +177,7 @@ class FileSystem:
     def remove(self, path: str, recursive: bool = False) -> None:
         if not self.exists(path):
             raise FsError(NOENT)
+        self.programs.clear()
         if self.is_dir(path):
             if not recursive:
                 raise FsError(ISDIR)
@@ -196,6 +204,14 @@ class FileSystem:
 
     def find_program(self, name: str, path_var: str, cwd: str = "/") -> str | None:
         """$PATH lookup as execvp does it; a name with a slash is a path (from cwd if relative)."""
+        key = (name, path_var, cwd)
+        if key not in self.programs:
+            if len(self.programs) >= 256:  # a loop making up names: bounded memory
+                self.programs.clear()
+            self.programs[key] = self._find_program(name, path_var, cwd)
+        return self.programs[key]
+
+    def _find_program(self, name: str, path_var: str, cwd: str) -> str | None:
         if "/" in name:
             return name if self.is_file(self.resolve(cwd, name)) else None
         for directory in path_var.split(":"):

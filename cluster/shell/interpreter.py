@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from cluster.shell.arithmetic import BadExpression, evaluate
 from cluster.shell.context import ContainerContext
@@ -15,6 +17,9 @@ from cluster.shell.lexer import AndOr, Command, ShellSyntaxError, Word
 from cluster.shell.limits import Budget
 from cluster.shell.parser import ForLoop, IfClause, Incomplete, Loop, parse
 from cluster.shell.stdin import TextInput
+
+# A bare word that expands to itself: no $, no glob, no ~, no blank to split on.
+_PLAIN = re.compile(r"[^\s$*?\[~]+")
 
 
 class ExpansionError(Exception):
@@ -124,6 +129,11 @@ class Shell:
                 self.status = self._run_pipeline(pipeline.commands, io)
 
     def _run_pipeline(self, commands: list[Command], io: IO) -> int:
+        if len(commands) == 1:  # no pipe: the command has the caller's streams
+            command = commands[0]
+            if isinstance(command, Command):
+                return self._run_command(command, io)
+            return self._run_compound(command, io)
         status = 0
         read_stdin = io.read_stdin
         for index, command in enumerate(commands):
@@ -252,6 +262,8 @@ class Shell:
         return 0
 
     def _redirected(self, command, io: IO) -> IO | None:
+        if not command.redirects:
+            return io
         out, err, read_stdin = io.write_out, io.write_err, io.read_stdin
         for operator, target in command.redirects:
             if operator == "2>&1":
@@ -304,8 +316,7 @@ class Shell:
         return write
 
     def execute(self, argv: list[str], io: IO) -> int:
-        from cluster.shell.commands import BUILTINS, PROGRAMS, not_simulated
-
+        BUILTINS, PROGRAMS, not_simulated = _commands()
         name = argv[0]
         builtin = BUILTINS.get(name)
         if builtin is not None:
@@ -409,6 +420,13 @@ class Shell:
     def expand(self, word: Word, before: int = 0) -> list[str]:
         """One word -> its fields: variables, $(...), field splitting and globbing of bare parts.
         `before`: bytes the command's other words take (all must fit in the shell's memory)."""
+        if len(word.parts) == 1:  # `echo tick`, `sleep 1`: a loop's words, each turn
+            kind, text = word.parts[0]
+            if kind == "lit" or (kind == "dq" and "$" not in text):
+                return [text]
+            if kind == "bare" and _PLAIN.fullmatch(text):
+                self.budget.need(before + len(text))
+                return [text]
         fields: list[str] = [""]
         size = before
         quoted = False
@@ -468,6 +486,14 @@ class Shell:
         ]
         prefix = f"{directory}/" if directory or pattern.startswith("/") else ""
         return [prefix + n for n in matched]
+
+
+@cache
+def _commands():
+    """The builtins and programs (their modules import this one: looked up once, when first run)."""
+    from cluster.shell.commands import BUILTINS, PROGRAMS, not_simulated
+
+    return BUILTINS, PROGRAMS, not_simulated
 
 
 def _assignment(word: Word) -> bool:

@@ -86,3 +86,13 @@ def test_arithmetic_expansion():
     assert sh("N=7; echo $((N * 2 + 1)) $(( (N - 10) / 2 )) $((N % 4))")[1] == "15 -1 3\n"
     status, _out, err = sh("echo $((1 / 0))")
     assert (status, err) == (1, "bash: 1 / 0: division by 0\n")
+
+
+def test_a_program_written_in_a_loop_is_found_on_the_next_turn():
+    # $PATH lookups are remembered per container; a new file (or a removed one) changes the answer.
+    script = (
+        "for i in 1 2 3; do which hello || echo none; "
+        "if [ $i = 1 ]; then echo 'echo hi' > /usr/local/bin/hello; fi; "
+        "if [ $i = 2 ]; then rm /usr/local/bin/hello; fi; done"
+    )
+    assert sh(script, image="busybox:1.36", shell="sh") == (0, "none\n/usr/local/bin/hello\nnone\n", "")
