@@ -172,7 +172,10 @@ def ui_strings() -> dict[str, str]:
         ),
         "zone_master": _("master · control plane"),
         "zone_nodes": _("nodes"),
-        "follow_latest": _("Latest (follow)"),
+        "follow_latest": _("Follow: each story in turn"),
+        # Translators: on the flow caption's meta line while the view follows one story after another.
+        "stories_queued": _("stories to tell after this one: %(n)s"),
+        "stories_skipped": _("stories skipped to keep up: %(n)s (the Trace picker lists them)"),
         # Translators: links between stories in the flow's caption; %(what)s names the other trace,
         # e.g. "evict Pod default/nginx-abc" or "ReplicationController default/nginx".
         "link_preempted_by": _("preempted by %(what)s"),

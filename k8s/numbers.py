@@ -2,8 +2,9 @@
 and a number past float64's range (1e400, a 5,000-digit integer) or NaN refused (OutOfRange).
 
 sigs.k8s.io/json (UnmarshalCaseSensitivePreserveInts) reads a number that does not fit int64 as
-float64, so a typed field then refuses it as `number 1.84467e+19`. Doing the same here also keeps
-Python from converting a 5,000-digit literal to int (over its 4,300-digit limit: a ValueError).
+float64 where the type is free-form, and a typed field refuses it quoting the literal (`number
+18446744073709551616`): a BigInteger is that float64 with its literal kept. Reading it as a float
+also keeps Python from converting a 5,000-digit literal to int (over its 4,300-digit limit).
 """
 
 from __future__ import annotations
@@ -38,12 +39,26 @@ def finite(number: float, text: str) -> float:
     return number
 
 
+class BigInteger(float):
+    """An integer literal past int64, read as a float64, that remembers its text for Go's error."""
+
+    __slots__ = ("literal",)
+
+    def __new__(cls, number: float, literal: str) -> BigInteger:
+        big = super().__new__(cls, number)
+        big.literal = literal
+        return big
+
+    def __getnewargs__(self) -> tuple[float, str]:  # copy, deepcopy and pickle keep the literal
+        return (float(self), self.literal)
+
+
 def int_from_text(text: str) -> int | float:
     """A JSON integer literal (optional sign, decimal digits): int if it fits int64, else float."""
     if len(text.lstrip("+-")) > _INT64_DIGITS:
-        return float_from_text(text)
+        return BigInteger(float_from_text(text), text)
     number = int(text)
-    return number if INT64_MIN <= number <= INT64_MAX else float(number)
+    return number if INT64_MIN <= number <= INT64_MAX else BigInteger(float(number), text)
 
 
 def fit_int(number: int, text: str) -> int | float:

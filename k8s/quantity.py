@@ -38,7 +38,15 @@ _GRAMMAR = "^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$"
 
 
 class QuantityError(ValueError):
-    """A string that Kubernetes would not accept as a quantity."""
+    """A string that Kubernetes would not accept as a quantity; `go_error` is ParseQuantity's own
+    error text (ErrFormatWrong, ErrSuffix), which a body's decoder answers with."""
+
+    def __init__(self, go_error: str, text: object = None) -> None:
+        super().__init__(go_error if text is None else f"{go_error}: {text!r}")
+        self.go_error = go_error
+
+
+FORMAT_WRONG = f"quantities must match the regular expression {_GRAMMAR!r}"
 
 
 def _ceil(value: Fraction) -> int:
@@ -59,23 +67,23 @@ def _multiplier(suffix: str, text: str) -> tuple[Fraction | int, bool]:
     # The exponent is stored in an int32 scale; anything beyond it is rejected, not truncated.
     if exponent and abs(int(exponent.group(1))) <= _INT32_MAX:
         return Fraction(10) ** int(exponent.group(1)), False
-    raise QuantityError(f"unable to parse quantity's suffix: {text!r}")
+    raise QuantityError("unable to parse quantity's suffix", text)
 
 
 @lru_cache(maxsize=4096, typed=True)
 def parse_quantity(text: str | int | float) -> Fraction:
     """Parse `500m`, `1.5`, `128Mi`, `1G`, `1e3` … into an exact value; reject `1K`, `12XB`."""
     if isinstance(text, bool):
-        raise QuantityError(f"quantities must match the regular expression {_GRAMMAR!r}: {text!r}")
+        raise QuantityError(FORMAT_WRONG, text)
     if isinstance(text, int):
         return Fraction(text)
     if isinstance(text, float):
         text = repr(text)  # a JSON/YAML number is parsed from its literal text
     if not text:
-        raise QuantityError(f"quantities must match the regular expression {_GRAMMAR!r}: {text!r}")
+        raise QuantityError(FORMAT_WRONG, text)
     match = _SYNTAX.fullmatch(text)
     if not match:
-        raise QuantityError(f"quantities must match the regular expression {_GRAMMAR!r}: {text!r}")
+        raise QuantityError(FORMAT_WRONG, text)
     sign, whole, fraction, suffix = match.groups()
     multiplier, binary = _multiplier(suffix, text)
     value = Fraction(int(whole or "0")) + (Fraction(int(fraction), 10 ** len(fraction)) if fraction else 0)

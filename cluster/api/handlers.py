@@ -14,6 +14,7 @@ from cluster.api.http import (
     decode_json,
     decode_protobuf,
     dry_run,
+    flag,
     json_response,
     media_type,
     parse_object,
@@ -30,6 +31,7 @@ from cluster.apiserver.scale import SCALE
 from cluster.apiserver.service import DELETE_OPTIONS
 from cluster.apiserver.typecheck import check_body, check_patched
 from cluster.auth.readlimit import limit_anonymous_read
+from cluster.client import leader
 from cluster.models import Cluster
 
 
@@ -45,6 +47,28 @@ def _write(request: HttpRequest, func, *args) -> dict:
     return write_or_try(dry_run(request), func, *args)
 
 
+def _write_object(request: HttpRequest, cluster: Cluster, target: Target, func, *args) -> dict:
+    """A write of one object; a dry run hands out no resourceVersion of its own, as upstream's
+    dry-run storage: the stored object's, none for an object that does not exist yet."""
+    if not dry_run(request):
+        return func(*args)
+    before = None
+    if target.name:
+        try:
+            current = api.get(cluster, target.info.kind, target.namespace, target.name)
+            before = current["metadata"].get("resourceVersion")
+        except ApiError:
+            pass  # the write itself answers for a missing object
+    result = write_or_try(True, func, *args)
+    meta = result.get("metadata")
+    if isinstance(meta, dict):
+        if before is None:
+            meta.pop("resourceVersion", None)
+        else:
+            meta["resourceVersion"] = before
+    return result
+
+
 def write_or_try(dry: bool, func, *args) -> dict:
     """`func(*args)`, or with `dry` its answer from a transaction rolled back (dryRun=All)."""
     if not dry:
@@ -58,6 +82,8 @@ def write_or_try(dry: bool, func, *args) -> dict:
 
 def _list(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     kind = target.info.kind
+    if kind == "Lease":
+        leader.show_renewal(cluster, target.namespace)
     page = paging.list_page(
         cluster,
         kind,
@@ -166,6 +192,8 @@ def _get(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
     kind = target.info.kind
     if target.subresource == "scale":
         return json_response(api.get_scale(cluster, kind, target.namespace, target.name))
+    if kind == "Lease":
+        leader.show_renewal(cluster, target.namespace)
     obj = api.get(cluster, kind, target.namespace, target.name)
     table = None if target.subresource else negotiate.object_table(request, kind, obj)
     return json_response(table or obj)
@@ -179,9 +207,10 @@ def _put(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
         replicas = (scale.get("spec") or {}).get("replicas")
         rv = (scale.get("metadata") or {}).get("resourceVersion")
         args = (cluster, target.info.kind, target.namespace, target.name, replicas, actor, rv)
-        return json_response(_write(request, api.scale, *args))
+        return json_response(_write_object(request, cluster, target, api.scale, *args))
     obj, warnings = _body_for(request, target)
-    result = _write(request, api.update, cluster, obj, actor, target.subresource or None, True)
+    sub = target.subresource or None
+    result = _write_object(request, cluster, target, api.update, cluster, obj, actor, sub, True)
     return _respond(result, warnings)
 
 
@@ -191,6 +220,9 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         raise unsupported(content_type, patch=True)
     body, actor = decode(read_body(request), content_type), actor_for(request)
     check_shape(body, content_type)
+    force = flag(request, "force")
+    # force=false is "specified" too (a *bool), refused on a non-apply patch as upstream refuses it.
+    api.check_patch_options(content_type, request.GET.get("fieldManager", ""), "force" in request.GET)
     kind, ns, name = target.info.kind, target.namespace, target.name
     if target.subresource == "scale":
         current = api.get_scale(cluster, kind, ns, name)
@@ -201,15 +233,18 @@ def _patch(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespon
         # latest object (the controller's status writes must not make a scale-down a conflict).
         rv = (patched.get("metadata") or {}).get("resourceVersion")
         rv = rv if rv != current["metadata"].get("resourceVersion") else None
-        return json_response(_write(request, api.scale, cluster, kind, ns, name, replicas, actor, rv))
+        args = (cluster, kind, ns, name, replicas, actor, rv)
+        return json_response(_write_object(request, cluster, target, api.scale, *args))
     warnings = strict.check(request, kind, target.info.version, body, patch=True)
     sub = target.subresource or None
     if target.info.stored_version:  # a patch of another version applies to the object in that version
         current = target.info.from_stored(api.get(cluster, kind, ns, name))
         patched = target.info.to_stored(apply_patch(current, body, content_type, kind))
         check_patched(target.info, name, patched)
-        return _respond(_write(request, api.update, cluster, patched, actor, sub, True), warnings)
-    result = _write(request, api.patch, cluster, kind, ns, name, body, content_type, actor, sub)
+        result = _write_object(request, cluster, target, api.update, cluster, patched, actor, sub, True)
+        return _respond(result, warnings)
+    args = (cluster, kind, ns, name, body, content_type, actor, sub, force)
+    result = _write_object(request, cluster, target, api.patch, *args)
     return _respond(result, warnings)
 
 
@@ -239,7 +274,8 @@ def _delete(request: HttpRequest, cluster: Cluster, target: Target) -> HttpRespo
 
 def _create(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     obj, warnings = _body_for(request, target)
-    return _respond(_write(request, api.create, cluster, obj, actor_for(request), True), warnings, 201)
+    result = _write_object(request, cluster, target, api.create, cluster, obj, actor_for(request), True)
+    return _respond(result, warnings, 201)
 
 
 def _bind(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:

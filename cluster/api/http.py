@@ -11,7 +11,9 @@ from django.http import HttpRequest, HttpResponse
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.decoding import load_json, text_of
 from cluster.apiserver.errors import ApiError, bad_request, too_large
+from cluster.apiserver.managedfields import prefix_from_user_agent
 from cluster.apiserver.patch import load_apply_body
+from cluster.auth import escalation
 from cluster.flow.writers import REQUEST
 from cluster.kubeapi.negotiation import unsupported_body
 from cluster.protobuf import codec
@@ -99,14 +101,19 @@ def unsupported(content_type: str, patch: bool = False) -> ApiError:
 
 
 def actor_for(request: HttpRequest) -> Actor:
-    """kubectl by its User-Agent, the dashboard by X-KubeSim-Client, anything else is "api"."""
+    """kubectl by its User-Agent, the dashboard by X-KubeSim-Client, anything else is "api"; the
+    field manager as upstream's managerOrUserAgent derives it."""
     agent = request.headers.get("User-Agent", "")
     client = request.headers.get("X-KubeSim-Client", "").strip().lower()
+    manager = request.GET.get("fieldManager", "") or prefix_from_user_agent(agent)
+    grants = escalation.checker(request)
     if client in ("web", "upload"):
-        return Actor(client, request.headers.get("X-KubeSim-Detail", "") or "web form", flow=REQUEST)
+        detail = request.headers.get("X-KubeSim-Detail", "") or "web form"
+        manager = request.GET.get("fieldManager", "")
+        return Actor(client, detail, flow=REQUEST, field_manager=manager, grants=grants)
     if agent.startswith("kubectl"):
-        return Actor("kubectl", agent, flow=REQUEST)
-    return Actor("api", agent, flow=REQUEST)
+        return Actor("kubectl", agent, flow=REQUEST, field_manager=manager, grants=grants)
+    return Actor("api", agent, flow=REQUEST, field_manager=manager, grants=grants)
 
 
 def flag(request: HttpRequest, name: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from cluster.flow.writers import REQUEST, Writes
@@ -31,3 +32,28 @@ class Actor:
     # inside each write: a user's request (steps 1–4) unless the writer is a component that
     # carries its own (the controller manager's, the scheduler's, the kubelet's, or COMPONENT).
     flow: Writes = REQUEST
+    # The request's field manager (its fieldManager, else its User-Agent's product): whose
+    # fields a write sets, in metadata.managedFields. Empty: the component's own name.
+    field_manager: str = ""
+    # The writer's RBAC escalation check (cluster/auth/escalation.py), called on every admitted
+    # write as fn(cluster, verb, kind, body); None for the components, which grant nothing.
+    grants: Callable[..., None] | None = None
+
+    @property
+    def manager(self) -> str:
+        if self.field_manager:
+            return self.field_manager
+        return _COMPONENT_MANAGERS.get(self.client, self.client)
+
+
+# The User-Agent products of the components, as their managedFields entries name them.
+_COMPONENT_MANAGERS = {
+    "controller-manager": "kube-controller-manager",
+    "scheduler": "kube-scheduler",
+    "kubelet": "kubelet",
+    "kube-apiserver": "kube-apiserver",
+    "web": "kubesim",
+    "upload": "kubesim",
+    "api": "kubesim",
+    "kubectl": "kubectl",
+}

@@ -47,6 +47,15 @@ class ApiError(Exception):
         return status
 
 
+class DecodeError(ApiError):
+    """A body the decoder refuses (400). `field` is where (spec.containers[0].ports[0].containerPort):
+    kube-apiserver's Status does not carry it, the page's apply shows it with its line."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(400, "BadRequest", message)
+        self.field = field
+
+
 class Gone(ApiError):
     """The requested revision was compacted away (410 Expired)."""
 

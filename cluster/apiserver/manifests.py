@@ -16,7 +16,7 @@ from django.db import transaction
 from cluster.apiserver import defaults, fieldvalidation, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.admission import serviceaccount
-from cluster.apiserver.errors import ApiError, bad_request
+from cluster.apiserver.errors import ApiError, DecodeError, bad_request
 from cluster.apiserver.patch import merge_patch
 from cluster.apiserver.reads import check_kind
 from cluster.apiserver.writes import create, store_update
@@ -147,7 +147,9 @@ def _error_entries(err: ApiError, doc: Document, prefix: tuple, obj: object) -> 
         ]
     causes = (err.details or {}).get("causes") or []
     if not causes:
-        return [{**base, "line": doc.line_of(prefix), "field": "", "message": err.message}]
+        field = err.field if isinstance(err, DecodeError) else ""
+        line = doc.line_of(prefix + fieldvalidation.path_parts(field))
+        return [{**base, "line": line, "field": field, "message": err.message}]
     return [
         {
             **base,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, graceful, namespaces, rows, store, typecheck
+from cluster.apiserver import cascade, defaults, graceful, managedfields, namespaces, rows, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError, Cause, Gone, invalid, not_found
 from cluster.apiserver.fielderrors import go_value
@@ -28,6 +28,7 @@ __all__ = [
     "Gone",
     "apply_manifests",
     "bind",
+    "check_patch_options",
     "create",
     "current_revision",
     "delete",
@@ -42,6 +43,11 @@ __all__ = [
     "update",
 ]
 
+
+# PatchOptions, as a refused fieldManager or force names it.
+PATCH_OPTIONS = KindInfo(
+    kind="PatchOptions", plural="", singular="", group="meta.k8s.io", version="v1", namespaced=False
+)
 
 # DeleteOptions, as a refused propagationPolicy names it.
 DELETE_OPTIONS = KindInfo(
@@ -80,8 +86,10 @@ def patch(
     content_type: str,
     actor: Actor,
     subresource: str | None = None,
+    force: bool = False,
 ) -> dict:
-    """PATCH by media type; apply-patch+yaml (server-side apply) creates when the object is missing."""
+    """PATCH by media type; apply-patch+yaml (server-side apply) creates when the object is missing
+    and merges by field ownership (`force`: take the fields other managers own)."""
     info = info_for(kind)
     namespace = _ns(info, namespace)
     media = content_type.split(";")[0].strip()
@@ -95,15 +103,36 @@ def patch(
                 meta.setdefault("name", name)
                 if info.namespaced:
                     meta.setdefault("namespace", namespace)
-            return create(cluster, decoded, actor)
+            return create(cluster, decoded, actor, applied=decoded)
         if row is None:
             raise not_found(info, name)
         patched = apply_patch(store.clone(row.body), decoded, media, kind)
         typecheck.check_patched(info, name, patched)
         check_version(info, name, (patched.get("metadata") or {}).get("resourceVersion"), row)
-        result = store_update(locked, info, row, patched, actor, subresource, "patch")
+        entries = None
+        if media == APPLY:
+            sub = subresource or ""
+            write = managedfields.Write(actor.manager, info.kind, info.api_version, info.has_status, sub)
+            current = managedfields.entries_of(row.body["metadata"])
+            patched, entries = write.applied(current, row.body, decoded, patched, force)  # type: ignore[arg-type]
+        result = store_update(locked, info, row, patched, actor, subresource, "patch", entries)
     cluster.revision = locked.revision
     return result
+
+
+def check_patch_options(content_type: str, field_manager: str, force_given: bool) -> None:
+    """PatchOptions as ValidatePatchOptions judges them: an apply names its manager, only an
+    apply may force."""
+    media = content_type.split(";")[0].strip()
+    causes = []
+    if media == APPLY and not field_manager:
+        required = "Required value: is required for apply patch"
+        causes.append(Cause("FieldValueRequired", "fieldManager", required))
+    if media != APPLY and force_given:
+        forbidden = "Forbidden: may not be specified for non-apply patch"
+        causes.append(Cause("FieldValueForbidden", "force", forbidden))
+    if causes:
+        raise invalid(PATCH_OPTIONS, "", causes)
 
 
 def delete(

@@ -75,6 +75,8 @@ def write(
     """
     if verb not in ("status", "delete", "terminate"):
         chain.admit(cluster, verb, kind, body, actor)
+        if actor.grants is not None:  # a Role or binding grants no more than its writer holds
+            actor.grants(cluster, verb, kind, body)
     revision = cluster.revision + 1
     rows.bump(cluster.pk, revision)
     memo.drop(("bodies", cluster.pk, kind))  # what a batch kept of the kind (rows.kept_bodies)

@@ -17,9 +17,13 @@ from __future__ import annotations
 import json
 
 from cluster.apiserver.decoding import bad_base64
-from cluster.apiserver.errors import ApiError, Cause, bad_request
+from cluster.apiserver.errors import ApiError, Cause, DecodeError
 from cluster.apiserver.kinds import KindInfo
 from cluster.openapi import definitions
+from k8s import gotime
+from k8s.numbers import BigInteger
+from k8s.quantity import FORMAT_WRONG, QuantityError, parse_quantity
+from k8s.yamldocs import format_path
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 _GO_SCALARS = {
@@ -78,20 +82,32 @@ def _go_type(spec: str) -> str:
     return _GO_SCALARS.get(spec) or f"{definitions.go_package(spec)}.{definitions.short(spec)}"
 
 
-class _Mismatch(Exception):
-    """A wrong JSON type. The walk builds no path while it goes (it runs on every write); each
-    level adds its field name as the error passes back up, and the message is made at the top."""
+class _Refused(Exception):
+    """A value the decoder refuses. The walk builds no path while it goes (it runs on every write);
+    each level adds its key or index to `path` as the error passes back up (innermost first)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.path: list[str | int] = []
+
+    def field(self) -> str:
+        """The refused value's place: spec.containers[0].ports[0].containerPort."""
+        return format_path(tuple(reversed(self.path)))
+
+
+class _Mismatch(_Refused):
+    """A wrong JSON type; the message names the struct and its JSON field names, as Go's does."""
 
     def __init__(self, struct: str, spec: str, field: str, value: object) -> None:
         super().__init__()
-        self.struct, self.spec, self.field, self.value = struct, spec, field, value
-        self.keys: list[str] = []  # innermost first
+        self.struct, self.spec, self.field_name, self.value = struct, spec, field, value
+        self.keys: list[str] = []  # innermost first; Go's field stack has no list indices or map keys
 
     def message(self) -> str:
         value, spec = self.value, self.spec
         got = _json_kind(value)
         if isinstance(value, int | float) and not isinstance(value, bool) and spec in ("int32", "int64"):
-            got = f"number {value:g}" if isinstance(value, float) else f"number {value}"
+            got = f"number {_number_text(value)}"
         go_type = _go_type(spec)
         where = f"Go struct field {definitions.short(self.struct)}.{'.'.join(reversed(self.keys))}"
         return f"json: cannot unmarshal {got} into {where} of type {go_type}"
@@ -132,6 +148,50 @@ _CHECKS = {
     "IntOrString": (str, int),
 }
 _shapes: dict[str, tuple[int, tuple, str]] = {}
+# Types with their own UnmarshalJSON, which judges every JSON value itself.
+_UNMARSHALERS = frozenset(("Quantity", "IntOrString", "Time", "MicroTime"))
+
+
+class _Unmarshal(_Refused):
+    """A type whose own UnmarshalJSON refused the value: Go's decoder returns that error as it is
+    (no field path), and stops there."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+_TIME_LAYOUTS = {"Time": gotime.RFC3339, "MicroTime": gotime.RFC3339_MICRO}
+
+
+def _number_text(value: int | float) -> str:
+    """The number as its JSON literal reads (Go quotes the literal: `number 2147483648`)."""
+    if isinstance(value, BigInteger):
+        return value.literal
+    return str(value) if isinstance(value, int) else repr(value)
+
+
+def _check_unmarshaler(struct: str, spec: str, field: str, value: object) -> None:
+    """What the UnmarshalJSON of Quantity, IntOrString, Time or MicroTime says of a JSON value. A
+    json.Unmarshal inside it that fails is reported with the outer field (Go's decoder adds its
+    context to an UnmarshalTypeError), in the inner target's type (int32, string)."""
+    if spec == "Quantity":  # ParseQuantity of the string, or of the raw JSON text (true, {…})
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise _Unmarshal(FORMAT_WRONG)
+        try:
+            parse_quantity(value)
+        except QuantityError as error:
+            raise _Unmarshal(error.go_error) from None
+    elif spec == "IntOrString":  # a string as a string; anything else into an int32
+        if not isinstance(value, str) and not (type(value) is int and -(2**31) <= value < 2**31):
+            raise _Mismatch(struct, "int32", field, value)
+    elif not isinstance(value, str):  # Time, MicroTime: json.Unmarshal into a string first
+        raise _Mismatch(struct, "string", field, value)
+    elif error := gotime.parse_error(_TIME_LAYOUTS[spec], value):
+        raise _Unmarshal(error)
 
 
 def _shape(spec: str) -> tuple[int, tuple, str]:
@@ -157,8 +217,10 @@ def _walk_type(type_name: str, value: dict) -> None:
         if spec is not None and child is not None:  # null leaves Go's zero value
             try:
                 _walk_field(type_name, spec, key, child)
-            except _Mismatch as mismatch:
-                mismatch.keys.append(key)
+            except _Refused as refused:
+                refused.path.append(key)
+                if isinstance(refused, _Mismatch):
+                    refused.keys.append(key)
                 raise
 
 
@@ -172,51 +234,72 @@ def _in_range(spec: str, field: str, value: int) -> bool:
 
 def _walk_field(struct: str, spec: str, field: str, value: object) -> None:
     """`value` (not None) of a field of `struct` whose spec is `spec`."""
+    if spec in _UNMARSHALERS:
+        _check_unmarshaler(struct, spec, field, value)
+        return
     shape, types, inner = _shape(spec)
     if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
         raise _Mismatch(struct, spec, field, value)
     if shape == _SCALAR:
         if types == (int,) and not _in_range(spec, field, value):  # type: ignore[arg-type]
-            raise _Mismatch(struct, spec, field, float(value))  # type: ignore[arg-type]
+            raise _Mismatch(struct, spec, field, value)
     elif shape == _TYPE:
         _walk_type(spec, value)  # type: ignore[arg-type]
     else:
-        for item in value if shape == _LIST else value.values():  # type: ignore[union-attr]
+        items = enumerate(value) if shape == _LIST else value.items()  # type: ignore[union-attr]
+        for place, item in items:
             if item is not None:
-                _walk_field(struct, inner, field, item)
+                try:
+                    _walk_field(struct, inner, field, item)
+                except _Refused as refused:
+                    refused.path.append(place)
+                    raise
 
 
-def _metadata_error(kind: str, obj: dict) -> str | None:
-    meta = obj.get("metadata")
-    if meta is None:
-        return None
+def _message(refused: _Refused) -> str:
+    return refused.message() if isinstance(refused, _Mismatch) else str(refused)
+
+
+def located_error(info: KindInfo, obj: dict) -> tuple[str, str] | None:
+    """Go's decoding error for the first value of `obj` the decoder refuses, and that value's
+    field path ("" when it has none), else None."""
+    name = definition(info)
     try:
-        _walk_field(kind, _META, "metadata", meta)
-    except _Mismatch as mismatch:
-        mismatch.keys.append("metadata")
-        return mismatch.message()
-    return None
+        if name is not None:
+            _walk_type(name, obj)
+        elif obj.get("metadata") is not None:  # a kind upstream does not define still has ObjectMeta
+            _walk_metadata(info.kind, obj)
+    except _Refused as refused:
+        return _message(refused), refused.field()
+    # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
+    error = bad_base64(obj) if info.kind == "Secret" else None
+    return (error, "") if error else None
+
+
+def _walk_metadata(kind: str, obj: dict) -> None:
+    try:
+        _walk_field(kind, _META, "metadata", obj["metadata"])
+    except _Refused as refused:
+        refused.path.append("metadata")
+        if isinstance(refused, _Mismatch):
+            refused.keys.append("metadata")
+        raise
 
 
 def type_error(info: KindInfo, obj: dict) -> str | None:
     """Go's decoding error for the first field of `obj` whose JSON type is wrong, else None."""
-    name = definition(info)
-    if name is None:
-        return _metadata_error(info.kind, obj)  # a kind upstream does not define still has ObjectMeta
-    try:
-        _walk_type(name, obj)
-    except _Mismatch as mismatch:
-        return mismatch.message()
-    # A Secret's data is []byte in Go: JSON carries it as base64, which the decoder checks.
-    return bad_base64(obj) if info.kind == "Secret" else None
+    found = located_error(info, obj)
+    return found[0] if found else None
 
 
 def check_body(info: KindInfo, obj: dict) -> None:
-    """A create or update body: 400 `Pod in version "v1" cannot be handled as a Pod: json: ...`."""
-    error = type_error(info, obj)
-    if error:
+    """A create or update body: 400 `Pod in version "v1" cannot be handled as a Pod: json: ...`;
+    the error knows the refused field (kube-apiserver's Status does not say it; the page does)."""
+    found = located_error(info, obj)
+    if found:
         kind = info.kind
-        raise bad_request(f'{kind} in version "{info.version}" cannot be handled as a {kind}: {error}')
+        message = f'{kind} in version "{info.version}" cannot be handled as a {kind}: {found[0]}'
+        raise DecodeError(message, found[1])
 
 
 def check_patched(info: KindInfo, name: str, obj: dict) -> None:

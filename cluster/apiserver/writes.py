@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from cluster.apiserver import cascade, defaults, finalizers, namespaces, store, typecheck
+from cluster.apiserver import cascade, defaults, finalizers, managedfields, namespaces, store, typecheck
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import already_exists, conflict, invalid, not_found
@@ -17,14 +17,32 @@ from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.reads import check_kind, info_for, namespace_exists
 from cluster.apiserver.validators import validate
 from cluster.flow.writers import COMPONENT
-from cluster.kinds.core import ephemeral
+from cluster.kinds.core import ephemeral, pod
 from cluster.models import ApiObject, Cluster
 
 
-def create(cluster: Cluster, obj: dict, actor: Actor, typed: bool = False) -> dict:
+def create(
+    cluster: Cluster, obj: dict, actor: Actor, typed: bool = False, applied: dict | None = None
+) -> dict:
     """POST: default, validate and store a new object; 409 AlreadyExists when the name is taken.
-    `typed`: the caller's decoder has checked the body's JSON types already (one check per write)."""
+    `typed`: the caller's decoder has checked the body's JSON types already (one check per write);
+    `applied`: the server-side apply configuration this create comes from (its manager's fields)."""
     info, body = admitted(cluster, obj, typed)
+    write = _write_of(info, actor, None, "create")
+    if applied is not None:
+        _, entries = write.applied([], None, applied, store.clone(applied), True)
+    else:
+        # The manager owns what it sent and its defaults, not what admission added later.
+        plain = store.clone(obj)
+        plain["apiVersion"] = info.api_version
+        defaults.kind_defaults(plain)
+        if info.kind == "Pod":
+            pod.without_admission_defaults(plain, obj)
+        # managedFields the body carries are where the create starts from, as upstream's.
+        entries = write.updated(managedfields.entries_of(obj.get("metadata") or {}), None, plain)
+    body["metadata"]["managedFields"] = managedfields.encoded(entries)
+    if not body["metadata"]["managedFields"]:
+        del body["metadata"]["managedFields"]
     name = body["metadata"].get("name") or ""
     namespace = body["metadata"].get("namespace", "")
     with transaction.atomic():
@@ -83,6 +101,36 @@ def check_version(info: KindInfo, name: str, wanted: object, row: ApiObject) -> 
         raise conflict(info, name)
 
 
+def _write_of(info: KindInfo, actor: Actor, subresource: str | None, verb: str) -> managedfields.Write:
+    tracked = subresource or ("scale" if verb == "scale" else "")
+    return managedfields.Write(actor.manager, info.kind, info.api_version, info.has_status, tracked)
+
+
+def _record_fields(
+    info: KindInfo,
+    actor: Actor,
+    subresource: str | None,
+    verb: str,
+    old: dict,
+    new: dict,
+    result: dict,
+    entries: list[managedfields.Entry] | None,
+) -> None:
+    """Set result's managedFields: the apply's, or this Update's over what the client sent (a
+    client may rewrite them, `[{}]` clears them) or else what is stored."""
+    if entries is None:
+        sent = (new.get("metadata") or {}).get("managedFields")
+        if subresource or not isinstance(sent, list) or not sent:
+            sent = old["metadata"].get("managedFields")
+        current = managedfields.entries_of({"managedFields": sent})
+        entries = _write_of(info, actor, subresource, verb).updated(current, old, result)
+    encoded = managedfields.encoded(entries)
+    if encoded:
+        result["metadata"]["managedFields"] = encoded
+    else:
+        result["metadata"].pop("managedFields", None)
+
+
 def merge_update(info: KindInfo, old: dict, new: dict, subresource: str | None) -> dict:
     """The object to store for PUT/PATCH: server-owned fields kept, status or spec as the subresource says.
 
@@ -136,11 +184,14 @@ def store_update(
     actor: Actor,
     subresource: str | None,
     verb: str,
+    entries: list[managedfields.Entry] | None = None,
 ) -> dict:
     """Merge, validate and store an update of a locked row; an update that changes nothing writes
-    nothing; one that removes the last finalizer of an object being deleted removes it."""
+    nothing; one that removes the last finalizer of an object being deleted removes it.
+    `entries`: the managed fields a server-side apply worked out; else the write is an Update's."""
     old = row.body
     result = merge_update(info, old, new, subresource)
+    _record_fields(info, actor, subresource, verb, old, new, result, entries)
     if subresource == "ephemeralcontainers":
         causes = ephemeral.validate(result, old)
     else:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from cluster.api.health import CHECKS
 from cluster.kubeapi.resources import discovery_groups
 
-FIXED = ("/api", "/api/v1", "/apis", "/metrics", "/openapi/v3", "/version")
+FIXED = ("/api", "/api/v1", "/apis", "/metrics", "/openapi/v2", "/openapi/v3", "/version")
 
 
 def root_paths() -> dict:

@@ -1,4 +1,4 @@
-"""Routes kubectl needs besides the objects themselves: /version, discovery and OpenAPI v3.
+"""Routes kubectl needs besides the objects themselves: /version, discovery and OpenAPI v2 and v3.
 
 Included before cluster.api's routes, so these exact paths win over cluster.api's object paths.
 """
@@ -16,6 +16,7 @@ urlpatterns = [
     path("clusters/<slug:cluster>/api/<str:version>", views.resource_list),
     path("clusters/<slug:cluster>/apis/<str:group>", views.api_group),
     path("clusters/<slug:cluster>/apis/<str:group>/<str:version>", views.resource_list),
+    path("clusters/<slug:cluster>/openapi/v2", views.openapi_v2),
     path("clusters/<slug:cluster>/openapi/v3", views.openapi_root),
     re_path(r"^clusters/(?P<cluster>[-\w]+)/openapi/v3/(?P<gv_path>apis?/[-.\w/]+)$", views.openapi_document),
 ]

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_GET
 
 from cluster.apiserver.errors import ApiError
 from cluster.auth.access import get_cluster
-from cluster.kubeapi import discovery, openapi
+from cluster.kubeapi import discovery, openapi, openapiv2
 from cluster.kubeapi.resources import VERSION
 
 
@@ -109,4 +109,19 @@ def openapi_document(request: HttpRequest, cluster: str, gv_path: str) -> HttpRe
     # kubectl fetches with the ?hash= the root gave it; the document under a hash never changes.
     if request.GET.get("hash") == openapi.document_hash(gv_path):
         response["Cache-Control"] = "public, immutable"
+    return response
+
+
+@csrf_exempt  # GET only: a DELETE is 405, as kube-apiserver answers, not a CSRF refusal
+@require_GET
+def openapi_v2(request: HttpRequest, cluster: str) -> HttpResponse:
+    """The Swagger 2.0 document in JSON; an Accept that wants only the gnostic protobuf (kubectl's)
+    is 406 with no body, as kube-openapi answers a format it does not have."""
+    if missing := _missing(request, cluster):
+        return missing
+    if not openapiv2.accepts_json(request.headers.get("Accept", "")):
+        response = HttpResponse(status=406)
+    else:
+        response = HttpResponse(openapiv2.encoded(), content_type="application/json")
+    response["Vary"] = "Accept"
     return response

@@ -59,7 +59,7 @@ def run_command(
             return _not_spoken(cmd)
         if spec.reads_file:
             stdin = shell.file_input(workdir, cmd, stdin)
-        return spec.run(Context(cluster, Client(cluster, who), workdir, stdin), cmd)
+        return spec.run(Context(cluster, Client(cluster, who, cmd.path), workdir, stdin), cmd)
     except UsageError as exc:
         text = str(exc)
         return ConsoleResult(text + "\n" if text else "", 1 if text else 0)

@@ -19,6 +19,7 @@ from cluster.apiserver import fieldvalidation
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import kind_info
 from cluster.apiserver.typecheck import check_body
+from cluster.auth import escalation
 from cluster.models import Cluster
 
 MERGE_PATCH = "application/merge-patch+json"
@@ -26,13 +27,42 @@ STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 
 
+# kubectl's --field-manager defaults, by command; a command without the flag (scale, cordon,
+# drain) writes as its User-Agent's product, `kubectl`.
+_FIELD_MANAGERS = {
+    "annotate": "kubectl-annotate",
+    "apply": "kubectl-client-side-apply",
+    "autoscale": "kubectl-autoscale",
+    "create": "kubectl-create",
+    "edit": "kubectl-edit",
+    "expose": "kubectl-expose",
+    "label": "kubectl-label",
+    "patch": "kubectl-patch",
+    "replace": "kubectl-replace",
+    "run": "kubectl-run",
+    "set": "kubectl-set",
+    "taint": "kubectl-taint",
+}
+
+
+def field_manager(command: tuple[str, ...]) -> str:
+    """The manager of a console command's writes, as the real kubectl's would be named."""
+    if not command:
+        return ""
+    if command[0] == "rollout":  # only pause, resume and restart take the flag
+        return "kubectl-rollout" if command[1:2] in (("pause",), ("resume",), ("restart",)) else "kubectl"
+    return _FIELD_MANAGERS.get(command[0], "kubectl")
+
+
 class Client:
     """`who`: the request the command came in (None: the server itself, a lab's self-test)."""
 
-    def __init__(self, cluster: Cluster, who=None) -> None:
+    def __init__(self, cluster: Cluster, who=None, command: tuple[str, ...] = ()) -> None:
         self.cluster = cluster
         self.who = who
-        self.actor = api.Actor(client="web", detail="web console")
+        self.actor = api.Actor(client="web", detail="web console", field_manager=field_manager(command))
+        if who is not None:
+            self.actor.grants = escalation.checker(who)
 
     def allow(self, verb: str, kind: str, namespace: str = "", name: str = "", subresource: str = "") -> None:
         """Raise the REST API's ApiError (403, 429, …) unless the caller may send this request."""

@@ -36,6 +36,7 @@ GET = (
     "-A",
     "--all-namespaces",
     "--show-labels",
+    "--show-managed-fields",
     "-w",
     "--watch",
     "--field-selector",

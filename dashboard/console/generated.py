@@ -16,7 +16,7 @@ from cluster.apiserver.kinds import kind_info
 from dashboard.console import generate
 from dashboard.console.context import Context
 from dashboard.console.parser import CommandLine, UsageError, split_targets
-from dashboard.console.printer import go_yaml
+from dashboard.console.printer import go_yaml, without_managed_fields
 from dashboard.console.result import ConsoleResult, server_error
 from dashboard.console.writes import created_ref
 
@@ -40,6 +40,7 @@ def _namespace(cmd: CommandLine) -> str:
 
 def printed(obj: dict, output: str, line: str) -> str:
     """An object as kubectl prints it: `-o json` in its field order, `-o yaml` with sorted keys."""
+    obj = without_managed_fields(obj)
     if output == "json":
         return json.dumps(obj, indent=4, ensure_ascii=False) + "\n"
     if output == "yaml":

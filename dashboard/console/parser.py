@@ -38,6 +38,7 @@ FLAGS: dict[str, tuple[str, bool]] = {
     "-A": ("all_namespaces", False),
     "--all-namespaces": ("all_namespaces", False),
     "--show-labels": ("show_labels", False),
+    "--show-managed-fields": ("show_managed_fields", False),
     "-w": ("watch", False),
     "--watch": ("watch", False),
     "--overwrite": ("overwrite", False),

@@ -104,3 +104,13 @@ def go_yaml(obj: object) -> str:
     return yaml.dump(
         obj, Dumper=_GoYaml, sort_keys=True, allow_unicode=True, default_flow_style=False, width=1 << 30
     )
+
+
+def without_managed_fields(obj: dict) -> dict:
+    """An object (or a List of them) as kubectl prints it without --show-managed-fields."""
+    if isinstance(obj.get("items"), list):
+        return {**obj, "items": [without_managed_fields(item) for item in obj["items"]]}
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj
+    return {**obj, "metadata": {k: v for k, v in meta.items() if k != "managedFields"}}

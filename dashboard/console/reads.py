@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 
 from cluster.apiserver import service as api
+from cluster.client import leader
 from cluster.kubeapi import tables
 from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
 from dashboard.console.context import Context
 from dashboard.console.describe import describe_object
 from dashboard.console.parser import CommandLine, Resource, UsageError, split_targets
-from dashboard.console.printer import go_yaml, table_rows, tabwrite
+from dashboard.console.printer import go_yaml, table_rows, tabwrite, without_managed_fields
 from dashboard.console.result import ConsoleResult, server_error
 
 HELP = """kubectl controls the KubeSim cluster: the commands the course uses, with kubectl's own output.
@@ -58,6 +59,8 @@ def _no_resources(cmd: CommandLine, namespaced: bool) -> str:
 
 def _objects(cluster: Cluster, cmd: CommandLine, res: Resource, name: str | None) -> list[dict]:
     namespace = _namespace_arg(cmd, res)
+    if res.kind == "Lease":
+        leader.show_renewal(cluster, namespace)
     if name is not None:
         return [api.get(cluster, res.kind, namespace or "", name)]
     items, _revision = api.list_objects(
@@ -105,6 +108,8 @@ def get(ctx: Context, cmd: CommandLine) -> ConsoleResult:
         if not objects:
             continue
         if output in ("yaml", "json", "name"):
+            if not cmd.flags.get("show_managed_fields"):
+                objects = [without_managed_fields(obj) for obj in objects]
             blocks.append(_serialized(objects, output, res, single=names != [None] and len(objects) == 1))
             continue
         table = tables.to_table(res.kind, objects, wide=output == "wide")

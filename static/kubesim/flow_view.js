@@ -2,12 +2,15 @@
 // languages), pace, step mode with Next/Continue, replay (with the cluster as it was), and the
 // trace picker.
 //
-// One story at a time: the picked trace, or the newest. The story goes forward one step number at
-// a time, the ending last: a workload's replicas go through a step together (the server's gate
-// moves them so), so one caption names all its pods and their nodes. Clicking a pod follows that
-// pod alone. Steps that come faster than a caption can be read (a step 13 and the ending written
-// together) are still each captioned, for HOLD_MS at least; other traces show as counts beside
-// the step each one is at, so the highlight only ever moves forward.
+// One story at a time: the picked trace, or, when following, each story the page saw begin told
+// to its end in the order they began (a drain's evictions, then their replacement) before the
+// next; a story that waits for the cluster (no node fits) or rests lets the next one be told
+// and is told on from where it stopped when it moves again. The story goes forward one step
+// number at a time, the ending last: a workload's replicas go through a step together (the
+// server's gate moves them so), so one caption names all its pods and their nodes. Clicking a
+// pod follows that pod alone. Steps that come faster than a caption can be read (a step 13 and
+// the ending written together) are still each captioned, for HOLD_MS at least; other traces show
+// as counts beside the step each one is at, so the highlight only ever moves forward.
 
 import { $, BASE, BOOT, LANG, clear, framed, h, heldClass, pick, request, t } from "./dom.js";
 import { FlowDiagram } from "./flow_diagram.js";
@@ -25,6 +28,17 @@ const STEP_ANIMATION_MS = 700;
 const collator = new Intl.Collator(undefined, { numeric: true });
 // How long each step of a story stays captioned at least (with a pace, or in step mode).
 const HOLD_MS = 450;
+// The same while other stories wait to be told after this one: it catches up.
+const CATCHUP_MS = 300;
+// A story told up to its newest step, that has not moved for this long and does not wait for
+// Next, lets a story waiting behind it be told (a pod stuck pulling its image holds no one up).
+const REST_MS = 2500;
+// A story's ending stays captioned this long at least before the next story is told.
+const ENDING_MS = 1200;
+// At most this many stories wait to be told; the view skips the oldest beyond it, and says so.
+const MAX_QUEUED = 6;
+// Walks remembered: a story shown again goes on from where it stopped.
+const MAX_WALKS = 60;
 // The ending's place in a story: after step 13.
 const ENDING = 14;
 // A caption names this many pods of a step at most, then "+N more".
@@ -66,7 +80,12 @@ export class FlowView {
     this.diagram = new FlowDiagram($("flow-diagram"), $("flow-overlay"));
     this.selected = ""; // "" follows
     this.pod = null; // {trace, key}: the pod the user clicked, followed alone
-    this.walk = null; // {key, shown, at}: the step number captioned now, and since when
+    this.walk = null; // the walk shown now: {key, shown, at, …}, the step number captioned and since when
+    this.walks = new Map(); // key -> its walk: a story shown again goes on from where it stopped
+    this.told = ""; // following: the trace being told
+    this.behind = 0; // following: how many stories wait to be told after it
+    this.skipped = new Set(); // following: stories skipped to keep up (the picker lists them)
+    this.skipNote = null; // {trace, n}: the note on the story told after a skip
     this.replay = null; // {trace, steps, index, timer, playing}
     this.past = new Map(); // revision -> Store of the cluster then (or null: compacted)
     // At a pace faster than REDRAW_MS between steps nobody reads each caption: the view keeps up
@@ -125,7 +144,7 @@ export class FlowView {
     $("replay-exit").addEventListener("click", () => this.stopReplay());
     $("replay-scrub").addEventListener("input", (event) => this.seek(Number(event.target.value)));
     $("trace-select").addEventListener("change", (event) => {
-      this.selected = event.target.value;
+      this.pick(event.target.value);
       this.pod = null;
       this.stopReplay();
       this.schedule();
@@ -150,7 +169,7 @@ export class FlowView {
     for (const trace of this.store.traces.values()) if (trace.pods.has(key)) found = trace;
     if (!found) return false;
     this.stopReplay(false);
-    this.selected = found.id;
+    this.pick(found.id);
     const [namespace, name] = key.split("/");
     const chain = `Pod/${namespace}/${name}`;
     this.pod = found.chains.has(chain) ? { trace: found.id, key: chain, name } : null;
@@ -158,14 +177,88 @@ export class FlowView {
     return true;
   }
 
-  // The picked trace, else the newest one: a trace that steps elsewhere meanwhile shows as a count
-  // beside its step, it does not take the view over.
+  // The trace picked ("" follows): the store keeps it while it is picked, whatever snapshot lands.
+  pick(id) {
+    this.selected = id;
+    this.store.keep = id;
+  }
+
+  // The picked trace, else the story being told (follow()).
   currentTrace() {
+    if (this.selected) return this.store.traces.get(this.selected) || null;
+    return this.follow();
+  }
+
+  // Following: the story being told until it is told to its end or rests (waits for the cluster,
+  // or has not moved for REST_MS and waits for no Next), then the oldest story with something
+  // not yet told (one the page saw begin, or one that moved on since it rested). Never a switch
+  // in the middle of a story that is moving, so no story's caption goes back. Behind by more
+  // than MAX_QUEUED stories, the oldest are skipped with a note (the picker lists them). At pace
+  // 0 nobody reads a caption: the newest story.
+  follow() {
     const traces = this.store.traces;
-    if (this.selected) return traces.get(this.selected) || null;
     let newest = null;
     for (const trace of traces.values()) newest = trace;
-    return newest;
+    const told = traces.get(this.told) || null;
+    if (!this.store.stepMode && this.store.paceMs === 0) {
+      this.told = newest ? newest.id : "";
+      this.behind = 0;
+      return newest;
+    }
+    let queue = this.queued(told);
+    this.behind = queue.length;
+    if (told && !this.rests(told)) return told;
+    if (queue.length > MAX_QUEUED) {
+      const skip = queue.length - MAX_QUEUED;
+      for (const id of this.skipped) if (!traces.has(id)) this.skipped.delete(id);
+      for (const trace of queue.slice(0, skip)) this.skipped.add(trace.id);
+      queue = queue.slice(skip);
+      this.skipNote = { trace: queue[0].id, n: skip };
+    }
+    const next = queue[0] || told || newest;
+    this.behind = Math.max(0, queue.length - 1);
+    this.told = next ? next.id : "";
+    return next;
+  }
+
+  // The stories with something not told yet, oldest first, besides `told`: one the page saw begin
+  // and has not shown, one shown before that has moved on since, or one waiting for Next.
+  queued(told) {
+    const found = [];
+    for (const trace of this.store.traces.values()) {
+      if (trace === told || this.skipped.has(trace.id)) continue;
+      const walk = this.walks.get(`${trace.id}|`);
+      const news = walk ? walk.shown !== ENDING && this.story(trace).stages.at(-1) > walk.shown : trace.seenLive;
+      if (news || this.canStep(trace)) found.push(trace);
+    }
+    return found;
+  }
+
+  // The story told so far has been told to its end, or rests: it waits for the cluster to change,
+  // or it is told up to its newest step, has not moved for REST_MS and no step of it waits for
+  // Next. Its last caption has been up long enough to be read either way.
+  rests(trace) {
+    return this.restsIn(trace) === 0;
+  }
+
+  // How long until the story rests (ms; Infinity: not while it moves or waits for Next).
+  restsIn(trace) {
+    const walk = this.walks.get(`${trace.id}|`);
+    if (!walk) return Infinity;
+    if (walk.shown < walk.target || this.canStep(trace)) return Infinity;
+    if (!trace.seenLive) return 0; // met midway: nothing of it waits to be read
+    const now = performance.now();
+    const last = trace.steps.at(-1);
+    const read = walk.shown === ENDING ? ENDING_MS : this.holdMs();
+    const left = walk.shown === ENDING || (last && last.waiting) ? read - (now - walk.at) : Math.max(read - (now - walk.at), REST_MS - (now - walk.grew));
+    return Math.max(0, left);
+  }
+
+  // How long each step is captioned at least: none at pace 0 (nobody reads it), shorter while
+  // other stories wait to be told.
+  holdMs() {
+    if (!this.store.stepMode && this.store.paceMs === 0) return 0;
+    return !this.selected && this.behind ? CATCHUP_MS : HOLD_MS;
   }
 
   // The stories this trace follows from and leads to (FlowTrace.causes): an eviction and its
@@ -192,7 +285,7 @@ export class FlowView {
 
   // Show another trace's story (a link in the caption): as picking it in the trace picker.
   show(id) {
-    this.selected = id;
+    this.pick(id);
     this.pod = null;
     this.stopReplay(false);
     this.schedule();
@@ -230,21 +323,37 @@ export class FlowView {
   }
 
   // The stage captioned now: one step number after the other, each held HOLD_MS at least, so a
-  // step that came with the next (13 and the ending) is still read; never back.
+  // step that came with the next (13 and the ending) is still read; never back. Each story's walk
+  // is kept: shown again, it goes on from where it stopped.
   captioned(story) {
     const { trace, stages } = story;
     const key = `${trace.id}|${story.pod || ""}`;
     const target = stages.length ? stages[stages.length - 1] : 0;
     const now = performance.now();
-    if (!this.walk || this.walk.key !== key) {
+    let walk = this.walks.get(key);
+    if (!walk) {
       // A story that began while the page watched is told from its start; one the page met
       // midway (opened late, picked, a pod clicked) from where it is.
-      const start = trace.seenLive && !this.walked?.has(key) ? stages[0] || 0 : target;
-      this.walk = { key, shown: start, at: now };
-      this.walked = (this.walked || new Set()).add(key);
+      walk = { key, shown: trace.seenLive ? stages[0] || 0 : target, at: now, size: 0, target, steps: 0, grew: now };
+      this.walks.set(key, walk);
+      // The oldest go, never the story being told (it would start again from its step 1).
+      for (const old of this.walks.keys()) {
+        if (this.walks.size <= MAX_WALKS) break;
+        if (old !== key && old !== `${this.told}|`) this.walks.delete(old);
+      }
     }
-    const walk = this.walk;
-    const hold = !this.store.stepMode && this.store.paceMs === 0 ? 0 : HOLD_MS;
+    if (this.walk !== walk) {
+      walk.at = now; // shown (again): its step is held from now
+      this.walk = walk;
+    }
+    // When the story last moved: a new step number, or a pod joining one (a story that rests
+    // lets the next be told).
+    if (walk.target !== target || walk.steps !== trace.steps.length) {
+      walk.target = target;
+      walk.steps = trace.steps.length;
+      walk.grew = now;
+    }
+    const hold = this.holdMs();
     // A pod joining the stage shown (its step came a moment after the others') is read too.
     const size = this.stage(story, walk.shown).length;
     if (size > (walk.size || 0)) {
@@ -258,6 +367,11 @@ export class FlowView {
     }
     clearTimeout(this.walkTimer);
     if (walk.shown < target) this.walkTimer = setTimeout(() => this.schedule(), Math.max(16, hold - (now - walk.at)));
+    else if (!this.selected && this.behind) {
+      // Told up to its newest step while others wait: look again once it rests.
+      const wait = this.restsIn(trace);
+      if (wait < Infinity) this.walkTimer = setTimeout(() => this.schedule(), Math.max(16, wait));
+    }
     return walk.shown;
   }
 
@@ -393,7 +507,7 @@ export class FlowView {
     const signature = [trace ? trace.id : "", story ? story.pod : "", shown, group.map((step) => step.id ?? step.seq).join(","),
       links.map((link) => `${link.dataset.trace || ""}:${link.textContent}`).join(","),
       this.replay ? this.replay.index : -1, this.store.stepMode, finished, parked, waits, this.diagram.nodesKey,
-      [...others].join(","), story ? story.stages.length : 0].join("|");
+      [...others].join(","), story ? story.stages.length : 0, this.queueNote(trace)].join("|");
     if (signature === this.shown) return;
     const moved = !this.shown || this.shown.split("|").slice(0, 3).join("|") !== signature.split("|").slice(0, 3).join("|");
     this.shown = signature;
@@ -404,7 +518,7 @@ export class FlowView {
     if (moved) this.shownAt = now;
     if (brisk) this.holdBrisk();
     this.renderDiagram(past, group, brisk || !moved);
-    this.renderCaption(trace, story, group, { parked, waits, links });
+    this.renderCaption(trace, story, group, { parked, waits, links, note: this.queueNote(trace) });
     this.renderList(story, shown, others);
   }
 
@@ -496,7 +610,17 @@ export class FlowView {
     }
   }
 
-  renderCaption(trace, story, group, { parked, waits, links = [] }) {
+  // Following: the stories skipped to keep up (on the story told after them), and how many wait
+  // to be told after this one.
+  queueNote(trace) {
+    if (this.selected || this.replay || !trace) return "";
+    const notes = [];
+    if (this.skipNote && this.skipNote.trace === trace.id) notes.push(t("stories_skipped", { n: this.skipNote.n }));
+    if (this.behind) notes.push(t("stories_queued", { n: this.behind }));
+    return notes.join(" · ");
+  }
+
+  renderCaption(trace, story, group, { parked, waits, links = [], note = "" }) {
     const box = clear($("flow-caption"));
     if (!trace || !group.length) {
       box.append(h("p", { class: "caption-empty", text: t("no_trace") }));
@@ -534,6 +658,8 @@ export class FlowView {
         h("span", { text: t("following_pod", { name: this.pod.name }) }),
         h("button", { type: "button", class: "linkish", text: t("follow_all"), onclick: () => { this.pod = null; this.schedule(); } })));
     }
+    // On the meta line too (the caption keeps its height): what the view skipped, what waits.
+    if (note) box.querySelector(".caption-meta").append(" · ", h("span", { class: "caption-queue", text: note }));
     if (this.replay) return;
     if (parked) box.append(h("div", { class: "caption-flag caption-parked", text: t("waiting_cluster") }));
     else if (waits) box.append(h("div", { class: "caption-flag caption-wait" }, icon("pause"), ` ${t("waiting_next")}`));

@@ -169,6 +169,8 @@ export class Store {
     this.endpoints = new Map(); // "ns/name" -> Endpoints
     this.endpointChanges = []; // the endpoints controller's writes seen live, oldest first
     this.traces = new Map(); // id -> newTrace(...)
+    this.keep = ""; // the trace the flow's picker shows: kept whatever snapshot lands
+    this.liveIds = new Set(); // traces whose story began while the page watched (their step 1 came live)
     this.paceMs = 600;
     this.stepMode = false;
     this.classMayWrite = Boolean(BOOT.access && BOOT.access.class_may_write); // the teacher's switch
@@ -200,7 +202,10 @@ export class Store {
     this.workloads = new Map((snap.workloads || []).map((w) => [`${w.kind}/${objectKey(w)}`, w]));
     this.services = new Map((snap.services || []).map((s) => [objectKey(s), s]));
     this.endpoints = new Map((snap.endpoints || []).map((e) => [objectKey(e), e]));
+    // A snapshot carries the newest traces: the one picked stays, even when older than those.
+    const kept = this.traces.get(this.keep);
     this.traces = new Map();
+    if (kept && !(snap.traces || []).some((trace) => trace.id === kept.id)) this.traces.set(kept.id, kept);
     for (const trace of snap.traces || []) this.addTrace(trace, snap.step_id || 0);
     if (snap.pace_ms !== undefined) this.paceMs = snap.pace_ms;
     if (snap.step_mode !== undefined) this.stepMode = snap.step_mode;
@@ -215,12 +220,20 @@ export class Store {
   // A whole trace (the snapshot's, or GET …/traces/<id>): steps with ids up to `countedTo` are
   // already in its step_counts.
   addTrace(trace, countedTo = 0) {
-    this.traces.set(trace.id, newTrace(trace, countedTo));
+    this.traces.set(trace.id, newTrace({ ...trace, seenLive: this.liveIds.has(trace.id) }, countedTo));
     this.trimTraces();
   }
 
+  // The oldest traces go, never the one picked.
   trimTraces() {
-    while (this.traces.size > MAX_TRACES) this.traces.delete(this.traces.keys().next().value);
+    for (const id of this.traces.keys()) {
+      if (this.traces.size <= MAX_TRACES) break;
+      if (id !== this.keep) this.traces.delete(id);
+    }
+    for (const id of this.liveIds) {
+      if (this.liveIds.size <= MAX_TRACES * 4) break;
+      this.liveIds.delete(id);
+    }
   }
 
   applyObject(msg) {
@@ -319,6 +332,7 @@ export class Store {
       const obj = msg.object || {};
       // seenLive: its story began while the page watched (the caption tells it from its step 1).
       trace = newTrace({ id: msg.trace, kind: obj.kind, namespace: obj.namespace, name: obj.name, seenLive: true });
+      this.liveIds.add(msg.trace);
       this.traces.set(msg.trace, trace);
       this.trimTraces();
     }

@@ -69,3 +69,20 @@ def test_replicas_written_as_an_integral_float_are_taken_as_kubectl_apply_takes_
     half = post(client, rc.replace("web", "half").replace("3.0", "2.5"))
     assert half.status_code == 400, half.content
     assert "cannot unmarshal number 2.5" in half.json()["message"]
+
+
+def test_a_value_the_decoder_refuses_is_shown_at_its_field_and_line(client, cluster):
+    pod = (
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - name: web\n"
+        "    image: nginx\n    resources:\n      limits:\n        cpu: lots\n"
+    )
+    body = post(client, pod).json()
+    assert body["code"] == 400
+    assert [(e["line"], e["field"]) for e in body["details"]["errors"]] == [
+        (11, "spec.containers[0].resources.limits.cpu")
+    ]
+    assert body["message"] == (
+        'document 1, line 11: Pod in version "v1" cannot be handled as a Pod: quantities must match the '
+        "regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    )
+    assert not ApiObject.objects.exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cluster.models import ApiObject
-from tests.protobuf.wirebytes import PREFIX, envelope, msg, num, text
+from tests.protobuf.wirebytes import PREFIX, entry, envelope, msg, num, text
 
 pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
 
@@ -183,3 +183,21 @@ def test_a_client_that_accepts_only_protobuf_gets_406(client, cluster):
     status = status_of(client.get(PODS, HTTP_ACCEPT=PROTOBUF), 406)
     assert status["reason"] == "NotAcceptable"
     assert status["message"] == "only the following media types are accepted: application/json"
+
+
+def test_managed_fields_in_a_protobuf_body_are_decoded_from_their_raw_json(client, cluster):
+    fields = msg(
+        17,
+        text(1, "gitops"),
+        text(2, "Apply"),
+        text(3, "v1"),
+        text(6, "FieldsV1"),
+        msg(7, text(1, b'{"f:metadata":{"f:labels":{"f:team":{}}}}')),
+    )
+    body = envelope("v1", "ConfigMap", msg(1, text(1, "carried"), fields) + entry(2, "k", "v"))
+    response = post(client, "/clusters/demo/api/v1/namespaces/default/configmaps", body)
+    assert response.status_code == 201, response.content
+    entries = response.json()["metadata"]["managedFields"]
+    # The data is the creator's (a client with no User-Agent: the page's and labs' name).
+    assert [(e["manager"], e["operation"]) for e in entries] == [("gitops", "Apply"), ("kubesim", "Update")]
+    assert entries[0]["fieldsV1"] == {"f:metadata": {"f:labels": {"f:team": {}}}}

@@ -106,11 +106,11 @@ def test_invalid_object_is_422_with_causes(client, cluster):
     assert body["message"].startswith('Pod "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"')
 
 
-def test_invalid_label_and_quantity_are_422(client, cluster):
+def test_an_invalid_label_is_422_and_an_invalid_quantity_400(client, cluster):
     assert post_pod(client, labels={"app": "no spaces"}).status_code == 422
     pod = json.loads(pod_json())
     pod["spec"]["containers"][0]["resources"] = {"limits": {"memory": "12XB"}}
-    assert client.post(PODS, json.dumps(pod), content_type="application/json").status_code == 422
+    assert status_of(client.post(PODS, json.dumps(pod), content_type="application/json"))["code"] == 400
     assert not ApiObject.objects.exists()
 
 

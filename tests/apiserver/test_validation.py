@@ -56,13 +56,19 @@ def test_invalid_label_key_names_the_field(cluster, actor):
     assert 'metadata.labels: Invalid value: "bad key": name part must consist of' in err.message
 
 
-def test_invalid_quantity_names_the_container_resource(cluster, actor):
+def test_an_invalid_quantity_is_refused_by_the_decoder_as_kube_apiserver_refuses_it(cluster, actor):
+    # resource.Quantity's UnmarshalJSON parses the string: a bad one fails the body's decoding (400).
     obj = pod()
     obj["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "lots"}}
     err = refused(cluster, actor, obj)
-    assert err.message == (
-        'Pod "web" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "lots": '
-        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+    assert (err.code, err.message) == (
+        400,
+        'Pod in version "v1" cannot be handled as a Pod: '
+        "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    )
+    obj["spec"]["containers"][0]["resources"] = {"requests": {"memory": "32MMi"}}
+    assert refused(cluster, actor, obj).message.endswith(
+        "cannot be handled as a Pod: unable to parse quantity's suffix"
     )
 
 

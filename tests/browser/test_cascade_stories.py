@@ -3,12 +3,14 @@
 preemption (the preemptor, its victim's deletion linked to it, the victim's replacement), at pace
 600 ms and in step mode.
 
-The live caption is recorded with a MutationObserver (tests/browser/test_one_story.py). The view
-follows the newest trace: within each trace it shows, the step number never goes back and there
-is one ending at most; the story it follows last is told whole (13 included, then its ending);
-Next is enabled exactly when the caption asks for it. The server agrees: each trace has one final
-ending. The caption's links lead from each story to the others. Screenshots of an eviction's
-ending and its links at the three projector sizes in English and Chinese.
+The live caption is recorded with a MutationObserver (tests/browser/test_one_story.py). Following,
+the view tells each story the page saw begin to its end before the next, in the order they
+began, and goes back to a story that waited for the cluster once it moves again: in every trace
+the step number never goes back, every trace that reaches step 13 has 13 captioned, and every
+trace that ended has its ending captioned exactly once, without picking anything. Next is enabled
+exactly when the caption asks for it. The server agrees: each trace has one final ending. The
+caption's links lead from each story to the others. Screenshots of the drain told story after
+story and of an eviction's ending at the three projector sizes in English and Chinese.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from __future__ import annotations
 import time
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import SCREENSHOTS
 from tests.browser.helpers import TIMEOUT_MS, api_write, console, open_dashboard
@@ -70,14 +71,10 @@ def traces_clock(page) -> str:
     return max(found) if found else ""
 
 
-def tell(page, step_mode: bool, done, presses: list[int], since: str = "") -> bool:
+def tell(page, step_mode: bool, done, presses: list[int]) -> None:
     """Let the stories be told until `done()`: in step mode pressing Next whenever it is enabled,
-    which must be exactly when the caption asks for it. A story waiting for Next that the view
-    does not follow (the newest is another) is picked in the trace picker, as a teacher would;
-    True when one was."""
+    which must be exactly when the caption asks for it. Nothing is picked: the view follows."""
     deadline = time.monotonic() + STORY_S
-    idle = 0
-    picked = False
     while not done():
         assert time.monotonic() < deadline, page.evaluate("window.__captions.slice(-12)")
         page.wait_for_timeout(300)
@@ -93,17 +90,6 @@ def tell(page, step_mode: bool, done, presses: list[int], since: str = "") -> bo
         if enabled:
             page.click("#next-step")
             presses.append(1)
-            idle = 0
-            continue
-        idle += 1
-        if idle >= 6:
-            waiting = [
-                t for t in traces_since(page, since).values() if t["gate_step"] and not t["finished_at"]
-            ]
-            page.select_option("#trace-select", waiting[0]["id"] if waiting else "")
-            picked = picked or bool(waiting)
-            idle = 0
-    return picked
 
 
 def told(page, ids) -> dict[str, list[dict]]:
@@ -111,17 +97,21 @@ def told(page, ids) -> dict[str, list[dict]]:
     return {trace: [c for c in captions if c["trace"] == trace] for trace in ids}
 
 
-def assert_told_once(captions: list[dict], reaches_13: bool = True) -> None:
+def assert_told_once(captions: list[dict], trace: dict) -> None:
+    """The trace's captions never go back, include 13 when the server has a step 13 of it, and
+    end exactly once when it ended (at most once while it has not)."""
     numbers = [number(c) for c in captions]
-    assert numbers == sorted(numbers), numbers  # never backwards
-    assert [c["num"] for c in captions].count("end") <= 1, numbers  # never two endings
-    if reaches_13:
-        assert sorted(set(numbers)) == list(range(1, 15)), numbers  # every step, 13, the ending
+    assert numbers == sorted(numbers), (trace["name"], numbers)  # never backwards
+    if "13" in trace["step_counts"]:
+        assert 13 in numbers, (trace["verb"], trace["name"], numbers)
+    endings = [c["num"] for c in captions].count("end")
+    assert endings == (1 if trace["ending"] else 0), (trace["verb"], trace["name"], numbers)
 
 
-def all_told(page, ids) -> bool:
-    stories = told(page, ids)
-    return all(any(c["num"] == "end" for c in stories[trace]) for trace in ids)
+def all_told(page, traces: dict[str, dict]) -> bool:
+    """Every trace that ended has its ending captioned."""
+    stories = told(page, traces)
+    return all(any(c["num"] == "end" for c in stories[i]) for i, t in traces.items() if t["ending"])
 
 
 @pytest.fixture
@@ -167,7 +157,25 @@ def test_drain_tells_each_eviction_and_the_replacement_each_once_linked(recorded
             flow_setting(page, "step_mode", {"on": True})
             page.wait_for_function("() => document.getElementById('step-mode').checked", timeout=TIMEOUT_MS)
         since = traces_clock(page)
+        # Pages following at every size, in both languages (at pace: one drain for all).
+        shots = (
+            []
+            if step_mode
+            else [
+                (*open_at(browser, page.base_url, size, lang), lang, size)
+                for lang in LANGUAGES
+                for size in SIZES
+            ]
+        )
         console(page, "drain node2 --ignore-daemonsets --force", expect="evicting pod")
+        for context, shot, language, size in shots:
+            try:
+                # A story told while others wait after it, the meta line says how many.
+                shot.wait_for_selector(".caption-queue", timeout=TIMEOUT_MS)
+                assert shot.locator("#flow-caption").evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
+                shot.screenshot(path=str(SCREENSHOTS / f"drain-followed-{language}-{size[0]}x{size[1]}.png"))
+            finally:
+                context.close()
 
         def done() -> bool:
             nonlocal ours
@@ -176,9 +184,9 @@ def test_drain_tells_each_eviction_and_the_replacement_each_once_linked(recorded
                 t["ending"] for t in ours.values()
             ):
                 return False
-            return any(c["num"] == "end" for c in told(page, [newest(ours)["id"]])[newest(ours)["id"]])
+            return all_told(page, ours)
 
-        picked = tell(page, step_mode, done, presses, since)
+        tell(page, step_mode, done, presses)
         page.wait_for_function(
             "() => document.getElementById('console-out').textContent.includes('node/node2 drained')",
             timeout=STORY_S * 1000,
@@ -186,11 +194,18 @@ def test_drain_tells_each_eviction_and_the_replacement_each_once_linked(recorded
         evictions = [t for t in ours.values() if t["verb"] == "evict"]
         replacements = [t for t in ours.values() if t["verb"] == "replace"]
         assert len(evictions) >= on_node2 and replacements
+        # Each story told whole, one after the other, none picked: every eviction and the
+        # replacement captioned at 13, each ending once.
         stories = told(page, ours)
-        for captions in stories.values():
-            assert_told_once(captions, reaches_13=False)
-        if not picked:
-            assert_told_once(stories[newest(ours)["id"]])  # the story followed last, told whole
+        for trace_id, captions in stories.items():
+            assert_told_once(captions, ours[trace_id])
+        for trace in evictions + replacements:
+            assert "13" in trace["step_counts"], trace
+        order = [c["trace"] for c in page.evaluate("window.__captions") if c["trace"] in ours]
+        assert [t for i, t in enumerate(order) if t not in order[:i]][: len(evictions)] == [
+            t["id"] for t in sorted(evictions, key=lambda t: t["created_at"])
+        ], "the evictions are told in the order they began"
+        assert not page.evaluate("window.__captions.some((c) => c.meta.includes('skipped to keep up'))")
         for trace in evictions:
             assert trace["ending"]["final"] and trace["ending"]["outcome"] == "deleted"
             assert trace["ending"]["title"]["en"].startswith("Evicted from node2 (grace "), trace["ending"]
@@ -218,13 +233,8 @@ def test_drain_tells_each_eviction_and_the_replacement_each_once_linked(recorded
                 try:
                     ending = f'.caption.is-ending[data-trace="{evicted["id"]}"] .caption-link'
                     shot.select_option("#trace-select", evicted["id"])
-                    try:
-                        shot.wait_for_selector(ending, timeout=5000)
-                    except PlaywrightTimeout:
-                        # The page's live snapshot can land after the pick and set the picker back
-                        # to following the newest story: pick again once it is live.
-                        shot.select_option("#trace-select", evicted["id"])
-                        shot.wait_for_selector(ending, timeout=TIMEOUT_MS)
+                    shot.wait_for_selector(ending, timeout=TIMEOUT_MS)
+                    assert shot.locator("#trace-select").input_value() == evicted["id"]  # the pick kept
                     caption = shot.locator("#flow-caption")
                     assert caption.evaluate("(el) => el.scrollWidth <= el.clientWidth + 1")
                     title = shot.locator(".caption-title").text_content()
@@ -283,18 +293,21 @@ def test_a_preemption_tells_the_preemptor_its_victim_and_the_replacement_each_on
             if not {"create", "preempt", "replace"} <= kinds:
                 return False
             replaced = next(t for t in ours.values() if t["verb"] == "replace")
-            ended = all(t["ending"] for t in ours.values() if t["verb"] != "replace")
+            others = {i: t for i, t in ours.items() if t["verb"] != "replace"}
+            ended = all(t["ending"] for t in others.values()) and all_told(page, others)
             parked = any(c["num"] == "9" for c in told(page, [replaced["id"]])[replaced["id"]])
             return ended and parked and page.locator(".caption-parked").count() == 1
 
-        tell(page, step_mode, done, presses, since)
+        tell(page, step_mode, done, presses)
         [preemptor] = [t for t in ours.values() if t["name"] == vip]
         [victim] = [t for t in ours.values() if t["verb"] == "preempt"]
         [replaced] = [t for t in ours.values() if t["verb"] == "replace"]
         assert victim["causes"] == [preemptor["id"]] and replaced["causes"] == [victim["id"]]
         stories = told(page, ours)
-        for captions in stories.values():
-            assert_told_once(captions, reaches_13=False)
+        for trace_id, captions in stories.items():
+            assert_told_once(captions, ours[trace_id])
+        for trace in (preemptor, victim):
+            assert "13" in trace["step_counts"], trace  # so captioned at 13 (above)
         assert not replaced["ending"]  # its pod waits for a node
         assert preemptor["ending"]["final"] and preemptor["ending"]["outcome"] == "completed"
         title = victim["ending"]["title"]["en"]
@@ -310,14 +323,19 @@ def test_a_preemption_tells_the_preemptor_its_victim_and_the_replacement_each_on
         page.click(f".caption-link:has-text('preempted by Pod default/{vip}')")
         page.wait_for_selector(f'.caption.is-ending[data-trace="{preemptor["id"]}"]', timeout=TIMEOUT_MS)
         assert f"victim: preempt Pod default/{victim['name']}" in page.locator(".caption-meta").text_content()
-        # The filler goes: the waiting replacement's story ends, once.
+        # Following again, the filler goes (and with it the replacement's pod, deleted while it
+        # waits): the waiting replacement's story is told on from its step 9 to its ending, once.
+        page.select_option("#trace-select", "")
         api_write(page, "DELETE", f"{DEPLOYMENTS}/{filler}")
-        deadline = time.monotonic() + STORY_S
-        while not traces_since(page, since)[replaced["id"]]["ending"]:
-            assert time.monotonic() < deadline
-            page.wait_for_timeout(300)
-            if step_mode and page.locator("#next-step").is_enabled():
-                page.click("#next-step")
+        rid = replaced["id"]
+
+        def replaced_told() -> bool:
+            nonlocal replaced
+            replaced = traces_since(page, since)[rid]
+            return bool(replaced["ending"]) and all_told(page, {rid: replaced})
+
+        tell(page, step_mode, replaced_told, presses)
+        assert_told_once(told(page, [rid])[rid], replaced)
         for trace in traces_since(page, since).values():
             assert trace["ending"] and trace["ending"]["final"], trace["name"]
     finally:

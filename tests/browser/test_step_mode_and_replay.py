@@ -135,7 +135,9 @@ def test_continue_finishes_the_traces_in_flight_and_keeps_step_mode(page):
         page.wait_for_selector('#pending-lane .pod[data-pod="default/held"]', timeout=TIMEOUT_MS)
         page.wait_for_timeout(800)
         assert page.locator('#pending-lane .pod[data-pod="default/held"]').count() == 1
-        assert page.locator(".caption-wait").count() == 1
+        # Once go-on's story is told to its ending, the view tells held's, which waits for Next.
+        page.wait_for_selector(".caption-wait", timeout=TIMEOUT_MS)
+        assert page.locator('#pending-lane .pod[data-pod="default/held"]').count() == 1
     finally:
         step_mode(page, False)
     page.wait_for_selector(

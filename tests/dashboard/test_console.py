@@ -265,3 +265,16 @@ def test_create_quota_then_a_refused_pod_and_describe_namespace(demo):
     described = run("describe namespace default")["output"]
     assert "Resource Quotas\n  Name:" in described
     assert described.endswith("\nNo LimitRange resource.\n")
+
+
+def test_console_writes_are_owned_by_kubectls_managers_and_shown_only_when_asked(demo):
+    assert run("create configmap owned --from-literal=k=v")["output"] == "configmap/owned created\n"
+    run("label configmap owned team=blue")
+    stored = api.get(demo, "ConfigMap", "default", "owned")["metadata"]["managedFields"]
+    assert [(e["manager"], e["operation"]) for e in stored] == [
+        ("kubectl-create", "Update"),
+        ("kubectl-label", "Update"),
+    ]
+    assert "managedFields" not in run("get configmap owned -o yaml")["output"]
+    shown = json.loads(run("get configmap owned -o json --show-managed-fields")["output"])
+    assert [e["manager"] for e in shown["metadata"]["managedFields"]] == ["kubectl-create", "kubectl-label"]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from cluster.apiserver.kinds import kind_info
 from cluster.apiserver.typecheck import type_error
 from cluster.kubeapi import openapi
+from k8s.numbers import int_from_text
 
 SCHEMAS = "#/components/schemas/"
 
@@ -59,7 +62,7 @@ def test_every_served_kind_is_strictly_decoded_in_its_own_version():
         (
             "Pod",
             {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 2**31}]}]}},
-            "json: cannot unmarshal number 2.14748e+09 into Go struct field "
+            "json: cannot unmarshal number 2147483648 into Go struct field "
             "ContainerPort.spec.containers.ports.containerPort of type int32",
         ),
         (
@@ -76,16 +79,70 @@ def test_every_served_kind_is_strictly_decoded_in_its_own_version():
         (
             "Service",
             {"spec": {"ports": [{"port": 80, "targetPort": True}]}},
+            # IntOrString's UnmarshalJSON decodes a non-string into an int32; Go's decoder adds the field
             "json: cannot unmarshal bool into Go struct field "
-            "ServicePort.spec.ports.targetPort of type intstr.IntOrString",
+            "ServicePort.spec.ports.targetPort of type int32",
         ),
         (
             "HorizontalPodAutoscaler",
             {"spec": {"metrics": [{"type": "Resource", "resource": {"target": {"averageValue": True}}}]}},
-            "json: cannot unmarshal bool into Go struct field "
-            "MetricTarget.spec.metrics.resource.target.averageValue of type resource.Quantity",
+            # Quantity's UnmarshalJSON hands the raw `true` to ParseQuantity, whose error is returned as is
+            "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ),
+        (
+            "Service",
+            {"spec": {"ports": [{"port": 80, "targetPort": 1.5}]}},
+            "json: cannot unmarshal number 1.5 into Go struct field "
+            "ServicePort.spec.ports.targetPort of type int32",
+        ),
+        (
+            "Service",
+            {"spec": {"ports": [{"port": 80, "targetPort": "http"}]}},
+            None,
+        ),
+        (
+            "Pod",
+            {"metadata": {"creationTimestamp": 7}},
+            # metav1.Time's UnmarshalJSON decodes into a string first
+            "json: cannot unmarshal number into Go struct field "
+            "ObjectMeta.metadata.creationTimestamp of type string",
+        ),
+        (
+            "Pod",
+            {"metadata": {"creationTimestamp": "yesterday"}},
+            'parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"',
+        ),
+        (
+            "Pod",
+            {"metadata": {"deletionTimestamp": "2026-02-30T10:00:00Z"}},
+            'parsing time "2026-02-30T10:00:00Z": day out of range',
+        ),
+        (
+            "Pod",
+            {"metadata": {"creationTimestamp": "2026-12-05T14:00:00.5+01:00"}},
+            None,  # Go reads a fraction the layout does not name, and a numeric zone
+        ),
+        (
+            "Lease",
+            {"spec": {"renewTime": "2026-12-05T14:00:00Z"}},
+            # metav1.MicroTime's layout names six fractional digits, which Go then requires
+            'parsing time "2026-12-05T14:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": '
+            'cannot parse "Z" as ".000000"',
+        ),
+        (
+            "Pod",
+            {"spec": {"containers": [{"name": "c", "resources": {"limits": {"memory": "32MMi"}}}]}},
+            "unable to parse quantity's suffix",
         ),
     ],
 )
 def test_the_type_check_reads_upstreams_field_types(kind, body, error):
     assert type_error(kind_info(kind), body) == error
+
+
+def test_a_number_past_int64_is_quoted_as_its_literal():
+    body = json.loads('{"spec": {"activeDeadlineSeconds": 18446744073709551616}}', parse_int=int_from_text)
+    assert type_error(kind_info("Pod"), body) == (
+        "json: cannot unmarshal number 18446744073709551616 into Go struct field "
+        "PodSpec.spec.activeDeadlineSeconds of type int64"
+    )

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bench.hostile.bodies import valid
-from bench.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC
+from bench.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC, managed_path
 from cluster.models import Cluster
 
 pytestmark = pytest.mark.django_db
@@ -44,7 +44,7 @@ def test_nesting_deeper_than_100_levels_is_refused_in_every_body(client, cluster
     status_of(client.post(f"{BASE}/pods", deep, content_type="application/json"), 400)
     status_of(client.put(f"{RCS}/rc", deep, content_type="application/json"), 400)
     for media in (MERGE, STRATEGIC, APPLY):
-        status_of(client.patch(f"{RCS}/rc", deep, content_type=media), 400)
+        status_of(client.patch(managed_path(f"{RCS}/rc", media), deep, content_type=media), 400)
     status_of(client.patch(f"{RCS}/rc", "[" * depth + "]" * depth, content_type=JSON_PATCH), 400)
     yaml_deep = "a: " + "[" * depth + "]" * depth
     status_of(client.post("/clusters/demo/apply", yaml_deep, content_type="application/yaml"), 400)
@@ -74,7 +74,7 @@ def test_bodies_that_are_not_utf8_are_refused_in_every_verb(client, cluster):
     status_of(client.post(f"{BASE}/pods", NOT_UTF8, content_type="application/yaml"), 400)
     status_of(client.put(f"{RCS}/rc", NOT_UTF8, content_type="application/json"), 400)
     for media in (MERGE, STRATEGIC, JSON_PATCH, APPLY):
-        body = status_of(client.patch(f"{RCS}/rc", NOT_UTF8, content_type=media), 400)
+        body = status_of(client.patch(managed_path(f"{RCS}/rc", media), NOT_UTF8, content_type=media), 400)
         assert body["message"] == "the request body is not valid UTF-8"
     status_of(client.patch(f"{RCS}/rc/scale", NOT_UTF8, content_type=MERGE), 400)
     status_of(client.delete(f"{RCS}/rc", NOT_UTF8, content_type="application/json"), 400)

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.hostile.bodies import KINDS, valid
-from bench.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC, Client
+from bench.hostile.client import APPLY, JSON_PATCH, MERGE, STRATEGIC, Client, managed_path
 from cluster.models import Cluster
 from tests.ws.test_cluster_socket import connect, drain
 
@@ -201,7 +201,7 @@ def test_yaml_text_never_answers_500(client, victims, pieces, noise):
     _assert_status(client.post("/clusters/demo/apply", text, content_type="application/yaml"), before)
     _assert_status(client.post(PATHS.path("Pod"), text, content_type="application/yaml"), before)
     url = victims["ReplicationController"]
-    _assert_status(client.patch(url, text, content_type=APPLY), before)
+    _assert_status(client.patch(managed_path(url, APPLY), text, content_type=APPLY), before)
 
 
 def _captured() -> list[bytes]:

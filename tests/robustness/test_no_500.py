@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bench.hostile.bodies import valid
-from bench.hostile.client import APPLY, MERGE, STRATEGIC
+from bench.hostile.client import APPLY, MERGE, STRATEGIC, managed_path
 from cluster.models import Cluster
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,10 @@ def test_numbers_past_int64_or_float64_are_refused_in_every_body(client, cluster
     assert "cannot unmarshal number" in body["message"]
     patch = '{"spec":{"replicas":' + literal + "}}"
     for media in (MERGE, STRATEGIC, APPLY):
-        assert client.patch(f"{RCS}/rc", patch, content_type=media).status_code in (400, 422)
+        assert client.patch(managed_path(f"{RCS}/rc", media), patch, content_type=media).status_code in (
+            400,
+            422,
+        )
     assert client.patch(f"{RCS}/rc/scale", patch, content_type=MERGE).status_code in (400, 422)
     yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\n  generation: " + literal + "\n"
     body = status_of(client.post(f"{BASE}/pods", yaml, content_type="application/yaml"), 400)
@@ -182,7 +185,9 @@ def test_what_the_fuzzer_found_is_a_status_or_read_as_go_reads_it(client, cluste
     unknown["spec"]["x\ud800"] = 1  # an unknown field: dropped, named in a Warning header
     assert client.post(f"{BASE}/pods", json.dumps(unknown), content_type=JSON).status_code == 201
     applied = client.patch(
-        f"{BASE}/pods/p", '{"metadata": {"labels": {"k": "\\ud800\\udc00"}}}', content_type=APPLY
+        managed_path(f"{BASE}/pods/p", APPLY),
+        '{"metadata": {"labels": {"k": "\\ud800\\udc00"}}}',
+        content_type=APPLY,
     )
     assert applied.status_code == 422  # a label value of U+10000 is invalid, and said so
     yaml = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: y\x1f\n"
@@ -197,7 +202,7 @@ def test_patch_directives_of_the_wrong_type_are_invalid(client, cluster, directi
     before = revision()
     body = json.dumps({"spec": {"template": {"spec": {directive: value}}}})
     for media in (STRATEGIC, APPLY):
-        answer = status_of(client.patch(f"{RCS}/rc", body, content_type=media), 422)
+        answer = status_of(client.patch(managed_path(f"{RCS}/rc", media), body, content_type=media), 422)
         assert answer["message"].startswith("invalid patch format of ")
     assert revision() == before
 

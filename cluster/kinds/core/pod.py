@@ -69,6 +69,19 @@ def defaults(obj: dict) -> None:
         status.setdefault("qosClass", qos_class(spec))
 
 
+def without_admission_defaults(defaulted: dict, sent: dict) -> None:
+    """Take back from a defaulted pod what upstream's ServiceAccount and DefaultTolerationSeconds
+    admission set after the field manager has recorded the create (`defaults` sets them here)."""
+    spec, sent_spec = defaulted.get("spec"), sent.get("spec")
+    if not isinstance(spec, dict) or not isinstance(sent_spec, dict):
+        return
+    for key in ("serviceAccountName", "tolerations"):
+        if key in sent_spec:
+            spec[key] = sent_spec[key]
+        else:
+            spec.pop(key, None)
+
+
 def validate(errors: FieldErrors, obj: dict, old: dict | None) -> None:
     validate_pod_spec(errors, "spec", obj.get("spec"))
     spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
