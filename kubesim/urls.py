@@ -18,6 +18,8 @@ urlpatterns = [
     path("", include("cluster.kubeapi.urls")),
     # The simulated API server's REST paths under /clusters/<cluster>/ (cluster.api).
     path("", include("cluster.api.urls")),
+    # The scheduler's endpoints: a pod's attempts, what-if, its configuration (scheduler).
+    path("clusters/<slug:cluster>/", include("scheduler.urls")),
     # The classroom dashboard pages (dashboard).
     path("", include("dashboard.urls")),
     # Lab exercises: students' join and lab pages, instructors' editor and progress board (labs).

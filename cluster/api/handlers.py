@@ -31,6 +31,7 @@ from cluster.apiserver.scale import SCALE
 from cluster.apiserver.service import DELETE_OPTIONS
 from cluster.apiserver.typecheck import check_body, check_patched
 from cluster.auth.readlimit import limit_anonymous_read
+from cluster.client import leader
 from cluster.models import Cluster
 
 
@@ -81,6 +82,8 @@ def write_or_try(dry: bool, func, *args) -> dict:
 
 def _list(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
     kind = target.info.kind
+    if kind == "Lease":
+        leader.show_renewal(cluster, target.namespace)
     page = paging.list_page(
         cluster,
         kind,
@@ -189,6 +192,8 @@ def _get(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse
     kind = target.info.kind
     if target.subresource == "scale":
         return json_response(api.get_scale(cluster, kind, target.namespace, target.name))
+    if kind == "Lease":
+        leader.show_renewal(cluster, target.namespace)
     obj = api.get(cluster, kind, target.namespace, target.name)
     table = None if target.subresource else negotiate.object_table(request, kind, obj)
     return json_response(table or obj)

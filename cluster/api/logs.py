@@ -65,9 +65,10 @@ def options_of(request: HttpRequest) -> LogOptions:
     )
 
 
-def _read(cluster: Cluster, target: Target, options: LogOptions) -> tuple[dict, str, list[str]]:
+def _read(cluster: Cluster, target: Target, options: LogOptions) -> tuple[dict, str, int, list[str]]:
+    """(the pod, the run's container id, its last log chunk's id, its lines)."""
     pod, _container, container_id = open_log(cluster, target.namespace, target.name, options)
-    return pod, container_id, containerlogs.read_lines(cluster, container_id)
+    return pod, container_id, *containerlogs.read_after(cluster, container_id, 0)
 
 
 def log_response(request: HttpRequest, cluster: Cluster, target: Target) -> HttpResponse:
@@ -76,7 +77,7 @@ def log_response(request: HttpRequest, cluster: Cluster, target: Target) -> Http
     if kubesystem.served("Pod", pod):  # no kubelet of KubeSim runs it: its component's own lines
         text = componentlogs.log_text(cluster, pod, options.tail_lines, options.timestamps)
         return HttpResponse(text, content_type="text/plain")
-    _pod, _id, lines = _read(cluster, target, options)
+    lines = _read(cluster, target, options)[3]
     return HttpResponse(render(lines, options), content_type="text/plain")
 
 
@@ -84,31 +85,25 @@ def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, 
     target = resolve(group, version, rest)
     cluster = find_cluster(request, cluster_name, "get", target)
     options = options_of(request)
-    pod, container_id, lines = _read(cluster, target, options)
-    return cluster, target, options, pod, container_id, lines
-
-
-def _lines_now(cluster: Cluster, container_id: str) -> list[str]:
-    return containerlogs.read_lines(cluster, container_id)
+    pod, container_id, last, lines = _read(cluster, target, options)
+    return cluster, target, options, pod, container_id, (last, lines)
 
 
 async def _follow(cluster: Cluster, target: Target, options: LogOptions, pod: dict, container_id: str, first):
     """What is there, then each new line as the container prints it, until that run ends (or the
-    pod goes), as the kubelet's follow does."""
-    yield render(first, options).encode()
-    read = reading(_lines_now)
+    pod goes), as the kubelet's follow does. Each poll reads only the chunks stored since the
+    last (a class following a chatty pod does not re-read its whole log twice a second)."""
+    last, lines = first
+    yield render(lines, options).encode()
+    read = reading(containerlogs.read_after)
     running = reading(still_running)
     uid = pod["metadata"].get("uid", "")
-    seen = len(first)
     every = LogOptions(timestamps=options.timestamps)
     while True:
         alive = await running(cluster, target.namespace, target.name, uid, container_id)
-        lines = await read(cluster, container_id)
-        if len(lines) < seen:
-            seen = 0  # rotated: the new file from its start
-        if len(lines) > seen:
-            yield render(lines[seen:], every).encode()
-            seen = len(lines)
+        last, lines = await read(cluster, container_id, last)
+        if lines:
+            yield render(lines, every).encode()
         if not alive:
             return
         await asyncio.sleep(FOLLOW_POLL_SECONDS)

@@ -24,6 +24,7 @@ from cluster.apiserver.fields import FieldRequirement, fields_match, parse_field
 from cluster.apiserver.kinds import KindInfo
 from cluster.apiserver.selectors import LabelRequirement, labels_match, parse_label_selector
 from cluster.broadcast import nudge
+from cluster.client import leader
 from cluster.controlplane import activity
 from cluster.models import Cluster
 
@@ -95,6 +96,8 @@ def _prepare(request: HttpRequest, cluster_name: str, group: str, version: str, 
     if start and start < cluster.compacted_revision:
         raise Gone(start, cluster.compacted_revision + 1)
     initial = None
+    if target.info.kind == "Lease":
+        leader.show_renewal(cluster, target.namespace)
     if not start or labels or fields:
         current, revision = api.list_objects(
             cluster,

@@ -411,11 +411,14 @@ async def _relay(cluster_name: str) -> None:
                 await asyncio.sleep(1.0)
                 await layer.group_add(group_name(cluster_name), channel)
                 continue
+            kinds = message.get("kinds")
             if message.get("revision"):
-                kinds = message.get("kinds")
                 _remember(cluster_name, int(message["revision"]), kinds if isinstance(kinds, list) else None)
-            if message.get("news", True):
+            news = message.get("news", True)
+            if news:
                 _count_other_news(cluster_name)
+            if news or kinds != ["Lease"]:
+                activity.touch(cluster_name)  # someone acted (heartbeats and renewals: nobody)
             NUDGES.fire(cluster_name)
     finally:
         member.cancel()

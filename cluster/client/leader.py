@@ -1,11 +1,13 @@
 """Leader election for the control plane, as kube-controller-manager and kube-scheduler do it.
 
 Each cluster has a coordination.k8s.io/v1 Lease, kube-system/kubesim-controlplane, written through
-the API server like any object. A candidate reads it; when it is free or expired it writes itself
-in as holder (an update carrying the resourceVersion it read, so of two racing candidates one gets
-409 Conflict and stays standby), then renews it. client-go's rules (leaderelection.go):
+the API server like any object. A candidate judges it from the board its process reads once per
+period for every cluster (cluster/client/leaseboard.py); when it is free or expired it writes
+itself in as holder (an update carrying the resourceVersion it read, so of two racing candidates
+one gets 409 Conflict and stays standby). A process renews all the Leases it holds with one
+statement per period (its member row), not one API write each. client-go's rules (leaderelection.go):
 
-- a lease is expired when the candidate has not seen it change for leaseDurationSeconds, measured
+- a lease is expired when the candidate has not seen it renewed for leaseDurationSeconds, measured
   on the candidate's own clock from when it last observed a change (not from renewTime);
 - taking a lease from another holder (or an empty one) bumps leaseTransitions and acquireTime;
 - a leader that cannot renew within RENEW_DEADLINE stops leading at once;
@@ -23,6 +25,7 @@ import functools
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -32,9 +35,10 @@ from cluster.apiserver import fence
 from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
-from cluster.client import event_recorder
+from cluster.client import event_recorder, leaseboard
 from cluster.client.informer import db, reset_connection
 from cluster.flow.writers import COMPONENT
+from cluster.kubeapi.humanize import parse_time
 from cluster.models import ApiObject, Cluster
 from k8s import clock
 
@@ -121,13 +125,39 @@ def current(cluster: Cluster) -> dict | None:
     spec = (body or {}).get("spec") or {}
     if not spec.get("holderIdentity"):
         return None
+    renewed = leaseboard.renewed_at(cluster.name, spec["holderIdentity"])  # the batched renewals
     return {
         "holder": spec["holderIdentity"],
-        "renewTime": spec.get("renewTime"),
+        "renewTime": leaseboard.micro(renewed) if renewed is not None else spec.get("renewTime"),
         "acquireTime": spec.get("acquireTime"),
         "leaseDurationSeconds": spec.get("leaseDurationSeconds"),
         "transitions": spec.get("leaseTransitions") or 0,
     }
+
+
+def show_renewal(cluster: Cluster, namespace: str | None = None) -> None:
+    """Before a client reads Leases (of `namespace`, or of all namespaces): write the holder's last
+    renewal into the control plane's Lease's renewTime when it shows one a period or more older,
+    as an update (its resourceVersion moves, as an upstream renewal's does)."""
+    if namespace not in (None, "", NAMESPACE):
+        return
+    try:
+        lease = api.get(cluster, "Lease", NAMESPACE, NAME)
+    except ApiError:
+        return
+    spec = lease.get("spec") or {}
+    holder = spec.get("holderIdentity") or ""
+    renewed = leaseboard.renewed_at(cluster.name, holder) if holder else None
+    shown = parse_time(spec.get("renewTime"))
+    if renewed is None or (shown is not None and (renewed - shown).total_seconds() < RENEW_PERIOD):
+        return
+    spec["renewTime"] = leaseboard.micro(renewed)
+    lease["spec"] = spec
+    try:
+        api.update(cluster, lease, ACTOR)  # carries the resourceVersion read: a takeover wins
+    except ApiError as error:
+        if error.code != 409:
+            logger.warning("could not show the renewal of the Lease of %s: %s", cluster.name, error)
 
 
 def with_leader(state: dict, cluster: Cluster) -> dict:
@@ -144,20 +174,48 @@ class Elector:
         self.cluster_name = cluster_name
         self.identity = me
         self.cluster: Cluster | None = None
-        self.observed: tuple | None = None  # (holder, renewTime, transitions) last seen
-        self.observed_at = 0.0  # monotonic time it was seen to change
-        self.renewed_at: float | None = None  # monotonic time of our last successful write
+        self.observed: tuple | None = None  # the lease's LeaseView.token last seen
+        self.observed_at = 0.0  # time.monotonic() it was seen to change
+        self.renewed_at: float | None = None  # time.monotonic() our last renewal began
+        self.taken_at = float("-inf")  # when our last take (or create) committed
         self.won: dict | None = None  # the lease we took, until `announce` recorded it
 
     @property
     def leading(self) -> bool:
-        return self.renewed_at is not None and clock.monotonic() - self.renewed_at < RENEW_DEADLINE
+        return self.renewed_at is not None and time.monotonic() - self.renewed_at < RENEW_DEADLINE
 
-    def try_acquire_or_renew(self, may_take: Callable[[float], bool] | None = None) -> bool:
-        """One attempt (client-go's tryAcquireOrRenew); True when we hold the lease now.
+    def judge(
+        self, board: leaseboard.Board, renewed_at: float | None, may_take: Callable[[float], bool]
+    ) -> bool:
+        """From the newest board (event loop, no query): whether to try to take the lease now.
 
+        renewed_at: when this process's last renewal of its Leases began (time.monotonic());
         may_take(seconds it has been expired or released): whether this process wants the lease
-        when nobody holds it (cluster/controlplane/share.py: its fair share); by default it does."""
+        when nobody holds it (cluster/controlplane/share.py: its fair share)."""
+        if board.read_at < self.taken_at:
+            return False  # read before our own take was written: it says nothing of it
+        view = board.leases.get(self.cluster_name)
+        if view is None:
+            self.renewed_at = None
+            return may_take(0.0)
+        now = time.monotonic()
+        if view.token != self.observed:
+            self.observed, self.observed_at = view.token, now
+        if view.holder == self.identity:
+            if renewed_at is not None and self.renewed_at is not None:
+                self.renewed_at = max(self.renewed_at, renewed_at)  # our row renews all we hold
+            return False
+        self.renewed_at = None  # held by another or by nobody: if we led, we do no more
+        duration = view.duration or LEASE_DURATION_SECONDS
+        if view.holder and now < self.observed_at + duration:
+            return False
+        return may_take(max(0.0, now - (self.observed_at + duration)))  # released: 1 s after
+
+    def take(self) -> bool:
+        """Write ourselves in as the holder (election thread); True when we hold the lease now.
+        The update carries the resourceVersion read, so of two racing candidates one gets 409
+        Conflict; a lease that moved since the board was read is left for the next judgement."""
+        started = time.monotonic()
         if self.cluster is None:
             self.cluster = Cluster.objects.get(name=self.cluster_name)
         try:
@@ -165,23 +223,12 @@ class Elector:
         except ApiError as error:
             if error.code != 404:
                 raise
-            if may_take is not None and not may_take(0.0):
-                return False
             return self._create()
         spec = lease.get("spec") or {}
         holder = spec.get("holderIdentity") or ""
-        seen = (holder, spec.get("renewTime"), spec.get("leaseTransitions"))
-        now = clock.monotonic()
-        if seen != self.observed:
-            self.observed, self.observed_at = seen, now
-        duration = spec.get("leaseDurationSeconds") or LEASE_DURATION_SECONDS
-        if holder and holder != self.identity and now < self.observed_at + duration:
-            self.renewed_at = None  # held by another, not expired: if we led, we do no more
-            return False
+        transitions = spec.get("leaseTransitions") or 0
         ours = holder == self.identity
-        expired_for = now - (self.observed_at + duration)  # a released lease: 1 s after its release
-        if not ours and may_take is not None and not may_take(max(0.0, expired_for)):
-            self.renewed_at = None
+        if not ours and (self.observed is None or (holder, transitions) != self.observed[:2]):
             return False
         stamp = micro_time()
         lease["spec"] = {
@@ -189,15 +236,15 @@ class Elector:
             "leaseDurationSeconds": LEASE_DURATION_SECONDS,
             "acquireTime": spec.get("acquireTime") if ours else stamp,
             "renewTime": stamp,
-            "leaseTransitions": (spec.get("leaseTransitions") or 0) + (0 if ours else 1),
+            "leaseTransitions": transitions + (0 if ours else 1),
         }
         try:
-            api.update(self.cluster, lease, ACTOR)  # carries the resourceVersion we read
+            api.update(self.cluster, lease, ACTOR)
         except ApiError as error:
             if error.code == 409:
                 return False  # another candidate wrote first
             raise
-        self._renewed(seen=(self.identity, stamp, lease["spec"]["leaseTransitions"]))
+        self._renewed(started)
         if not ours:
             self._became_leader(lease)
         return True
@@ -216,19 +263,22 @@ class Elector:
                 "leaseTransitions": 0,
             },
         }
+        started = time.monotonic()
         try:
             lease = api.create(self.cluster, body, ACTOR)
         except ApiError as error:
             if error.code == 409:
                 return False
             raise
-        self._renewed(seen=(self.identity, stamp, 0))
+        self._renewed(started)
         self._became_leader(lease)
         return True
 
-    def _renewed(self, seen: tuple) -> None:
-        self.renewed_at = self.observed_at = clock.monotonic()
-        self.observed = seen
+    def _renewed(self, started: float) -> None:
+        """Our write (begun at `started`) committed: it renews the lease; a board read before
+        now does not show it."""
+        self.renewed_at = started
+        self.taken_at = time.monotonic()
 
     def _became_leader(self, lease: dict) -> None:
         self.won = lease
@@ -267,8 +317,12 @@ class Elector:
 
 
 class Sharing(Protocol):
-    """How the processes share the leases out (cluster/controlplane/share.py)."""
+    """How the processes share the leases out, and the board they all read
+    (cluster/controlplane/share.py)."""
 
+    renewed_at: float | None
+
+    async def next_board(self) -> leaseboard.Board | None: ...
     def may_take(self, cluster_name: str, expired_for: float) -> bool: ...
     def settled(self, cluster_name: str, leading: bool) -> None: ...
     def hands_over(self, cluster_name: str) -> bool: ...
@@ -279,23 +333,23 @@ async def campaign(
     elector: Elector,
     started: Callable[[], Awaitable[None]],
     stopped: Callable[[], Awaitable[None]],
-    share: Sharing | None = None,
+    share: Sharing,
 ) -> None:
     """Run for leader forever: `started` when we win, `stopped` when we lose (or are cancelled).
 
-    With `share`, take a free or expired lease only when it says so, and hand a held one over
-    (stop the components first, then release the lease) when it asks."""
+    Each board `share` reads (every process's Leases, one query) is judged here without a query
+    of its own; only taking a lease writes. A free or expired lease is taken when the share says
+    so, and a held one handed over (the components stopped first, then the lease released) when
+    it asks."""
     name = elector.cluster_name
-    attempt = elector.try_acquire_or_renew
-    if share is not None:
 
-        def attempt():
-            return elector.try_acquire_or_renew(lambda expired_for: share.may_take(name, expired_for))
+    def may_take(expired_for: float) -> bool:
+        return share.may_take(name, expired_for)
 
     leading = False
     try:
         while True:
-            if leading and share is not None and share.hands_over(name):
+            if leading and share.hands_over(name):
                 leading = False
                 logger.warning("%s hands the lease of %s over", elector.identity, name)
                 try:
@@ -304,14 +358,15 @@ async def campaign(
                     with contextlib.suppress(Exception):
                         await in_election_thread(elector.release)
                     share.handed_over(name)
+            board = await share.next_board()  # None: none came in time (leading ends by its deadline)
             try:
-                await in_election_thread(attempt)
+                if board is not None and elector.judge(board, share.renewed_at, may_take):
+                    await in_election_thread(elector.take)
             except Exception:
                 logger.exception("leader election of %s failed an attempt", name)
                 with contextlib.suppress(Exception):
                     await in_election_thread(reset_connection)
-            if share is not None:
-                share.settled(name, elector.leading)
+            share.settled(name, elector.leading)
             if elector.leading and not leading:
                 leading = True
                 logger.warning("%s leads the control plane of %s", elector.identity, name)
@@ -322,10 +377,8 @@ async def campaign(
                 leading = False
                 logger.warning("%s lost the lease of %s", elector.identity, name)
                 await stopped()
-            await asyncio.sleep(RENEW_PERIOD if leading else RETRY_PERIOD)
     finally:
-        if share is not None:
-            share.settled(name, False)
+        share.settled(name, False)
         if leading:
             with contextlib.suppress(Exception):
                 await stopped()

@@ -30,6 +30,7 @@ _watchers: dict[str, int] = {}
 # Clusters whose control plane is paused or parked: a touch of one of them calls the waker.
 _asleep: set[str] = set()
 _waker: Callable[[str], None] | None = None
+_announced = False
 
 
 def park_after() -> float:
@@ -37,17 +38,20 @@ def park_after() -> float:
     return float(settings.KUBESIM_PARK_AFTER_SECONDS)
 
 
-def set_waker(waker: Callable[[str], None] | None) -> None:
-    """`waker(cluster_name)` is called (from any thread) when a sleeping cluster is touched."""
-    global _waker
+def set_waker(waker: Callable[[str], None] | None, announced: bool = True) -> None:
+    """`waker(cluster_name)` is called (from any thread) when a sleeping cluster is touched.
+    announced: every write reaches this process as a nudge (the embedded supervisor); the
+    scale-out profile's control planes wake from nudges relayed through Redis, which may be lost."""
+    global _waker, _announced
     _waker = waker
+    _announced = waker is not None and announced
 
 
 def announced() -> bool:
     """True when every write to the database reaches this process as a nudge: the embedded
     supervisor runs here (it also announces writes made by other processes), so nothing needs to
     poll for a lost nudge."""
-    return _waker is not None
+    return _announced
 
 
 def touch(cluster_name: str) -> None:

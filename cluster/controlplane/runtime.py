@@ -33,6 +33,7 @@ from cluster.controllers.manager import ControllerManager
 from cluster.controllers.resourcequota import ResourceQuotaController
 from cluster.controlplane import activity, simtime
 from cluster.controlplane.lull import lull
+from cluster.controlplane.parking import Parking
 from cluster.controlplane.share import Share
 from cluster.flow import gate
 from cluster.kubelet import power
@@ -60,7 +61,9 @@ STOP_EXPLAIN_SECONDS = 5.0
 
 
 class ControlPlane:
-    def __init__(self, cluster_name: str, embedded: bool = False, leader: str | None = None) -> None:
+    def __init__(
+        self, cluster_name: str, embedded: bool = False, leader: str | None = None, parks: bool = False
+    ) -> None:
         self.cluster_name = cluster_name
         # The Lease holder identity whose leadership fences this control plane's writes.
         self.leader = leader
@@ -69,6 +72,8 @@ class ControlPlane:
         # Embedded: every write is made in this process, so its nudge cannot be lost: the loops
         # wait for nudges (and their own timers) only, and the heartbeats pause while idle.
         self.embedded = embedded
+        # Its heartbeats pause while the cluster is quiet (a supervisor parks it when idle).
+        self.parks = embedded or parks
         self.poll = None if embedded else POLL_SECONDS
         self.awake = asyncio.Event()
         self.controller_manager = ControllerManager(cluster_name)
@@ -252,13 +257,13 @@ class ControlPlane:
         """
         renewals = 0
         while True:
-            if self.embedded and await self._sleep_while_quiet():
+            if self.parks and await self._sleep_while_quiet():
                 renewals = 0  # awake again: every node renews now and reports its status soon
             nodes = self.kubelets.node_names()
             report = renewals and renewals % STATUS_REPORT_EVERY == 0
             batches = [nodes[i : i + HEARTBEAT_BATCH] for i in range(0, len(nodes), HEARTBEAT_BATCH)]
             for batch in batches:
-                if self.embedded and self.quiet():
+                if self.parks and self.quiet():
                     break
                 try:
                     await db(self._heartbeats)(batch, report)
@@ -376,6 +381,14 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
     campaigns: dict[str, asyncio.Task] = {}
     logger.warning("control plane candidate %s", me)
     share = Share(me, work_of=_work_of)
+
+    async def start_plane(name: str) -> None:
+        await stop(name)
+        plane = _running[name] = ControlPlane(name, leader=me, parks=True)
+        plane.start()
+
+    parking = Parking(start_plane, stop, _running.get)
+    parking.bind()
     sharing = asyncio.create_task(share.run(), name="control-plane share")
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(10):  # who else is alive, before the first campaign
@@ -384,24 +397,37 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
         while True:
             try:
                 rows = await db(
-                    lambda: list(Cluster.objects.values_list("name", "clock_offset", "stopped_kubelets"))
+                    lambda: list(
+                        Cluster.objects.values_list(
+                            "name", "pk", "revision", "clock_offset", "stopped_kubelets"
+                        )
+                    )
                 )()
-                for name, offset, stopped_kubelets in rows:
+                for name, _, _, offset, stopped_kubelets in rows:
                     simtime.observe(name, offset)
                     power.observe(name, stopped_kubelets)
-                names = _managed([name for name, _, _ in rows])
+                names = _managed([row[0] for row in rows])
+                share.ids = {name: pk for name, pk, *_ in rows if name in names}
+                revisions = {name: revision for name, _, revision, *_ in rows if name in names}
             except Exception:
                 logger.exception("could not list the clusters")
                 await db(reset_connection)()
-                names = list(campaigns)
+                names, revisions = list(campaigns), {}
             share.clusters = names
             for gone in set(campaigns) - set(names):
                 campaigns.pop(gone).cancel()  # its cluster was deleted
             for name in names:
                 if name not in campaigns or campaigns[name].done():
-                    campaigns[name] = asyncio.create_task(_campaign(name, me, share), name=f"lease/{name}")
+                    campaigns[name] = asyncio.create_task(
+                        _campaign(name, me, share, parking), name=f"lease/{name}"
+                    )
+            try:
+                await parking.park_idle(revisions)
+            except Exception:
+                logger.exception("could not park the idle control planes")
             await asyncio.sleep(interval)
     finally:
+        parking.unbind()
         for task in campaigns.values():
             task.cancel()
         await asyncio.gather(*campaigns.values(), return_exceptions=True)
@@ -531,14 +557,12 @@ class Embedded:
 _starting: set[asyncio.Task] = set()
 
 
-async def _campaign(cluster_name: str, me: str, share: Share | None = None) -> None:
+async def _campaign(cluster_name: str, me: str, share: Share, parking: Parking) -> None:
     async def started() -> None:
-        await stop(cluster_name)
-        plane = _running[cluster_name] = ControlPlane(cluster_name, leader=me)
-        plane.start()
+        await parking.won(cluster_name)
 
     async def stopped() -> None:
-        await stop(cluster_name)
+        await parking.lost(cluster_name)
 
     await leader.campaign(leader.Elector(cluster_name, me), started, stopped, share)
 

@@ -4,7 +4,9 @@ Every `manage.py controlplane` process campaigns for every cluster's Lease (clus
 but takes a free or expired one only while it leads less than its fair share, and hands leases over
 while it leads more. Who is alive, and what each one leads, is in the database
 (`ControlPlaneMember`, renewed every second with the database's own clock), so processes on several
-machines sharing one PostgreSQL agree without synchronized clocks:
+machines sharing one PostgreSQL agree without synchronized clocks. That renewal is also the renewal
+of every Lease the process leads (one statement, whatever their number), and every BOARD_SECONDS
+one query reads all the clusters' Leases for all the campaigns (cluster/client/leaseboard.py):
 
 - a cluster weighs 1 plus its measured work: the CPU seconds per second its control plane's
   database calls take (cluster/client/workmeter.py), times WORK_WEIGHT, averaged over about half a
@@ -35,8 +37,10 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 
+from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.db.models.functions import Now
 
+from cluster.client import leaseboard
 from cluster.client.informer import reset_connection
 from cluster.client.leader import in_election_thread
 from cluster.models import ControlPlaneMember
@@ -44,6 +48,8 @@ from cluster.models import ControlPlaneMember
 logger = logging.getLogger(__name__)
 
 MEMBER_RENEW_SECONDS = 1.0
+BOARD_SECONDS = 0.5  # the Leases are read this often (client-go's retryPeriod for a standby)
+BOARD_WAIT_SECONDS = 2.0  # a campaign waits this long for a board before judging without one
 MEMBER_TTL_SECONDS = 3.0  # shorter than a Lease's 4 s: a dead process's share is known first
 FORGET_DEAD_AFTER = timedelta(hours=1)  # rows of processes that died are deleted after this
 WORK_WEIGHT = 10.0  # a cluster taking a tenth of a core weighs 2
@@ -73,6 +79,11 @@ class Share:
         self.busy: dict[str, float] = {}  # cluster -> smoothed fraction of time at work
         self._work_seen: dict[str, tuple[float, float]] = {}
         self.ready = asyncio.Event()
+        self.ids: dict[str, int] = {}  # cluster name -> pk, of `clusters`
+        self.renewed_at: float | None = None  # time.monotonic() this process's last renewal began
+        self.renewals: dict = {}  # identity -> (renewed_at, the clusters it leads): leaseboard
+        self.board: leaseboard.Board | None = None
+        self._next_board: asyncio.Event | None = None
 
     # -- weights --------------------------------------------------------------------------
     def weight(self, name: str) -> float:
@@ -124,21 +135,46 @@ class Share:
         self.busy.pop(name, None)
         self._work_seen.pop(name, None)
 
+    async def next_board(self) -> leaseboard.Board | None:
+        """The next board read (None when none came within BOARD_WAIT_SECONDS)."""
+        if self._next_board is None:
+            self._next_board = asyncio.Event()
+        waiting = self._next_board
+        try:
+            async with asyncio.timeout(BOARD_WAIT_SECONDS):
+                await waiting.wait()
+        except TimeoutError:
+            return None
+        return self.board
+
+    def _publish(self, board: leaseboard.Board) -> None:
+        self.board = board
+        waiting, self._next_board = self._next_board, None
+        if waiting is not None:
+            waiting.set()
+
     # -- the renewal loop -----------------------------------------------------------------
     async def run(self) -> None:
-        """Renew this process's row every second; rebalance after each renewal. The row is
-        deleted when the process stops cleanly (its leases are released by the campaigns)."""
+        """Renew this process's row (and so its Leases) every second, rebalancing after each
+        renewal, and read the board every BOARD_SECONDS. The row is deleted when the process
+        stops cleanly (its leases are released by the campaigns)."""
+        renew_due = 0.0
         try:
             while True:
-                self._measure()
+                renew = time.monotonic() >= renew_due
+                if renew:
+                    renew_due = time.monotonic() + MEMBER_RENEW_SECONDS
+                    self._measure()
                 try:
-                    await in_election_thread(self._renew)
-                    self.ready.set()
-                    self._rebalance()
+                    board = await in_election_thread(self._poll, renew)
+                    if renew:
+                        self.ready.set()
+                        self._rebalance()
+                    self._publish(board)
                 except Exception:
                     logger.exception("could not renew the control-plane member row of %s", self.identity)
                     await in_election_thread(reset_connection)
-                await asyncio.sleep(MEMBER_RENEW_SECONDS)
+                await asyncio.sleep(BOARD_SECONDS)
         finally:
             try:
                 await asyncio.shield(in_election_thread(self._leave))
@@ -150,9 +186,11 @@ class Share:
         with self._lock:
             for name in self.leading:
                 work = self.work_of(name)
-                if work is None:
-                    continue
                 seen = self._work_seen.get(name)
+                if work is None:  # parked (cluster/controlplane/parking.py): no work since
+                    if seen is None:
+                        continue
+                    work = seen[0]
                 self._work_seen[name] = (work, now)
                 if seen is None or now <= seen[1]:
                     continue
@@ -160,7 +198,17 @@ class Share:
                 share = min(1.0, WORK_SMOOTHING * (now - seen[1]))
                 self.busy[name] = self.busy.get(name, fraction) * (1 - share) + fraction * share
 
+    def _poll(self, renew: bool) -> leaseboard.Board:
+        """Election thread: renew (when due), then read every process's row and every Lease."""
+        if renew:
+            self._renew()
+        else:
+            self._read_members()
+        return leaseboard.read(dict(self.ids), self.renewals)
+
     def _renew(self) -> None:
+        """One statement renews this process's row, and with it every Lease it leads."""
+        started = time.monotonic()
         with self._lock:
             leads = {name: round(self.weight(name), 2) for name in sorted(self.leading)}
         updated = ControlPlaneMember.objects.filter(identity=self.identity).update(
@@ -175,18 +223,28 @@ class Share:
                 leads=leads,
             )
             ControlPlaneMember.objects.filter(renewed_at__lt=Now() - FORGET_DEAD_AFTER).delete()
-        alive = list(
-            ControlPlaneMember.objects.filter(
-                renewed_at__gte=Now() - timedelta(seconds=MEMBER_TTL_SECONDS)
-            ).values_list("identity", "leads")
+        self.renewed_at = started
+        self._read_members()
+
+    def _read_members(self) -> None:
+        """Every row: who is alive (renewed within MEMBER_TTL_SECONDS), what each publishes,
+        and each one's last renewal (the board judges the Leases by it)."""
+        alive = ExpressionWrapper(
+            Q(renewed_at__gte=Now() - timedelta(seconds=MEMBER_TTL_SECONDS)), output_field=BooleanField()
+        )
+        rows = list(
+            ControlPlaneMember.objects.annotate(alive=alive).values_list(
+                "identity", "leads", "renewed_at", "alive"
+            )
         )
         published = {}
-        for identity, their in alive:
-            if identity != self.identity:
+        for identity, their, _, live in rows:
+            if live and identity != self.identity:
                 published.update({name: float(w) for name, w in (their or {}).items()})
         with self._lock:
-            self.members = len({identity for identity, _ in alive} | {self.identity})
+            self.members = len({identity for identity, _, _, live in rows if live} | {self.identity})
             self.published = published
+            self.renewals = {identity: (at, set(their or ())) for identity, their, at, _ in rows}
 
     def _leave(self) -> None:
         ControlPlaneMember.objects.filter(identity=self.identity).delete()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from cluster.flow import clockview, kubeletview, predictionview, schedulerconfig, views
+from cluster.flow import clockview, kubeletview, predictionview, views
 
 urlpatterns = [
     path("snapshot", views.snapshot_view, name="cluster-snapshot"),
@@ -19,8 +19,4 @@ urlpatterns = [
     path("prediction", predictionview.prediction_view, name="flow-prediction"),
     path("prediction/guess", predictionview.guess_view, name="flow-prediction-guess"),
     path("traces/<str:trace>", views.trace_view, name="flow-trace"),
-    path("scheduling/config", schedulerconfig.config_view, name="scheduling-config"),
-    path("scheduling/config/preview", schedulerconfig.preview_view, name="scheduling-config-preview"),
-    path("scheduling/what-if", views.what_if_view, name="scheduling-what-if"),
-    path("scheduling/<str:namespace>/<str:pod>", views.scheduling_view, name="scheduling-attempts"),
 ]

@@ -1,4 +1,5 @@
-"""HTTP endpoints beside the websocket: snapshot, flow controls, traces, scheduling attempts."""
+"""HTTP endpoints beside the websocket: snapshot, flow controls, traces (the scheduler's own:
+scheduler/views.py)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,14 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from cluster.api.http import error_response
-from cluster.apiserver.errors import ApiError, bad_request, too_large
-from cluster.auth.access import caller_of, get_cluster, too_many_requests
-from cluster.auth.ratelimit import RateLimiter
+from cluster.apiserver.errors import ApiError, bad_request
+from cluster.auth.access import caller_of, get_cluster
 from cluster.auth.readlimit import limit_anonymous_read
 from cluster.client import leader
 from cluster.flow import controls, gate, snapshot, snapshotcache
 from cluster.flow.recorder import steps_page, trace_json
 from cluster.flow.steps import STEPS
 from cluster.models import Cluster, FlowTrace
-from scheduler import queue_view, what_if
-from scheduler.service import attempts
 
 
 class Refused(Exception):
@@ -213,50 +211,3 @@ def trace_view(request: HttpRequest, cluster: str, trace: str) -> JsonResponse:
     found = _cluster(request, cluster)
     row = get_object_or_404(FlowTrace, cluster=found, pk=trace)
     return JsonResponse(trace_json(row, found.name))
-
-
-@require_GET
-@refusals
-def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str) -> JsonResponse:
-    """The pod's scheduling attempts, newest first, each with the engine's full explanation."""
-    found = _cluster(request, cluster)
-    tried = attempts(found, namespace, pod)
-    # "queue": where the pod waits now (queue, backoff, rejecting plugins, what would retry it).
-    return JsonResponse(
-        {"namespace": namespace, "pod": pod, "queue": queue_view.for_pod(tried), "attempts": tried}
-    )
-
-
-@csrf_exempt  # a question, not a write: it changes nothing, so read access is enough
-@require_POST
-@refusals
-def what_if_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    """POST {pod, nodes?, profile?, schedulerName?}: the explanation for that copy, writing nothing."""
-    found = _cluster(request, cluster)
-    try:
-        limit_anonymous_read(request)
-        _limit_what_if(request, found)
-        if len(request.body) > what_if.MAX_BODY_BYTES:
-            raise too_large(what_if.MAX_BODY_BYTES)
-        try:
-            body = json.loads(request.body or b"null")
-        except ValueError as err:
-            raise bad_request(f"the request body is not JSON: {err}") from None
-        return JsonResponse(what_if.answer(found, body))
-    except ApiError as err:
-        return error_response(err)
-
-
-WHAT_IFS = RateLimiter()
-
-
-def _limit_what_if(request: HttpRequest, cluster: Cluster) -> None:
-    """Each what-if is a whole scheduling cycle over the cluster: at most
-    what_if.PER_MINUTE per caller (by name, or address when anonymous); the teacher is not counted."""
-    caller = caller_of(request)
-    if caller.teacher:
-        return
-    who = caller.client if caller.anonymous else caller.name
-    seconds = WHAT_IFS.retry_after((cluster.pk, who), what_if.PER_MINUTE, 60.0)
-    if seconds:
-        raise too_many_requests(seconds)

@@ -148,8 +148,18 @@ def _last_lines(text: str, cap: int) -> str:
 
 def read_lines(cluster: Cluster, container_id: str) -> list[str]:
     """The run's log as stored: lines of `<timestamp> <text>\\n`."""
-    chunks = ContainerLogChunk.objects.filter(cluster=cluster, container_id=container_id).order_by("id")
-    return "".join(chunks.values_list("text", flat=True)).splitlines(keepends=True)
+    return read_after(cluster, container_id, 0)[1]
+
+
+def read_after(cluster: Cluster, container_id: str, after: int) -> tuple[int, list[str]]:
+    """(the last stored chunk's id, the lines of the chunks stored after chunk `after`): a follower
+    reads only what is new. Ids only grow (AUTOINCREMENT in SQLite, a sequence in PostgreSQL), so a
+    rotation's new file is in chunks after every one the follower read."""
+    chunks = ContainerLogChunk.objects.filter(cluster=cluster, container_id=container_id, id__gt=after)
+    rows = list(chunks.order_by("id").values_list("id", "text"))
+    if not rows:
+        return after, []
+    return rows[-1][0], "".join(text for _id, text in rows).splitlines(keepends=True)
 
 
 def forget_pods(cluster: Cluster, pod_uids: list[str]) -> None:

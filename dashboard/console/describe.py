@@ -6,6 +6,7 @@ import yaml
 
 from cluster.apiserver import service as api
 from cluster.apiserver.kinds import kind_info
+from cluster.client import leader
 from cluster.models import Cluster
 from dashboard.console.printer import without_managed_fields
 
@@ -32,6 +33,8 @@ class ClusterReader:
 def describe_object(cluster: Cluster, kind: str, namespace: str, name: str) -> str:
     """kubectl describe through the kind's describe hook; a YAML-only kind shows its stored YAML."""
     info = kind_info(kind)
+    if kind == "Lease":
+        leader.show_renewal(cluster, namespace)  # renewTime as the holder last renewed it
     if info is not None and callable(info.describe):
         return info.describe(ClusterReader(cluster), namespace, name)
     obj = without_managed_fields(api.get(cluster, kind, namespace, name))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from cluster.apiserver import service as api
+from cluster.client import leader
 from cluster.kubeapi import tables
 from cluster.kubelet.logs import read_log
 from cluster.models import Cluster
@@ -58,6 +59,8 @@ def _no_resources(cmd: CommandLine, namespaced: bool) -> str:
 
 def _objects(cluster: Cluster, cmd: CommandLine, res: Resource, name: str | None) -> list[dict]:
     namespace = _namespace_arg(cmd, res)
+    if res.kind == "Lease":
+        leader.show_renewal(cluster, namespace)
     if name is not None:
         return [api.get(cluster, res.kind, namespace or "", name)]
     items, _revision = api.list_objects(

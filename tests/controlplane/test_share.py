@@ -96,6 +96,12 @@ def test_work_is_measured_from_the_control_planes_busy_seconds(monkeypatch):
     assert share.weight("lab-00") == 1 + sharing.WORK_WEIGHT * 0.5
     share.busy["lab-00"] = 0.02  # an idle sandbox's heartbeats: no weight of its own
     assert share.weight("lab-00") == 1.0
+    share.busy["lab-00"] = 0.5
+    del work["lab-00"]  # parked: no control plane, no work
+    for _ in range(200):
+        now[0] += 1.0
+        share._measure()
+    assert share.weight("lab-00") == 1.0, "a parked sandbox's weight falls back to an idle one's"
 
 
 @pytest.mark.django_db
