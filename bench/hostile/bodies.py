@@ -92,6 +92,16 @@ def valid(kind: str, name: str) -> dict:
                 "drivers": [{"name": "disk.csi.example.com", "nodeID": "n1", "allocatable": {"count": 2}}]
             },
         },
+        "CSIDriver": {
+            "apiVersion": "storage.k8s.io/v1",
+            "spec": {
+                "attachRequired": False,
+                "podInfoOnMount": True,
+                "volumeLifecycleModes": ["Persistent", "Ephemeral"],
+                "tokenRequests": [{"audience": "vault", "expirationSeconds": 3600}],
+                "nodeAllocatableUpdatePeriodSeconds": 60,
+            },
+        },
         "ControllerRevision": {"apiVersion": "apps/v1", "data": {"spec": {}}, "revision": 1},
         "ServiceAccount": {"apiVersion": "v1", "imagePullSecrets": [{"name": "registry"}]},
         "Role": {"apiVersion": RBAC, "rules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]},

@@ -34,7 +34,7 @@ from cluster.kinds.discovery import endpointslice
 from cluster.kinds.policy import poddisruptionbudget
 from cluster.kinds.rbac import clusterrole, clusterrolebinding, role, rolebinding
 from cluster.kinds.scheduling import priorityclass
-from cluster.kinds.storage import csinode, storageclass
+from cluster.kinds.storage import csidriver, csinode, storageclass
 
 BUILTIN_KINDS: tuple[KindInfo, ...] = (
     pod.KIND,
@@ -66,6 +66,7 @@ BUILTIN_KINDS: tuple[KindInfo, ...] = (
     poddisruptionbudget.KIND,
     storageclass.KIND,
     csinode.KIND,
+    csidriver.KIND,
     clusterrolebinding.KIND,
     clusterrole.KIND,
     rolebinding.KIND,

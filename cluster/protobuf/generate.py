@@ -75,7 +75,7 @@ ROOTS: dict[str, tuple[str, ...]] = {
     "k8s.io.api.discovery.v1": ("EndpointSlice",),
     "k8s.io.api.batch.v1": ("Job", "CronJob"),
     "k8s.io.api.scheduling.v1": ("PriorityClass",),
-    "k8s.io.api.storage.v1": ("StorageClass", "CSINode"),
+    "k8s.io.api.storage.v1": ("StorageClass", "CSINode", "CSIDriver"),
     "k8s.io.api.rbac.v1": ("Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"),
     "k8s.io.apimachinery.pkg.apis.meta.v1": ("DeleteOptions", "CreateOptions", "Status"),
     "k8s.io.apimachinery.pkg.runtime": ("Unknown",),

@@ -3,8 +3,12 @@ default class, tables, describe, and the scheduler's VolumeBinding with upstream
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
+
 import pytest
 
+from cluster.kubeapi.describe import describe_generic, with_events
 from tests.support.waiting import wait_for
 
 pytestmark = pytest.mark.kubectl
@@ -232,6 +236,40 @@ def test_a_csinode_as_kubectl_prints_it(kubectl):
         assert "      Allocatables:\n        Count:  2" in described
     finally:
         kubectl.run("delete", "csinode", "st-node")
+
+
+CSI_DRIVER = """
+apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata:
+  name: st.csi.example.com
+spec:
+  podInfoOnMount: true
+"""
+
+
+def test_a_csidriver_as_kubectl_prints_it(kubectl):
+    try:
+        kubectl.ok("apply", "-f", "-", stdin=CSI_DRIVER)
+        lines = kubectl.ok("get", "csidrivers", "st.csi.example.com").splitlines()
+        assert lines[0].split() == [
+            "NAME",
+            "ATTACHREQUIRED",
+            "PODINFOONMOUNT",
+            "STORAGECAPACITY",
+            "TOKENREQUESTS",
+            "REQUIRESREPUBLISH",
+            "MODES",
+            "AGE",
+        ]
+        cells = ["st.csi.example.com", "true", "true", "false", "<unset>", "false", "Persistent"]
+        assert lines[1].split()[:7] == cells
+        obj = json.loads(kubectl.ok("get", "csidriver", "st.csi.example.com", "-o", "json"))
+        described = kubectl.ok("describe", "csidriver", "st.csi.example.com")
+        assert described == with_events(describe_generic(obj), [], datetime.now(UTC))
+        assert "  Fs Group Policy:" in described
+    finally:
+        kubectl.run("delete", "csidriver", "st.csi.example.com")
 
 
 def test_a_claim_of_the_default_class_is_provisioned_and_grows(kubectl):

@@ -9,9 +9,24 @@ flags: "r" repeated, "*" a Go pointer (present even when zero), "o" omitempty in
 
 PACKAGE = "k8s.io.api.storage.v1"
 GROUP_VERSION = "storage.k8s.io/v1"
-KINDS = ("CSINode", "StorageClass")
+KINDS = ("CSIDriver", "CSINode", "StorageClass")
 
 MESSAGES = {
+    "CSIDriver": (
+        (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
+        (2, "spec", "CSIDriverSpec", ""),
+    ),
+    "CSIDriverSpec": (
+        (1, "attachRequired", "bool", "*o"),
+        (2, "podInfoOnMount", "bool", "*o"),
+        (3, "volumeLifecycleModes", "string", "ro"),
+        (4, "storageCapacity", "bool", "*o"),
+        (5, "fsGroupPolicy", "string", "*o"),
+        (6, "tokenRequests", "TokenRequest", "ro"),
+        (7, "requiresRepublish", "bool", "*o"),
+        (8, "seLinuxMount", "bool", "*o"),
+        (9, "nodeAllocatableUpdatePeriodSeconds", "int64", "*o"),
+    ),
     "CSINode": (
         (1, "metadata", "k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta", "o"),
         (2, "spec", "CSINodeSpec", ""),
@@ -32,6 +47,10 @@ MESSAGES = {
         (6, "allowVolumeExpansion", "bool", "*o"),
         (7, "volumeBindingMode", "string", "*o"),
         (8, "allowedTopologies", "k8s.io.api.core.v1.TopologySelectorTerm", "ro"),
+    ),
+    "TokenRequest": (
+        (1, "audience", "string", ""),
+        (2, "expirationSeconds", "int64", "*o"),
     ),
     "VolumeNodeResources": ((1, "count", "int32", "*o"),),
 }
