@@ -7,7 +7,8 @@ the oldest go, in batches, when the garbage collector sweeps (at most every PRUN
 what no one can still write to goes:
 - a trace while it runs, or while a live object names it (controllers write its steps later), or
   for TRACE_GRACE after it finished (a late kubelet or scheduler step), stays;
-- each pod keeps its newest scheduling attempt (its explanation), whatever its age;
+- each pod keeps its newest scheduling attempt (its explanation), whatever its age (the scheduler
+  prunes its own attempts: scheduler/retention.py);
 - open exec sessions stay;
 - a graceful deletion's mark stays while its object exists.
 """
@@ -18,23 +19,22 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Max
 from django.utils import timezone
 
 from cluster.models import ApiObject, Cluster, ExecSession, FlowTrace, Termination
-from scheduler.models import SchedulingAttempt
+from cluster.schedulerport import scheduler_app
 
 PRUNE_SECONDS = 30.0
 TRACE_GRACE = timedelta(minutes=10)
 BATCH = 500  # rows deleted per statement, so a long-unpruned cluster never holds its tables long
 
 
-def _over(count: int, keep: int) -> bool:
+def over(count: int, keep: int) -> bool:
     """Prune in batches: only once the table passes its bound by a tenth (most sweeps skip)."""
     return count > keep + max(1, keep // 10)
 
 
-def _delete_batches(queryset, pks: list) -> int:
+def delete_batches(queryset, pks: list) -> int:
     deleted = 0
     for start in range(0, len(pks), BATCH):
         deleted += queryset.filter(pk__in=pks[start : start + BATCH]).delete()[0]
@@ -44,7 +44,7 @@ def _delete_batches(queryset, pks: list) -> int:
 def prune_traces(cluster: Cluster) -> int:
     keep = settings.KUBESIM_FLOW_TRACES_KEEP
     traces = FlowTrace.objects.filter(cluster=cluster)
-    if not _over(traces.count(), keep):
+    if not over(traces.count(), keep):
         return 0
     named = ApiObject.objects.filter(cluster=cluster, trace__isnull=False).values("trace_id")
     newest = traces.order_by("-created_at", "-pk").values_list("pk", flat=True)[:keep]
@@ -54,27 +54,16 @@ def prune_traces(cluster: Cluster) -> int:
         .exclude(pk__in=list(newest))
         .values_list("pk", flat=True)
     )
-    return _delete_batches(FlowTrace.objects, list(old))
-
-
-def prune_attempts(cluster: Cluster) -> int:
-    keep = settings.KUBESIM_SCHEDULING_ATTEMPTS_KEEP
-    attempts = SchedulingAttempt.objects.filter(cluster=cluster)
-    if not _over(attempts.count(), keep):
-        return 0
-    latest = attempts.values("namespace", "pod").annotate(top=Max("pk")).values_list("top", flat=True)
-    newest = attempts.order_by("-pk").values_list("pk", flat=True)[:keep]
-    old = attempts.exclude(pk__in=list(latest)).exclude(pk__in=list(newest)).values_list("pk", flat=True)
-    return _delete_batches(SchedulingAttempt.objects, list(old))
+    return delete_batches(FlowTrace.objects, list(old))
 
 
 def prune_exec_sessions(cluster: Cluster) -> int:
     keep = settings.KUBESIM_EXEC_SESSIONS_KEEP
     closed = ExecSession.objects.filter(cluster=cluster, closed_at__isnull=False)
-    if not _over(closed.count(), keep):
+    if not over(closed.count(), keep):
         return 0
     newest = closed.order_by("-seq").values_list("pk", flat=True)[:keep]
-    return _delete_batches(
+    return delete_batches(
         ExecSession.objects, list(closed.exclude(pk__in=list(newest)).values_list("pk", flat=True))
     )
 
@@ -83,14 +72,14 @@ def prune_terminations(cluster: Cluster) -> int:
     """Marks whose object is gone another way (a forced delete, a crash between the two writes)."""
     live = ApiObject.objects.filter(cluster=cluster).values("uid")
     gone = Termination.objects.filter(cluster=cluster).exclude(uid__in=live).values_list("pk", flat=True)
-    return _delete_batches(Termination.objects, list(gone))
+    return delete_batches(Termination.objects, list(gone))
 
 
 def prune(cluster: Cluster) -> dict[str, int]:
     """Every bounded table of `cluster` back within its bound; how many rows each lost."""
     return {
         "traces": prune_traces(cluster),
-        "scheduling_attempts": prune_attempts(cluster),
+        "scheduling_attempts": scheduler_app().prune(cluster),
         "exec_sessions": prune_exec_sessions(cluster),
         "terminations": prune_terminations(cluster),
     }

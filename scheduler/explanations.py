@@ -170,6 +170,18 @@ def ready_here(cluster, namespace: str, pod: str) -> bool:
     return local is not None
 
 
+def decision_of(cluster, namespace: str, pod: str, trace_id: str) -> dict | None:
+    """The decision of the pod's newest attempt in a trace (what decided its placement), once it
+    is explained; None while it is not (or there is no such attempt)."""
+    attempts = SchedulingAttempt.objects.filter(cluster_id=cluster.pk, namespace=namespace, pod=pod)
+    attempt = attempts.filter(trace_id=trace_id).order_by("-created_at", "-pk").first()
+    if attempt is not None and attempt.decision is None and ready_here(cluster, namespace, pod):
+        attempt.refresh_from_db()
+    if attempt is None or attempt.decision is None:
+        return None
+    return attempt.to_json()["decision"]
+
+
 def ready(cluster, namespace: str, pod: str) -> None:
     """Make sure the pod's attempts carry their explanations before they are read."""
     with _registry_lock:

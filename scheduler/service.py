@@ -22,6 +22,7 @@ from cluster.client.informer import Delta, Informer, db
 from cluster.flow import gate, podevent
 from cluster.flow.recorder import StepSpec, record_step, record_steps
 from cluster.models import Cluster, FlowTrace
+from k8s import clock
 from scheduler import attempt_rows, batch, configuration, explanations, texts, together, volume_binding
 from scheduler.batch import INLINE_MAX_NODES
 from scheduler.engine import Snapshot, schedule
@@ -35,7 +36,13 @@ from scheduler.engine.snapshot import STORAGE_KINDS
 from scheduler.explanations import Explainer
 from scheduler.flowsteps import PREEMPTION, SCHEDULER
 from scheduler.models import SchedulingAttempt
-from scheduler.queue import QueuedPod, SchedulingQueue, describe_entry
+from scheduler.queue import (
+    MAX_UNSCHEDULABLE_SECONDS,
+    UNSCHEDULABLE,
+    QueuedPod,
+    SchedulingQueue,
+    describe_entry,
+)
 
 MERGE_PATCH = "application/merge-patch+json"
 
@@ -177,6 +184,14 @@ class Scheduler:
 
     def next_wakeup(self) -> float | None:
         return self.queue.next_wakeup()
+
+    def flush_due(self) -> float | None:
+        """Seconds until a pod left unschedulable for 5 minutes moves (the queue's flush, which a
+        polling loop would reach anyway; an embedded control plane waits for it)."""
+        since = [e.unschedulable_since for e in self.queue.entries.values() if e.queue == UNSCHEDULABLE]
+        if not since:
+            return None
+        return max(0.0, min(since) + MAX_UNSCHEDULABLE_SECONDS - clock.monotonic())
 
     def _sync(self) -> list[Delta]:
         if self.cluster is None:

@@ -6,8 +6,9 @@
 - `kubesim/` is the Django project: only its own modules, management commands and the benchmarks
   import it.
 - `bench/` (benchmarks, hostile clients) is imported by no runtime module, only by tests.
-- `cluster` imports of `scheduler` are of its pure engine, but for the few listed here that wait
-  for their move (the scheduler is the layer above: the cluster's runtime runs its component).
+- `cluster` imports of `scheduler` are of its pure engine only: the scheduler app provides its
+  component, queue, decisions and pruning at start-up (`cluster/schedulerport.py`); no package
+  imports one that imports it back, function-level imports included.
 - No import circle between modules (module-level imports, `if TYPE_CHECKING:` blocks aside), and
   none once function-level imports count too (`AppConfig.ready()` aside).
 - No function-level import of a module of the same package: such an import only exists to dodge
@@ -136,25 +137,22 @@ def test_no_runtime_module_imports_the_benchmarks():
     assert _offences(lambda m: m.split(".")[0] in RUNTIME, ("bench",)) == []
 
 
-# What of the scheduler (besides its engine) cluster modules still import: the runtime runs the
-# scheduler's component, the prediction round and the snapshot read its attempts and queue, the
-# retention prunes its attempts. Equal, not a subset: a removed import leaves the list too.
-CLUSTER_TO_SCHEDULER = {
-    "cluster.controlplane.runtime": {"scheduler.queue", "scheduler.service"},
-    "cluster.flow.prediction": {"scheduler.explanations", "scheduler.models"},
-    "cluster.flow.snapshot": {"scheduler.queue_view"},
-    "cluster.retention": {"scheduler.models"},
-}
+def _layer(module: str) -> str:
+    """A module's package; the scheduler's pure engine is a layer of its own, below the cluster."""
+    return "scheduler.engine" if module.startswith("scheduler.engine") else module.split(".")[0]
 
 
-def test_the_cluster_imports_only_the_schedulers_engine_but_the_listed_modules():
-    found: dict[str, set[str]] = {}
+def test_packages_depend_one_way_function_level_imports_included():
+    # The cluster reaches the scheduler app only through what it provides at start-up
+    # (cluster/schedulerport.py), so no package imports one that imports it back.
+    graph: dict[str, set[str]] = {}
     for module, (top, late) in IMPORTS.items():
         for target in [*top, *(t for _, _, t in late)]:
-            engine = target.startswith("scheduler.engine")
-            if module.split(".")[0] == "cluster" and target.split(".")[0] == "scheduler" and not engine:
-                found.setdefault(module, set()).add(target)
-    assert found == CLUSTER_TO_SCHEDULER
+            if target in SOURCES and _layer(target) != _layer(module):
+                graph.setdefault(_layer(module), set()).add(_layer(target))
+    assert "scheduler" not in graph.get("cluster", set())
+    layers = {_layer(module) for module in SOURCES}
+    assert _circles({layer: sorted(graph.get(layer, ())) for layer in layers}) == []
 
 
 def _circles(graph: dict[str, list[str]]) -> list[list[str]]:

@@ -39,10 +39,9 @@ from cluster.flow import gate
 from cluster.kubelet import power
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
+from cluster.schedulerport import scheduler_app
 from database.sqlite import writers
 from k8s import clock
-from scheduler.queue import MAX_UNSCHEDULABLE_SECONDS, UNSCHEDULABLE
-from scheduler.service import Scheduler
 
 logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
@@ -77,7 +76,7 @@ class ControlPlane:
         self.poll = None if embedded else POLL_SECONDS
         self.awake = asyncio.Event()
         self.controller_manager = ControllerManager(cluster_name)
-        self.scheduler = Scheduler(cluster_name)
+        self.scheduler = scheduler_app().component(cluster_name)
         self.kubelets = KubeletManager(cluster_name)
         self.endpoints = EndpointsController(cluster_name)
         self.quotas = ResourceQuotaController(cluster_name)
@@ -192,7 +191,11 @@ class ControlPlane:
                 if worked:
                     continue  # more may have landed meanwhile: read the log again before sleeping
                 timeout = self.poll
-                for wakeup in (getattr(component, "next_wakeup", lambda: None)(), _flush_due(component)):
+                wakeups = (
+                    getattr(component, "next_wakeup", _none)(),
+                    getattr(component, "flush_due", _none)(),
+                )
+                for wakeup in wakeups:
                     if wakeup is not None:
                         timeout = wakeup if timeout is None else min(timeout, wakeup)
                 if not await waiter.wait(timeout):
@@ -329,16 +332,8 @@ class ControlPlane:
         self.awake.set()
 
 
-def _flush_due(component) -> float | None:
-    """Seconds until the scheduler moves a pod left unschedulable for 5 minutes (the queue's flush,
-    which a polling loop would reach anyway; an embedded one waits for it)."""
-    queue = getattr(component, "queue", None)
-    if queue is None:
-        return None
-    since = [e.unschedulable_since for e in queue.entries.values() if e.queue == UNSCHEDULABLE]
-    if not since:
-        return None
-    return max(0.0, min(since) + MAX_UNSCHEDULABLE_SECONDS - clock.monotonic())
+def _none() -> None:
+    return None
 
 
 _running: dict[str, ControlPlane] = {}

@@ -24,9 +24,8 @@ from cluster.apiserver.errors import ApiError, Cause
 from cluster.broadcast import nudge
 from cluster.flow.predictionanswer import deciding
 from cluster.models import Cluster, FlowStep, FlowTrace, PredictionGuess, PredictionRound
-from scheduler import explanations
+from cluster.schedulerport import scheduler_app
 from scheduler.engine.profile import DEFAULT_PLUGINS
-from scheduler.models import SchedulingAttempt
 
 PLUGINS = [name for name, _ in DEFAULT_PLUGINS]  # the choices of "which plugin decides?"
 MAX_VOTERS = 500  # guesses one round keeps (a class of 60 and its viewers, with room to spare)
@@ -205,13 +204,11 @@ def _deciding_step(row: PredictionRound) -> dict | None:
 
 def _deciding(cluster: Cluster, row: PredictionRound) -> dict | None:
     """What decided, from the attempt behind step 9; None while its explanation is being built."""
-    namespace, pod = row.answer["namespace"], row.answer["pod"]
-    attempts = SchedulingAttempt.objects.filter(cluster_id=cluster.pk, namespace=namespace, pod=pod)
-    attempt = attempts.filter(trace_id=row.answer["trace"]).order_by("-created_at", "-pk").first()
-    if attempt is not None and attempt.decision is None and explanations.ready_here(cluster, namespace, pod):
-        attempt.refresh_from_db()
-    if attempt is not None and attempt.decision is not None:
-        return deciding(attempt.to_json()["decision"])
+    decision = scheduler_app().decision(
+        cluster, row.answer["namespace"], row.answer["pod"], row.answer["trace"]
+    )
+    if decision is not None:
+        return deciding(decision)
     if timezone.now() - row.closed_at > timedelta(seconds=EXPLAIN_WAIT_SECONDS):
         return {"kind": "unknown", "plugins": []}  # the attempt is gone or was never explained
     return None

@@ -22,7 +22,7 @@ from cluster.flow.recorder import message_of
 from cluster.flow.steprows import STEP_COLUMNS
 from cluster.kinds.core import defaultservice
 from cluster.models import Cluster, FlowStep, FlowTrace
-from scheduler import queue_view
+from cluster.schedulerport import scheduler_app
 
 RECENT_TRACES = 10
 # A long trace's steps in the snapshot: its first and its newest (the page fetches the others).
@@ -149,7 +149,7 @@ def state_of(cluster: Cluster, fresh: Cluster, step_id: int, view: str) -> dict:
         "view": view,
         "exec_sessions": execsessions.listing(cluster.name),
         # Pending pods' places in the scheduling queue, from their latest attempts.
-        "scheduling": queue_view.pending(cluster),
+        "scheduling": scheduler_app().pending(cluster),
         # The teacher's prediction round, so that a page opened late asks the same question.
         "prediction": prediction.current(cluster)[1],
     }
