@@ -13,9 +13,8 @@ import time
 
 import pytest
 
-from tests.browser.helpers import TIMEOUT_MS, api_write, open_dashboard
+from tests.browser.helpers import TIMEOUT_MS, api_write, open_dashboard, remove_pods
 from tests.browser.test_one_story import RECORD_JS, bare_pod, flow_setting, number
-from tests.support.auth import teacher_headers
 
 pytestmark = pytest.mark.browser
 
@@ -55,10 +54,7 @@ def test_a_burst_of_stories_is_told_in_turn_skipping_the_oldest_beyond_six_with_
             assert sorted(set(numbers)) == list(range(1, 15)), (name, numbers)  # whole, 13 and the ending
             assert [c["num"] for c in story].count("end") == 1, (name, numbers)
     finally:
-        for name in names:
-            page.request.delete(
-                f"{page.base_url}{PODS}/{name}", data={"gracePeriodSeconds": 0}, headers=teacher_headers()
-            )
+        remove_pods(page, names)
         flow_setting(page, "pace", {"pace_ms": 60})
     assert page.problems.errors == []
 

@@ -12,9 +12,8 @@ import json
 
 import pytest
 
-from tests.browser.helpers import TIMEOUT_MS, api_write, open_dashboard
+from tests.browser.helpers import TIMEOUT_MS, api_write, open_dashboard, remove_pods
 from tests.browser.test_one_story import bare_pod, flow_setting
-from tests.support.auth import teacher_headers
 
 pytestmark = pytest.mark.browser
 
@@ -77,9 +76,6 @@ def test_a_pick_older_than_the_snapshots_traces_is_kept_when_a_snapshot_lands(pa
             "(id) => !document.querySelector(`.caption[data-trace='${id}']`)", arg=picked, timeout=TIMEOUT_MS
         )
     finally:
-        for name in names:
-            page.request.delete(
-                f"{page.base_url}{PODS}/{name}", data={"gracePeriodSeconds": 0}, headers=teacher_headers()
-            )
+        remove_pods(page, names)
         flow_setting(page, "pace", {"pace_ms": 60})
     assert page.problems.errors == []
