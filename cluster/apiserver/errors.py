@@ -98,6 +98,14 @@ def invalid(info: KindInfo, name: str, causes: list[Cause]) -> ApiError:
     return ApiError(422, "Invalid", f'{kind} "{name}" is invalid: {body}', details)
 
 
+def forbidden(plural: str, name: str, why: str, group: str = "") -> ApiError:
+    """403 `<plural>[.<group>] "<name>" is forbidden: <why>`, as an admission plugin or a registry
+    strategy refuses an object (details in metav1.StatusDetails' order: name, group, kind)."""
+    qualified = f"{plural}.{group}" if group else plural
+    details = {"name": name, **({"group": group} if group else {}), "kind": plural}
+    return ApiError(403, "Forbidden", f'{qualified} "{name}" is forbidden: {why}', details)
+
+
 def bad_request(message: str) -> ApiError:
     return ApiError(400, "BadRequest", message)
 

@@ -14,9 +14,10 @@ import json
 from collections.abc import Callable
 
 from cluster.apiserver import reads
-from cluster.apiserver.errors import ApiError
+from cluster.apiserver.errors import ApiError, forbidden
 from cluster.auth import rbac
 from cluster.auth.access import RBAC_GROUP, Caller, acting_caller, permission
+from cluster.auth.rbac import Attributes
 
 ROLE_KINDS = {"Role": "roles", "ClusterRole": "clusterroles"}
 BINDING_KINDS = {"RoleBinding": "rolebindings", "ClusterRoleBinding": "clusterrolebindings"}
@@ -44,35 +45,19 @@ def _strings(values: object) -> list[str]:
     return [str(v) for v in values] if isinstance(values, list) else []
 
 
-def _has(values: list[str], wanted: str) -> bool:
-    return "*" in values or wanted in values
-
-
-def _resource_covers(owned: list[str], resource: str) -> bool:
-    if "*" in owned or resource in owned:
-        return True
-    return "/" in resource and f"*/{resource.split('/', 1)[1]}" in owned
-
-
-def _url_covers(owned: list[str], url: str) -> bool:
-    return any(o == url or (o.endswith("*") and url.startswith(o.rstrip("*"))) for o in owned)
-
-
 def _covers(owner: dict, sub: dict) -> bool:
-    """ruleCovers, for a subrule of one group, resource or URL, verb and name at most."""
+    """ruleCovers, for a subrule of one verb and one group and resource (and name) or URL: what the
+    authorizer's own match of that request answers, but that a named right is not all of them."""
     verb = sub["verbs"][0]
-    if not _has(_strings(owner.get("verbs")), verb):
-        return False
     if "nonResourceURLs" in sub:
-        return _url_covers(_strings(owner.get("nonResourceURLs")), sub["nonResourceURLs"][0])
-    names = _strings(owner.get("resourceNames"))
-    if "resourceNames" in sub and names and sub["resourceNames"][0] not in names:
+        return rbac.rule_allows(Attributes(verb, path=sub["nonResourceURLs"][0]), owner)
+    names = sub.get("resourceNames")
+    if not names and owner.get("resourceNames"):
         return False
-    if "resourceNames" not in sub and names:
-        return False
-    return _has(_strings(owner.get("apiGroups")), sub["apiGroups"][0]) and _resource_covers(
-        _strings(owner.get("resources")), sub["resources"][0]
+    attributes = Attributes.of(
+        verb, sub["resources"][0], sub["apiGroups"][0], "", names[0] if names else "", ""
     )
+    return rbac.rule_allows(attributes, owner)
 
 
 def _breakdown(rule: dict) -> list[dict]:
@@ -133,11 +118,6 @@ def missing_rights(owned: list[dict], wanted: list[dict]) -> list[str]:
     return sorted({compact_string(rule) for rule in _compact(uncovered)})
 
 
-def _refusal(plural: str, name: str, reason: str) -> ApiError:
-    message = f'{plural}.{RBAC_GROUP} "{name}" is forbidden: {reason}'
-    return ApiError(403, "Forbidden", message, {"name": name, "group": RBAC_GROUP, "kind": plural})
-
-
 def _only_gc_fields_change(cluster, kind: str, namespace: str | None, body: dict) -> bool:
     try:
         old = reads.get(cluster, kind, namespace, body["metadata"]["name"])
@@ -176,7 +156,7 @@ def confirm(caller: Caller, cluster, verb: str, kind: str, body: dict) -> None:
         try:
             role = reads.get(cluster, ref_kind, namespace if ref_kind == "Role" else None, ref_name)
         except ApiError as missing:
-            raise _refusal(plural, name, missing.message) from None
+            raise forbidden(plural, name, missing.message, RBAC_GROUP) from None
         wanted = (
             rbac.cluster_role_rules(cluster, role) if ref_kind == "ClusterRole" else role.get("rules") or []
         )
@@ -189,6 +169,8 @@ def confirm(caller: Caller, cluster, verb: str, kind: str, body: dict) -> None:
             f"user {json.dumps(caller.name, ensure_ascii=False)} (groups={groups}) is attempting to grant "
             "RBAC permissions not currently held:\n" + "\n".join(lines)
         )
-        raise _refusal(plural, name, reason)
+        raise forbidden(plural, name, reason, RBAC_GROUP)
     if kind == "ClusterRole" and body.get("aggregationRule") and missing_rights(owned, _FULL_AUTHORITY):
-        raise _refusal(plural, name, "must have cluster-admin privileges to use the aggregationRule")
+        raise forbidden(
+            plural, name, "must have cluster-admin privileges to use the aggregationRule", RBAC_GROUP
+        )

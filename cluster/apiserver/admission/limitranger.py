@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from cluster.apiserver import rows
 from cluster.apiserver.admission import chain
-from cluster.apiserver.admission.priority import forbidden
+from cluster.apiserver.errors import forbidden
 from k8s.quantity import canonical, format_quantity, milli_value
 from k8s.quota import pod_resources
 

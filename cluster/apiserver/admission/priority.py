@@ -7,15 +7,9 @@ from __future__ import annotations
 
 from cluster.apiserver import rows
 from cluster.apiserver.admission import chain
-from cluster.apiserver.errors import ApiError
+from cluster.apiserver.errors import forbidden
 from cluster.kinds.scheduling.priorityclass import DEFAULT_PRIORITY, PREEMPT_LOWER, system_class
 from cluster.models import ApiObject, Cluster
-
-
-def forbidden(plural: str, name: str, why: str, group: str = "") -> ApiError:
-    qualified = f"{plural}.{group}" if group else plural
-    details = {"name": name, "kind": plural, **({"group": group} if group else {})}
-    return ApiError(403, "Forbidden", f'{qualified} "{name}" is forbidden: {why}', details)
 
 
 def resolve(pod: dict, classes) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from cluster.apiserver import rows
 from cluster.apiserver.admission import chain
-from cluster.apiserver.admission.priority import forbidden
+from cluster.apiserver.errors import forbidden
 from cluster.apiserver.kinds import KINDS, kind_info
 from database.sqlite import memo
 from k8s import clock

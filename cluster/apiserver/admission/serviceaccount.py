@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from cluster.apiserver import reads
 from cluster.apiserver.admission import chain
-from cluster.apiserver.admission.priority import forbidden
 from cluster.apiserver.defaults import generated_name
-from cluster.apiserver.errors import ApiError
+from cluster.apiserver.errors import ApiError, forbidden
 
 MOUNT_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 VOLUME_PREFIX = "kube-api-access-"

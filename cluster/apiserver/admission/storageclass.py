@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from cluster.apiserver import reads
 from cluster.apiserver.admission import chain
-from cluster.apiserver.errors import ApiError
+from cluster.apiserver.errors import ApiError, forbidden
 from k8s.volumes import BETA_CLASS_ANNOTATION, claim_class, is_default_class, requested
 
 
@@ -36,11 +36,6 @@ def admit_claim(cluster, kind: str, body: dict) -> None:
         body["spec"]["storageClassName"] = name
 
 
-def _forbidden(name: str, why: str) -> ApiError:
-    message = f'persistentvolumeclaims "{name}" is forbidden: {why}'
-    return ApiError(403, "Forbidden", message, {"name": name, "kind": "persistentvolumeclaims"})
-
-
 def admit_resize(cluster, verb: str, kind: str, body: dict, actor) -> None:
     if kind != "PersistentVolumeClaim" or verb not in ("update", "patch"):
         return
@@ -52,7 +47,9 @@ def admit_resize(cluster, verb: str, kind: str, body: dict, actor) -> None:
     if requested(body) <= requested(old):
         return
     if (old.get("status") or {}).get("phase") != "Bound":
-        raise _forbidden(meta["name"], "Only bound persistent volume claims can be expanded")
+        raise forbidden(
+            "persistentvolumeclaims", meta["name"], "Only bound persistent volume claims can be expanded"
+        )
     name, old_name = claim_class(body), claim_class(old)
     sc = None
     if name and name == old_name:
@@ -61,7 +58,8 @@ def admit_resize(cluster, verb: str, kind: str, body: dict, actor) -> None:
         except ApiError:
             sc = None
     if sc is None or not sc.get("allowVolumeExpansion"):
-        raise _forbidden(
+        raise forbidden(
+            "persistentvolumeclaims",
             meta["name"],
             "only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc "
             "must support resize",
