@@ -19,7 +19,7 @@ import json
 from functools import cache
 
 from cluster.apiserver.kinds import generation, group_versions, kind_info, kinds_in
-from cluster.kubeapi.resources import Resource, groups
+from cluster.kubeapi.resources import VERSION, Resource, groups
 from cluster.openapi import definitions
 
 _META = "io.k8s.apimachinery.pkg.apis.meta.v1"
@@ -131,9 +131,16 @@ def _op(r: Resource, action: str, params: list[dict], body: list[str] | None = N
     return op
 
 
-def _paths(r: Resource) -> dict:
+def resource_paths(r: Resource) -> tuple[str, str, str | None]:
+    """A kind's paths, as both documents list them: its collection, one object, and for a
+    namespaced kind the list across namespaces (else None)."""
     prefix = f"/api/{r.version}" if not r.group else f"/apis/{r.group}/{r.version}"
     collection = f"{prefix}/namespaces/{{namespace}}/{r.plural}" if r.namespaced else f"{prefix}/{r.plural}"
+    return collection, f"{collection}/{{name}}", f"{prefix}/{r.plural}" if r.namespaced else None
+
+
+def _paths(r: Resource) -> dict:
+    collection, item, every_namespace = resource_paths(r)
     patch_types = [
         "application/json-patch+json",
         "application/merge-patch+json",
@@ -144,15 +151,15 @@ def _paths(r: Resource) -> dict:
             "get": _op(r, "list", [_param("labelSelector"), _param("fieldSelector"), _param("watch")]),
             "post": _op(r, "post", list(_WRITE_PARAMS), ["*/*"]),
         },
-        f"{collection}/{{name}}": {
+        item: {
             "get": _op(r, "get", []),
             "put": _op(r, "put", list(_WRITE_PARAMS), ["*/*"]),
             "patch": _op(r, "patch", [*_WRITE_PARAMS, _param("force", kind="boolean")], patch_types),
             "delete": _op(r, "delete", [_param("dryRun")]),
         },
     }
-    if r.namespaced:
-        paths[f"{prefix}/{r.plural}"] = {"get": _op(r, "list", [_param("labelSelector")])}
+    if every_namespace:
+        paths[every_namespace] = {"get": _op(r, "list", [_param("labelSelector")])}
     return paths
 
 
@@ -178,7 +185,7 @@ def _document(gv_path: str, registry_generation: int) -> dict | None:
         paths.update(_paths(r))
     return {
         "openapi": "3.0.0",
-        "info": {"title": "Kubernetes", "version": "v1.33.1"},
+        "info": {"title": "Kubernetes", "version": VERSION["gitVersion"]},
         "paths": paths,
         "components": {"schemas": _schemas(resources)},
     }

@@ -13,7 +13,7 @@ import json
 from functools import cache
 
 from cluster.apiserver.kinds import generation, group_versions, kinds_in
-from cluster.kubeapi.openapi import definition_of, qualified
+from cluster.kubeapi.openapi import definition_of, qualified, resource_paths
 from cluster.kubeapi.resources import VERSION, Resource, groups
 from cluster.openapi import definitions
 
@@ -67,23 +67,22 @@ def _op(r: Resource, action: str, verb: str, params: list[dict], consumes: list[
 
 
 def _paths(r: Resource) -> dict:
-    prefix = f"/api/{r.version}" if not r.group else f"/apis/{r.group}/{r.version}"
-    collection = f"{prefix}/namespaces/{{namespace}}/{r.plural}" if r.namespaced else f"{prefix}/{r.plural}"
+    collection, item, every_namespace = resource_paths(r)
     selectors = [_param("labelSelector"), _param("fieldSelector"), _param("watch", "boolean")]
     paths = {
         collection: {
             "get": _op(r, "list", "list", selectors),
             "post": _op(r, "post", "create", list(_WRITE_PARAMS), ["*/*"]),
         },
-        f"{collection}/{{name}}": {
+        item: {
             "get": _op(r, "get", "read", []),
             "put": _op(r, "put", "replace", list(_WRITE_PARAMS), ["*/*"]),
             "patch": _op(r, "patch", "patch", [*_WRITE_PARAMS, _param("force", "boolean")], _PATCH_TYPES),
             "delete": _op(r, "delete", "delete", [_param("dryRun")], ["*/*"]),
         },
     }
-    if r.namespaced:
-        paths[f"{prefix}/{r.plural}"] = {"get": _op(r, "list", "list", selectors)}
+    if every_namespace:
+        paths[every_namespace] = {"get": _op(r, "list", "list", selectors)}
     return paths
 
 
