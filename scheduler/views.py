@@ -14,7 +14,7 @@ from cluster.apiserver.errors import ApiError, bad_request, too_large
 from cluster.auth.access import caller_of, too_many_requests
 from cluster.auth.ratelimit import RateLimiter
 from cluster.auth.readlimit import limit_anonymous_read
-from cluster.flow.views import _cluster, refusals
+from cluster.flow.views import refusals, view_cluster
 from cluster.models import Cluster
 from scheduler import queue_view, what_if
 from scheduler.service import attempts
@@ -24,7 +24,7 @@ from scheduler.service import attempts
 @refusals
 def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str) -> JsonResponse:
     """The pod's scheduling attempts, newest first, each with the engine's full explanation."""
-    found = _cluster(request, cluster)
+    found = view_cluster(request, cluster)
     tried = attempts(found, namespace, pod)
     # "queue": where the pod waits now (queue, backoff, rejecting plugins, what would retry it).
     return JsonResponse(
@@ -37,7 +37,7 @@ def scheduling_view(request: HttpRequest, cluster: str, namespace: str, pod: str
 @refusals
 def what_if_view(request: HttpRequest, cluster: str) -> JsonResponse:
     """POST {pod, nodes?, profile?, schedulerName?}: the explanation for that copy, writing nothing."""
-    found = _cluster(request, cluster)
+    found = view_cluster(request, cluster)
     try:
         limit_anonymous_read(request)
         _limit_what_if(request, found)

@@ -23,7 +23,7 @@ from cluster.controllers.cronjob import (
     timestamp,
 )
 from cluster.controlplane import simtime
-from cluster.flow.views import _body, _cluster, _teachers, refusals
+from cluster.flow.views import _body, _teachers, refusals, view_cluster
 from cluster.models import Cluster
 from k8s import clock, cron
 
@@ -70,7 +70,7 @@ def _state(cluster: Cluster, **extra) -> JsonResponse:
 @refusals
 def clock_view(request: HttpRequest, cluster: str) -> JsonResponse:
     if request.method == "GET":
-        return _state(_cluster(request, cluster))
+        return _state(view_cluster(request, cluster))
     found = _teachers(
         request,
         cluster,

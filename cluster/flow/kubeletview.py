@@ -12,7 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from cluster.apiserver import service as api
 from cluster.apiserver.errors import ApiError, bad_request
-from cluster.flow.views import _body, _cluster, _teachers, refusals
+from cluster.flow.views import _body, _teachers, refusals, view_cluster
 from cluster.kubelet import power
 
 
@@ -20,7 +20,7 @@ from cluster.kubelet import power
 @require_http_methods(["GET"])
 @refusals
 def kubelets_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    found = _cluster(request, cluster)
+    found = view_cluster(request, cluster)
     power.observe(found.name, found.stopped_kubelets)
     return JsonResponse({"stoppedKubelets": power.stopped(found.name)})
 

@@ -30,7 +30,7 @@ class Refused(Exception):
         self.err = err
 
 
-def _cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
+def view_cluster(request: HttpRequest, name: str, edit: bool = False) -> Cluster:
     """Flow controls are writes: `post` on their path, as kube-apiserver words non-resource verbs."""
     try:
         if edit:
@@ -44,7 +44,7 @@ def _teachers(request: HttpRequest, name: str, refusal) -> Cluster:
     """A control of the simulation only the teacher may use (the clock, a node's kubelet): the
     cluster, or Refused with kube-apiserver's 403 words; `refusal(user, cluster)` says what was
     refused."""
-    found = _cluster(request, name, edit=True)
+    found = view_cluster(request, name, edit=True)
     caller = caller_of(request)
     if not caller.teacher:
         message = f"{refusal(caller.name, found.name)}: only the teacher may"
@@ -92,7 +92,7 @@ def _settings(cluster: Cluster) -> JsonResponse:
 @require_GET
 @refusals
 def snapshot_view(request: HttpRequest, cluster: str) -> HttpResponse:
-    found = _cluster(request, cluster)
+    found = view_cluster(request, cluster)
     try:
         limit_anonymous_read(request)
     except ApiError as err:
@@ -134,7 +134,7 @@ def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
     """The 13-step catalogue; with ?trace=ID, that trace's steps as `flow.step` messages, by seq:
     those after `after` (default 0) and before `before` (default: none), at most `limit` (default
     and cap 2,000), with `more` true when others follow."""
-    found = _cluster(request, cluster)
+    found = view_cluster(request, cluster)
     if "trace" not in request.GET:
         return JsonResponse({"steps": list(STEPS)})
     row = get_object_or_404(FlowTrace, cluster=found, pk=request.GET["trace"])
@@ -156,7 +156,7 @@ def steps_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @require_POST
 @refusals
 def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    found = _cluster(request, cluster, edit=True)
+    found = view_cluster(request, cluster, edit=True)
     try:
         asked = controls.trace_id(_argument(request, "trace")[0])
     except controls.BadControl as err:
@@ -174,7 +174,7 @@ def next_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @require_POST
 @refusals
 def continue_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    found = _cluster(request, cluster, edit=True)
+    found = view_cluster(request, cluster, edit=True)
     gate.continue_all(found.name)
     return _settings(found)
 
@@ -183,7 +183,7 @@ def continue_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @require_POST
 @refusals
 def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    found = _cluster(request, cluster, edit=True)
+    found = view_cluster(request, cluster, edit=True)
     try:
         pace = controls.pace_ms(*_argument(request, "pace_ms"))
     except controls.BadControl as err:
@@ -196,7 +196,7 @@ def pace_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @require_POST
 @refusals
 def step_mode_view(request: HttpRequest, cluster: str) -> JsonResponse:
-    found = _cluster(request, cluster, edit=True)
+    found = view_cluster(request, cluster, edit=True)
     try:
         on = controls.step_mode_on(*_argument(request, "on"))
     except controls.BadControl as err:
@@ -208,6 +208,6 @@ def step_mode_view(request: HttpRequest, cluster: str) -> JsonResponse:
 @require_GET
 @refusals
 def trace_view(request: HttpRequest, cluster: str, trace: str) -> JsonResponse:
-    found = _cluster(request, cluster)
+    found = view_cluster(request, cluster)
     row = get_object_or_404(FlowTrace, cluster=found, pk=trace)
     return JsonResponse(trace_json(row, found.name))
