@@ -90,6 +90,10 @@ class _Refused(Exception):
         super().__init__()
         self.path: list[str | int] = []
 
+    def in_field(self, key: str) -> None:
+        """The refused value lies under the struct field `key`."""
+        self.path.append(key)
+
     def field(self) -> str:
         """The refused value's place: spec.containers[0].ports[0].containerPort."""
         return format_path(tuple(reversed(self.path)))
@@ -102,6 +106,10 @@ class _Mismatch(_Refused):
         super().__init__()
         self.struct, self.spec, self.field_name, self.value = struct, spec, field, value
         self.keys: list[str] = []  # innermost first; Go's field stack has no list indices or map keys
+
+    def in_field(self, key: str) -> None:
+        super().in_field(key)
+        self.keys.append(key)
 
     def message(self) -> str:
         value, spec = self.value, self.spec
@@ -218,9 +226,7 @@ def _walk_type(type_name: str, value: dict) -> None:
             try:
                 _walk_field(type_name, spec, key, child)
             except _Refused as refused:
-                refused.path.append(key)
-                if isinstance(refused, _Mismatch):
-                    refused.keys.append(key)
+                refused.in_field(key)
                 raise
 
 
@@ -280,9 +286,7 @@ def _walk_metadata(kind: str, obj: dict) -> None:
     try:
         _walk_field(kind, _META, "metadata", obj["metadata"])
     except _Refused as refused:
-        refused.path.append("metadata")
-        if isinstance(refused, _Mismatch):
-            refused.keys.append("metadata")
+        refused.in_field("metadata")
         raise
 
 
