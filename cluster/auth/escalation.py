@@ -18,6 +18,7 @@ from cluster.apiserver.errors import ApiError, forbidden
 from cluster.auth import rbac
 from cluster.auth.access import RBAC_GROUP, Caller, acting_caller, permission
 from cluster.auth.rbac import Attributes
+from cluster.kinds.rbac.rules import breakdown, compact
 
 ROLE_KINDS = {"Role": "roles", "ClusterRole": "clusterroles"}
 BINDING_KINDS = {"RoleBinding": "rolebindings", "ClusterRoleBinding": "clusterrolebindings"}
@@ -41,10 +42,6 @@ def checker(request) -> Callable[[object, str, str, dict], None]:
     return check
 
 
-def _strings(values: object) -> list[str]:
-    return [str(v) for v in values] if isinstance(values, list) else []
-
-
 def _covers(owner: dict, sub: dict) -> bool:
     """ruleCovers, for a subrule of one verb and one group and resource (and name) or URL: what the
     authorizer's own match of that request answers, but that a named right is not all of them."""
@@ -58,36 +55,6 @@ def _covers(owner: dict, sub: dict) -> bool:
         verb, sub["resources"][0], sub["apiGroups"][0], "", names[0] if names else "", ""
     )
     return rbac.rule_allows(attributes, owner)
-
-
-def _breakdown(rule: dict) -> list[dict]:
-    """BreakdownRule: one subrule per group, resource, verb (and name); URLs per verb."""
-    subrules = []
-    names = _strings(rule.get("resourceNames"))
-    for group in _strings(rule.get("apiGroups")):
-        for resource in _strings(rule.get("resources")):
-            for verb in _strings(rule.get("verbs")):
-                base = {"apiGroups": [group], "resources": [resource], "verbs": [verb]}
-                subrules += [{**base, "resourceNames": [n]} for n in names] if names else [base]
-    for url in _strings(rule.get("nonResourceURLs")):
-        subrules += [{"nonResourceURLs": [url], "verbs": [verb]} for verb in _strings(rule.get("verbs"))]
-    return subrules
-
-
-def _compact(rules: list[dict]) -> list[dict]:
-    """CompactRules: the subrules of one group and resource (and name) as one rule of their verbs."""
-    compacted: list[dict] = []
-    simple: dict[tuple, dict] = {}
-    for rule in rules:
-        if "nonResourceURLs" in rule:
-            compacted.append(rule)
-            continue
-        key = (rule["apiGroups"][0], rule["resources"][0], tuple(rule.get("resourceNames", ())))
-        if key in simple:
-            simple[key]["verbs"] = simple[key]["verbs"] + rule["verbs"]
-        else:
-            simple[key] = dict(rule)
-    return compacted + list(simple.values())
 
 
 def _go_strings(values: list[str]) -> str:
@@ -114,8 +81,8 @@ def compact_string(rule: dict) -> str:
 def missing_rights(owned: list[dict], wanted: list[dict]) -> list[str]:
     """Covers + CompactRules + CompactString: the rights `wanted` grants that `owned` does not
     hold, as the sorted lines of upstream's message; empty when every one is held."""
-    uncovered = [s for rule in wanted for s in _breakdown(rule) if not any(_covers(o, s) for o in owned)]
-    return sorted({compact_string(rule) for rule in _compact(uncovered)})
+    uncovered = [s for rule in wanted for s in breakdown(rule) if not any(_covers(o, s) for o in owned)]
+    return sorted({compact_string(rule) for rule in compact(uncovered)})
 
 
 def _only_gc_fields_change(cluster, kind: str, namespace: str | None, body: dict) -> bool:

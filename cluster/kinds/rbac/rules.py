@@ -45,7 +45,7 @@ def validate_rules(errors: FieldErrors, rules: object, namespaced: bool) -> None
 
 
 # -- kubectl describe role|clusterrole ------------------------------------------------------------
-def _breakdown(rule: dict) -> list[dict]:
+def breakdown(rule: dict) -> list[dict]:
     """BreakdownRule: one rule per group, resource, verb (and resource name); URLs per verb."""
     verbs, names = _strings(rule.get("verbs")), _strings(rule.get("resourceNames"))
     found = []
@@ -68,7 +68,7 @@ def _breakdown(rule: dict) -> list[dict]:
     return found
 
 
-def _compact(rules: list[dict]) -> list[dict]:
+def compact(rules: list[dict]) -> list[dict]:
     """CompactRules: simple rules of one group, resource and name gather their verbs (first seen
     order); the rest stay as they are."""
     compacted: list[dict] = []
@@ -115,8 +115,8 @@ def _resource_group(rule: dict) -> str:
 
 def describe_role(role: dict) -> str:
     meta = role.get("metadata") or {}
-    rows = [rule for r in role.get("rules") or [] if isinstance(r, dict) for rule in _breakdown(r)]
-    rows = sorted(_compact(rows), key=_go_string)
+    rows = [rule for r in role.get("rules") or [] if isinstance(r, dict) for rule in breakdown(r)]
+    rows = sorted(compact(rows), key=_go_string)
     lines = [f"Name:\t{meta.get('name', '')}"]
     lines += labels_multiline("Labels", meta.get("labels"))
     lines += annotations_multiline("Annotations", meta.get("annotations"))
