@@ -170,3 +170,9 @@ class Deployment:
 
         with psycopg.connect(self.database_url, autocommit=True) as conn:
             return conn.execute(sql).fetchone()
+
+    def query_all(self, sql: str) -> list[tuple]:
+        import psycopg
+
+        with psycopg.connect(self.database_url, autocommit=True) as conn:
+            return conn.execute(sql).fetchall()

@@ -19,7 +19,10 @@ starting the pods):
 - change → check result: the response received → the lab panel's frame saying the step passed
   (both the kernel's arrival times), p50/p99, over the RC step and the label steps;
 - RC created → the last step passed (its 5 pods Running: the sandbox's control plane), p50/p99;
-- the server's CPU from the first write to the last step passed (far steadier than latencies);
+- the server's CPU from the first write to the last step passed (far steadier than latencies),
+  and per student write: with `--scaled` it adds the CPU of PostgreSQL's backends serving the
+  throwaway database and of Redis (the whole Redis server's), and prints Redis's commands and
+  PostgreSQL's transactions and rows read per student write, and the API writes the lesson made;
 then, once every student has left (no sockets, no requests), the server's CPU and the database's
 writes over an idle window, after the sandboxes had `--park-after` seconds to park.
 
@@ -39,6 +42,7 @@ changed" compares the revisions and flow steps).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import http.client
 import json
 import os
@@ -161,6 +165,10 @@ class Server:
     def cpu_seconds(self) -> float:
         return cpu_seconds(self.process.pid)
 
+    def services(self) -> dict:
+        """The services' share of the work: none (SQLite and the channel layer are in-process)."""
+        return {}
+
     def rss_mib(self) -> float:
         return _rss_mib(self.process.pid)
 
@@ -210,6 +218,38 @@ class ScaledServer(scaled.Deployment):
 
     def rss_mib(self) -> float:
         return sum(_rss_mib(pid) for pid in self.pids)
+
+    def services(self) -> dict:
+        """What PostgreSQL and Redis spent so far: the CPU seconds of each PostgreSQL backend
+        serving the throwaway database (by pid: a backend that exits before the lesson's end is
+        not counted; the processes keep their connections), Redis's CPU seconds and its calls per
+        command (both the whole Redis server's: another user of it counts too)."""
+        import redis
+
+        backends = {}
+        for (pid,) in self.query_all(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid != pg_backend_pid()"
+        ):
+            with contextlib.suppress(OSError):
+                backends[f"pg-{pid}"] = cpu_seconds(pid)
+        commits, fetched = self.query(
+            "SELECT xact_commit + xact_rollback, tup_returned FROM pg_stat_database "
+            "WHERE datname = current_database()"
+        )
+        client = redis.Redis.from_url(self.env["REDIS_URL"])
+        info = client.info("cpu")
+        calls = {
+            name.removeprefix("cmdstat_"): stats["calls"]
+            for name, stats in client.info("commandstats").items()
+        }
+        client.close()
+        return {
+            **backends,
+            "redis": info["used_cpu_user"] + info["used_cpu_sys"],
+            "redis_calls": calls,
+            "transactions": commits,
+            "rows_read": fetched,
+        }
 
     def pods_not_running(self) -> int:
         return self.query("SELECT COUNT(*) FROM cluster_apiobject WHERE kind = 'Pod' AND phase != 'Running'")[
@@ -538,7 +578,8 @@ class Command(BaseCommand):
             else "each student writes once the last check result came, after 0.2-1 s"
         )
         result = {"writes": [], "writes_seen": [], "labels": [], "rc": [], "running": [], "failed": 0}
-        cpu, began = server.cpu_seconds(), time.perf_counter()
+        cpu, services, began = server.cpu_seconds(), server.services(), time.perf_counter()
+        written = server.db_writes()
         try:
             await asyncio.gather(
                 *(
@@ -548,6 +589,9 @@ class Command(BaseCommand):
             )
             # The server's work for the whole lesson (every pod Running): steadier than latencies.
             result["cpu"] = server.cpu_seconds() - cpu
+            result["services"] = _spent(services, server.services())
+            after = server.db_writes()
+            result["api_writes"], result["flow_steps"] = after[0] - written[0], after[1] - written[1]
             result["seconds"] = time.perf_counter() - began
         finally:
             for sock in sockets:
@@ -641,6 +685,29 @@ class Command(BaseCommand):
             f"server CPU from the first write to the last step passed: {result['cpu']:.1f} s "
             f"over {result['seconds']:.1f} s"
         )
+        services, count = result.get("services") or {}, max(1, len(writes))
+        total = result["cpu"] + services.get("postgres", 0.0) + services.get("redis", 0.0)
+
+        def per_write(seconds: float) -> str:
+            return f"{seconds / count * 1000:.1f} ms"
+
+        line = (
+            f"API writes in the lesson {result['api_writes']} ({result['api_writes'] / count:.1f} per "
+            f"student write), flow steps {result['flow_steps']}; CPU per student write (the lesson's "
+            f"CPU / {len(writes)} writes): {per_write(total)}"
+        )
+        if services:
+            calls = services["redis_calls"]
+            busiest = sorted(calls.items(), key=lambda call: -call[1])[:6]
+            top = ", ".join(f"{name} {n / count:.1f}" for name, n in busiest)
+            line += (
+                f" (KubeSim's processes {per_write(result['cpu'])}, PostgreSQL's backends "
+                f"{per_write(services['postgres'])}, Redis {per_write(services['redis'])}); "
+                f"Redis commands per write {sum(calls.values()) / count:.1f}: {top}; PostgreSQL "
+                f"transactions per write {services['transactions'] / count:.1f} (counted by the server, "
+                f"lagging up to a second), rows read per write {services['rows_read'] / count:.0f}"
+            )
+        self.stdout.write(line)
 
     def _report_idle(
         self, server: Server, students: int, left: float, idle_after: float, window: float
@@ -671,6 +738,26 @@ class Command(BaseCommand):
             f"database file changed: {'yes' if after[2] != before[2] else 'no'}; "
             f"server RSS {rss:.0f} MiB; load average {_load()}"
         )
+
+
+def _spent(before: dict, after: dict) -> dict:
+    """PostgreSQL's and Redis's work between two `services()` snapshots: CPU seconds of the
+    database's backends and of Redis, and Redis's calls per command."""
+    if not after:
+        return {}
+    backends = sum(value - before.get(key, 0.0) for key, value in after.items() if key.startswith("pg-"))
+    calls = {
+        name: count - before["redis_calls"].get(name, 0)
+        for name, count in after["redis_calls"].items()
+        if count > before["redis_calls"].get(name, 0)
+    }
+    return {
+        "postgres": backends,
+        "redis": after["redis"] - before["redis"],
+        "redis_calls": calls,
+        "transactions": after["transactions"] - before["transactions"],
+        "rows_read": after["rows_read"] - before["rows_read"],
+    }
 
 
 async def _passed(sock, seen: int, step: int, timeout: float = 30.0) -> float | None:
