@@ -78,6 +78,7 @@ def write(
         if actor.grants is not None:  # a Role or binding grants no more than its writer holds
             actor.grants(cluster, verb, kind, body)
     revision = cluster.revision + 1
+    fence.written(cluster.pk, kind, body["metadata"].get("namespace", ""), body["metadata"]["name"])
     rows.bump(cluster.pk, revision)
     memo.drop(("bodies", cluster.pk, kind))  # what a batch kept of the kind (rows.kept_bodies)
     cluster.revision = revision

@@ -150,3 +150,48 @@ def test_a_stale_leaders_write_is_refused_and_changes_nothing():
     with fence.leading("cp-b"):
         api.create(cluster, CONFIG, actor)
     api.delete(cluster, "ConfigMap", "default", "c", actor)  # requests are not fenced
+
+
+def _lease_reads(queries: list) -> int:
+    return sum(1 for sql, params in queries if "kubesim-controlplane" in (params or ()))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transaction_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_back():
+    from django.db import connection, transaction
+
+    cluster = Cluster.objects.create(name="lab-fence-once", public=False)
+    actor = Actor("controller-manager", "test")
+    api.create(cluster, LEASE, actor)
+    queries = []
+
+    def record(execute, sql, params, many, context):
+        queries.append((sql, params))
+        return execute(sql, params, many, context)
+
+    def config(name: str) -> dict:
+        return {**CONFIG, "metadata": {"name": name, "namespace": "default"}}
+
+    with fence.leading("cp-b"), connection.execute_wrapper(record):
+        with transaction.atomic():
+            api.create(cluster, config("a"), actor)
+            api.create(cluster, config("b"), actor)
+            with transaction.atomic():
+                api.create(cluster, config("c"), actor)
+        assert _lease_reads(queries) == 1, "three writes under one lock: one check"
+        with transaction.atomic():
+            api.create(cluster, config("d"), actor)
+            with pytest.raises(ValueError), transaction.atomic():
+                api.create(cluster, config("e"), actor)
+                raise ValueError  # the savepoint rolls back, and with it a lock taken inside
+            api.create(cluster, config("f"), actor)
+        assert _lease_reads(queries) == 3, "a new transaction checks; so does one after a rollback"
+        api.create(cluster, config("g"), actor)  # its own transaction
+        assert _lease_reads(queries) == 4
+        with transaction.atomic():
+            api.create(cluster, config("h"), actor)
+            api.update(cluster, {**LEASE, "spec": {**LEASE["spec"], "holderIdentity": "cp-c"}}, actor)
+            with pytest.raises(fence.NotLeading, match="the Lease names cp-c"):
+                api.create(cluster, config("i"), actor)  # the Lease this transaction wrote is read
+    assert not ApiObject.objects.filter(cluster=cluster, kind="ConfigMap", name__in=["e", "i"]).exists()
+    assert ApiObject.objects.filter(cluster=cluster, kind="ConfigMap").count() == 7
