@@ -8,12 +8,9 @@ still names this process: a stale leader's write is refused and changes nothing,
 control plane never runs twice. Only the scale-out profile's elected control planes set it; the
 embedded default and API requests are not fenced.
 
-A transaction checks each cluster once: a control plane's batch (an RC's pod creations, ten nodes'
-heartbeats) makes dozens of writes under one lock, and the Lease cannot change while the lock is
-held (unless this transaction writes it: `written`). What was checked is kept with the
-connection's list of on-commit callbacks, which Django replaces when the transaction commits or
-rolls back and when a savepoint rolls back (a row lock taken inside a savepoint is released with
-it): then the next write checks again.
+A transaction checks each cluster once (database/held.py): a control plane's batch makes dozens
+of writes under one lock, and the Lease cannot change while the lock is held, unless this
+transaction writes it (`written`).
 """
 
 from __future__ import annotations
@@ -22,9 +19,8 @@ import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 
-from django.db import DEFAULT_DB_ALIAS, connections
-
 from cluster.apiserver import rows
+from database import held
 
 # Where the control planes' leader election keeps its Lease (cluster/client/leader.py).
 LEASE_NAMESPACE = "kube-system"
@@ -53,9 +49,8 @@ def check(cluster_id: int, cluster_name: str) -> None:
     me = _LEADING.get()
     if me is None:
         return
-    connection = connections[DEFAULT_DB_ALIAS]
-    checked = getattr(connection, "kubesim_fenced", None) if connection.in_atomic_block else None
-    if checked is not None and checked[0] is connection.run_on_commit and (cluster_id, me) in checked[1]:
+    kept = held.kept()
+    if kept is not None and kept.get(("fenced", cluster_id)) == me:
         return  # checked under the lock this transaction still holds
     row = rows.find(cluster_id, "Lease", LEASE_NAMESPACE, LEASE_NAME)
     spec = ((row.body if row is not None else None) or {}).get("spec") or {}
@@ -64,16 +59,14 @@ def check(cluster_id: int, cluster_name: str) -> None:
         raise NotLeading(
             f"{me} no longer leads the control plane of {cluster_name} (the Lease names {holder or 'nobody'})"
         )
-    if connection.in_atomic_block:
-        if checked is None or checked[0] is not connection.run_on_commit:
-            checked = connection.kubesim_fenced = (connection.run_on_commit, set())
-        checked[1].add((cluster_id, me))
+    if kept is not None:
+        kept[("fenced", cluster_id)] = me
 
 
 def written(cluster_id: int, kind: str, namespace: str, name: str) -> None:
     """A write of this transaction (store.write): when it is the cluster's Lease, the next fenced
     write reads it again."""
     if kind == "Lease" and name == LEASE_NAME and namespace == LEASE_NAMESPACE:
-        checked = getattr(connections[DEFAULT_DB_ALIAS], "kubesim_fenced", None)
-        if checked is not None:
-            checked[1].difference_update({key for key in checked[1] if key[0] == cluster_id})
+        kept = held.kept()
+        if kept is not None:
+            kept.pop(("fenced", cluster_id), None)

@@ -19,7 +19,7 @@ from typing import Any
 from django.db import DEFAULT_DB_ALIAS, connection
 
 from cluster.models import ApiObject, Cluster, Label, WatchEvent
-from database import plainsql
+from database import held, plainsql
 from database.joined import JoinedLookup
 from database.sqlite import memo
 
@@ -153,20 +153,37 @@ def lock_row(cluster_id: int) -> tuple[int, int, dict]:
 
     PostgreSQL: SELECT … FOR UPDATE. SQLite has no row locks: its IMMEDIATE transactions (settings)
     already hold the database's write lock from BEGIN, which serializes every writer. Inside a
-    batch (database/sqlite/memo.py) the first read is kept, and bump and set_compacted update it.
+    batch (database/sqlite/memo.py) the first read is kept, and bump and set_compacted update it;
+    on any database, a transaction that read it keeps it until it ends (database/held.py).
     The quota is read under the same lock, so every write is admitted against the quota as it
     stands (a teacher's change waits for the lock, like any write), whoever holds the Cluster.
     """
     kept, quota = memo.get(("revision", cluster_id)), memo.get(("quota", cluster_id))
     if kept is not None and quota is not None:
         return (*kept, quota)
+    hold = held.kept()
+    if hold is not None and (locked := hold.get(("locked", cluster_id))) is not None:
+        return locked
     with plainsql.cursor() as cursor:
         cursor.execute(sql("lock"), [cluster_id])
         revision, compacted, text = cursor.fetchone()
     quota = _quota(text)
     memo.put(("revision", cluster_id), (revision, compacted))
     memo.put(("quota", cluster_id), quota)
+    if hold is not None:
+        hold[("locked", cluster_id)] = (revision, compacted, quota)
     return revision, compacted, quota
+
+
+def _held_moved(cluster_id: int, revision: int | None = None, compacted: int | None = None) -> None:
+    """This transaction moved the locked row's revision or compacted revision (`lock_row`)."""
+    hold = held.kept()
+    if hold and (locked := hold.get(("locked", cluster_id))) is not None:
+        hold[("locked", cluster_id)] = (
+            locked[0] if revision is None else revision,
+            locked[1] if compacted is None else compacted,
+            locked[2],
+        )
 
 
 def _quota(stored) -> dict:
@@ -177,6 +194,7 @@ def _quota(stored) -> dict:
 
 def bump(cluster_id: int, revision: int) -> None:
     plainsql.later(sql("bump"), [revision, cluster_id], Cluster._meta.db_table, key=cluster_id)
+    _held_moved(cluster_id, revision=revision)
     key = ("revision", cluster_id)
     if (kept := memo.get(key)) is not None:
         memo.put(key, (revision, kept[1]))
@@ -185,6 +203,7 @@ def bump(cluster_id: int, revision: int) -> None:
 def set_compacted(cluster_id: int, revision: int) -> None:
     with plainsql.cursor() as cursor:
         cursor.execute(sql("set_compacted"), [revision, cluster_id])
+    _held_moved(cluster_id, compacted=revision)
     key = ("revision", cluster_id)
     if (kept := memo.get(key)) is not None:
         memo.put(key, (kept[0], revision))

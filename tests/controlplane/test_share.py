@@ -156,8 +156,12 @@ def _lease_reads(queries: list) -> int:
     return sum(1 for sql, params in queries if "kubesim-controlplane" in (params or ()))
 
 
+def _row_locks(queries: list) -> int:
+    return sum(1 for sql, params in queries if sql.startswith("SELECT revision, compacted_revision, quota"))
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_transaction_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_back():
+def test_a_transaction_locks_the_cluster_and_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_back():
     from django.db import connection, transaction
 
     cluster = Cluster.objects.create(name="lab-fence-once", public=False)
@@ -179,6 +183,7 @@ def test_a_transaction_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_b
             with transaction.atomic():
                 api.create(cluster, config("c"), actor)
         assert _lease_reads(queries) == 1, "three writes under one lock: one check"
+        assert _row_locks(queries) == 1, "and one read of the locked row, moved on by each write"
         with transaction.atomic():
             api.create(cluster, config("d"), actor)
             with pytest.raises(ValueError), transaction.atomic():
@@ -186,6 +191,7 @@ def test_a_transaction_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_b
                 raise ValueError  # the savepoint rolls back, and with it a lock taken inside
             api.create(cluster, config("f"), actor)
         assert _lease_reads(queries) == 3, "a new transaction checks; so does one after a rollback"
+        assert _row_locks(queries) == 3
         api.create(cluster, config("g"), actor)  # its own transaction
         assert _lease_reads(queries) == 4
         with transaction.atomic():
@@ -195,3 +201,9 @@ def test_a_transaction_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_b
                 api.create(cluster, config("i"), actor)  # the Lease this transaction wrote is read
     assert not ApiObject.objects.filter(cluster=cluster, kind="ConfigMap", name__in=["e", "i"]).exists()
     assert ApiObject.objects.filter(cluster=cluster, kind="ConfigMap").count() == 7
+    revisions = sorted(
+        int(body["metadata"]["resourceVersion"])
+        for body in ApiObject.objects.filter(cluster=cluster).values_list("body", flat=True)
+    )
+    assert len(set(revisions)) == len(revisions)
+    assert Cluster.objects.get(pk=cluster.pk).revision == revisions[-1]
