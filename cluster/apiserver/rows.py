@@ -175,6 +175,15 @@ def lock_row(cluster_id: int) -> tuple[int, int, dict]:
     return revision, compacted, quota
 
 
+def under_lock(cluster_id: int) -> dict | None:
+    """What this transaction keeps (database/held.py) once it has locked the cluster row
+    (`lock_row`): every write of the cluster's objects takes that lock, so what the transaction
+    reads of them from then on changes only by its own writes (store.write drops it). None before
+    the lock, and outside a transaction."""
+    hold = held.kept()
+    return hold if hold and ("locked", cluster_id) in hold else None
+
+
 def _held_moved(cluster_id: int, revision: int | None = None, compacted: int | None = None) -> None:
     """This transaction moved the locked row's revision or compacted revision (`lock_row`)."""
     hold = held.kept()
@@ -412,13 +421,19 @@ def decoded_bodies(cluster_id: int, kind: str, namespace: str = "") -> list[dict
 
 def kept_bodies(cluster_id: int, kind: str) -> list[dict]:
     """`decoded_bodies` of a kind few objects have (PriorityClasses), its stored text kept through
-    a batch (database/sqlite/memo.py): each pod a batch creates asks for them, and a write of the
+    a batch (database/sqlite/memo.py), and on any database through a transaction that holds the
+    cluster's lock (`under_lock`): each pod a batch creates asks for them, and a write of the
     kind drops what was kept (store.write)."""
     key = ("bodies", cluster_id, kind)
     found = memo.get(key)
     if found is None:
-        found = _bodies(cluster_id, kind)
-        memo.put(key, found)
+        hold = under_lock(cluster_id)
+        found = hold.get(key) if hold is not None else None
+        if found is None:
+            found = _bodies(cluster_id, kind)
+            memo.put(key, found)
+            if hold is not None:
+                hold[key] = found
     return _decoded(found)
 
 

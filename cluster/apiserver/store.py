@@ -81,6 +81,10 @@ def write(
     fence.written(cluster.pk, kind, body["metadata"].get("namespace", ""), body["metadata"]["name"])
     rows.bump(cluster.pk, revision)
     memo.drop(("bodies", cluster.pk, kind))  # what a batch kept of the kind (rows.kept_bodies)
+    if (hold := rows.under_lock(cluster.pk)) is not None:  # what this transaction kept of the kind
+        hold.pop(("bodies", cluster.pk, kind), None)
+        if kind == "Namespace":
+            hold.pop(("namespace", cluster.pk, body["metadata"]["name"]), None)
     cluster.revision = revision
     body["metadata"]["resourceVersion"] = str(revision)
     if verb == "delete":

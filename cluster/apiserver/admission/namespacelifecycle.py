@@ -6,7 +6,7 @@ transaction, under the cluster lock, so no create slips in after the namespace's
 
 from __future__ import annotations
 
-from cluster.apiserver import store
+from cluster.apiserver import rows, store
 from cluster.apiserver.admission import chain
 from cluster.apiserver.errors import ApiError
 from cluster.apiserver.kinds import kind_info
@@ -15,8 +15,19 @@ TERMINATING = "Terminating"
 
 
 def terminating(cluster, namespace: str) -> bool:
-    row = store.find(cluster, "Namespace", "", namespace) if namespace else None
-    return row is not None and (row.body.get("status") or {}).get("phase") == TERMINATING
+    """Read once per transaction under the lock (rows.under_lock): a batch creates many objects in
+    one namespace, and only this transaction's own write of the Namespace can change it."""
+    if not namespace:
+        return False
+    hold = rows.under_lock(cluster.pk)
+    key = ("namespace", cluster.pk, namespace)
+    if hold is not None and key in hold:
+        return hold[key]
+    row = store.find(cluster, "Namespace", "", namespace)
+    found = row is not None and (row.body.get("status") or {}).get("phase") == TERMINATING
+    if hold is not None:
+        hold[key] = found
+    return found
 
 
 def refusal(info, name: str, namespace: str) -> ApiError:
