@@ -6,7 +6,9 @@ none of its owners exists. KubeSim's API server already cascades a DELETE in the
 controller created while its owner was being deleted by another process, or the leftovers of a
 process killed (`kill -9`) halfway through. It also ends Foreground deletions: an owner kept
 with the `foregroundDeletion` finalizer loses it once its last dependent is gone. It sweeps at
-start-up and then every SWEEP_SECONDS: one query finds the rows whose controller owner uid names
+start-up and then after writes (cluster/controlplane/runtime.py: in the scale-out profile at most
+every SWEEP_SECONDS, after a write of another kind than Leases and Events, and every ten seconds
+anyway): one query finds the rows whose controller owner uid names
 no live object, and each is judged under the cluster lock by `cascade.collect` (the one
 definition of how deletion cascades).
 

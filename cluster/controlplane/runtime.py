@@ -47,6 +47,10 @@ logger = logging.getLogger(__name__)
 POLL_SECONDS = 1.0
 LEASE_RENEW_SECONDS = 10.0
 EMBEDDED_SWEEP_SECONDS = 5.0
+# Scale-out: the garbage collector sweeps after a write of another kind than these (node heartbeats'
+# Lease renewals, Events: neither owns anything), and at least this often anyway.
+SWEEP_IGNORES = ("Lease", "Event")
+SWEEP_FALLBACK_SECONDS = 10.0
 HEARTBEAT_BATCH = 10  # node heartbeats per transaction, spread over LEASE_RENEW_SECONDS
 # A burst puts the Events it queued off this long at most, or until this many wait.
 EVENT_MAX_DEFER_SECONDS = 5.0
@@ -231,6 +235,7 @@ class ControlPlane:
     async def _collect_garbage(self) -> None:
         """Heal what a crash left (orphans, traces of objects that are gone), then keep sweeping."""
         collector, first = self.garbage_collector, True
+        swept_news, swept_at = nudge.news_except(self.cluster_name, SWEEP_IGNORES), time.monotonic()
         # Embedded: a sweep follows a nudge (nothing can dangle before something was written).
         waiter = nudge.NUDGES.subscribe(self.cluster_name) if self.embedded else None
         try:
@@ -247,10 +252,23 @@ class ControlPlane:
                     # one sweep for the writes of a few seconds.
                     await asyncio.sleep(EMBEDDED_SWEEP_SECONDS)
                 else:
-                    await asyncio.sleep(SWEEP_SECONDS)
+                    await self._sweep_due(swept_news, swept_at)
+                swept_news, swept_at = nudge.news_except(self.cluster_name, SWEEP_IGNORES), time.monotonic()
         finally:
             if waiter is not None:
                 waiter.close()
+
+    async def _sweep_due(self, swept_news, swept_at: float) -> None:
+        """Scale-out: wait until a write that can leave a dependent dangling was announced since
+        the last sweep (SWEEP_SECONDS apart at most once a second), or SWEEP_FALLBACK_SECONDS
+        passed (a nudge lost between processes). Node heartbeats and Events alone do not wake it:
+        a busy sandbox's sweep read the cluster and its every object each second for them."""
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            if nudge.news_except(self.cluster_name, SWEEP_IGNORES) != swept_news:
+                return
+            if time.monotonic() - swept_at >= SWEEP_FALLBACK_SECONDS:
+                return
 
     async def _leases(self) -> None:
         """Node heartbeats: each node's Lease every 10 s, its status every 5 minutes (as upstream).
