@@ -9,19 +9,24 @@ Django replaces when the transaction commits or rolls back, when the connection 
 savepoint rolls back (a row lock taken inside the savepoint is released with it): a new list,
 nothing kept. Outside a transaction (autocommit) nothing is kept either.
 
-SQLite's batches keep more (database/sqlite/memo.py): its IMMEDIATE transactions hold the whole
-database's write lock from BEGIN.
+PostgreSQL only: SQLite's batches keep more (database/sqlite/memo.py; its IMMEDIATE transactions
+hold the whole database's write lock from BEGIN), and outside a batch its writer gate already
+serves one transaction at a time, with no round trip to save. (A test's transaction on SQLite
+wraps the whole test, whose own ORM updates of a row would not be seen.)
 """
 
 from __future__ import annotations
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
+# The backends whose transactions keep what they read (tests add SQLite's to run the rules).
+VENDORS = ("postgresql",)
+
 
 def kept() -> dict | None:
     """This transaction's kept values (a dict to read and fill), or None outside a transaction."""
     connection = connections[DEFAULT_DB_ALIAS]
-    if not connection.in_atomic_block or connection.needs_rollback:
+    if connection.vendor not in VENDORS or not connection.in_atomic_block or connection.needs_rollback:
         return None
     current = getattr(connection, "kubesim_held", None)
     if current is None or current[0] is not connection.run_on_commit:

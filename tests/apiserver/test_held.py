@@ -10,9 +10,16 @@ from cluster.apiserver import service as api
 from cluster.apiserver.actor import Actor
 from cluster.apiserver.errors import ApiError
 from cluster.models import Cluster
+from database import held
 
 pytestmark = pytest.mark.django_db(transaction=True)
 ACTOR = Actor("controller-manager", "test")
+
+
+@pytest.fixture(autouse=True)
+def _held_on_sqlite(monkeypatch):
+    """Kept on PostgreSQL only; the rules are the same on SQLite, where a transactional test commits."""
+    monkeypatch.setattr(held, "VENDORS", ("postgresql", "sqlite"))
 
 
 def config(name: str, namespace: str = "team") -> dict:

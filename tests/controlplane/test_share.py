@@ -161,8 +161,14 @@ def _row_locks(queries: list) -> int:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_transaction_locks_the_cluster_and_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_back():
+def test_a_transaction_locks_the_cluster_and_reads_the_lease_once_until_it_ends_or_a_savepoint_rolls_back(
+    monkeypatch,
+):
     from django.db import connection, transaction
+
+    from database import held
+
+    monkeypatch.setattr(held, "VENDORS", ("postgresql", "sqlite"))  # kept on PostgreSQL only
 
     cluster = Cluster.objects.create(name="lab-fence-once", public=False)
     actor = Actor("controller-manager", "test")
