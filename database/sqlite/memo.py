@@ -9,8 +9,9 @@ change them, and the writes that do (store.write, the step recorder) update what
 Inside `batch()` the first read of each value is kept; the backend (database/sqlite/base.py) drops
 everything kept when the transaction commits or rolls back, or a savepoint rolls back (a failed
 write inside the batch undid its changes). Outside `batch()`, and on PostgreSQL, whose row locks
-do not keep other processes from these values in the same way, nothing is kept and every call
-reads the database, as before.
+do not keep other processes from these values in the same way, nothing is kept here and every call
+reads the database, as before; on PostgreSQL a transaction keeps what it read of the cluster row
+it locked, and a few reads under that lock, in database/held.py.
 """
 
 from __future__ import annotations
