@@ -9,15 +9,20 @@ profile runs the components in `manage.py controlplane` processes.
 `--api-port` also serves the same application over HTTPS, as kube-apiserver on :6443: the CA and
 serving certificate come from the state directory (cluster/auth/tls.py), and the teacher's kubeconfig
 for the demo is written there; the presenter link and the `export KUBECONFIG=…` line are printed.
+That kubeconfig names API_PORT when the environment sets it (the one address every kubeconfig
+names: in the scale-out profile, a TCP proxy's or the first process's, deploy/run-scaled.sh), else
+`--api-port`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 
 from daphne.server import Server
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -100,7 +105,9 @@ class Command(BaseCommand):
         demo = Cluster.objects.filter(name="demo").first()
         if demo is not None:
             path = state_dir() / "demo.kubeconfig"
-            server = kubeconfig.api_server(shown, api_port)
+            server = kubeconfig.api_server(
+                shown, settings.KUBESIM_API_PORT if os.environ.get("API_PORT") else api_port
+            )
             write(path, kubeconfig.render_teacher(demo, server))
             self.stdout.write(f"kubectl: export KUBECONFIG={path}")
 
@@ -131,8 +138,6 @@ class Command(BaseCommand):
 
 def tls_endpoint(host: str, port: int) -> str:
     """Twisted's endpoint string for Daphne's TLS listener, with our CA-signed certificate."""
-    from django.conf import settings
-
     from cluster.auth import tls
 
     files = tls.ensure(settings.ALLOWED_HOSTS)
