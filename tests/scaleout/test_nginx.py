@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 from cryptography import x509
+from django.conf import settings
 
 from bench.wsclient import connect
 from tests.kubectl.conftest import Kubectl
@@ -62,7 +63,7 @@ def _missing(what: str) -> None:
 def _nginx() -> tuple[str, Path]:
     """The nginx binary and the directory its dynamic modules are in, with the stream module."""
     binary = os.environ.get("NGINX") or shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
-    if not binary:
+    if not binary or not os.access(binary, os.X_OK):
         _missing("nginx (Debian: nginx-light)")
     built = subprocess.run([binary, "-V"], capture_output=True, text=True, check=True).stderr
     found = re.search(r"--modules-path=(\S+)", built)
@@ -171,8 +172,9 @@ def _counted(port: int, verb: str, resource: str) -> int:
     )
 
 
-def _through_tls(kubeconfig: Path, path: str) -> dict:
-    """GET `path` as the kubeconfig's current user, over TLS to its server, trusting its CA only."""
+def _through_tls(kubeconfig: Path, path: str, port: int | None = None) -> dict:
+    """GET `path` as the kubeconfig's current user, over TLS to its server (or to `port` on the
+    same host), trusting its CA only."""
     config = yaml.safe_load(kubeconfig.read_text())
     context = next(c["context"] for c in config["contexts"] if c["name"] == config["current-context"])
     cluster = next(c["cluster"] for c in config["clusters"] if c["name"] == context["cluster"])
@@ -181,7 +183,7 @@ def _through_tls(kubeconfig: Path, path: str) -> dict:
         cadata=base64.b64decode(cluster["certificate-authority-data"]).decode()
     )
     server = urlsplit(cluster["server"])
-    connection = http.client.HTTPSConnection(server.hostname, server.port, timeout=10, context=trust)
+    connection = http.client.HTTPSConnection(server.hostname, port or server.port, timeout=10, context=trust)
     try:
         connection.request("GET", path, headers={"Authorization": f"Bearer {user['token']}"})
         response = connection.getresponse()
@@ -258,7 +260,7 @@ def test_nginx_spreads_pages_websockets_and_kubectls_tls_over_two_daphne_process
         presented = x509.load_pem_x509_certificate(
             ssl.get_server_certificate(("127.0.0.1", listen_api)).encode()
         )
-        state = Path(os.environ["KUBESIM_STATE_DIR"]) / "pki"
+        state = Path(settings.KUBESIM_STATE_DIR) / "pki"
         assert presented == x509.load_pem_x509_certificate((state / "apiserver.crt").read_bytes())
 
         # The real kubectl with the teacher's kubeconfig, which names nginx's TLS port.
@@ -279,6 +281,8 @@ def test_nginx_spreads_pages_websockets_and_kubectls_tls_over_two_daphne_process
         after = [_counted(port, "LIST", "nodes") for port in web]
         served = [b - a for a, b in zip(before, after, strict=True)]
         assert sum(served) == 6 and all(served), f"the 6 lists of nodes went {served} to the two processes"
+        for port in api:  # each process, reached directly, is trusted through the same kubeconfig
+            assert _through_tls(kubeconfig, "/api/v1/namespaces", port)["kind"] == "NamespaceList"
 
         kubectl.ok("run", "web", "--image=nginx:1.25")
         wait_for(lambda: _running(kubectl, "web"), 30, "pod web to run")
