@@ -21,7 +21,8 @@ pytestmark = [pytest.mark.scaleout, pytest.mark.kubectl]
 def kubectl(scaled, tmp_path) -> Kubectl:
     port, api_port = free_port(), free_port()
     scaled.env["API_PORT"] = str(api_port)
-    scaled.start("serve", "--no-control-plane", "--port", str(port), "--api-port", str(api_port), name="serve")
+    web = ("serve", "--no-control-plane", "--port", str(port), "--api-port", str(api_port))
+    scaled.start(*web, name="serve")
     base = f"http://127.0.0.1:{port}/clusters/demo"
     wait_for(lambda: _answers(f"{base}/version"), 60, "the web process")
     scaled.controlplane("cp-a")
