@@ -36,7 +36,7 @@ from cluster.controlplane.lull import lull
 from cluster.controlplane.parking import Parking
 from cluster.controlplane.share import Share
 from cluster.flow import gate
-from cluster.kubelet import power
+from cluster.kubelet import attachrelay, power
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from cluster.schedulerport import scheduler_app
@@ -385,6 +385,8 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
     parking = Parking(start_plane, stop, _running.get)
     parking.bind()
     sharing = asyncio.create_task(share.run(), name="control-plane share")
+    # kubectl attach reaches the containers this process runs from any web process.
+    relay = asyncio.create_task(attachrelay.serve(me), name="attach relay")
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(10):  # who else is alive, before the first campaign
             await share.ready.wait()
@@ -426,8 +428,9 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
         for task in campaigns.values():
             task.cancel()
         await asyncio.gather(*campaigns.values(), return_exceptions=True)
+        relay.cancel()
         sharing.cancel()  # after the campaigns released their leases: its row goes last
-        await asyncio.gather(sharing, return_exceptions=True)
+        await asyncio.gather(sharing, relay, return_exceptions=True)
 
 
 class Embedded:
