@@ -1,6 +1,6 @@
 """deploy/nginx-kubesim.conf through the real nginx, in front of two Daphne processes and a control
-plane: the page, a websocket's flow steps, and the real kubectl over the TLS API port that nginx
-passes through (`stream {}`), each spread over both processes.
+plane: the page, a websocket's flow steps, and the real kubectl (get, run, exec, logs, attach) over
+the TLS API port that nginx passes through (`stream {}`), each spread over both processes.
 
 The configuration is the shipped file with only its listen ports, upstream servers and server_name
 changed; what the shipped file leaves to the machine (the pid file, logs, temporary files) goes to
@@ -290,6 +290,14 @@ def test_nginx_spreads_pages_websockets_and_kubectls_tls_over_two_daphne_process
             result = kubectl.run("exec", "web", "--", "hostname")
             assert result.returncode == 0 and result.stdout == "web\n", result.stderr
         assert kubectl.ok("logs", "web")
+        # attach (`run -i`): the web process nginx picked relays the streams to the control plane's
+        for name in ("piped-1", "piped-2"):
+            result = kubectl.run(
+                "run", name, "--rm", "-i", "--image=busybox:1.36", "--restart=Never", "--", "sh",
+                stdin="echo from stdin\nhostname\nexit 3\n", timeout=90,
+            )  # fmt: skip
+            assert f"from stdin\n{name}\n" in result.stdout, result.stderr
+            assert result.returncode == 3, result.stderr
 
         # Plain HTTP API requests through nginx are spread too.
         before = [_counted(port, "LIST", "pods") for port in web]
