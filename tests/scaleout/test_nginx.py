@@ -5,8 +5,9 @@ the TLS API port that nginx passes through (`stream {}`), each spread over both 
 The configuration is the shipped file with only its listen ports, upstream servers and server_name
 changed; what the shipped file leaves to the machine (the pid file, logs, temporary files) goes to
 this test's directory, given on nginx's command line or in the http block's first lines. nginx runs
-as this user; its `modules/` (the prefix's, where the shipped `load_module` looks) is the binary's
-own module directory. Without nginx or its stream module the test is skipped, and fails under CI=true.
+as this user (its workers as `nobody` when that is root), listening on 127.0.0.1 only; the
+`modules/` of its prefix (where the shipped `load_module` looks) is the binary's module directory.
+Without nginx or its stream module the test is skipped, and fails under CI=true.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import ssl
 import subprocess
 import urllib.request
@@ -101,7 +103,7 @@ def _servers(text: str, upstream: str, addresses: list[str]) -> str:
     return text[: block.start(1)] + "\n".join(kept) + text[block.end(1) :]
 
 
-def test_config(tmp: Path, listen: int, listen_api: int, web: list[int], api: list[int]) -> str:
+def nginx_config(tmp: Path, listen: int, listen_api: int, web: list[int], api: list[int]) -> str:
     """The shipped file, listening on 127.0.0.1 ports and spreading over the test's processes."""
     text = SHIPPED.read_text()
     assert "ssl_certificate" not in text and "proxy_ssl" not in text, "nginx must not terminate the API's TLS"
@@ -113,9 +115,6 @@ def test_config(tmp: Path, listen: int, listen_api: int, web: list[int], api: li
     where = [f"    {name} {tmp / name.removesuffix('_temp_path')};" for name in TEMP_PATHS]
     where.append(f"    access_log {tmp / 'access.log'};")
     return _once(text, "\nhttp {\n", "\nhttp {\n" + "\n".join(where) + "\n")
-
-
-test_config.__test__ = False  # a helper, not a test
 
 
 @contextmanager
@@ -149,8 +148,6 @@ def running_nginx(tmp: Path, config: str, ports: list[int]) -> Iterator[subproce
 
 
 def _listens(port: int) -> bool:
-    import socket
-
     try:
         socket.create_connection(("127.0.0.1", port), 0.2).close()
         return True
@@ -217,7 +214,7 @@ def test_nginx_spreads_pages_websockets_and_kubectls_tls_over_two_daphne_process
     for port, tls in zip(web, api, strict=True):
         scaled.serve(port, api_port=tls)
     scaled.controlplane("cp")
-    config = test_config(tmp_path, listen, listen_api, web, api)
+    config = nginx_config(tmp_path, listen, listen_api, web, api)
     origin = f"http://127.0.0.1:{listen}"
     base = f"{origin}/clusters/demo"
     with running_nginx(tmp_path, config, [listen, listen_api]):
@@ -228,8 +225,8 @@ def test_nginx_spreads_pages_websockets_and_kubectls_tls_over_two_daphne_process
             assert response.status == 200
             assert b"<html" in response.read()
 
-        # Two websockets through nginx (least_conn: one on each process), both getting every step of
-        # a pod created through nginx.
+        # Two websockets through nginx (least_conn puts the second on the other process), both
+        # getting every step of a pod created through nginx.
         async def watch() -> tuple[list[dict], list[dict]]:
             sockets = [await connect(origin, PATH), await connect(origin, PATH)]
             for sock in sockets:
