@@ -126,3 +126,22 @@ def test_a_parked_sandbox_keeps_its_shell_and_attach_wakes_it(scaled, kubectl, t
     assert _attach_and_say(kubectl, "shell", "echo again $x", "again") == "again kept\n"
     status = json.loads(kubectl.ok("get", "pod", "shell", "-o", "json"))["status"]["containerStatuses"][0]
     assert status["restartCount"] == 0
+
+
+def test_run_it_rm_gives_a_terminal_on_the_containers_own_shell(kubectl):
+    pexpect = pytest.importorskip("pexpect")
+    args = ("run", "tmp", "--rm", "-it", "--image=busybox:1.36", "--restart=Never", "--", "sh")
+    command, env = kubectl._command(args)
+    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=60)
+    try:
+        child.expect_exact("If you don't see a command prompt, try pressing enter.")
+        child.send("\r")
+        child.expect_exact("/ # ")
+        child.sendline("echo $HOSTNAME; echo $((6*7))")
+        child.expect_exact("tmp\r\n42\r\n/ # ")
+        child.sendline("exit")
+        child.expect_exact('pod "tmp" deleted')
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
