@@ -39,8 +39,9 @@ from cluster.shell.pods import container_status, running_container_id
 STDIN, STDOUT, STDERR, CLOSE = 0, 1, 2, 255
 _END = object()
 CONTAINER_POLL_SECONDS = 2.0
-# Not kubelet words. A running container whose process KubeSim does not have: its cluster was
-# parked and woken, which keeps pods as they were but not their processes (docs/containers.md).
+# Not kubelet words. A running container whose process KubeSim does not have: its cluster's control
+# plane was stopped for good and started again, which takes the pods back without their
+# processes (docs/containers.md, "When the server restarts").
 NO_PROCESS = (
     "KubeSim has no process for this container to attach to (its cluster's control plane was "
     "stopped and started again); delete the pod to start a new one"
@@ -62,6 +63,14 @@ class _Target:
     container_id: str
     user: str
     holder: str
+    tty: bool = False
+
+
+def _spec_tty(pod: dict, name: str) -> bool:
+    spec = pod.get("spec") or {}
+    every = [*(spec.get("initContainers") or []), *(spec.get("containers") or [])]
+    every += spec.get("ephemeralContainers") or []
+    return any(c.get("name") == name and c.get("tty") for c in every)
 
 
 def _prepare(scope, cluster_name: str, namespace: str, name: str, query: str) -> _Target:
@@ -82,7 +91,8 @@ def _prepare(scope, cluster_name: str, namespace: str, name: str, query: str) ->
         found = (leader.current(cluster) or {}).get("holder")
         relay = attachrelay.channel_for(found) if found else ""
         problem = "" if found else NO_LEADER
-        return _Target(None, relay, problem, options, container, container_id or last_id, user, holder)
+        tty = _spec_tty(pod, container)
+        return _Target(None, relay, problem, options, container, container_id or last_id, user, holder, tty)
     problem = NO_PROCESS if container_id else f'container not found ("{container}")'
     return _Target(None, "", problem, options, container, container_id or "", user, holder)
 
@@ -134,7 +144,7 @@ class AttachConsumer(AsyncWebsocketConsumer):
         try:
             self.session = await database_sync_to_async(execsessions.opened)(
                 kwargs["cluster"], options.namespace, options.name, target.container, [], target.user,
-                "kubectl", point.tty if point is not None else False, target.holder,
+                "kubectl", point.tty if point is not None else target.tty, target.holder,
             )  # fmt: skip
         except ApiError as err:
             await self.send(bytes_data=status_frame(status_error(err)))

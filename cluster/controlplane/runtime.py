@@ -36,7 +36,7 @@ from cluster.controlplane.lull import lull
 from cluster.controlplane.parking import Parking
 from cluster.controlplane.share import Share
 from cluster.flow import gate
-from cluster.kubelet import attachrelay, power
+from cluster.kubelet import adoption, attachrelay, power
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from cluster.schedulerport import scheduler_app
@@ -129,7 +129,9 @@ class ControlPlane:
         nudge.listen(self.cluster_name)
         self.listening = True
 
-    async def stop(self) -> None:
+    async def stop(self, keep_processes: bool = False) -> None:
+        """keep_processes: it parks; its containers' processes wait in this process (see
+        cluster/kubelet/adoption.py)."""
         # The explanations this scheduler still holds are written before it goes (a bounded wait:
         # readers in other processes wait for them).
         try:
@@ -142,7 +144,7 @@ class ControlPlane:
         # for it, so nothing of this control plane writes after stop().
         with contextlib.suppress(Exception):
             await db(lambda: None)()
-            await db(self.kubelets.stop_processes)()  # the containers' processes end with it
+            await db(self.kubelets.stop_processes)(keep_processes)  # the containers' processes end with it
             await db(gate.clear_gates)(self.cluster_name)
 
     async def _end_tasks(self) -> None:
@@ -378,7 +380,8 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
     share = Share(me, work_of=_work_of)
 
     async def start_plane(name: str) -> None:
-        await stop(name)
+        if name in _running:
+            await stop(name)
         plane = _running[name] = ControlPlane(name, leader=me, parks=True)
         plane.start()
 
@@ -525,7 +528,7 @@ class Embedded:
         self.parked.add(name)
         self.stopping.add(name)
         try:
-            await stop(name)
+            await stop(name, keep_processes=True)
         finally:
             self.stopping.discard(name)
         activity.set_asleep(name, True)
@@ -570,14 +573,19 @@ def _work_of(cluster_name: str) -> float | None:
     return plane.work.seconds if plane is not None else None
 
 
-async def stop(cluster_name: str) -> None:
+async def stop(cluster_name: str, keep_processes: bool = False) -> None:
+    """Stop the cluster's control plane (keep_processes: it parks, see ControlPlane.stop); a parked
+    cluster stopped for good (deleted, led elsewhere now) has its kept processes killed."""
     plane = _running.pop(cluster_name, None)
     if plane is not None:
-        await plane.stop()
+        await plane.stop(keep_processes)
+    elif not keep_processes:
+        await db(adoption.drop_kept)(cluster_name)
 
 
 def forget(cluster_name: str) -> None:
     """Drop a driven (not started) control plane, e.g. between tests."""
     _running.pop(cluster_name, None)
+    adoption.discard_kept(cluster_name)
     simtime.forget(cluster_name)
     power.forget(cluster_name)

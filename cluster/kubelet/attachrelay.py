@@ -34,6 +34,7 @@ import time
 from channels.exceptions import ChannelFull
 from channels.layers import get_channel_layer
 
+from cluster.controlplane import activity
 from cluster.kubelet import attach
 
 logger = logging.getLogger(__name__)
@@ -135,6 +136,8 @@ class Relay:
             await self._reply(reply, {"type": "attach.refused", "id": key, "reason": "gone"})
             return
         session = self.sessions[key] = _Session(self, key, reply, point)
+        # As a local attach does: an open session wakes a parked cluster and keeps it running.
+        activity.watch_started(point.cluster)
         early, ended = point.attach(session)
         opened = {"type": "attach.opened", "id": key, "tty": point.tty, "ended": ended,
                   "frames": [[channel, data] for channel, data in early]}  # fmt: skip
@@ -176,8 +179,10 @@ class Relay:
                 await asyncio.sleep(0.1)
 
     def _drop(self, session: _Session, from_sender: bool = False) -> None:
-        if self.sessions.get(session.key) is session:
-            del self.sessions[session.key]
+        if self.sessions.get(session.key) is not session:
+            return
+        del self.sessions[session.key]
+        activity.watch_ended(session.point.cluster)
         session.point.detach(session)
         if session.sender is not None and not from_sender:
             session.sender.cancel()

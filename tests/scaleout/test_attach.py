@@ -21,6 +21,8 @@ pytestmark = [pytest.mark.scaleout, pytest.mark.kubectl]
 def kubectl(scaled, tmp_path) -> Kubectl:
     port, api_port = free_port(), free_port()
     scaled.env["API_PORT"] = str(api_port)
+    scaled.env["KUBESIM_PARK_AFTER_SECONDS"] = "5"
+    scaled.env["LOG_LEVEL"] = "INFO"  # the control plane says when it parks a sandbox
     web = ("serve", "--no-control-plane", "--port", str(port), "--api-port", str(api_port))
     scaled.start(*web, name="serve")
     base = f"http://127.0.0.1:{port}/clusters/demo"
@@ -92,3 +94,54 @@ def test_attach_follows_a_running_process_and_leaving_keeps_it_running(kubectl):
         again.terminate()
         again.wait(10)
     assert later > numbers[-1], "a second attach sees the process's new output only"
+
+
+def _attach_and_say(kubectl: Kubectl, pod: str, line: str, expect: str) -> str:
+    """`kubectl attach -i POD`, type a line, read what the shell answers, leave."""
+    command, env = kubectl._command(("attach", "-i", pod))
+    attached = subprocess.Popen(
+        command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        attached.stdin.write(line + "\n")
+        attached.stdin.flush()
+        answer = attached.stdout.readline()
+        while answer and expect not in answer:
+            answer = attached.stdout.readline()
+        return answer
+    finally:
+        attached.terminate()
+        attached.wait(10)
+
+
+def test_a_parked_sandbox_keeps_its_shell_and_attach_wakes_it(scaled, kubectl, tmp_path):
+    kubectl.ok(
+        "run", "shell", "--image=busybox:1.36", "--stdin", "--leave-stdin-open", "--attach=false", "--", "sh"
+    )
+    wait_for(lambda: _running(kubectl, "shell"), 60, "shell to run")
+    assert _attach_and_say(kubectl, "shell", "x=kept; echo set $x", "set") == "set kept\n"
+    log = tmp_path / "controlplane-cp-a.log"
+    wait_for(lambda: "parked the control plane of demo" in log.read_text(), 90, "demo to park", interval=1)
+    # Through the web process, the relay, the parked leader: woken, the same shell answers.
+    assert _attach_and_say(kubectl, "shell", "echo again $x", "again") == "again kept\n"
+    status = json.loads(kubectl.ok("get", "pod", "shell", "-o", "json"))["status"]["containerStatuses"][0]
+    assert status["restartCount"] == 0
+
+
+def test_run_it_rm_gives_a_terminal_on_the_containers_own_shell(kubectl):
+    pexpect = pytest.importorskip("pexpect")
+    args = ("run", "tmp", "--rm", "-it", "--image=busybox:1.36", "--restart=Never", "--", "sh")
+    command, env = kubectl._command(args)
+    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=60)
+    try:
+        child.expect_exact("If you don't see a command prompt, try pressing enter.")
+        child.send("\r")
+        child.expect_exact("/ # ")
+        child.sendline("echo $HOSTNAME; echo $((6*7))")
+        child.expect_exact("tmp\r\n42\r\n/ # ")
+        child.sendline("exit")
+        child.expect_exact('pod "tmp" deleted')
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
