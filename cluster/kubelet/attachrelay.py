@@ -96,7 +96,7 @@ class Relay:
                 try:
                     message = await self.layer.receive(self.channel)
                 except Exception:  # Redis went away: the web processes' opens time out meanwhile
-                    logger.exception("attach relay: could not receive on %s", self.channel)
+                    logger.warning("attach relay: channel layer failed; retrying", exc_info=True)
                     await asyncio.sleep(1.0)
                     continue
                 try:
