@@ -26,8 +26,9 @@ run: $(VENV)/.installed
 	$(PY) manage.py collectstatic --noinput -v0
 	API_PORT=$(API_PORT) $(PY) manage.py serve --host 127.0.0.1 --port $(PORT) --api-port $(API_PORT)
 
-# Scale-out: PostgreSQL + Redis, 2 Daphne processes (PORT, PORT+1) and 2 leader-elected control
-# planes (README "Scale-out"; deploy/nginx-kubesim.conf gives the browser one origin).
+# Scale-out: PostgreSQL + Redis, 2 Daphne processes (PORT, PORT+1; the API over TLS on
+# SERVER_API_PORT, +1, default API_PORT) and 2 leader-elected control planes (README "Scale-out";
+# deploy/nginx-kubesim.conf gives the browser one origin and kubectl one API address).
 run-scaled: $(VENV)/.installed
 	DATABASE_URL="$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/kubesim}" \
 	REDIS_URL="$${REDIS_URL:-redis://127.0.0.1:6379/0}" \

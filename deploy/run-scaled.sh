@@ -1,13 +1,18 @@
 #!/bin/sh
 # The scale-out profile on one machine (`make run-scaled`): PostgreSQL + Redis, SERVERS Daphne
-# processes on PORT, PORT+1, ... (`serve --no-control-plane`) and CONTROLPLANES leader-elected
-# `manage.py controlplane` processes (each leads a fair share of the clusters). Put a reverse proxy in front
-# (deploy/nginx-kubesim.conf) so the browser sees one origin. Ctrl-C stops everything; the control
-# planes hand their leases back first.
+# processes (`serve --no-control-plane`), each serving HTTP on PORT, PORT+1, ... and the API over
+# TLS on SERVER_API_PORT, SERVER_API_PORT+1, ..., and CONTROLPLANES leader-elected `manage.py
+# controlplane` processes (each leads a fair share of the clusters). Every kubeconfig names
+# API_PORT (6443). With no proxy, SERVER_API_PORT is API_PORT: the first process answers there
+# itself. Behind the nginx of deploy/nginx-kubesim.conf (which holds 6443 and spreads it over
+# 6444, 6445), SERVER_API_PORT=6444. Ctrl-C stops everything; the control planes hand their
+# leases back first.
 set -eu
 
 PY=${PY:-.venv/bin/python}
 PORT=${PORT:-8000}
+API_PORT=${API_PORT:-6443}
+SERVER_API_PORT=${SERVER_API_PORT:-$API_PORT}
 SERVERS=${SERVERS:-2}
 CONTROLPLANES=${CONTROLPLANES:-2}
 : "${DATABASE_URL:?set DATABASE_URL=postgres://user@host:5432/db}"
@@ -15,7 +20,8 @@ CONTROLPLANES=${CONTROLPLANES:-2}
 # The reverse proxy in front (deploy/nginx-kubesim.conf) runs here: its X-Forwarded-For names the
 # client, for the limits that count per address (cluster/auth/clientaddr.py).
 KUBESIM_TRUSTED_PROXIES=${KUBESIM_TRUSTED_PROXIES:-127.0.0.1}
-export DATABASE_URL REDIS_URL KUBESIM_TRUSTED_PROXIES
+# API_PORT: what the kubeconfigs every process writes or serves name.
+export DATABASE_URL REDIS_URL KUBESIM_TRUSTED_PROXIES API_PORT
 
 # Create the database when it does not exist yet (a fresh PostgreSQL has only `postgres`).
 "$PY" - <<'PYTHON'
@@ -61,15 +67,13 @@ for _ in range(300):
 PYTHON
 }
 
-# The first server loads the demo cluster into an empty database; the others start after it.
-# The first also serves the API over TLS on API_PORT (6443), for kubectl with a kubeconfig.
+# The first server loads the demo cluster into an empty database (and makes the CA and the serving
+# certificate in the state directory, which the others then use); the others start after it.
 i=0
 while [ "$i" -lt "$SERVERS" ]; do
     port=$((PORT + i))
-    tls=""
-    [ "$i" -eq 0 ] && tls="--api-port ${API_PORT:-6443}"
-    # shellcheck disable=SC2086
-    "$PY" manage.py serve --no-control-plane --host 127.0.0.1 --port "$port" $tls &
+    "$PY" manage.py serve --no-control-plane --host 127.0.0.1 --port "$port" \
+        --api-port "$((SERVER_API_PORT + i))" &
     pids="$pids $!"
     wait_for_port "$port"
     i=$((i + 1))
@@ -80,5 +84,9 @@ while [ "$i" -lt "$CONTROLPLANES" ]; do
     pids="$pids $!"
     i=$((i + 1))
 done
-echo "run-scaled: $SERVERS Daphne processes on ports $PORT..$((PORT + SERVERS - 1)), $CONTROLPLANES control planes (sharing the clusters out)."
+echo "run-scaled: $SERVERS Daphne processes on ports $PORT..$((PORT + SERVERS - 1)) (the API over TLS on" \
+    "$SERVER_API_PORT..$((SERVER_API_PORT + SERVERS - 1))), $CONTROLPLANES control planes (sharing the clusters out)."
+if [ "$SERVER_API_PORT" -ne "$API_PORT" ]; then
+    echo "run-scaled: kubeconfigs name port $API_PORT: the TCP proxy in front (deploy/nginx-kubesim.conf) listens there."
+fi
 wait

@@ -27,13 +27,14 @@ logger = logging.getLogger(__name__)
 class Parking:
     """The clusters this process leads whose components are parked, and what wakes them.
 
-    start(name) starts a cluster's control plane, stop(name) stops it; running(name) is its
-    plane or None."""
+    start(name) starts a cluster's control plane, stop(name, keep_processes=False) stops it
+    (keep_processes: it parks, its containers' processes wait in this process); running(name) is
+    its plane or None."""
 
     def __init__(
         self,
         start: Callable[[str], Awaitable[None]],
-        stop: Callable[[str], Awaitable[None]],
+        stop: Callable[..., Awaitable[None]],
         running: Callable[[str], object | None],
     ) -> None:
         self.start, self.stop, self.running = start, stop, running
@@ -94,7 +95,7 @@ class Parking:
         self.known[name] = revision
         self.stopping.add(name)
         try:
-            await self.stop(name)
+            await self.stop(name, keep_processes=True)  # its containers' processes wait here
         finally:
             self.stopping.discard(name)
         if name not in self.parked:

@@ -36,7 +36,7 @@ from cluster.controlplane.lull import lull
 from cluster.controlplane.parking import Parking
 from cluster.controlplane.share import Share
 from cluster.flow import gate
-from cluster.kubelet import power
+from cluster.kubelet import adoption, attachrelay, power
 from cluster.kubelet.kubelet import KubeletManager
 from cluster.models import Cluster
 from cluster.schedulerport import scheduler_app
@@ -133,7 +133,9 @@ class ControlPlane:
         nudge.listen(self.cluster_name)
         self.listening = True
 
-    async def stop(self) -> None:
+    async def stop(self, keep_processes: bool = False) -> None:
+        """keep_processes: it parks; its containers' processes wait in this process (see
+        cluster/kubelet/adoption.py)."""
         # The explanations this scheduler still holds are written before it goes (a bounded wait:
         # readers in other processes wait for them).
         try:
@@ -146,7 +148,7 @@ class ControlPlane:
         # for it, so nothing of this control plane writes after stop().
         with contextlib.suppress(Exception):
             await db(lambda: None)()
-            await db(self.kubelets.stop_processes)()  # the containers' processes end with it
+            await db(self.kubelets.stop_processes)(keep_processes)  # the containers' processes end with it
             await db(gate.clear_gates)(self.cluster_name)
 
     async def _end_tasks(self) -> None:
@@ -396,13 +398,16 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
     share = Share(me, work_of=_work_of)
 
     async def start_plane(name: str) -> None:
-        await stop(name)
+        if name in _running:
+            await stop(name)
         plane = _running[name] = ControlPlane(name, leader=me, parks=True)
         plane.start()
 
     parking = Parking(start_plane, stop, _running.get)
     parking.bind()
     sharing = asyncio.create_task(share.run(), name="control-plane share")
+    # kubectl attach reaches the containers this process runs from any web process.
+    relay = asyncio.create_task(attachrelay.serve(me), name="attach relay")
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(10):  # who else is alive, before the first campaign
             await share.ready.wait()
@@ -444,8 +449,9 @@ async def supervise(interval: float = 5.0, identity: str | None = None, elect: b
         for task in campaigns.values():
             task.cancel()
         await asyncio.gather(*campaigns.values(), return_exceptions=True)
+        relay.cancel()
         sharing.cancel()  # after the campaigns released their leases: its row goes last
-        await asyncio.gather(sharing, return_exceptions=True)
+        await asyncio.gather(sharing, relay, return_exceptions=True)
 
 
 class Embedded:
@@ -540,7 +546,7 @@ class Embedded:
         self.parked.add(name)
         self.stopping.add(name)
         try:
-            await stop(name)
+            await stop(name, keep_processes=True)
         finally:
             self.stopping.discard(name)
         activity.set_asleep(name, True)
@@ -585,14 +591,19 @@ def _work_of(cluster_name: str) -> float | None:
     return plane.work.seconds if plane is not None else None
 
 
-async def stop(cluster_name: str) -> None:
+async def stop(cluster_name: str, keep_processes: bool = False) -> None:
+    """Stop the cluster's control plane (keep_processes: it parks, see ControlPlane.stop); a parked
+    cluster stopped for good (deleted, led elsewhere now) has its kept processes killed."""
     plane = _running.pop(cluster_name, None)
     if plane is not None:
-        await plane.stop()
+        await plane.stop(keep_processes)
+    elif not keep_processes:
+        await db(adoption.drop_kept)(cluster_name)
 
 
 def forget(cluster_name: str) -> None:
     """Drop a driven (not started) control plane, e.g. between tests."""
     _running.pop(cluster_name, None)
+    adoption.discard_kept(cluster_name)
     simtime.forget(cluster_name)
     power.forget(cluster_name)

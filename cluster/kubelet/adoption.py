@@ -11,16 +11,21 @@ one more, the lost run as `lastState`, its log read by `--previous`). With `rest
 nothing starts again: the lost containers stay terminated and the pod fails; with `OnFailure` the
 containers that had completed stay so.
 
-A control plane that this same server process stopped (an idle cluster parked, woken again) is
-not a reboot: its processes were stopped on purpose, and the pods are taken back as they are.
+A control plane that this same server process parked (an idle cluster, woken again) is no reboot
+either: its container processes stay in this process meanwhile (`keep`), as they were (a shell
+reading its terminal, a server, a `sleep infinity`), and the kubelet that starts again takes them
+back (`take_kept`) with the pods' runs, so `kubectl attach` finds them. A parked cluster that is
+deleted, or whose leadership moves to another process, has them killed (`drop_kept`); one this
+process stopped for good is not a reboot here either: its pods are taken back as they are.
 """
 
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from cluster.apiserver.defaults import now_rfc3339
-from cluster.kubelet import pulls
+from cluster.kubelet import attach, pulls
 from cluster.kubelet.containerstatus import Record
 
 SANDBOX_CHANGED = "Pod sandbox changed, it will be killed and re-created."
@@ -35,6 +40,47 @@ def remember_stopped(cluster_name: str, container_ids: list[str]) -> None:
     """This process stops these containers' processes with its control plane (parked, stopped)."""
     with _lock:
         _stopped_here.setdefault(cluster_name, set()).update(container_ids)
+
+
+@dataclass(slots=True)
+class Kept:
+    """A parked cluster's kubelet state that outlives its control plane: the process table (its
+    processes, their logs and attach points) and the pods' runs that name them."""
+
+    processes: object  # processes.ProcessTable
+    pod_runs: dict
+    handled: set[str]
+
+
+_kept: dict[str, Kept] = {}
+
+
+def keep(cluster_name: str, kept: Kept) -> None:
+    with _lock:
+        _kept[cluster_name] = kept
+
+
+def take_kept(cluster_name: str) -> Kept | None:
+    """The kept state of a cluster woken in this process (once), or None."""
+    with _lock:
+        return _kept.pop(cluster_name, None)
+
+
+def drop_kept(cluster_name: str) -> None:
+    """Database thread: a parked cluster's kept processes end (deleted, or led elsewhere now)."""
+    kept = take_kept(cluster_name)
+    if kept is not None:
+        remember_stopped(cluster_name, list(kept.processes.runs))
+        kept.processes.kill_all()
+
+
+def discard_kept(cluster_name: str) -> None:
+    """Forget a cluster's kept processes without running them again (any thread: a driven
+    cluster dropped between tests); their attach points go."""
+    kept = take_kept(cluster_name)
+    for run in kept.processes.runs.values() if kept is not None else ():
+        if run.streams is not None:
+            attach.unregister(run.streams)
 
 
 def _stopped_by_us(cluster_name: str, container_ids: list[str]) -> bool:

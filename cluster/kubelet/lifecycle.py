@@ -79,8 +79,11 @@ class ContainerLifecycle:
     """Mixed into KubeletManager: needs `cluster`, `informer`, `pod_writes`, `_event`, `_write_status`."""
 
     def _init_lifecycle(self) -> None:
-        self.processes = ProcessTable()
-        self.pod_runs: dict[tuple[str, str], PodRun] = {}
+        kept = adoption.take_kept(self.cluster_name)  # woken after a park: its processes ran on
+        self.processes = kept.processes if kept else ProcessTable()
+        self.pod_runs: dict[tuple[str, str], PodRun] = dict(kept.pod_runs) if kept else {}
+        if kept:
+            self.handled |= kept.handled
         self.restarts_due: dict[tuple[tuple[str, str], str], float] = {}  # (pod key, container) -> when
         self.to_kill: list[ContainerRun] = []  # detached from their pods; killed in the database thread
         self.gone: list[str] = []  # uids of pods removed: their logs go
@@ -401,9 +404,14 @@ class ContainerLifecycle:
         self.to_kill.extend(out)
         return out
 
-    def stop_processes(self) -> None:
+    def stop_processes(self, keep: bool = False) -> None:
         """Database thread: the control plane stops here, and its containers' processes with it (a
-        kubelet of this process that takes the cluster again knows they were stopped, not lost)."""
+        kubelet of this process that takes the cluster again knows they were stopped, not lost);
+        keep: it parks, and they wait in this process for the kubelet that starts again."""
+        if keep and self.processes.runs:
+            kept = adoption.Kept(self.processes, dict(self.pod_runs), set(self.handled))
+            adoption.keep(self.cluster_name, kept)
+            return
         adoption.remember_stopped(self.cluster_name, list(self.processes.runs))
         self.processes.kill_all()
 

@@ -9,9 +9,10 @@ from asgiref.sync import async_to_sync
 from cluster.apiserver import service as api
 from cluster.client.informer import db
 from cluster.controlplane import runtime
+from cluster.kubelet import attach
 from cluster.kubelet.logs import read_log
 from tests.kubelet.test_containers_run import pod, status
-from tests.support.demo import KUBECTL, drive, example
+from tests.support.demo import KUBECTL, drive, drive_until, example
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -113,3 +114,60 @@ def test_a_control_plane_stopped_by_its_own_server_takes_its_pods_back_as_they_a
     async_to_sync(runtime.stop)("demo")  # parked: this process stopped it, nothing was lost
     drive()
     assert status(demo, "pod-example")["containerStatuses"] == before["containerStatuses"]
+
+
+class _Client:
+    def __init__(self) -> None:
+        self.text = ""
+
+    def send(self, channel: int, data: bytes) -> None:
+        self.text += data.decode()
+
+    def end(self) -> None:
+        pass
+
+
+def _point(cluster, name: str) -> attach.Point | None:
+    entry = status(cluster, name)["containerStatuses"][0]
+    return attach.find(cluster.name, entry["containerID"])
+
+
+def test_a_parked_cluster_keeps_its_processes_and_the_woken_kubelet_takes_them_back(demo):
+    drive()
+    body = pod("shell", "sh")
+    body["spec"]["containers"][0]["stdin"] = True
+    api.create(demo, body, KUBECTL)
+    drive()
+    point = _point(demo, "shell")
+    point.feed(b"x=kept; echo before\n")
+    drive()
+    before, seen = status(demo, "shell")["containerStatuses"][0], _events(demo, "shell")
+    async_to_sync(runtime.stop)("demo", keep_processes=True)  # parked
+    assert "demo" not in runtime._running and _point(demo, "shell") is point
+    drive()  # woken: a new control plane, the same process
+
+    client = _Client()
+    assert point.attach(client) == ([], False)
+    point.feed(b"echo $x\n")  # the shell's own variable: the same process
+    drive()
+    assert client.text == "kept\n"
+    assert status(demo, "shell")["containerStatuses"][0] == before
+    assert _events(demo, "shell") == seen  # no SandboxChanged, no restart
+    drive_until(lambda: read_log(demo, "default", "shell") == "before\nkept\n")
+    api.delete(demo, "Pod", "default", "shell", KUBECTL, grace_period=0)
+    drive()
+    assert point.ended  # the woken kubelet owns the process: a deletion kills it
+
+
+def test_a_parked_cluster_stopped_for_good_has_its_kept_processes_killed(demo):
+    drive()
+    body = pod("shell", "sh")
+    body["spec"]["containers"][0]["stdin"] = True
+    api.create(demo, body, KUBECTL)
+    drive()
+    point, before = _point(demo, "shell"), status(demo, "shell")["containerStatuses"]
+    async_to_sync(runtime.stop)("demo", keep_processes=True)
+    async_to_sync(runtime.stop)("demo")  # led elsewhere now, or deleted
+    assert point.ended and _point(demo, "shell") is None
+    drive()  # taken back as it was: this process stopped it, nothing to adopt
+    assert status(demo, "shell")["containerStatuses"] == before

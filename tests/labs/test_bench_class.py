@@ -75,3 +75,28 @@ def test_a_class_joins_through_a_trusted_proxy_and_is_limited_from_one_untrusted
     assert re.search(r"14 students join from one untrusted address .*: 10 joined, 4 refused \(429\)", out), (
         out
     )
+
+
+def test_capacity_grows_the_class_until_the_writes_p99_passes_the_target():
+    # A target no class can meet on any machine ends the search at its first run; a target any
+    # class meets runs every size up to --max-students.
+    def capacity(target: str) -> str:
+        run = subprocess.run(
+            [
+                sys.executable, "manage.py", "bench_class", "--capacity",
+                *("--students", "2", "--step", "1", "--max-students", "3", "--nodes", "2", "--warmup", "1"),
+                "--p99-ms", target,
+            ],
+            cwd=REPO, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+        return run.stdout
+
+    out = capacity("0.001")
+    assert out.count("-- capacity: a class of") == 1, out
+    assert re.search(r"capacity: no class size kept the writes' p99 ≤ 0\.001 ms; runs: 2: \d+ ms", out), out
+    out = capacity("60000")
+    assert re.search(r"a class of 2\n(.|\n)*a class of 3\n", out), out
+    found = r"capacity: 3 students with the writes' p99 ≤ 60000 ms \(3 per core; 1 core used"
+    assert re.search(found, out), out
+    assert "idle sandboxes" not in out  # no idle window when sizing

@@ -78,8 +78,10 @@ class Processes:
         self.children.append(child)
         return child
 
-    def serve(self, port: int, control_plane: bool = False) -> subprocess.Popen:
+    def serve(self, port: int, control_plane: bool = False, api_port: int | None = None) -> subprocess.Popen:
+        """`manage.py serve` on `port` (and the API over TLS on `api_port`), once it answers."""
         args = ["serve", "--port", str(port)] + ([] if control_plane else ["--no-control-plane"])
+        args += ["--api-port", str(api_port)] if api_port else []
         child = self.start(*args, name=f"serve-{port}")
         wait_for(lambda: _answers(f"http://127.0.0.1:{port}/clusters/demo/snapshot"), 60, f"serve {port}")
         return child

@@ -37,6 +37,11 @@ before and after), M `serve --no-control-plane` and N `controlplane` processes; 
 writes and listens through server i mod M, and the CPU, memory and idle figures add up every
 process (the control planes elect and share the sandboxes out: nothing parks there; "database
 changed" compares the revisions and flow steps).
+
+`--capacity` sizes a machine: it runs the lesson (no idle window) for a class of `--students`,
+then `--step` more each time, until the students' writes p99 passes `--p99-ms` (100), and prints
+the most students that stayed within it, per core (the embedded default runs in one process:
+one core; the scale-out profile counts its processes, at most the machine's cores).
 """
 
 from __future__ import annotations
@@ -400,6 +405,19 @@ class Command(BaseCommand):
             "X-Forwarded-For), then the same class from one untrusted address",
         )
         parser.add_argument(
+            "--capacity",
+            action="store_true",
+            help="sizing: run the lesson (no idle window) at --students, then --step more each time, "
+            "until the students' writes p99 passes --p99-ms; print the most students that stayed "
+            "within it and the students per core (with --scaled, the same against the scale-out "
+            "profile)",
+        )
+        parser.add_argument("--p99-ms", type=float, default=100.0, help="with --capacity: the target")
+        parser.add_argument("--step", type=int, default=30, help="with --capacity: students added per run")
+        parser.add_argument(
+            "--max-students", type=int, default=600, help="with --capacity: the last class size tried"
+        )
+        parser.add_argument(
             "--idle-after",
             type=float,
             default=None,
@@ -415,9 +433,41 @@ class Command(BaseCommand):
         if options["joins_through_proxy"]:
             self._joins(students, nodes)
             return
-        if options["scaled"]:
-            self._scaled(students, nodes, warmup, park_after, idle_after, options)
+        if options["capacity"]:
+            self._capacity(students, nodes, warmup, park_after, options)
             return
+        self._lesson(students, nodes, warmup, park_after, idle_after, options)
+
+    def _capacity(self, students: int, nodes: int, warmup: float, park_after: float, options) -> None:
+        """Bigger and bigger classes (no idle window) until the writes' p99 passes the target."""
+        target, step = options["p99_ms"], max(1, options["step"])
+        options = {**options, "idle_window": 0.0}
+        tried: list[tuple[int, float]] = []
+        while students <= options["max_students"]:
+            self.stdout.write(f"-- capacity: a class of {students}")
+            result = self._lesson(students, nodes, warmup, park_after, 0.0, options)
+            p99 = percentile(result["writes"], 0.99) * 1000
+            tried.append((students, p99))
+            if p99 > target:
+                break
+            students += step
+        within = [n for n, p99 in tried if p99 <= target]
+        processes = options["servers"] + options["controlplanes"] if options["scaled"] else 1
+        # One embedded process runs on one core (one GIL); the scale-out profile uses every core.
+        cores = min(os.cpu_count() or 1, processes) if options["scaled"] else 1
+        runs = ", ".join(f"{n}: {p99:.0f} ms" for n, p99 in tried)
+        if within:
+            self.stdout.write(
+                f"capacity: {max(within)} students with the writes' p99 ≤ {target:g} ms "
+                f"({max(within) / cores:.0f} per core; {cores} core{'s' if cores > 1 else ''} used "
+                f"of {os.cpu_count()}); runs (students: p99): {runs}"
+            )
+        else:
+            self.stdout.write(f"capacity: no class size kept the writes' p99 ≤ {target:g} ms; runs: {runs}")
+
+    def _lesson(self, students, nodes, warmup, park_after, idle_after, options) -> dict:
+        if options["scaled"]:
+            return self._scaled(students, nodes, warmup, park_after, idle_after, options)
         folder = Path(tempfile.mkdtemp(prefix="kubesim-bench-class-"))
         database = folder / "db.sqlite3"
         try:
@@ -430,7 +480,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"load average before: {_load()}; machine speed {speed:.1f} k loops/CPU-s")
                 server = Server(database, park_after)
                 try:
-                    self._run(server, code, students, nodes, warmup, idle_after, options["idle_window"])
+                    idle = (idle_after, options["idle_window"])
+                    return self._run(server, code, students, nodes, warmup, *idle)
                 finally:
                     server.stop()
         finally:
@@ -454,7 +505,8 @@ class Command(BaseCommand):
                 )
                 server = ScaledServer(url, redis, options["servers"], options["controlplanes"], park_after)
                 try:
-                    self._run(server, code, students, nodes, warmup, idle_after, options["idle_window"])
+                    idle = (idle_after, options["idle_window"])
+                    return self._run(server, code, students, nodes, warmup, *idle)
                 finally:
                     server.stop()
         finally:
@@ -529,7 +581,7 @@ class Command(BaseCommand):
         definition.save()
         return ClassSession.objects.create(lab=definition, teacher=teacher).code
 
-    def _run(self, server: Server, code: str, students: int, nodes: int, warmup, idle_after, window) -> None:
+    def _run(self, server: Server, code: str, students: int, nodes: int, warmup, idle_after, window) -> dict:
         from cluster.auth.access import sandbox_token
         from labs.models import Student as StudentRow
 
@@ -556,8 +608,10 @@ class Command(BaseCommand):
             f"load average after the lesson: {_load()}; machine speed {yardstick():.1f} k loops/CPU-s "
             "(bench.stats.yardstick)"
         )
-        self._report_idle(server, students, left, idle_after, window)
+        if window > 0:
+            self._report_idle(server, students, left, idle_after, window)
         pool.shutdown()
+        return result
 
     async def _class(self, server, people, nodes: int, warmup: float, pool) -> dict:
         from bench import wsclient

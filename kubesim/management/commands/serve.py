@@ -9,6 +9,9 @@ profile runs the components in `manage.py controlplane` processes.
 `--api-port` also serves the same application over HTTPS, as kube-apiserver on :6443: the CA and
 serving certificate come from the state directory (cluster/auth/tls.py), and the teacher's kubeconfig
 for the demo is written there; the presenter link and the `export KUBECONFIG=…` line are printed.
+That kubeconfig names API_PORT, as every kubeconfig KubeSim writes: the one address kubectl is to
+reach. Under `make run` it is this process's own `--api-port`; in the scale-out profile the first
+process's or, behind a TCP proxy, the proxy's (deploy/run-scaled.sh, SERVER_API_PORT).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import signal
 import socket
 
 from daphne.server import Server
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -100,9 +104,13 @@ class Command(BaseCommand):
         demo = Cluster.objects.filter(name="demo").first()
         if demo is not None:
             path = state_dir() / "demo.kubeconfig"
-            server = kubeconfig.api_server(shown, api_port)
+            server = kubeconfig.api_server(shown)
             write(path, kubeconfig.render_teacher(demo, server))
             self.stdout.write(f"kubectl: export KUBECONFIG={path}")
+            if api_port != settings.KUBESIM_API_PORT:
+                self.stdout.write(
+                    f"kubectl: it names {server} (API_PORT); this process serves the API on {api_port}"
+                )
 
     def _start_control_plane(self) -> None:
         from twisted.internet import defer, reactor
@@ -131,8 +139,6 @@ class Command(BaseCommand):
 
 def tls_endpoint(host: str, port: int) -> str:
     """Twisted's endpoint string for Daphne's TLS listener, with our CA-signed certificate."""
-    from django.conf import settings
-
     from cluster.auth import tls
 
     files = tls.ensure(settings.ALLOWED_HOSTS)
