@@ -116,11 +116,20 @@ else:
     }
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_READ_TIMEOUT_SECONDS = 30
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
+            # A receive blocks in Redis for up to 5 s (channels-redis' BZPOPMIN); redis-py's own
+            # read timeout defaults to 5 s too, and a read that times out first drops a message
+            # Redis already handed over. The read waits longer than the block; a dead Redis is
+            # still noticed.
+            "CONFIG": {
+                "hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_READ_TIMEOUT_SECONDS}],
+                "capacity": 1000,
+                "expiry": 30,
+            },
         }
     }
 else:
