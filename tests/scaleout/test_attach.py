@@ -145,3 +145,23 @@ def test_run_it_rm_gives_a_terminal_on_the_containers_own_shell(kubectl):
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_debug_attaches_to_an_ephemeral_container_the_leader_started(kubectl):
+    pexpect = pytest.importorskip("pexpect")
+    kubectl.ok("run", "debugged", "--image=nginx:1.25")
+    wait_for(lambda: _running(kubectl, "debugged"), 60, "debugged to run")
+    command, env = kubectl._command(("debug", "debugged", "-it", "--image=busybox:1.36", "--target=debugged"))
+    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=60)
+    try:
+        child.expect_exact("If you don't see a command prompt, try pressing enter.")
+        child.send("\r")
+        child.expect_exact("/ # ")
+        child.sendline("hostname; wget -qO- localhost | grep title")
+        child.expect_exact("debugged\r\n<title>Welcome to nginx!</title>\r\n/ # ")
+        child.sendline("exit")
+        child.expect_exact("Session ended, the ephemeral container will not be restarted")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
