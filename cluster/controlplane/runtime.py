@@ -148,7 +148,7 @@ class ControlPlane:
         # for it, so nothing of this control plane writes after stop().
         with contextlib.suppress(Exception):
             await db(lambda: None)()
-            await db(self.kubelets.stop_processes)(keep_processes)  # the containers' processes end with it
+            await db(self.kubelets.stop_processes)(keep_processes)  # its containers' processes end (or wait)
             await db(gate.clear_gates)(self.cluster_name)
 
     async def _end_tasks(self) -> None:
