@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import terminal
+
 pytestmark = pytest.mark.kubectl
 
 RECORDED = (
@@ -39,21 +41,13 @@ def _gone(kubectl, name: str) -> bool:
 
 
 def test_run_it_rm_gives_the_containers_own_shell_then_deletes_the_pod(kubectl):
-    pexpect = pytest.importorskip("pexpect")
     args = ("run", "tmp", "--rm", "-it", "--image=busybox:1.36", "--restart=Never", "--", "sh")
-    command, env = kubectl._command(args)
-    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=30)
-    try:
-        child.expect_exact("If you don't see a command prompt, try pressing enter.")
-        child.send("\r")
-        child.expect_exact("/ # ")
+    with terminal.shell(kubectl, *args) as child:
         child.sendline("echo $HOSTNAME; echo hi > /tmp/f; cat /tmp/f")
         child.expect_exact("tmp\r\nhi\r\n/ # ")
         child.sendline("exit")
         child.expect_exact('pod "tmp" deleted')
-        child.expect(pexpect.EOF)
-    finally:
-        child.close()
+        terminal.read_to_end(child)
     assert child.exitstatus == 0
     _wait(lambda: _gone(kubectl, "tmp"), what="pod tmp to go")
 

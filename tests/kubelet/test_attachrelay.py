@@ -33,6 +33,19 @@ async def _next(layer, reply: str) -> dict:
     return await asyncio.wait_for(layer.receive(reply), 5)
 
 
+async def _open(layer, leader: str, reply: str, key: str, container_id: str) -> dict:
+    """A web process opens an attach session on the leader's relay: its first answer."""
+    message = {
+        "type": "attach.open",
+        "id": key,
+        "reply": reply,
+        "cluster": "relaytest",
+        "container_id": container_id,
+    }
+    await layer.send(leader, message)
+    return await _next(layer, reply)
+
+
 def test_channel_names_are_valid_and_unique_per_identity():
     long_a, long_b = "host.example.edu_" + "a" * 90, "host.example.edu_" + "a" * 89 + "b"
     names = {attachrelay.channel_for(i) for i in ("h_1_x", "h:1/x", long_a, long_b)}
@@ -47,9 +60,7 @@ def test_output_comes_back_in_order_and_stdin_reaches_the_point():
         point = _point("c1")
         layer, relay, reply = await _started("cp-one")
         leader = attachrelay.channel_for("cp-one")
-        await layer.send(leader, {"type": "attach.open", "id": "s1", "reply": reply, "cluster": "relaytest",
-                                  "container_id": "c1"})  # fmt: skip
-        opened = await _next(layer, reply)
+        opened = await _open(layer, leader, reply, "s1", "c1")
         assert (opened["type"], opened["ended"], opened["frames"]) == ("attach.opened", False, [])
         writer = threading.Thread(target=lambda: [point.output(1, f"line {i}\n") for i in range(200)])
         writer.start()
@@ -75,12 +86,8 @@ def test_an_unknown_container_is_refused_and_a_detach_closes_a_stdin_once_point(
         point = _point("c2", stdin_once=True)
         layer, relay, reply = await _started("cp-two")
         leader = attachrelay.channel_for("cp-two")
-        await layer.send(leader, {"type": "attach.open", "id": "x", "reply": reply, "cluster": "relaytest",
-                                  "container_id": "nope"})  # fmt: skip
-        assert (await _next(layer, reply))["reason"] == "gone"
-        await layer.send(leader, {"type": "attach.open", "id": "s2", "reply": reply, "cluster": "relaytest",
-                                  "container_id": "c2"})  # fmt: skip
-        assert (await _next(layer, reply))["type"] == "attach.opened"
+        assert (await _open(layer, leader, reply, "x", "nope"))["reason"] == "gone"
+        assert (await _open(layer, leader, reply, "s2", "c2"))["type"] == "attach.opened"
         await layer.send(leader, {"type": "attach.detach", "id": "s2", "stdin": True})
         await asyncio.sleep(0.05)
         assert point.take() == b""  # stdin's end
@@ -100,9 +107,7 @@ def test_a_client_whose_web_process_went_silent_is_detached(monkeypatch):
         point = _point("c3")
         layer, relay, reply = await _started("cp-three")
         leader = attachrelay.channel_for("cp-three")
-        await layer.send(leader, {"type": "attach.open", "id": "s3", "reply": reply, "cluster": "relaytest",
-                                  "container_id": "c3"})  # fmt: skip
-        assert (await _next(layer, reply))["type"] == "attach.opened"
+        assert (await _open(layer, leader, reply, "s3", "c3"))["type"] == "attach.opened"
         for _ in range(4):  # alive messages keep it
             await asyncio.sleep(0.1)
             await layer.send(leader, {"type": "attach.alive", "id": "s3"})
@@ -120,9 +125,7 @@ def test_a_flood_of_stdin_ends_the_session():
         point = _point("c4")
         layer, relay, reply = await _started("cp-four")
         leader = attachrelay.channel_for("cp-four")
-        await layer.send(leader, {"type": "attach.open", "id": "s4", "reply": reply, "cluster": "relaytest",
-                                  "container_id": "c4"})  # fmt: skip
-        assert (await _next(layer, reply))["type"] == "attach.opened"
+        assert (await _open(layer, leader, reply, "s4", "c4"))["type"] == "attach.opened"
         chunk = b"x" * (256 * 1024)
         for _ in range(5):
             await layer.send(leader, {"type": "attach.stdin", "id": "s4", "data": chunk})

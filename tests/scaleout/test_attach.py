@@ -13,6 +13,7 @@ import pytest
 from tests.kubectl.conftest import Kubectl, _kubectl_binary
 from tests.scaleout import workloads
 from tests.scaleout.support import free_port, wait_for
+from tests.support import terminal
 
 pytestmark = [pytest.mark.scaleout, pytest.mark.kubectl]
 
@@ -129,39 +130,24 @@ def test_a_parked_sandbox_keeps_its_shell_and_attach_wakes_it(scaled, kubectl, t
 
 
 def test_run_it_rm_gives_a_terminal_on_the_containers_own_shell(kubectl):
-    pexpect = pytest.importorskip("pexpect")
     args = ("run", "tmp", "--rm", "-it", "--image=busybox:1.36", "--restart=Never", "--", "sh")
-    command, env = kubectl._command(args)
-    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=60)
-    try:
-        child.expect_exact("If you don't see a command prompt, try pressing enter.")
-        child.send("\r")
-        child.expect_exact("/ # ")
+    with terminal.shell(kubectl, *args, timeout=60) as child:
         child.sendline("echo $HOSTNAME; echo $((6*7))")
         child.expect_exact("tmp\r\n42\r\n/ # ")
         child.sendline("exit")
         child.expect_exact('pod "tmp" deleted')
-        child.expect(pexpect.EOF)
-    finally:
-        child.close()
+        terminal.read_to_end(child)
     assert child.exitstatus == 0
 
 
 def test_debug_attaches_to_an_ephemeral_container_the_leader_started(kubectl):
-    pexpect = pytest.importorskip("pexpect")
     kubectl.ok("run", "debugged", "--image=nginx:1.25")
     wait_for(lambda: _running(kubectl, "debugged"), 60, "debugged to run")
-    command, env = kubectl._command(("debug", "debugged", "-it", "--image=busybox:1.36", "--target=debugged"))
-    child = pexpect.spawn(command[0], command[1:], env=env, encoding="utf-8", timeout=60)
-    try:
-        child.expect_exact("If you don't see a command prompt, try pressing enter.")
-        child.send("\r")
-        child.expect_exact("/ # ")
+    args = ("debug", "debugged", "-it", "--image=busybox:1.36", "--target=debugged")
+    with terminal.shell(kubectl, *args, timeout=60) as child:
         child.sendline("hostname; wget -qO- localhost | grep title")
         child.expect_exact("debugged\r\n<title>Welcome to nginx!</title>\r\n/ # ")
         child.sendline("exit")
         child.expect_exact("Session ended, the ephemeral container will not be restarted")
-        child.expect(pexpect.EOF)
-    finally:
-        child.close()
+        terminal.read_to_end(child)
     assert child.exitstatus == 0
