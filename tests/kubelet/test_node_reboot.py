@@ -11,6 +11,7 @@ from cluster.client.informer import db
 from cluster.controlplane import runtime
 from cluster.kubelet import attach
 from cluster.kubelet.logs import read_log
+from tests.kubelet.test_attach import Client
 from tests.kubelet.test_containers_run import pod, status
 from tests.support.demo import KUBECTL, drive, drive_until, example
 
@@ -116,29 +117,23 @@ def test_a_control_plane_stopped_by_its_own_server_takes_its_pods_back_as_they_a
     assert status(demo, "pod-example")["containerStatuses"] == before["containerStatuses"]
 
 
-class _Client:
-    def __init__(self) -> None:
-        self.text = ""
-
-    def send(self, channel: int, data: bytes) -> None:
-        self.text += data.decode()
-
-    def end(self) -> None:
-        pass
-
-
 def _point(cluster, name: str) -> attach.Point | None:
     entry = status(cluster, name)["containerStatuses"][0]
     return attach.find(cluster.name, entry["containerID"])
 
 
-def test_a_parked_cluster_keeps_its_processes_and_the_woken_kubelet_takes_them_back(demo):
+def _running_shell(cluster) -> attach.Point:
+    """A pod whose shell reads its stdin, Running; its process's attach point."""
     drive()
     body = pod("shell", "sh")
     body["spec"]["containers"][0]["stdin"] = True
-    api.create(demo, body, KUBECTL)
+    api.create(cluster, body, KUBECTL)
     drive()
-    point = _point(demo, "shell")
+    return _point(cluster, "shell")
+
+
+def test_a_parked_cluster_keeps_its_processes_and_the_woken_kubelet_takes_them_back(demo):
+    point = _running_shell(demo)
     point.feed(b"x=kept; echo before\n")
     drive()
     before, seen = status(demo, "shell")["containerStatuses"][0], _events(demo, "shell")
@@ -146,7 +141,7 @@ def test_a_parked_cluster_keeps_its_processes_and_the_woken_kubelet_takes_them_b
     assert "demo" not in runtime._running and _point(demo, "shell") is point
     drive()  # woken: a new control plane, the same process
 
-    client = _Client()
+    client = Client()
     assert point.attach(client) == ([], False)
     point.feed(b"echo $x\n")  # the shell's own variable: the same process
     drive()
@@ -160,12 +155,7 @@ def test_a_parked_cluster_keeps_its_processes_and_the_woken_kubelet_takes_them_b
 
 
 def test_a_parked_cluster_stopped_for_good_has_its_kept_processes_killed(demo):
-    drive()
-    body = pod("shell", "sh")
-    body["spec"]["containers"][0]["stdin"] = True
-    api.create(demo, body, KUBECTL)
-    drive()
-    point, before = _point(demo, "shell"), status(demo, "shell")["containerStatuses"]
+    point, before = _running_shell(demo), status(demo, "shell")["containerStatuses"]
     async_to_sync(runtime.stop)("demo", keep_processes=True)
     async_to_sync(runtime.stop)("demo")  # led elsewhere now, or deleted
     assert point.ended and _point(demo, "shell") is None
